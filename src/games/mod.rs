@@ -1,0 +1,81 @@
+//! The games: each supplies rules, index spaces and notation behind the [`Game`] trait, so that
+//! the solver, the table files and the commands are written once for all of them.
+
+use anyhow::Result;
+
+use crate::material::{GameId, Material, Side};
+use crate::solver::Space;
+use crate::table::TableSet;
+use crate::value::Value;
+
+/// Named rule options of a game (for example dark chess `cannon=step`). They are part of a
+/// table's identity: recorded in its header and its file name, so tables of different rules
+/// never mix.
+pub trait Rules: Copy + Default + PartialEq + Eq + std::fmt::Debug + Send + Sync + 'static {
+    /// Builds the rules from `key=value` options, rejecting any this game does not have.
+    fn from_options(options: &[(String, String)]) -> Result<Self>;
+    /// Every option with its value, defaults included, in a fixed order.
+    fn options(&self) -> Vec<(&'static str, &'static str)>;
+}
+
+/// The index space of one material: a dense numbering of its positions, both sides to move.
+pub trait IndexSpace: Send + Sync {
+    type Position;
+
+    /// Number of slots, both sides to move (the table's length).
+    fn states(&self) -> u64;
+    /// The slot of a legal position of this material (sides as in the table's material).
+    fn locate(&self, position: &Self::Position) -> u64;
+    /// The position a slot stands for (its canonical representative), `None` for a broken slot.
+    fn decode(&self, state: u64) -> Option<Self::Position>;
+    /// How many full-board positions the slot stands for: the distinct images of its position
+    /// under the game's symmetries (identical pieces unordered); 0 for a broken slot.
+    fn weight(&self, state: u64) -> u32;
+    /// The side to move in a slot.
+    fn side_to_move(&self, state: u64) -> Side;
+}
+
+/// A game: its materials, index spaces, positions, moves and notation.
+pub trait Game: Sized + Send + Sync + 'static {
+    const ID: GameId;
+    type Rules: Rules;
+    type Position: Clone + PartialEq + std::fmt::Debug + Send + Sync;
+    type Move: Copy + PartialEq + std::fmt::Debug;
+    type Index: IndexSpace<Position = Self::Position>;
+    type Space<'t>: Space + Send + Sync;
+
+    /// Checks that egtb can build tables of this canonical material (a clear error if not).
+    fn check_material(material: &Material) -> Result<()>;
+    /// The canonical materials that this material's exits (captures) reach; each must be solved
+    /// first. Materials in which a side has already lost (dark chess: no pieces) are not listed.
+    fn sub_materials(material: &Material) -> Vec<Material>;
+    /// Every supported canonical material with at most `pieces` pieces, smaller ones first.
+    fn materials(pieces: usize) -> Vec<Material>;
+
+    /// The index space of a canonical material.
+    fn index(material: &Material, rules: Self::Rules) -> Result<Self::Index>;
+    /// The solver's view of a material: its index plus the solved tables its exits reach.
+    fn space<'t>(index: &'t Self::Index, rules: Self::Rules, tables: &'t TableSet) -> Result<Self::Space<'t>>;
+
+    /// Parses a position in the game's notation, checking that it is legal.
+    fn parse_position(text: &str) -> Result<Self::Position>;
+    /// Writes a position in the game's notation.
+    fn format_position(position: &Self::Position) -> String;
+    /// The pieces on the board, sides as on the board.
+    fn material_of(position: &Self::Position) -> Material;
+    /// The side to move.
+    fn side_to_move(position: &Self::Position) -> Side;
+    /// The same position with the sides (and the board, as the game requires) swapped, so that
+    /// it belongs to the flipped material.
+    fn flip(position: &Self::Position) -> Self::Position;
+    /// Every legal move.
+    fn legal_moves(position: &Self::Position, rules: Self::Rules) -> Vec<Self::Move>;
+    /// The position after a legal move.
+    fn play(position: &Self::Position, mv: Self::Move) -> Self::Position;
+    /// What a position with no legal move is worth to the side to move, or a position in which
+    /// the game is already over (for dark chess, the side to move has no pieces).
+    fn game_over(position: &Self::Position, rules: Self::Rules) -> Option<Value>;
+    /// A move in the game's two notations: (the readable one, the coordinate one), for example
+    /// (SAN, UCI) in chess.
+    fn move_names(position: &Self::Position, mv: Self::Move) -> (String, String);
+}

@@ -1,0 +1,246 @@
+//! Games, sides and materials: which pieces stand on the board, named the same way everywhere.
+
+use std::fmt;
+
+use anyhow::{Result, bail};
+
+/// The games egtb knows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum GameId {
+    Chess,
+    Xiangqi,
+    DarkChess,
+}
+
+impl GameId {
+    pub const ALL: [GameId; 3] = [GameId::Chess, GameId::Xiangqi, GameId::DarkChess];
+
+    /// The name used on the command line, in file paths and in JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            GameId::Chess => "chess",
+            GameId::Xiangqi => "xiangqi",
+            GameId::DarkChess => "darkchess",
+        }
+    }
+
+    /// Parses a game name.
+    pub fn parse(text: &str) -> Result<GameId> {
+        match GameId::ALL.into_iter().find(|g| g.name() == text) {
+            Some(game) => Ok(game),
+            None => bail!("unknown game '{text}' (expected chess, xiangqi or darkchess)"),
+        }
+    }
+
+    /// Piece letters in the canonical order of material names; a kind is its index here.
+    pub fn kind_letters(self) -> &'static [u8] {
+        match self {
+            GameId::Chess => b"KQRBNP",
+            GameId::Xiangqi => b"KRCNPAE",
+            GameId::DarkChess => b"KAERNCP",
+        }
+    }
+
+    /// The kind a material letter names, synonyms included.
+    fn kind_of_letter(self, letter: u8) -> Option<usize> {
+        let letter = match (self, letter.to_ascii_uppercase()) {
+            (GameId::Xiangqi, b'B') => b'E',
+            (GameId::Xiangqi, b'H') => b'N',
+            (_, l) => l,
+        };
+        self.kind_letters().iter().position(|&l| l == letter)
+    }
+
+    /// Names of the two sides, first side first.
+    pub fn side_names(self) -> [&'static str; 2] {
+        match self {
+            GameId::Chess => ["white", "black"],
+            GameId::Xiangqi | GameId::DarkChess => ["red", "black"],
+        }
+    }
+}
+
+impl fmt::Display for GameId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A side: the first (white / red, uppercase) or the second (black, lowercase).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Side {
+    First = 0,
+    Second = 1,
+}
+
+impl Side {
+    pub const BOTH: [Side; 2] = [Side::First, Side::Second];
+
+    pub fn other(self) -> Side {
+        match self {
+            Side::First => Side::Second,
+            Side::Second => Side::First,
+        }
+    }
+
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// The most piece kinds a game has.
+pub const MAX_KINDS: usize = 8;
+
+/// The pieces on the board: a count per side and kind (kinds in the game's canonical order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Material {
+    pub game: GameId,
+    pub counts: [[u8; MAX_KINDS]; 2],
+}
+
+impl Material {
+    /// A material with no pieces.
+    pub fn empty(game: GameId) -> Material {
+        Material { game, counts: [[0; MAX_KINDS]; 2] }
+    }
+
+    /// Parses `KQvKR`-style text: the first side's letters, `v`, the second side's, in any order.
+    /// The result keeps the sides as written; see [`Material::canonical`].
+    pub fn parse(game: GameId, text: &str) -> Result<Material> {
+        let Some((first, second)) = text.split_once(['v', 'V']) else {
+            bail!("material '{text}' has no 'v' between the sides (for example KQvKR)");
+        };
+        let mut material = Material::empty(game);
+        for (side, letters) in [first, second].into_iter().enumerate() {
+            for letter in letters.bytes() {
+                let Some(kind) = game.kind_of_letter(letter) else {
+                    let known = String::from_utf8_lossy(game.kind_letters());
+                    bail!("material '{text}': '{}' is no {game} piece (expected {known})", letter as char);
+                };
+                material.counts[side][kind] += 1;
+            }
+        }
+        if material.pieces() == 0 {
+            bail!("material '{text}' has no pieces");
+        }
+        Ok(material)
+    }
+
+    /// Number of pieces of `side` of `kind`.
+    pub fn count(&self, side: Side, kind: usize) -> u8 {
+        self.counts[side.index()][kind]
+    }
+
+    /// Pieces of both sides together.
+    pub fn pieces(&self) -> usize {
+        self.counts.iter().flatten().map(|&c| usize::from(c)).sum()
+    }
+
+    /// Pieces of one side.
+    pub fn side_pieces(&self, side: Side) -> usize {
+        self.counts[side.index()].iter().map(|&c| usize::from(c)).sum()
+    }
+
+    /// The same material with the sides swapped.
+    pub fn flipped(&self) -> Material {
+        Material { game: self.game, counts: [self.counts[1], self.counts[0]] }
+    }
+
+    /// Whether the sides are written in canonical order: the first side has the greater counts,
+    /// compared kind by kind in the game's canonical order.
+    pub fn is_canonical(&self) -> bool {
+        self.counts[0] >= self.counts[1]
+    }
+
+    /// The canonical orientation of this material, and whether the sides had to be swapped.
+    pub fn canonical(&self) -> (Material, bool) {
+        if self.is_canonical() { (*self, false) } else { (self.flipped(), true) }
+    }
+
+    /// The material after one piece of `side` of `kind` is captured.
+    pub fn without(&self, side: Side, kind: usize) -> Material {
+        let mut m = *self;
+        m.counts[side.index()][kind] -= 1;
+        m
+    }
+
+    /// Every material reached by capturing one piece of `victim_kinds`, canonical, deduplicated.
+    pub fn captures(&self, victim_kinds: impl Fn(usize) -> bool) -> Vec<Material> {
+        let mut subs: Vec<Material> = Side::BOTH
+            .into_iter()
+            .flat_map(|side| (0..MAX_KINDS).map(move |kind| (side, kind)))
+            .filter(|&(side, kind)| self.count(side, kind) > 0 && victim_kinds(kind))
+            .map(|(side, kind)| self.without(side, kind).canonical().0)
+            .collect();
+        subs.sort();
+        subs.dedup();
+        subs
+    }
+
+    /// Letters of one side in canonical order.
+    pub fn side_name(&self, side: Side) -> String {
+        let letters = self.game.kind_letters();
+        let mut name = String::new();
+        for (kind, &letter) in letters.iter().enumerate() {
+            for _ in 0..self.count(side, kind) {
+                name.push(letter as char);
+            }
+        }
+        name
+    }
+}
+
+impl fmt::Display for Material {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}v{}", self.side_name(Side::First), self.side_name(Side::Second))
+    }
+}
+
+/// Every way to split `budget` pieces over the kinds `0..kinds` with at most `max[k]` of kind k,
+/// in a fixed order (used to enumerate the materials of a batch).
+pub fn count_vectors(kinds: usize, max: &[u8], budget: usize) -> Vec<[u8; MAX_KINDS]> {
+    fn walk(kind: usize, kinds: usize, max: &[u8], left: usize, cur: &mut [u8; MAX_KINDS], out: &mut Vec<[u8; MAX_KINDS]>) {
+        if kind == kinds {
+            out.push(*cur);
+            return;
+        }
+        for n in 0..=usize::from(max[kind]).min(left) {
+            cur[kind] = n as u8;
+            walk(kind + 1, kinds, max, left - n, cur, out);
+        }
+        cur[kind] = 0;
+    }
+    let mut out = Vec::new();
+    walk(0, kinds, max, budget, &mut [0; MAX_KINDS], &mut out);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_in_any_order_and_names_canonically() {
+        let m = Material::parse(GameId::Chess, "KRvKQ").unwrap();
+        assert!(!m.is_canonical());
+        assert_eq!(m.canonical().0.to_string(), "KQvKR");
+        assert_eq!(Material::parse(GameId::Chess, "RKvK").unwrap().to_string(), "KRvK");
+        let x = Material::parse(GameId::Xiangqi, "KHBBvK").unwrap();
+        assert_eq!(x.to_string(), "KNEEvK");
+        assert_eq!(Material::parse(GameId::Xiangqi, "KRvKAAEE").unwrap().canonical().0.to_string(), "KRvKAAEE");
+    }
+
+    #[test]
+    fn rejects_unknown_letters_and_missing_separator() {
+        assert!(Material::parse(GameId::Chess, "KXvK").unwrap_err().to_string().contains("'X'"));
+        assert!(Material::parse(GameId::Chess, "KQK").is_err());
+        assert!(Material::parse(GameId::Chess, "v").is_err());
+    }
+
+    #[test]
+    fn captures_reach_canonical_smaller_materials() {
+        let m = Material::parse(GameId::Chess, "KQvKR").unwrap();
+        let subs: Vec<String> = m.captures(|k| k != 0).iter().map(|m| m.to_string()).collect();
+        assert_eq!(subs, ["KRvK", "KQvK"]);
+    }
+}

@@ -1,0 +1,160 @@
+//! The game-agnostic retrograde solver: what it needs from a game, and the CPU reference solver.
+//!
+//! A material's positions form a dense state space (both sides to move). The game says, for a
+//! state, which in-table states its moves reach (canonical under the game's symmetries, each
+//! distinct child once), what its exits into smaller, already solved tables are worth, and which
+//! in-table states reach it by one un-move. The solver never sees a board.
+
+pub mod cpu;
+
+use crate::value::Value;
+
+/// One material's state space and moves, as the solver sees them.
+pub trait Space: Sync {
+    /// Number of states (slots) of the table, both sides to move; some slots may be broken.
+    fn states(&self) -> u64;
+
+    /// Forward analysis of `state`: pushes its distinct canonical in-table children into
+    /// `children` and says what the state is.
+    fn expand(&self, state: u64, children: &mut Successors) -> Node;
+
+    /// Pushes every distinct canonical in-table parent of `state` (a legal position one un-move
+    /// away) into `parents`. `state` is a legal position; captures are never un-made.
+    fn parents(&self, state: u64, parents: &mut Successors);
+}
+
+/// What a slot is, found by expanding it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Node {
+    /// Not a legal position (overlap, the side not to move in check, a non-canonical duplicate).
+    Broken,
+    /// The side to move has no legal move; the game says what that is worth.
+    Terminal(Value),
+    /// A position with moves: its in-table children were pushed, its exits are summarised here.
+    Inner(Exits),
+}
+
+/// Summary of the exits of a position: moves that leave the table (captures, promotions) into
+/// positions whose values are already known.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Exits {
+    /// Shortest win through an exit (1 + DTM of the best losing child).
+    pub win: Option<u16>,
+    /// Slowest loss through the exits when they all win for the opponent (1 + largest DTM).
+    pub loss: Option<u16>,
+    /// Some exit leads to a drawn or lost child, so this position can never be lost.
+    pub saves: bool,
+}
+
+impl Exits {
+    /// Records an exit whose child (opponent to move) has value `child`.
+    pub fn add(&mut self, child: Value) {
+        match Value::parent_of(child) {
+            Value::Win(d) => {
+                self.win = Some(self.win.map_or(d, |w| w.min(d)));
+                self.saves = true;
+            }
+            Value::Loss(d) => self.loss = Some(self.loss.map_or(d, |l| l.max(d))),
+            Value::Draw => self.saves = true,
+        }
+    }
+
+    /// Whether any exit was recorded.
+    pub fn any(&self) -> bool {
+        self.saves || self.loss.is_some()
+    }
+}
+
+/// A small set of successor states (children or parents) of one state.
+///
+/// Symmetry can make two moves reach the same canonical state, but only when one of them needed
+/// a symmetry to become canonical. Pushing states that needed none with [`Successors::push_plain`]
+/// lets [`Successors::distinct`] compare only the few mapped ones.
+#[derive(Clone, Debug, Default)]
+pub struct Successors {
+    plain: Vec<u64>,
+    mapped: Vec<u64>,
+}
+
+impl Successors {
+    /// Empties the set for the next state.
+    pub fn clear(&mut self) {
+        self.plain.clear();
+        self.mapped.clear();
+    }
+
+    /// A state reached without applying a symmetry: distinct from every other such state.
+    pub fn push_plain(&mut self, state: u64) {
+        self.plain.push(state);
+    }
+
+    /// A state that a symmetry made canonical: it may repeat another one.
+    pub fn push_mapped(&mut self, state: u64) {
+        self.mapped.push(state);
+    }
+
+    /// Pushes a state, `mapped` telling whether a symmetry made it canonical.
+    pub fn push(&mut self, state: u64, mapped: bool) {
+        if mapped { self.push_mapped(state) } else { self.push_plain(state) }
+    }
+
+    /// The distinct states pushed since the last [`Successors::clear`].
+    pub fn distinct(&mut self) -> &[u64] {
+        for i in 0..self.mapped.len() {
+            let state = self.mapped[i];
+            if !self.plain.contains(&state) {
+                self.plain.push(state);
+            }
+        }
+        self.mapped.clear();
+        &self.plain
+    }
+}
+
+/// Receives progress reports from long work; the CLI draws them, tests ignore them.
+pub trait Progress: Sync {
+    /// A new phase begins, `total` units long (0 when unknown).
+    fn phase(&self, name: &str, total: u64);
+    /// `done` more units of the current phase are finished.
+    fn advance(&self, done: u64);
+}
+
+/// Progress that goes nowhere.
+pub struct Silent;
+
+impl Progress for Silent {
+    fn phase(&self, _: &str, _: u64) {}
+    fn advance(&self, _: u64) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn distinct_drops_mapped_repeats_only() {
+        let mut s = Successors::default();
+        s.push_plain(4);
+        s.push_mapped(7);
+        s.push_plain(9);
+        s.push_mapped(4);
+        s.push_mapped(7);
+        let mut d = s.distinct().to_vec();
+        d.sort();
+        assert_eq!(d, [4, 7, 9]);
+    }
+
+    #[test]
+    fn exits_summarise_best_win_and_slowest_loss() {
+        let mut e = Exits::default();
+        e.add(Value::Win(7));
+        e.add(Value::Win(3));
+        assert_eq!((e.win, e.loss, e.saves), (None, Some(8), false));
+        e.add(Value::Loss(10));
+        e.add(Value::Loss(4));
+        assert_eq!((e.win, e.saves), (Some(5), true));
+        let mut d = Exits::default();
+        d.add(Value::Draw);
+        assert!(d.saves && d.win.is_none());
+    }
+}

@@ -1,0 +1,124 @@
+//! Game-theoretic values and their 16-bit table entries.
+//!
+//! A value is always from the side to move's point of view. DTM counts plies to the end of the
+//! game with best play (winner shortest, loser longest), straight through captures into smaller
+//! tables, so a won position has odd DTM and a lost one even DTM; 0 means already lost.
+
+use std::fmt;
+
+/// The value of a position for the side to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Value {
+    /// The side to move wins in this many plies (odd).
+    Win(u16),
+    /// The side to move loses in this many plies (even; 0 = already lost).
+    Loss(u16),
+    /// Neither side can force a result.
+    Draw,
+}
+
+/// A table entry: `DRAW`, `BROKEN`, or `dtm + 1` (parity tells win from loss).
+pub type Entry = u16;
+
+/// Entry of a drawn position.
+pub const DRAW: Entry = 0;
+/// Entry of a slot that is no legal position (overlap, side not to move in check, duplicate).
+pub const BROKEN: Entry = u16::MAX;
+/// The longest DTM an entry can hold.
+pub const MAX_DTM: u16 = 0x7FFE;
+
+impl Value {
+    /// The value of a position that has already ended in a loss for the side to move.
+    pub const LOST: Value = Value::Loss(0);
+
+    /// The value of a position whose only child (the chosen move) has value `child`.
+    pub fn parent_of(child: Value) -> Value {
+        match child {
+            Value::Win(d) => Value::Loss(d + 1),
+            Value::Loss(d) => Value::Win(d + 1),
+            Value::Draw => Value::Draw,
+        }
+    }
+
+    /// The entry storing this value.
+    pub fn entry(self) -> Entry {
+        match self {
+            Value::Draw => DRAW,
+            Value::Win(d) | Value::Loss(d) => d + 1,
+        }
+    }
+
+    /// The value stored in an entry, `None` for a broken slot.
+    pub fn from_entry(entry: Entry) -> Option<Value> {
+        match entry {
+            DRAW => Some(Value::Draw),
+            BROKEN => None,
+            e => Some(Value::of_dtm(e - 1)),
+        }
+    }
+
+    /// The decisive value with this DTM (odd: win, even: loss).
+    pub fn of_dtm(dtm: u16) -> Value {
+        if dtm % 2 == 1 { Value::Win(dtm) } else { Value::Loss(dtm) }
+    }
+
+    /// DTM in plies, `None` for a draw.
+    pub fn dtm(self) -> Option<u16> {
+        match self {
+            Value::Win(d) | Value::Loss(d) => Some(d),
+            Value::Draw => None,
+        }
+    }
+
+    /// Ordering key from the side to move's view: larger is better (quick wins, slow losses).
+    pub fn preference(self) -> i32 {
+        match self {
+            Value::Win(d) => 100_000 - i32::from(d),
+            Value::Draw => 0,
+            Value::Loss(d) => -100_000 + i32::from(d),
+        }
+    }
+
+    /// "win", "draw" or "loss".
+    pub fn outcome(self) -> &'static str {
+        match self {
+            Value::Win(_) => "win",
+            Value::Draw => "draw",
+            Value::Loss(_) => "loss",
+        }
+    }
+}
+
+impl fmt::Display for Value {
+    /// Moves are counted for the winner: a win in 2n-1 plies is "mate in n".
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Value::Win(d) => write!(f, "win in {} ({d} plies)", d.div_ceil(2)),
+            Value::Loss(0) => write!(f, "lost"),
+            Value::Loss(d) => write!(f, "loss in {} ({d} plies)", d / 2),
+            Value::Draw => write!(f, "draw"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_round_trip_and_keep_parity() {
+        for v in [Value::Draw, Value::Loss(0), Value::Win(1), Value::Loss(68), Value::Win(MAX_DTM - 1)] {
+            assert_eq!(Value::from_entry(v.entry()), Some(v));
+        }
+        assert_eq!(Value::from_entry(BROKEN), None);
+        assert_eq!(Value::parent_of(Value::Loss(0)), Value::Win(1));
+        assert_eq!(Value::parent_of(Value::Win(5)), Value::Loss(6));
+    }
+
+    #[test]
+    fn preference_orders_quick_wins_first_and_slow_losses_last() {
+        let mut vs = [Value::Loss(2), Value::Win(9), Value::Draw, Value::Win(1), Value::Loss(10)];
+        vs.sort_by_key(|v| std::cmp::Reverse(v.preference()));
+        assert_eq!(vs, [Value::Win(1), Value::Win(9), Value::Draw, Value::Loss(10), Value::Loss(2)]);
+    }
+}
