@@ -1,7 +1,9 @@
 //! `egtb`: endgame tablebases for chess, xiangqi and Chinese dark chess.
 
 pub mod games;
+pub mod generate;
 pub mod material;
 pub mod solver;
+pub mod stats;
 pub mod table;
 pub mod value;

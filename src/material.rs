@@ -101,7 +101,10 @@ pub struct Material {
 impl Material {
     /// A material with no pieces.
     pub fn empty(game: GameId) -> Material {
-        Material { game, counts: [[0; MAX_KINDS]; 2] }
+        Material {
+            game,
+            counts: [[0; MAX_KINDS]; 2],
+        }
     }
 
     /// Parses `KQvKR`-style text: the first side's letters, `v`, the second side's, in any order.
@@ -115,7 +118,10 @@ impl Material {
             for letter in letters.bytes() {
                 let Some(kind) = game.kind_of_letter(letter) else {
                     let known = String::from_utf8_lossy(game.kind_letters());
-                    bail!("material '{text}': '{}' is no {game} piece (expected {known})", letter as char);
+                    bail!(
+                        "material '{text}': '{}' is no {game} piece (expected {known})",
+                        letter as char
+                    );
                 };
                 material.counts[side][kind] += 1;
             }
@@ -138,12 +144,18 @@ impl Material {
 
     /// Pieces of one side.
     pub fn side_pieces(&self, side: Side) -> usize {
-        self.counts[side.index()].iter().map(|&c| usize::from(c)).sum()
+        self.counts[side.index()]
+            .iter()
+            .map(|&c| usize::from(c))
+            .sum()
     }
 
     /// The same material with the sides swapped.
     pub fn flipped(&self) -> Material {
-        Material { game: self.game, counts: [self.counts[1], self.counts[0]] }
+        Material {
+            game: self.game,
+            counts: [self.counts[1], self.counts[0]],
+        }
     }
 
     /// Whether the sides are written in canonical order: the first side has the greater counts,
@@ -154,7 +166,11 @@ impl Material {
 
     /// The canonical orientation of this material, and whether the sides had to be swapped.
     pub fn canonical(&self) -> (Material, bool) {
-        if self.is_canonical() { (*self, false) } else { (self.flipped(), true) }
+        if self.is_canonical() {
+            (*self, false)
+        } else {
+            (self.flipped(), true)
+        }
     }
 
     /// The material after one piece of `side` of `kind` is captured.
@@ -192,14 +208,26 @@ impl Material {
 
 impl fmt::Display for Material {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}v{}", self.side_name(Side::First), self.side_name(Side::Second))
+        write!(
+            f,
+            "{}v{}",
+            self.side_name(Side::First),
+            self.side_name(Side::Second)
+        )
     }
 }
 
 /// Every way to split `budget` pieces over the kinds `0..kinds` with at most `max[k]` of kind k,
 /// in a fixed order (used to enumerate the materials of a batch).
 pub fn count_vectors(kinds: usize, max: &[u8], budget: usize) -> Vec<[u8; MAX_KINDS]> {
-    fn walk(kind: usize, kinds: usize, max: &[u8], left: usize, cur: &mut [u8; MAX_KINDS], out: &mut Vec<[u8; MAX_KINDS]>) {
+    fn walk(
+        kind: usize,
+        kinds: usize,
+        max: &[u8],
+        left: usize,
+        cur: &mut [u8; MAX_KINDS],
+        out: &mut Vec<[u8; MAX_KINDS]>,
+    ) {
         if kind == kinds {
             out.push(*cur);
             return;
@@ -224,15 +252,30 @@ mod tests {
         let m = Material::parse(GameId::Chess, "KRvKQ").unwrap();
         assert!(!m.is_canonical());
         assert_eq!(m.canonical().0.to_string(), "KQvKR");
-        assert_eq!(Material::parse(GameId::Chess, "RKvK").unwrap().to_string(), "KRvK");
+        assert_eq!(
+            Material::parse(GameId::Chess, "RKvK").unwrap().to_string(),
+            "KRvK"
+        );
         let x = Material::parse(GameId::Xiangqi, "KHBBvK").unwrap();
         assert_eq!(x.to_string(), "KNEEvK");
-        assert_eq!(Material::parse(GameId::Xiangqi, "KRvKAAEE").unwrap().canonical().0.to_string(), "KRvKAAEE");
+        assert_eq!(
+            Material::parse(GameId::Xiangqi, "KRvKAAEE")
+                .unwrap()
+                .canonical()
+                .0
+                .to_string(),
+            "KRvKAAEE"
+        );
     }
 
     #[test]
     fn rejects_unknown_letters_and_missing_separator() {
-        assert!(Material::parse(GameId::Chess, "KXvK").unwrap_err().to_string().contains("'X'"));
+        assert!(
+            Material::parse(GameId::Chess, "KXvK")
+                .unwrap_err()
+                .to_string()
+                .contains("'X'")
+        );
         assert!(Material::parse(GameId::Chess, "KQK").is_err());
         assert!(Material::parse(GameId::Chess, "v").is_err());
     }
@@ -240,7 +283,11 @@ mod tests {
     #[test]
     fn captures_reach_canonical_smaller_materials() {
         let m = Material::parse(GameId::Chess, "KQvKR").unwrap();
-        let subs: Vec<String> = m.captures(|k| k != 0).iter().map(|m| m.to_string()).collect();
+        let subs: Vec<String> = m
+            .captures(|k| k != 0)
+            .iter()
+            .map(|m| m.to_string())
+            .collect();
         assert_eq!(subs, ["KRvK", "KQvK"]);
     }
 }

@@ -75,7 +75,12 @@ impl Header {
             bail!("not an egtb table (bad magic)");
         }
         let fields: HashMap<&str, &str> = lines.filter_map(|l| l.split_once('=')).collect();
-        let field = |key: &str| fields.get(key).copied().with_context(|| format!("header lacks '{key}'"));
+        let field = |key: &str| {
+            fields
+                .get(key)
+                .copied()
+                .with_context(|| format!("header lacks '{key}'"))
+        };
         let format: u32 = field("format")?.parse().context("bad format version")?;
         if format != FORMAT_VERSION {
             bail!("table format version {format}, this egtb reads version {FORMAT_VERSION}");
@@ -87,23 +92,37 @@ impl Header {
         let rules = rules
             .split(',')
             .filter(|r| !r.is_empty())
-            .map(|r| r.split_once('=').map(|(k, v)| (k.to_string(), v.to_string())).context("bad rules field"))
+            .map(|r| {
+                r.split_once('=')
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .context("bad rules field")
+            })
             .collect::<Result<_>>()?;
-        let (a, b) = field("states")?.split_once(',').context("bad states field")?;
+        let (a, b) = field("states")?
+            .split_once(',')
+            .context("bad states field")?;
         Ok(Header {
             game: GameId::parse(field("game")?)?,
             rules,
             material: field("material")?.to_string(),
             metric: field("metric")?.to_string(),
             index_version: field("index")?.parse().context("bad index version")?,
-            states_per_side: [a.parse().context("bad states field")?, b.parse().context("bad states field")?],
+            states_per_side: [
+                a.parse().context("bad states field")?,
+                b.parse().context("bad states field")?,
+            ],
             checksum: u32::from_str_radix(field("checksum")?, 16).context("bad checksum field")?,
         })
     }
 }
 
 /// Where a table lives: `<dir>/<game>/<material>[.<key>-<value>...].egtb`.
-pub fn table_path(dir: &Path, game: GameId, material: &Material, rules: &[(&str, &str)]) -> PathBuf {
+pub fn table_path(
+    dir: &Path,
+    game: GameId,
+    material: &Material,
+    rules: &[(&str, &str)],
+) -> PathBuf {
     let mut name = material.to_string();
     for (key, value) in rules {
         name.push_str(&format!(".{key}-{value}"));
@@ -120,7 +139,12 @@ pub fn checksum(entries: &[Entry]) -> u32 {
 /// interrupted run never leaves a file that looks whole.
 pub fn write(path: &Path, mut header: Header, entries: &[Entry]) -> Result<()> {
     if header.states() != entries.len() as u64 {
-        bail!("table {} has {} entries, its header says {}", path.display(), entries.len(), header.states());
+        bail!(
+            "table {} has {} entries, its header says {}",
+            path.display(),
+            entries.len(),
+            header.states()
+        );
     }
     header.checksum = checksum(entries);
     let dir = path.parent().context("table path has no folder")?;
@@ -155,7 +179,10 @@ impl Table {
         let table = Table::open_unchecked(path)?;
         let h = &table.header;
         let mismatch = |what: &str, found: String, wanted: String| -> Result<Table> {
-            bail!("table {} is for {what} {found}, expected {wanted}", path.display())
+            bail!(
+                "table {} is for {what} {found}, expected {wanted}",
+                path.display()
+            )
         };
         if h.game != expect.game {
             return mismatch("game", h.game.to_string(), expect.game.to_string());
@@ -164,13 +191,26 @@ impl Table {
             return mismatch("material", h.material.clone(), expect.material.clone());
         }
         if h.rules != expect.rules {
-            return mismatch("rules", format!("{:?}", h.rules), format!("{:?}", expect.rules));
+            return mismatch(
+                "rules",
+                format!("{:?}", h.rules),
+                format!("{:?}", expect.rules),
+            );
         }
         if h.metric != expect.metric || h.index_version != expect.index_version {
-            return mismatch("index scheme", h.index_version.to_string(), expect.index_version.to_string());
+            return mismatch(
+                "index scheme",
+                h.index_version.to_string(),
+                expect.index_version.to_string(),
+            );
         }
         if h.states_per_side != expect.states_per_side {
-            bail!("table {} has {} entries, its material has {}", path.display(), h.states(), expect.states());
+            bail!(
+                "table {} has {} entries, its material has {}",
+                path.display(),
+                h.states(),
+                expect.states()
+            );
         }
         table.verify()?;
         Ok(table)
@@ -178,24 +218,38 @@ impl Table {
 
     /// Opens and maps a table, reading only its header (for listing).
     pub fn open_unchecked(path: &Path) -> Result<Table> {
-        let file = File::open(path).with_context(|| format!("cannot open table {}", path.display()))?;
+        let file =
+            File::open(path).with_context(|| format!("cannot open table {}", path.display()))?;
         // SAFETY: tables are written once by rename and never modified in place.
-        let map = unsafe { Mmap::map(&file) }.with_context(|| format!("cannot map table {}", path.display()))?;
+        let map = unsafe { Mmap::map(&file) }
+            .with_context(|| format!("cannot map table {}", path.display()))?;
         if map.len() < HEADER_BYTES {
             bail!("table {} is truncated (no complete header)", path.display());
         }
-        let header = Header::parse(&map[..HEADER_BYTES]).with_context(|| format!("table {} is corrupt", path.display()))?;
+        let header = Header::parse(&map[..HEADER_BYTES])
+            .with_context(|| format!("table {} is corrupt", path.display()))?;
         let want = HEADER_BYTES as u64 + 2 * header.states();
         if map.len() as u64 != want {
-            bail!("table {} is truncated or padded: {} bytes, expected {want}", path.display(), map.len());
+            bail!(
+                "table {} is truncated or padded: {} bytes, expected {want}",
+                path.display(),
+                map.len()
+            );
         }
-        Ok(Table { header, path: path.to_path_buf(), map })
+        Ok(Table {
+            header,
+            path: path.to_path_buf(),
+            map,
+        })
     }
 
     /// Checks the entries against the header's checksum.
     pub fn verify(&self) -> Result<()> {
         if checksum(self.entries()) != self.header.checksum {
-            bail!("table {} is corrupt (checksum mismatch); delete it and generate it again", self.path.display());
+            bail!(
+                "table {} is corrupt (checksum mismatch); delete it and generate it again",
+                self.path.display()
+            );
         }
         Ok(())
     }
@@ -238,7 +292,8 @@ impl TableSet {
 
     /// The table of a canonical material, which must have been solved already.
     pub fn require(&self, material: &Material) -> Result<&Table> {
-        self.get(material).with_context(|| format!("table {material} is not loaded"))
+        self.get(material)
+            .with_context(|| format!("table {material} is not loaded"))
     }
 }
 

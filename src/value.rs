@@ -59,7 +59,11 @@ impl Value {
 
     /// The decisive value with this DTM (odd: win, even: loss).
     pub fn of_dtm(dtm: u16) -> Value {
-        if dtm % 2 == 1 { Value::Win(dtm) } else { Value::Loss(dtm) }
+        if dtm % 2 == 1 {
+            Value::Win(dtm)
+        } else {
+            Value::Loss(dtm)
+        }
     }
 
     /// DTM in plies, `None` for a draw.
@@ -107,7 +111,13 @@ mod tests {
 
     #[test]
     fn entries_round_trip_and_keep_parity() {
-        for v in [Value::Draw, Value::Loss(0), Value::Win(1), Value::Loss(68), Value::Win(MAX_DTM - 1)] {
+        for v in [
+            Value::Draw,
+            Value::Loss(0),
+            Value::Win(1),
+            Value::Loss(68),
+            Value::Win(MAX_DTM - 1),
+        ] {
             assert_eq!(Value::from_entry(v.entry()), Some(v));
         }
         assert_eq!(Value::from_entry(BROKEN), None);
@@ -117,8 +127,23 @@ mod tests {
 
     #[test]
     fn preference_orders_quick_wins_first_and_slow_losses_last() {
-        let mut vs = [Value::Loss(2), Value::Win(9), Value::Draw, Value::Win(1), Value::Loss(10)];
+        let mut vs = [
+            Value::Loss(2),
+            Value::Win(9),
+            Value::Draw,
+            Value::Win(1),
+            Value::Loss(10),
+        ];
         vs.sort_by_key(|v| std::cmp::Reverse(v.preference()));
-        assert_eq!(vs, [Value::Win(1), Value::Win(9), Value::Draw, Value::Loss(10), Value::Loss(2)]);
+        assert_eq!(
+            vs,
+            [
+                Value::Win(1),
+                Value::Win(9),
+                Value::Draw,
+                Value::Loss(10),
+                Value::Loss(2)
+            ]
+        );
     }
 }

@@ -22,7 +22,8 @@ pub trait Rules: Copy + Default + PartialEq + Eq + std::fmt::Debug + Send + Sync
 pub trait IndexSpace: Send + Sync {
     type Position;
 
-    /// Number of slots, both sides to move (the table's length).
+    /// Number of slots, both sides to move (the table's length): the first side's slots, then
+    /// the second side's, equally many.
     fn states(&self) -> u64;
     /// The slot of a legal position of this material (sides as in the table's material).
     fn locate(&self, position: &Self::Position) -> u64;
@@ -38,6 +39,8 @@ pub trait IndexSpace: Send + Sync {
 /// A game: its materials, index spaces, positions, moves and notation.
 pub trait Game: Sized + Send + Sync + 'static {
     const ID: GameId;
+    /// Version of the game's index scheme, recorded in table headers.
+    const INDEX_VERSION: u32;
     type Rules: Rules;
     type Position: Clone + PartialEq + std::fmt::Debug + Send + Sync;
     type Move: Copy + PartialEq + std::fmt::Debug;
@@ -55,7 +58,11 @@ pub trait Game: Sized + Send + Sync + 'static {
     /// The index space of a canonical material.
     fn index(material: &Material, rules: Self::Rules) -> Result<Self::Index>;
     /// The solver's view of a material: its index plus the solved tables its exits reach.
-    fn space<'t>(index: &'t Self::Index, rules: Self::Rules, tables: &'t TableSet) -> Result<Self::Space<'t>>;
+    fn space<'t>(
+        index: &'t Self::Index,
+        rules: Self::Rules,
+        tables: &'t TableSet,
+    ) -> Result<Self::Space<'t>>;
 
     /// Parses a position in the game's notation, checking that it is legal.
     fn parse_position(text: &str) -> Result<Self::Position>;

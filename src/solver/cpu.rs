@@ -167,7 +167,9 @@ mod tests {
         fn random(n: usize, seed: u64, no_move: Value) -> Graph {
             let mut x = seed;
             let mut next = |m: u64| {
-                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
                 (x >> 33) % m
             };
             let mut children = vec![Vec::new(); n];
@@ -193,7 +195,12 @@ mod tests {
                     parents[c as usize].push(s as u64);
                 }
             }
-            Graph { children, parents, exits, no_move }
+            Graph {
+                children,
+                parents,
+                exits,
+                no_move,
+            }
         }
 
         /// Values by the definition, one DTM at a time, with no cleverness.
@@ -238,7 +245,10 @@ mod tests {
                     }
                 }
             }
-            value.into_iter().map(|v| v.unwrap_or(Value::Draw).entry()).collect()
+            value
+                .into_iter()
+                .map(|v| v.unwrap_or(Value::Draw).entry())
+                .collect()
         }
     }
 
@@ -251,20 +261,28 @@ mod tests {
             if self.children[s].is_empty() && self.exits[s].is_empty() {
                 return Node::Terminal(self.no_move);
             }
-            self.children[s].iter().for_each(|&c| children.push_plain(c));
+            self.children[s]
+                .iter()
+                .for_each(|&c| children.push_plain(c));
             let mut exits = Exits::default();
             self.exits[s].iter().for_each(|&v| exits.add(v));
             Node::Inner(exits)
         }
         fn parents(&self, state: u64, parents: &mut Successors) {
-            self.parents[state as usize].iter().for_each(|&p| parents.push_plain(p));
+            self.parents[state as usize]
+                .iter()
+                .for_each(|&p| parents.push_plain(p));
         }
     }
 
     #[test]
     fn matches_the_definition_on_random_graphs_with_exits_and_cycles() {
         for seed in 0..40 {
-            let no_move = if seed % 2 == 0 { Value::LOST } else { Value::Draw };
+            let no_move = if seed % 2 == 0 {
+                Value::LOST
+            } else {
+                Value::Draw
+            };
             let graph = Graph::random(300 + seed as usize * 37, seed, no_move);
             assert_eq!(solve(&graph, &Silent), graph.reference(), "seed {seed}");
         }

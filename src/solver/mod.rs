@@ -95,7 +95,11 @@ impl Successors {
 
     /// Pushes a state, `mapped` telling whether a symmetry made it canonical.
     pub fn push(&mut self, state: u64, mapped: bool) {
-        if mapped { self.push_mapped(state) } else { self.push_plain(state) }
+        if mapped {
+            self.push_mapped(state)
+        } else {
+            self.push_plain(state)
+        }
     }
 
     /// The distinct states pushed since the last [`Successors::clear`].

@@ -1,0 +1,71 @@
+//! Table statistics by the counting convention of RULES.md: every legal position on the full
+//! board (each slot weighted by the symmetric images it stands for), each side to move apart.
+
+use rayon::prelude::*;
+
+use crate::games::IndexSpace;
+use crate::value::{Entry, Value};
+
+/// Counts for one side to move.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SideStats {
+    pub legal: u64,
+    pub win: u64,
+    pub draw: u64,
+    pub loss: u64,
+    /// The longest DTM among decisive positions, with the first slot that has it.
+    pub longest: Option<(u16, u64)>,
+}
+
+impl SideStats {
+    fn add(mut self, other: SideStats) -> SideStats {
+        self.legal += other.legal;
+        self.win += other.win;
+        self.draw += other.draw;
+        self.loss += other.loss;
+        self.longest = match (self.longest, other.longest) {
+            (Some(a), Some(b)) => Some(if b.0 > a.0 || (b.0 == a.0 && b.1 < a.1) {
+                b
+            } else {
+                a
+            }),
+            (a, b) => a.or(b),
+        };
+        self
+    }
+}
+
+/// Statistics of a solved table, first side to move then second.
+pub fn table_stats<I: IndexSpace + ?Sized>(index: &I, entries: &[Entry]) -> [SideStats; 2] {
+    entries
+        .par_iter()
+        .enumerate()
+        .with_min_len(1 << 14)
+        .fold(
+            || [SideStats::default(); 2],
+            |mut acc, (state, &entry)| {
+                let state = state as u64;
+                let Some(value) = Value::from_entry(entry) else {
+                    return acc;
+                };
+                let weight = u64::from(index.weight(state));
+                let s = &mut acc[index.side_to_move(state).index()];
+                s.legal += weight;
+                match value {
+                    Value::Win(_) => s.win += weight,
+                    Value::Loss(_) => s.loss += weight,
+                    Value::Draw => s.draw += weight,
+                }
+                if let Some(d) = value.dtm()
+                    && s.longest.is_none_or(|(longest, _)| d > longest)
+                {
+                    s.longest = Some((d, state));
+                }
+                acc
+            },
+        )
+        .reduce(
+            || [SideStats::default(); 2],
+            |a, b| [a[0].add(b[0]), a[1].add(b[1])],
+        )
+}
