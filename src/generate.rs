@@ -75,6 +75,7 @@ impl<'p, G: Game> Generator<'p, G> {
             });
             return Ok(table);
         }
+        self.progress.table(&material.to_string());
         let start = Instant::now();
         let entries = self.solve(&index)?;
         let solve_time = start.elapsed();
