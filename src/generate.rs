@@ -80,6 +80,8 @@ impl<'p, G: Game> Generator<'p, G> {
         let entries = self.solve(&index)?;
         let solve_time = start.elapsed();
         table::write(&path, expect.clone(), &entries)?;
+        // Free the working copy before mapping the file, so the two never add to the peak.
+        drop(entries);
         let table = Table::open(&path, &expect)?;
         self.built.push(Built {
             material: *material,
