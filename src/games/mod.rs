@@ -2,6 +2,7 @@
 //! the solver, the table files and the commands are written once for all of them.
 
 pub mod chess;
+pub mod darkchess;
 
 use anyhow::Result;
 
