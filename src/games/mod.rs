@@ -1,6 +1,8 @@
 //! The games: each supplies rules, index spaces and notation behind the [`Game`] trait, so that
 //! the solver, the table files and the commands are written once for all of them.
 
+pub mod xiangqi;
+
 use anyhow::Result;
 
 use crate::material::{GameId, Material, Side};
