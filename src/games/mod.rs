@@ -3,6 +3,7 @@
 
 pub mod chess;
 pub mod darkchess;
+pub mod xiangqi;
 
 use anyhow::Result;
 
