@@ -75,10 +75,13 @@ impl<'p, G: Game> Generator<'p, G> {
             });
             return Ok(table);
         }
+        self.progress.table(&material.to_string());
         let start = Instant::now();
         let entries = self.solve(&index)?;
         let solve_time = start.elapsed();
         table::write(&path, expect.clone(), &entries)?;
+        // Free the working copy before mapping the file, so the two never add to the peak.
+        drop(entries);
         let table = Table::open(&path, &expect)?;
         self.built.push(Built {
             material: *material,

@@ -7,3 +7,6 @@ pub mod solver;
 pub mod stats;
 pub mod table;
 pub mod value;
+pub mod probe;
+pub mod progress;
+pub mod commands;

@@ -1,1 +1,113 @@
-fn main() {}
+//! The `egtb` command line: parses arguments and calls the library's commands.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+use egtb::commands::{self, Env, generate::Request};
+use egtb::material::GameId;
+
+#[derive(Parser)]
+#[command(name = "egtb", version, about = "Endgame tablebases for chess, xiangqi and Chinese dark chess")]
+struct Cli {
+    /// Folder holding the tables.
+    #[arg(long, global = true, env = "EGTB_TABLES", default_value = "tables")]
+    tables: PathBuf,
+    /// Print JSON for programs instead of text for people.
+    #[arg(long, global = true)]
+    json: bool,
+    /// Dark chess: how cannons capture (jump over a screen, or step like the others).
+    #[arg(long, global = true, value_name = "jump|step")]
+    cannon: Option<String>,
+    /// Dark chess: what a side with pieces but no legal move gets.
+    #[arg(long, global = true, value_name = "loss|draw")]
+    stalemate: Option<String>,
+    /// Xiangqi: the repetition rules (`draw`: a repeated position is a draw).
+    #[arg(long, global = true, value_name = "draw")]
+    rules: Option<String>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Generate tables, and every smaller table they need first.
+    Generate {
+        /// chess, xiangqi or darkchess.
+        game: String,
+        /// Materials such as KQvKR (first side, v, second side).
+        materials: Vec<String>,
+        /// Generate every supported material with at most this many pieces.
+        #[arg(long)]
+        pieces: Option<usize>,
+        /// Worker threads (default: all cores).
+        #[arg(long)]
+        threads: Option<usize>,
+    },
+    /// Show a position's value and every legal move's outcome (the game is told by the position).
+    Query { position: String },
+    /// Show the best-play line from a position to the end of the game.
+    Line { position: String },
+    /// Count legal positions, wins, draws and losses, and the longest DTM, per side to move.
+    Stats { game: String, material: String },
+    /// List the tables present, their size, and whether they verify.
+    List,
+}
+
+/// Runs `$body` with `$G` the `Game` type of a `GameId`.
+macro_rules! with_game {
+    ($game:expr, $G:ident => $body:expr) => {
+        match $game {
+            GameId::Chess => {
+                type $G = egtb::games::chess::Chess;
+                $body
+            }
+            GameId::Xiangqi => {
+                type $G = egtb::games::xiangqi::Xiangqi;
+                $body
+            }
+            GameId::DarkChess => {
+                type $G = egtb::games::darkchess::DarkChess;
+                $body
+            }
+        }
+    };
+}
+
+fn run(cli: Cli) -> Result<()> {
+    let options = [("cannon", &cli.cannon), ("stalemate", &cli.stalemate), ("rules", &cli.rules)]
+        .into_iter()
+        .filter_map(|(key, value)| value.as_ref().map(|v| (key.to_string(), v.clone())))
+        .collect();
+    let env = Env { tables: cli.tables, options, json: cli.json };
+    match cli.command {
+        Command::Generate { game, materials, pieces, threads } => {
+            if let Some(threads) = threads {
+                rayon::ThreadPoolBuilder::new().num_threads(threads).build_global()?;
+            }
+            let request = Request { materials, pieces };
+            with_game!(GameId::parse(&game)?, G => commands::generate::run::<G>(&env, &request))
+        }
+        Command::Query { position } => {
+            with_game!(commands::detect_game(&position)?, G => commands::query::query::<G>(&env, &position))
+        }
+        Command::Line { position } => {
+            with_game!(commands::detect_game(&position)?, G => commands::query::line::<G>(&env, &position))
+        }
+        Command::Stats { game, material } => {
+            with_game!(GameId::parse(&game)?, G => commands::stats::run::<G>(&env, &material))
+        }
+        Command::List => commands::list::run(&env),
+    }
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("egtb: error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,6 +1,10 @@
 //! The games: each supplies rules, index spaces and notation behind the [`Game`] trait, so that
 //! the solver, the table files and the commands are written once for all of them.
 
+pub mod chess;
+pub mod darkchess;
+pub mod xiangqi;
+
 use anyhow::Result;
 
 use crate::material::{GameId, Material, Side};

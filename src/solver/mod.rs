@@ -120,6 +120,8 @@ impl Successors {
 
 /// Receives progress reports from long work; the CLI draws them, tests ignore them.
 pub trait Progress: Sync {
+    /// Work on a new table begins.
+    fn table(&self, _name: &str) {}
     /// A new phase begins, `total` units long (0 when unknown).
     fn phase(&self, name: &str, total: u64);
     /// `done` more units of the current phase are finished.

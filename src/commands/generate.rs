@@ -1,0 +1,88 @@
+//! `egtb generate`: build tables (and every smaller table they need), with a summary.
+
+use std::time::Instant;
+
+use anyhow::{Result, bail};
+use serde_json::json;
+
+use super::{Env, parse_material};
+use crate::games::Game;
+use crate::generate::Generator;
+use crate::material::Material;
+use crate::progress::{Bar, peak_memory};
+
+/// What to generate.
+#[derive(Clone, Debug, Default)]
+pub struct Request {
+    /// Material names; empty with `pieces` for a batch.
+    pub materials: Vec<String>,
+    /// Every supported material with at most this many pieces.
+    pub pieces: Option<usize>,
+}
+
+/// Generates the requested tables and prints what was built.
+pub fn run<G: Game>(env: &Env, request: &Request) -> Result<()> {
+    let rules = env.rules::<G>()?;
+    let mut materials: Vec<Material> = Vec::new();
+    for name in &request.materials {
+        materials.push(parse_material::<G>(name)?.0);
+    }
+    if let Some(pieces) = request.pieces {
+        materials.extend(G::materials(pieces));
+    }
+    if materials.is_empty() {
+        bail!("nothing to generate: name a material (for example KQvKR) or give --pieces N");
+    }
+    let bar = Bar::new();
+    let start = Instant::now();
+    let mut generator = Generator::<G>::new(&env.tables, rules, &bar);
+    let result = materials.iter().try_for_each(|m| generator.ensure(m).map(|_| ()));
+    bar.finish();
+    result?;
+    let wall = start.elapsed().as_secs_f64();
+    let solver = format!("CPU solver ({} threads)", rayon::current_num_threads());
+    let peak = peak_memory();
+    if env.json {
+        let tables: Vec<_> = generator
+            .built
+            .iter()
+            .map(|b| {
+                json!({
+                    "material": b.material.to_string(),
+                    "path": b.path.display().to_string(),
+                    "states": b.states,
+                    "seconds": b.solve_time.map(|t| t.as_secs_f64()),
+                    "reused": b.solve_time.is_none(),
+                })
+            })
+            .collect();
+        let out = json!({
+            "game": G::ID.name(),
+            "solver": solver,
+            "tables": tables,
+            "seconds": wall,
+            "peak_memory_bytes": peak,
+        });
+        println!("{out}");
+        return Ok(());
+    }
+    println!("{:<16}{:>14}{:>11}{:>16}  file", "table", "states", "seconds", "states/s");
+    let mut solved_states = 0u64;
+    for b in &generator.built {
+        let (secs, rate) = match b.solve_time {
+            Some(t) => {
+                solved_states += b.states;
+                let s = t.as_secs_f64();
+                (format!("{s:.3}"), format!("{:.0}", b.states as f64 / s.max(1e-9)))
+            }
+            None => ("reused".to_string(), "-".to_string()),
+        };
+        println!("{:<16}{:>14}{:>11}{:>16}  {}", b.material.to_string(), b.states, secs, rate, b.path.display());
+    }
+    println!(
+        "Solved {solved_states} states in {wall:.3} s ({:.0} states/s) with the {solver}; peak memory {}.",
+        solved_states as f64 / wall.max(1e-9),
+        peak.map_or("unknown".to_string(), |b| format!("{:.1} MiB", b as f64 / (1 << 20) as f64)),
+    );
+    Ok(())
+}

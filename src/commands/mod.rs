@@ -1,0 +1,107 @@
+//! The commands behind the CLI, written once for every game. `main.rs` only parses arguments,
+//! picks the game and calls these.
+
+pub mod generate;
+pub mod list;
+pub mod query;
+pub mod stats;
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+use anyhow::{Result, bail};
+
+use crate::games::{Game, Rules};
+use crate::material::{GameId, Material, Side};
+use crate::value::Value;
+
+/// What every command shares: where the tables are, the rule options, the output form.
+#[derive(Clone, Debug)]
+pub struct Env {
+    pub tables: PathBuf,
+    /// Rule options given on the command line, `key=value`.
+    pub options: Vec<(String, String)>,
+    /// Print JSON instead of text.
+    pub json: bool,
+}
+
+impl Env {
+    /// The game's rules from the command line's options.
+    pub fn rules<G: Game>(&self) -> Result<G::Rules> {
+        G::Rules::from_options(&self.options)
+    }
+}
+
+/// The game a position is written for, told by its number of ranks.
+pub fn detect_game(position: &str) -> Result<GameId> {
+    let board = position.split_whitespace().next().unwrap_or("");
+    match board.split('/').count() {
+        8 => Ok(GameId::Chess),
+        10 => Ok(GameId::Xiangqi),
+        4 => Ok(GameId::DarkChess),
+        n => bail!(
+            "cannot tell the game of '{position}': {n} ranks (chess FEN has 8, xiangqi 10, dark chess 4)"
+        ),
+    }
+}
+
+/// Parses a material name of game `G` and returns its canonical form and whether the sides were
+/// swapped to get it.
+pub fn parse_material<G: Game>(text: &str) -> Result<(Material, bool)> {
+    let (material, flipped) = Material::parse(G::ID, text)?.canonical();
+    G::check_material(&material)?;
+    Ok((material, flipped))
+}
+
+/// Capitalised name of a side: "White", "Red", "Black".
+pub fn side_title(game: GameId, side: Side) -> String {
+    let name = game.side_names()[side.index()];
+    name[..1].to_uppercase() + &name[1..]
+}
+
+/// A value in words for the side to move, for example "White to move wins: mate in 12".
+pub fn verdict(game: GameId, side: Side, value: Value) -> String {
+    let who = side_title(game, side);
+    match (game, value) {
+        (_, Value::Draw) => "Draw".to_string(),
+        (_, Value::Loss(0)) => format!("{who} to move has lost: the game is over"),
+        (GameId::DarkChess, Value::Win(d)) => format!("{who} to move wins in {} ({d} plies)", d.div_ceil(2)),
+        (GameId::DarkChess, Value::Loss(d)) => format!("{who} to move loses in {} ({d} plies)", d / 2),
+        (_, Value::Win(d)) => format!("{who} to move wins: mate in {} ({d} plies)", d.div_ceil(2)),
+        (_, Value::Loss(d)) => format!("{who} to move loses: mated in {} ({d} plies)", d / 2),
+    }
+}
+
+/// Terminal colours for outcomes, off when stdout is not a terminal or NO_COLOR is set.
+pub struct Palette {
+    on: bool,
+}
+
+impl Palette {
+    pub fn detect() -> Palette {
+        Palette { on: std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none() }
+    }
+
+    /// `text` in green for a win, yellow for a draw, red for a loss.
+    pub fn paint(&self, value: Value, text: &str) -> String {
+        if !self.on {
+            return text.to_string();
+        }
+        let code = match value {
+            Value::Win(_) => 32,
+            Value::Draw => 33,
+            Value::Loss(_) => 31,
+        };
+        format!("\x1b[{code}m{text}\x1b[0m")
+    }
+}
+
+/// A value as JSON: outcome and DTM in plies (null for a draw).
+pub fn value_json(value: Value) -> serde_json::Value {
+    serde_json::json!({ "outcome": value.outcome(), "dtm": value.dtm() })
+}
+
+/// Rule options as a JSON object.
+pub fn rules_json<R: Rules>(rules: R) -> serde_json::Value {
+    serde_json::Value::Object(rules.options().into_iter().map(|(k, v)| (k.to_string(), v.into())).collect())
+}

@@ -1,0 +1,60 @@
+//! `egtb stats`: legal positions, wins, draws, losses and the longest DTM per side to move.
+
+use anyhow::Result;
+use serde_json::json;
+
+use super::{Env, parse_material, rules_json};
+use crate::games::{Game, IndexSpace};
+use crate::generate::open_table;
+use crate::material::Side;
+use crate::stats::{SideStats, table_stats};
+
+/// Prints the statistics of a table; sides as the user wrote the material.
+pub fn run<G: Game>(env: &Env, material: &str) -> Result<()> {
+    let rules = env.rules::<G>()?;
+    let (material, flipped) = parse_material::<G>(material)?;
+    let (index, table) = open_table::<G>(&env.tables, &material, rules)?;
+    let stats = table_stats(&index, table.entries());
+    // An example position per side, in the orientation the user asked for.
+    let example = |s: &SideStats| {
+        s.longest.and_then(|(plies, state)| {
+            let position = index.decode(state)?;
+            let position = if flipped { G::flip(&position) } else { position };
+            Some((plies, G::format_position(&position)))
+        })
+    };
+    let shown = if flipped { material.flipped() } else { material };
+    let sides: Vec<(Side, &SideStats)> = Side::BOTH
+        .into_iter()
+        .map(|side| (side, &stats[if flipped { side.other() } else { side }.index()]))
+        .collect();
+    if env.json {
+        let mut by_side = serde_json::Map::new();
+        for (side, s) in &sides {
+            let longest = example(s).map(|(plies, fen)| json!({ "plies": plies, "fen": fen }));
+            by_side.insert(
+                G::ID.side_names()[side.index()].to_string(),
+                json!({ "legal": s.legal, "win": s.win, "draw": s.draw, "loss": s.loss, "longest": longest }),
+            );
+        }
+        let out = json!({
+            "game": G::ID.name(),
+            "material": shown.to_string(),
+            "rules": rules_json(rules),
+            "sides": by_side,
+        });
+        println!("{out}");
+        return Ok(());
+    }
+    println!("{} {shown}  ({})", G::ID, table.path.display());
+    println!("{:<14}{:>14}{:>14}{:>14}{:>14}  longest", "to move", "legal", "win", "draw", "loss");
+    for (side, s) in &sides {
+        let longest = match example(s) {
+            Some((plies, fen)) => format!("{plies} plies  {fen}"),
+            None => "-".to_string(),
+        };
+        let name = G::ID.side_names()[side.index()];
+        println!("{name:<14}{:>14}{:>14}{:>14}{:>14}  {longest}", s.legal, s.win, s.draw, s.loss);
+    }
+    Ok(())
+}

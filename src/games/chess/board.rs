@@ -1,0 +1,390 @@
+//! The 8x8 board: squares, bitboards, the 8 symmetries of the square, rays and leaper tables,
+//! the compact placement of a pawnless position, and attack tests.
+//!
+//! Squares are numbered a1 = 0, b1 = 1, ..., h1 = 7, a2 = 8, ..., h8 = 63 (`file + 8 * rank`);
+//! bit `s` of a bitboard is square `s`. All geometry lives in one [`Geometry`] computed once, in
+//! plain arrays that a GPU twin can upload as they are (see [`Geometry::gpu_words`]).
+
+use std::sync::OnceLock;
+
+use crate::material::{Material, Side};
+
+/// A square, `file + 8 * rank` (a1 = 0, h8 = 63).
+pub type Square = u8;
+/// A set of squares, bit `s` for square `s`.
+pub type Bitboard = u64;
+
+/// The most non-king pieces a supported material has (5 pieces in all).
+pub const MAX_MEN: usize = 3;
+/// Number of symmetries of the square board.
+pub const SYMMETRIES: usize = 8;
+/// The symmetry that reflects the board in the a1-h8 diagonal (swaps file and rank).
+pub const TRANSPOSE: usize = 4;
+/// The a1-h8 diagonal.
+pub const DIAGONAL: Bitboard = 0x8040_2010_0804_0201;
+
+/// Piece kinds, numbered as in the material's canonical letter order (K Q R B N).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Kind {
+    King = 0,
+    Queen = 1,
+    Rook = 2,
+    Bishop = 3,
+    Knight = 4,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 5] = [
+        Kind::King,
+        Kind::Queen,
+        Kind::Rook,
+        Kind::Bishop,
+        Kind::Knight,
+    ];
+    /// The kinds that are not kings, in group order.
+    pub const MEN: [Kind; 4] = [Kind::Queen, Kind::Rook, Kind::Bishop, Kind::Knight];
+
+    /// Index in the material's kind order.
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The uppercase letter of the kind.
+    pub fn letter(self) -> char {
+        b"KQRBN"[self.index()] as char
+    }
+
+    /// The kind an uppercase or lowercase letter names (pawns are not a kind here).
+    pub fn from_letter(letter: char) -> Option<Kind> {
+        Kind::ALL
+            .into_iter()
+            .find(|k| k.letter() == letter.to_ascii_uppercase())
+    }
+}
+
+/// The file (0 = a) of a square.
+pub fn file(sq: Square) -> u8 {
+    sq & 7
+}
+
+/// The rank (0 = rank 1) of a square.
+pub fn rank(sq: Square) -> u8 {
+    sq >> 3
+}
+
+/// The bitboard of one square.
+pub fn bit(sq: Square) -> Bitboard {
+    1 << sq
+}
+
+/// The square in algebraic notation (`e4`).
+pub fn square_name(sq: Square) -> String {
+    format!("{}{}", (b'a' + file(sq)) as char, (b'1' + rank(sq)) as char)
+}
+
+/// Image of a square under symmetry `sym`: bit 2 swaps file and rank first, then bit 0 mirrors
+/// the file and bit 1 mirrors the rank. Symmetry 0 is the identity, 4 the a1-h8 reflection.
+pub fn apply_symmetry(sym: usize, sq: Square) -> Square {
+    let (mut f, mut r) = (file(sq), rank(sq));
+    if sym & 4 != 0 {
+        std::mem::swap(&mut f, &mut r);
+    }
+    if sym & 1 != 0 {
+        f = 7 - f;
+    }
+    if sym & 2 != 0 {
+        r = 7 - r;
+    }
+    f + 8 * r
+}
+
+/// Ray directions as (file step, rank step): the first four go to higher squares, the last four
+/// to lower ones, so the nearest blocker on a ray is its lowest (first four) or highest set bit.
+const DIRECTIONS: [(i8, i8); 8] = [
+    (0, 1),
+    (1, 0),
+    (1, 1),
+    (-1, 1),
+    (0, -1),
+    (-1, 0),
+    (-1, -1),
+    (1, -1),
+];
+/// Directions along which a rook slides.
+const ROOK_DIRECTIONS: [usize; 4] = [0, 1, 4, 5];
+/// Directions along which a bishop slides.
+const BISHOP_DIRECTIONS: [usize; 4] = [2, 3, 6, 7];
+
+/// Every precomputed table of board geometry.
+pub struct Geometry {
+    /// `symmetry[s][sq]`: image of `sq` under symmetry `s` (see [`apply_symmetry`]).
+    pub symmetry: [[Square; 64]; SYMMETRIES],
+    /// `pattern[kind][sq]`: squares a piece of `kind` on `sq` attacks on an empty board.
+    pub pattern: [[Bitboard; 64]; 5],
+    /// `ray[d][sq]`: squares beyond `sq` in direction `d` up to the edge.
+    pub ray: [[Bitboard; 64]; 8],
+    /// `between[a][b]`: squares strictly between two squares on a common line, else empty.
+    pub between: [[Bitboard; 64]; 64],
+}
+
+impl Geometry {
+    fn new() -> Box<Geometry> {
+        let mut g = Box::new(Geometry {
+            symmetry: [[0; 64]; SYMMETRIES],
+            pattern: [[0; 64]; 5],
+            ray: [[0; 64]; 8],
+            between: [[0; 64]; 64],
+        });
+        let step = |sq: Square, (df, dr): (i8, i8)| -> Option<Square> {
+            let f = file(sq) as i8 + df;
+            let r = rank(sq) as i8 + dr;
+            ((0..8).contains(&f) && (0..8).contains(&r)).then(|| (f + 8 * r) as Square)
+        };
+        const KNIGHT_STEPS: [(i8, i8); 8] = [
+            (1, 2),
+            (2, 1),
+            (2, -1),
+            (1, -2),
+            (-1, -2),
+            (-2, -1),
+            (-2, 1),
+            (-1, 2),
+        ];
+        for sq in 0..64u8 {
+            for sym in 0..SYMMETRIES {
+                g.symmetry[sym][sq as usize] = apply_symmetry(sym, sq);
+            }
+            for (d, &dir) in DIRECTIONS.iter().enumerate() {
+                let mut cur = sq;
+                let mut passed = 0;
+                while let Some(next) = step(cur, dir) {
+                    g.ray[d][sq as usize] |= bit(next);
+                    g.between[sq as usize][next as usize] = passed;
+                    passed |= bit(next);
+                    cur = next;
+                }
+                if let Some(next) = step(sq, dir) {
+                    g.pattern[Kind::King.index()][sq as usize] |= bit(next);
+                }
+            }
+            for &dir in &KNIGHT_STEPS {
+                if let Some(next) = step(sq, dir) {
+                    g.pattern[Kind::Knight.index()][sq as usize] |= bit(next);
+                }
+            }
+            let union = |dirs: &[usize; 4]| dirs.iter().fold(0, |b, &d| b | g.ray[d][sq as usize]);
+            let rook = union(&ROOK_DIRECTIONS);
+            let bishop = union(&BISHOP_DIRECTIONS);
+            g.pattern[Kind::Rook.index()][sq as usize] = rook;
+            g.pattern[Kind::Bishop.index()][sq as usize] = bishop;
+            g.pattern[Kind::Queen.index()][sq as usize] = rook | bishop;
+        }
+        g
+    }
+
+    /// Squares a piece of `kind` on `sq` attacks with `occupied` squares blocking sliders.
+    #[inline]
+    pub fn attacks(&self, kind: Kind, sq: Square, occupied: Bitboard) -> Bitboard {
+        match kind {
+            Kind::King | Kind::Knight => self.pattern[kind.index()][sq as usize],
+            Kind::Rook => self.slide(&ROOK_DIRECTIONS, sq, occupied),
+            Kind::Bishop => self.slide(&BISHOP_DIRECTIONS, sq, occupied),
+            Kind::Queen => {
+                self.slide(&ROOK_DIRECTIONS, sq, occupied)
+                    | self.slide(&BISHOP_DIRECTIONS, sq, occupied)
+            }
+        }
+    }
+
+    #[inline]
+    fn slide(&self, directions: &[usize; 4], sq: Square, occupied: Bitboard) -> Bitboard {
+        let mut attacks = 0;
+        for &d in directions {
+            let ray = self.ray[d][sq as usize];
+            let blockers = ray & occupied;
+            attacks |= if blockers == 0 {
+                ray
+            } else {
+                let first = if d < 4 {
+                    blockers.trailing_zeros()
+                } else {
+                    63 - blockers.leading_zeros()
+                };
+                ray ^ self.ray[d][first as usize]
+            };
+        }
+        attacks
+    }
+
+    /// Whether a piece of `kind` on `from` attacks `target`, with `occupied` blocking sliders.
+    #[inline]
+    pub fn attacks_square(
+        &self,
+        kind: Kind,
+        from: Square,
+        target: Square,
+        occupied: Bitboard,
+    ) -> bool {
+        self.pattern[kind.index()][from as usize] & bit(target) != 0
+            && self.between[from as usize][target as usize] & occupied == 0
+    }
+
+    /// Every table as little-endian u32 words, in field order (`symmetry` one square per word,
+    /// then `pattern`, `ray`, `between` with each bitboard as its low word then its high word),
+    /// for upload to a GPU.
+    pub fn gpu_words(&self) -> Vec<u32> {
+        let symmetry = self.symmetry.iter().flatten().map(|&s| u32::from(s));
+        let boards = self
+            .pattern
+            .iter()
+            .chain(&self.ray)
+            .chain(&self.between)
+            .flatten()
+            .flat_map(|&b| [b as u32, (b >> 32) as u32]);
+        symmetry.chain(boards).collect()
+    }
+}
+
+/// The board geometry, computed on first use.
+pub fn geometry() -> &'static Geometry {
+    static GEOMETRY: OnceLock<Box<Geometry>> = OnceLock::new();
+    GEOMETRY.get_or_init(Geometry::new)
+}
+
+/// Who the non-king pieces ("men") of a material are, in the index's group order: white Q, R,
+/// B, N, then black Q, R, B, N (identical pieces next to each other).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Men {
+    pub count: usize,
+    pub side: [Side; MAX_MEN],
+    pub kind: [Kind; MAX_MEN],
+}
+
+impl Men {
+    /// The men of a material of at most [`MAX_MEN`] non-king pieces, kings and pawns excluded.
+    pub fn of_material(material: &Material) -> Men {
+        let mut men = Men {
+            count: 0,
+            side: [Side::First; MAX_MEN],
+            kind: [Kind::Queen; MAX_MEN],
+        };
+        for side in Side::BOTH {
+            for kind in Kind::MEN {
+                for _ in 0..material.count(side, kind.index()) {
+                    men.side[men.count] = side;
+                    men.kind[men.count] = kind;
+                    men.count += 1;
+                }
+            }
+        }
+        men
+    }
+}
+
+/// Where the pieces of a position stand: the two kings (white, black) and the men in the order
+/// of their [`Men`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Placement {
+    pub kings: [Square; 2],
+    pub men: [Square; MAX_MEN],
+}
+
+impl Placement {
+    /// The occupied squares (men may overlap in a broken slot; the set then has fewer bits).
+    #[inline]
+    pub fn occupied(&self, count: usize) -> Bitboard {
+        self.men[..count]
+            .iter()
+            .fold(bit(self.kings[0]) | bit(self.kings[1]), |occ, &sq| {
+                occ | bit(sq)
+            })
+    }
+
+    /// The image of the placement under a symmetry.
+    #[inline]
+    pub fn mapped(&self, geo: &Geometry, sym: usize, count: usize) -> Placement {
+        let map = &geo.symmetry[sym];
+        let mut out = Placement {
+            kings: [map[self.kings[0] as usize], map[self.kings[1] as usize]],
+            men: self.men,
+        };
+        for sq in &mut out.men[..count] {
+            *sq = map[*sq as usize];
+        }
+        out
+    }
+
+    /// Whether `target` is attacked by the pieces of side `by` (the man at `skip`, a victim
+    /// being captured, excluded), with `occupied` blocking sliders.
+    #[inline]
+    pub fn attacked(
+        &self,
+        geo: &Geometry,
+        men: &Men,
+        target: Square,
+        by: Side,
+        occupied: Bitboard,
+        skip: usize,
+    ) -> bool {
+        if geo.pattern[Kind::King.index()][self.kings[by.index()] as usize] & bit(target) != 0 {
+            return true;
+        }
+        (0..men.count).any(|i| {
+            i != skip
+                && men.side[i] == by
+                && geo.attacks_square(men.kind[i], self.men[i], target, occupied)
+        })
+    }
+
+    /// Whether the king of `side` is in check.
+    #[inline]
+    pub fn in_check(&self, geo: &Geometry, men: &Men, side: Side) -> bool {
+        let occ = self.occupied(men.count);
+        self.attacked(
+            geo,
+            men,
+            self.kings[side.index()],
+            side.other(),
+            occ,
+            usize::MAX,
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn symmetries_form_the_dihedral_group() {
+        let geo = geometry();
+        let mut images: Vec<[Square; 64]> = geo.symmetry.to_vec();
+        images.sort();
+        images.dedup();
+        assert_eq!(images.len(), 8);
+        for s in 0..SYMMETRIES {
+            let mut seen = [false; 64];
+            geo.symmetry[s]
+                .iter()
+                .for_each(|&t| seen[t as usize] = true);
+            assert!(seen.iter().all(|&x| x), "symmetry {s} is a permutation");
+        }
+        assert_eq!(apply_symmetry(TRANSPOSE, 1), 8);
+        assert!((0..64).all(|sq| (DIAGONAL & bit(sq) != 0) == (file(sq) == rank(sq))));
+    }
+
+    #[test]
+    fn attacks_respect_blockers() {
+        let geo = geometry();
+        // Rook on a1, blocker on a4: a2, a3, a4 and the first rank.
+        let a = geo.attacks(Kind::Rook, 0, bit(24));
+        assert_eq!(a, bit(8) | bit(16) | bit(24) | 0xFE);
+        assert_eq!(geo.attacks(Kind::Knight, 0, 0), bit(10) | bit(17));
+        assert_eq!(geo.attacks(Kind::Queen, 27, u64::MAX).count_ones(), 8);
+        assert_eq!(geo.between[0][63], DIAGONAL & !bit(0) & !bit(63));
+        assert_eq!(geo.between[0][10], 0);
+        assert!(geo.attacks_square(Kind::Bishop, 0, 63, 0));
+        assert!(!geo.attacks_square(Kind::Bishop, 0, 63, bit(36)));
+        assert_eq!(geo.gpu_words().len(), 8 * 64 + 2 * 64 * (5 + 8 + 64));
+    }
+}

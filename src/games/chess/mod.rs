@@ -1,0 +1,317 @@
+//! Western chess without pawns: kings plus up to three queens, rooks, bishops and knights.
+//!
+//! [`Position`] is a legal position (RULES.md): exactly one king a side, at most 5 pieces, no
+//! two pieces on a square, the side not to move not in check. The board geometry is in
+//! [`board`], the index scheme in [`index`], moves and the solver's space in [`moves`], FEN,
+//! SAN and UCI in [`notation`].
+
+pub mod board;
+pub mod index;
+pub mod moves;
+pub mod notation;
+
+use anyhow::{Result, bail};
+
+use crate::games::{Game, Rules};
+use crate::material::{GameId, Material, Side, count_vectors};
+use crate::table::TableSet;
+use crate::value::Value;
+use board::{Kind, MAX_MEN, Men, Placement, Square, geometry};
+use index::ChessIndex;
+use moves::{ChessSpace, for_each_move};
+
+/// The most pieces (kings included) of a supported material.
+pub const MAX_PIECES: usize = 2 + MAX_MEN;
+/// Kind index of the pawn in material counts.
+const PAWN: usize = 5;
+
+/// Chess tables have no rule options (no castling, no pawns yet).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ChessRules;
+
+impl Rules for ChessRules {
+    fn from_options(options: &[(String, String)]) -> Result<Self> {
+        if let Some((key, _)) = options.first() {
+            bail!("chess has no rule option '{key}'");
+        }
+        Ok(ChessRules)
+    }
+
+    fn options(&self) -> Vec<(&'static str, &'static str)> {
+        Vec::new()
+    }
+}
+
+/// A piece: its side and kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Piece {
+    pub side: Side,
+    pub kind: Kind,
+}
+
+/// A move from one square to another (captures included).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ChessMove {
+    pub from: Square,
+    pub to: Square,
+}
+
+/// A legal pawnless position with its side to move.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Position {
+    board: [Option<Piece>; 64],
+    turn: Side,
+}
+
+impl Position {
+    /// A position from its pieces, checked to be legal; each failure is one clear line.
+    pub fn new(board: [Option<Piece>; 64], turn: Side) -> Result<Position> {
+        for side in Side::BOTH {
+            let kings = board
+                .iter()
+                .flatten()
+                .filter(|p| p.side == side && p.kind == Kind::King)
+                .count();
+            if kings != 1 {
+                let name = GameId::Chess.side_names()[side.index()];
+                bail!("{name} must have exactly one king, found {kings}");
+            }
+        }
+        let pieces = board.iter().flatten().count();
+        if pieces > MAX_PIECES {
+            bail!("{pieces} pieces on the board; chess tables support at most {MAX_PIECES}");
+        }
+        let position = Position { board, turn };
+        let (men, placement) = position.men_and_placement();
+        let [wk, bk] = placement.kings;
+        if board::file(wk).abs_diff(board::file(bk)) <= 1
+            && board::rank(wk).abs_diff(board::rank(bk)) <= 1
+        {
+            bail!("the kings stand on adjacent squares");
+        }
+        let waiting = turn.other();
+        if placement.in_check(geometry(), &men, waiting) {
+            let name = GameId::Chess.side_names()[waiting.index()];
+            bail!("{name} is in check but it is not {name}'s move");
+        }
+        Ok(position)
+    }
+
+    /// The piece on a square.
+    pub fn piece_at(&self, sq: Square) -> Option<Piece> {
+        self.board[sq as usize]
+    }
+
+    /// The side to move.
+    pub fn turn(&self) -> Side {
+        self.turn
+    }
+
+    /// The pieces on the board, sides as on the board.
+    pub fn material(&self) -> Material {
+        let mut material = Material::empty(GameId::Chess);
+        for piece in self.board.iter().flatten() {
+            material.counts[piece.side.index()][piece.kind.index()] += 1;
+        }
+        material
+    }
+
+    /// The men of the position in group order and where everything stands.
+    pub fn men_and_placement(&self) -> (Men, Placement) {
+        let men = Men::of_material(&self.material());
+        let mut placement = Placement {
+            kings: [0; 2],
+            men: [0; MAX_MEN],
+        };
+        let mut filled = [false; MAX_MEN];
+        for (sq, piece) in self.board.iter().enumerate() {
+            let Some(piece) = piece else { continue };
+            if piece.kind == Kind::King {
+                placement.kings[piece.side.index()] = sq as Square;
+                continue;
+            }
+            let man = (0..men.count)
+                .find(|&m| !filled[m] && men.side[m] == piece.side && men.kind[m] == piece.kind)
+                .expect("every man of the material has a place");
+            filled[man] = true;
+            placement.men[man] = sq as Square;
+        }
+        (men, placement)
+    }
+
+    /// The position of a legal placement.
+    pub fn from_placement(men: &Men, placement: &Placement, turn: Side) -> Position {
+        let mut board = [None; 64];
+        for side in Side::BOTH {
+            board[placement.kings[side.index()] as usize] = Some(Piece {
+                side,
+                kind: Kind::King,
+            });
+        }
+        for m in 0..men.count {
+            board[placement.men[m] as usize] = Some(Piece {
+                side: men.side[m],
+                kind: men.kind[m],
+            });
+        }
+        Position { board, turn }
+    }
+
+    /// Every legal move of the side to move.
+    pub fn legal_moves(&self) -> Vec<ChessMove> {
+        let (men, placement) = self.men_and_placement();
+        let mut moves = Vec::new();
+        for_each_move(geometry(), &men, &placement, self.turn, |step| {
+            moves.push(ChessMove {
+                from: step.from,
+                to: step.to,
+            })
+        });
+        moves
+    }
+
+    /// The position after a legal move.
+    pub fn play(&self, mv: ChessMove) -> Position {
+        let mut board = self.board;
+        board[mv.to as usize] = board[mv.from as usize].take();
+        Position {
+            board,
+            turn: self.turn.other(),
+        }
+    }
+
+    /// Whether the side to move is in check.
+    pub fn in_check(&self) -> bool {
+        let (men, placement) = self.men_and_placement();
+        placement.in_check(geometry(), &men, self.turn)
+    }
+
+    /// The position with ranks mirrored, colours swapped and the other side to move.
+    pub fn flipped(&self) -> Position {
+        let mut board = [None; 64];
+        for (sq, piece) in self.board.iter().enumerate() {
+            board[sq ^ 56] = piece.map(|p| Piece {
+                side: p.side.other(),
+                kind: p.kind,
+            });
+        }
+        Position {
+            board,
+            turn: self.turn.other(),
+        }
+    }
+}
+
+/// Western chess without pawns.
+pub struct Chess;
+
+impl Game for Chess {
+    const ID: GameId = GameId::Chess;
+    const INDEX_VERSION: u32 = 1;
+    type Rules = ChessRules;
+    type Position = Position;
+    type Move = ChessMove;
+    type Index = ChessIndex;
+    type Space<'t> = ChessSpace<'t>;
+
+    fn check_material(material: &Material) -> Result<()> {
+        if material.game != GameId::Chess {
+            bail!("material {material} is not a chess material");
+        }
+        if material.count(Side::First, PAWN) + material.count(Side::Second, PAWN) > 0 {
+            bail!("chess materials with pawns are not supported yet ({material})");
+        }
+        for side in Side::BOTH {
+            if material.count(side, Kind::King.index()) != 1 {
+                bail!("material {material}: each side needs exactly one king");
+            }
+        }
+        if material.pieces() > MAX_PIECES {
+            bail!(
+                "material {material} has {} pieces; chess tables support at most {MAX_PIECES}",
+                material.pieces()
+            );
+        }
+        Ok(())
+    }
+
+    fn sub_materials(material: &Material) -> Vec<Material> {
+        material.captures(|kind| kind != Kind::King.index())
+    }
+
+    fn materials(pieces: usize) -> Vec<Material> {
+        let men_budget = pieces.clamp(2, MAX_PIECES) - 2;
+        let max = [MAX_MEN as u8; 4];
+        let sides = count_vectors(4, &max, men_budget);
+        let mut materials: Vec<Material> = sides
+            .iter()
+            .flat_map(|white| sides.iter().map(move |black| (white, black)))
+            .filter_map(|(white, black)| {
+                let mut material = Material::empty(GameId::Chess);
+                for (side, counts) in [white, black].into_iter().enumerate() {
+                    material.counts[side][Kind::King.index()] = 1;
+                    material.counts[side][1..5].copy_from_slice(&counts[..4]);
+                }
+                (material.pieces() <= pieces && material.is_canonical()).then_some(material)
+            })
+            .collect();
+        materials.sort_by_key(|m| (m.pieces(), std::cmp::Reverse(*m)));
+        materials.dedup();
+        materials
+    }
+
+    fn index(material: &Material, _rules: ChessRules) -> Result<ChessIndex> {
+        Self::check_material(material)?;
+        ChessIndex::new(material)
+    }
+
+    fn space<'t>(
+        index: &'t ChessIndex,
+        _rules: ChessRules,
+        tables: &'t TableSet,
+    ) -> Result<ChessSpace<'t>> {
+        ChessSpace::new(index, tables)
+    }
+
+    fn parse_position(text: &str) -> Result<Position> {
+        notation::parse_fen(text)
+    }
+
+    fn format_position(position: &Position) -> String {
+        notation::format_fen(position)
+    }
+
+    fn material_of(position: &Position) -> Material {
+        position.material()
+    }
+
+    fn side_to_move(position: &Position) -> Side {
+        position.turn()
+    }
+
+    fn flip(position: &Position) -> Position {
+        position.flipped()
+    }
+
+    fn legal_moves(position: &Position, _rules: ChessRules) -> Vec<ChessMove> {
+        position.legal_moves()
+    }
+
+    fn play(position: &Position, mv: ChessMove) -> Position {
+        position.play(mv)
+    }
+
+    fn game_over(position: &Position, _rules: ChessRules) -> Option<Value> {
+        if !position.legal_moves().is_empty() {
+            None
+        } else if position.in_check() {
+            Some(Value::LOST)
+        } else {
+            Some(Value::Draw)
+        }
+    }
+
+    fn move_names(position: &Position, mv: ChessMove) -> (String, String) {
+        (notation::san(position, mv), notation::uci(mv))
+    }
+}

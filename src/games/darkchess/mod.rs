@@ -1,0 +1,235 @@
+//! Chinese dark chess, revealed endgames (RULES.md): a 4x8 board, every piece steps one square
+//! orthogonally, captures go by rank, the cannon jumps (or steps, by option), a side with no
+//! pieces loses and a side with no move loses (or draws, by option).
+//!
+//! Modules: [`board`] (squares, geometry, bitboards), [`index`] (the dense symmetric index and
+//! positions), [`moves`] (move generation), [`space`] (the solver's view with exits),
+//! [`notation`] (positions and moves as text).
+
+pub mod board;
+pub mod index;
+pub mod moves;
+pub mod notation;
+pub mod space;
+
+use anyhow::{Result, bail};
+
+use self::board::{KINDS, LETTERS, MAX_COUNTS};
+use self::index::{DarkIndex, Position};
+use self::moves::{CaptureRules, Move};
+use self::space::DarkSpace;
+use super::{Game, Rules};
+use crate::material::{GameId, MAX_KINDS, Material, Side, count_vectors};
+use crate::table::TableSet;
+use crate::value::Value;
+
+/// How the cannon captures.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Cannon {
+    /// By jumping over exactly one piece, at any distance, any victim.
+    #[default]
+    Jump,
+    /// Adjacent, like the others, only a cannon or a soldier.
+    Step,
+}
+
+/// What a side with pieces but no legal move gets.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Stalemate {
+    #[default]
+    Loss,
+    Draw,
+}
+
+/// The dark chess rule options.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DarkRules {
+    pub cannon: Cannon,
+    pub stalemate: Stalemate,
+}
+
+impl DarkRules {
+    /// The rules of seed 000's program, which REFERENCE.md's figures come from.
+    pub const SEED: DarkRules = DarkRules {
+        cannon: Cannon::Step,
+        stalemate: Stalemate::Draw,
+    };
+
+    /// The value of a position whose side to move has pieces but no legal move.
+    pub fn no_move_value(self) -> Value {
+        match self.stalemate {
+            Stalemate::Loss => Value::LOST,
+            Stalemate::Draw => Value::Draw,
+        }
+    }
+}
+
+impl Rules for DarkRules {
+    fn from_options(options: &[(String, String)]) -> Result<Self> {
+        let mut rules = DarkRules::default();
+        for (key, value) in options {
+            match (key.as_str(), value.as_str()) {
+                ("cannon", "jump") => rules.cannon = Cannon::Jump,
+                ("cannon", "step") => rules.cannon = Cannon::Step,
+                ("stalemate", "loss") => rules.stalemate = Stalemate::Loss,
+                ("stalemate", "draw") => rules.stalemate = Stalemate::Draw,
+                ("cannon", _) => bail!("darkchess option cannon={value}: expected jump or step"),
+                ("stalemate", _) => {
+                    bail!("darkchess option stalemate={value}: expected loss or draw")
+                }
+                _ => bail!("darkchess has no rule option '{key}' (options: cannon, stalemate)"),
+            }
+        }
+        Ok(rules)
+    }
+
+    fn options(&self) -> Vec<(&'static str, &'static str)> {
+        let cannon = match self.cannon {
+            Cannon::Jump => "jump",
+            Cannon::Step => "step",
+        };
+        let stalemate = match self.stalemate {
+            Stalemate::Loss => "loss",
+            Stalemate::Draw => "draw",
+        };
+        vec![("cannon", cannon), ("stalemate", stalemate)]
+    }
+}
+
+/// Chinese dark chess with all pieces revealed.
+pub struct DarkChess;
+
+impl Game for DarkChess {
+    const ID: GameId = GameId::DarkChess;
+    const INDEX_VERSION: u32 = 1;
+    type Rules = DarkRules;
+    type Position = Position;
+    type Move = Move;
+    type Index = DarkIndex;
+    type Space<'t> = DarkSpace<'t>;
+
+    fn check_material(material: &Material) -> Result<()> {
+        if material.game != GameId::DarkChess {
+            bail!("material {material} is not a darkchess material");
+        }
+        for side in Side::BOTH {
+            if material.side_pieces(side) == 0 {
+                bail!("material {material}: each side needs at least one piece");
+            }
+            if material.counts[side.index()][KINDS..]
+                .iter()
+                .any(|&c| c > 0)
+            {
+                bail!("material {material} has pieces dark chess does not know");
+            }
+            if let Some(kind) = (0..KINDS).find(|&k| material.count(side, k) > MAX_COUNTS[k]) {
+                bail!(
+                    "material {material}: at most {} '{}' per side",
+                    MAX_COUNTS[kind],
+                    LETTERS[kind] as char
+                );
+            }
+        }
+        Ok(())
+    }
+
+    fn sub_materials(material: &Material) -> Vec<Material> {
+        material
+            .captures(|_| true)
+            .into_iter()
+            .filter(|m| Side::BOTH.iter().all(|&side| m.side_pieces(side) > 0))
+            .collect()
+    }
+
+    fn materials(pieces: usize) -> Vec<Material> {
+        let sides = count_vectors(KINDS, &MAX_COUNTS, pieces.saturating_sub(1));
+        let size = |c: &[u8; MAX_KINDS]| c.iter().map(|&n| usize::from(n)).sum::<usize>();
+        let mut materials: Vec<Material> = sides
+            .iter()
+            .flat_map(|first| sides.iter().map(move |second| [*first, *second]))
+            .filter(|[first, second]| {
+                size(first) > 0 && size(second) > 0 && size(first) + size(second) <= pieces
+            })
+            .map(|counts| Material {
+                game: GameId::DarkChess,
+                counts,
+            })
+            .filter(Material::is_canonical)
+            .collect();
+        materials.sort_by_key(|m| (m.pieces(), m.to_string()));
+        materials
+    }
+
+    fn index(material: &Material, _rules: DarkRules) -> Result<DarkIndex> {
+        Self::check_material(material)?;
+        DarkIndex::new(material)
+    }
+
+    fn space<'t>(
+        index: &'t DarkIndex,
+        rules: DarkRules,
+        tables: &'t TableSet,
+    ) -> Result<DarkSpace<'t>> {
+        DarkSpace::new(index, rules, tables)
+    }
+
+    fn parse_position(text: &str) -> Result<Position> {
+        notation::parse_position(text)
+    }
+
+    fn format_position(position: &Position) -> String {
+        notation::format_position(position)
+    }
+
+    fn material_of(position: &Position) -> Material {
+        let mut material = Material::empty(GameId::DarkChess);
+        for side in Side::BOTH {
+            for kind in 0..KINDS {
+                material.counts[side.index()][kind] =
+                    position.board.masks[side.index()][kind].count_ones() as u8;
+            }
+        }
+        material
+    }
+
+    fn side_to_move(position: &Position) -> Side {
+        position.side_to_move
+    }
+
+    fn flip(position: &Position) -> Position {
+        Position {
+            board: position.board.swapped(),
+            side_to_move: position.side_to_move.other(),
+        }
+    }
+
+    fn legal_moves(position: &Position, rules: DarkRules) -> Vec<Move> {
+        moves::legal_moves(
+            &position.board,
+            position.side_to_move,
+            &CaptureRules::new(rules),
+        )
+    }
+
+    fn play(position: &Position, mv: Move) -> Position {
+        Position {
+            board: moves::play(&position.board, position.side_to_move, mv),
+            side_to_move: position.side_to_move.other(),
+        }
+    }
+
+    fn game_over(position: &Position, rules: DarkRules) -> Option<Value> {
+        if position.board.side_mask(position.side_to_move) == 0 {
+            Some(Value::LOST)
+        } else if Self::legal_moves(position, rules).is_empty() {
+            Some(rules.no_move_value())
+        } else {
+            None
+        }
+    }
+
+    fn move_names(_position: &Position, mv: Move) -> (String, String) {
+        let name = notation::move_name(mv);
+        (name.clone(), name)
+    }
+}

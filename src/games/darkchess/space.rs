@@ -1,0 +1,203 @@
+//! The solver's view of one dark chess material: in-table children and parents as canonical
+//! states, and captures as exits into the smaller tables (or into a side with no pieces).
+
+use anyhow::Result;
+
+use super::DarkRules;
+use super::board::{Board, GEOMETRY, KINDS};
+use super::index::{DarkIndex, GroupMasks, MAX_GROUPS, NO_GROUP, Position};
+use super::moves::CaptureRules;
+use crate::games::IndexSpace;
+use crate::material::Side;
+use crate::solver::{Exits, Node, Space, Successors};
+use crate::table::{Table, TableSet};
+use crate::value::{Entry, Value};
+
+/// Where capturing a piece of one (side, kind) leads.
+enum CaptureExit<'t> {
+    /// It was that side's last piece: the side to move next has no pieces and has lost.
+    Lost,
+    /// A position of a smaller table; `swap` when that table's material has the sides swapped.
+    Table {
+        index: DarkIndex,
+        table: &'t Table,
+        swap: bool,
+    },
+}
+
+/// A capture: the attacker's kind and squares, the victim's kind.
+#[derive(Clone, Copy)]
+struct Capture {
+    kind: usize,
+    from: u32,
+    to: u32,
+    victim: usize,
+}
+
+/// One material's states, moves and exits.
+pub struct DarkSpace<'t> {
+    index: &'t DarkIndex,
+    captures: CaptureRules,
+    no_move: Value,
+    exits: [[Option<CaptureExit<'t>>; KINDS]; 2],
+}
+
+impl<'t> DarkSpace<'t> {
+    /// The space of `index` under `rules`; every table a capture reaches must be in `tables`.
+    pub fn new(index: &'t DarkIndex, rules: DarkRules, tables: &'t TableSet) -> Result<Self> {
+        let material = index.material();
+        let mut exits: [[Option<CaptureExit<'t>>; KINDS]; 2] = Default::default();
+        for side in Side::BOTH {
+            for kind in 0..KINDS {
+                if material.count(side, kind) == 0 {
+                    continue;
+                }
+                let after = material.without(side, kind);
+                exits[side.index()][kind] = Some(if after.side_pieces(side) == 0 {
+                    CaptureExit::Lost
+                } else {
+                    let (canonical, swap) = after.canonical();
+                    CaptureExit::Table {
+                        index: DarkIndex::new(&canonical)?,
+                        table: tables.require(&canonical)?,
+                        swap,
+                    }
+                });
+            }
+        }
+        Ok(DarkSpace {
+            index,
+            captures: CaptureRules::new(rules),
+            no_move: rules.no_move_value(),
+            exits,
+        })
+    }
+
+    /// The value (for the side then to move) of the position after `side` captures.
+    fn capture_value(&self, board: &Board, side: Side, capture: Capture) -> Value {
+        let Capture {
+            kind,
+            from,
+            to,
+            victim,
+        } = capture;
+        let enemy = side.other();
+        match &self.exits[enemy.index()][victim] {
+            Some(CaptureExit::Lost) => Value::LOST,
+            Some(CaptureExit::Table { index, table, swap }) => {
+                let mut after = *board;
+                after.masks[side.index()][kind] ^= 1 << from | 1 << to;
+                after.masks[enemy.index()][victim] ^= 1 << to;
+                let position = if *swap {
+                    Position {
+                        board: after.swapped(),
+                        side_to_move: side,
+                    }
+                } else {
+                    Position {
+                        board: after,
+                        side_to_move: enemy,
+                    }
+                };
+                let entry: Entry = table.entry(index.locate(&position));
+                Value::from_entry(entry).expect("a legal position of a solved table")
+            }
+            None => unreachable!("the material has the victim"),
+        }
+    }
+
+    /// Pushes the canonical states reached when `mover` steps one piece, with `next` to move.
+    fn push_steps(
+        &self,
+        gm: &GroupMasks,
+        slot: u64,
+        mover: Side,
+        next: Side,
+        out: &mut Successors,
+    ) {
+        let index = self.index;
+        let groups = index.groups();
+        let base = next.index() as u64 * index.per_side();
+        let symmetric = index.symmetric_anchor(slot / groups[0].stride);
+        let mut occupied_before = [0u32; MAX_GROUPS + 1];
+        for j in 0..groups.len() {
+            occupied_before[j + 1] = occupied_before[j] | gm[j];
+        }
+        let empty = !occupied_before[groups.len()];
+        for kind in 0..KINDS {
+            let j = index.group_of(mover, kind);
+            if j == NO_GROUP {
+                continue;
+            }
+            let j = usize::from(j);
+            let kept = if j == 0 {
+                0
+            } else {
+                slot - slot % groups[j - 1].stride
+            };
+            let mut pieces = gm[j];
+            while pieces != 0 {
+                let from = pieces.trailing_zeros();
+                pieces &= pieces - 1;
+                let mut targets = GEOMETRY.steps[from as usize] & empty;
+                while targets != 0 {
+                    let to = targets.trailing_zeros();
+                    targets &= targets - 1;
+                    let mut child = *gm;
+                    child[j] ^= 1 << from | 1 << to;
+                    if j == 0 || symmetric {
+                        let (s, g) = index.canonical_slot(&child);
+                        out.push(base + s, g != 0);
+                    } else {
+                        out.push_plain(
+                            base + kept + index.partial_slot(&child, j, occupied_before[j]),
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl Space for DarkSpace<'_> {
+    fn states(&self) -> u64 {
+        self.index.states()
+    }
+
+    fn expand(&self, state: u64, children: &mut Successors) -> Node {
+        let index = self.index;
+        let slot = state % index.per_side();
+        let gm = index.decode_groups(slot);
+        if !index.is_canonical(&gm, slot) {
+            return Node::Broken;
+        }
+        let side = index.side_to_move(state);
+        let board = index.board(&gm);
+        let mut exits = Exits::default();
+        let mut captured = false;
+        self.captures
+            .for_each_capture(&board, side, |kind, from, to, victim| {
+                captured = true;
+                let capture = Capture {
+                    kind,
+                    from,
+                    to,
+                    victim,
+                };
+                exits.add(self.capture_value(&board, side, capture));
+            });
+        self.push_steps(&gm, slot, side, side.other(), children);
+        if !captured && children.distinct().is_empty() {
+            return Node::Terminal(self.no_move);
+        }
+        Node::Inner(exits)
+    }
+
+    fn parents(&self, state: u64, parents: &mut Successors) {
+        let index = self.index;
+        let slot = state % index.per_side();
+        let gm = index.decode_groups(slot);
+        let previous = index.side_to_move(state).other();
+        self.push_steps(&gm, slot, previous, previous, parents);
+    }
+}

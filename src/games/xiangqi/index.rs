@@ -1,0 +1,317 @@
+//! The xiangqi index scheme (version 1). A WGSL twin reproduces it bit for bit from the arrays of
+//! [`super::geometry::Geometry`] and the group list of [`Layout`].
+//!
+//! - Pieces are laid out in *slots*: red pieces, then black pieces; within a side the kinds in
+//!   material order K R C N P A E; identical pieces (same side and kind, at most two) form one
+//!   *group* on consecutive slots.
+//! - A group's *rank*: a single piece's point number `points[side][kind][square]`; a pair's
+//!   combinadic rank `pair_base(high) + low` of its two point numbers (`pair_base(n) = n(n-1)/2`),
+//!   so the pair's order is irrelevant. The red king instead uses `red_king_reduced` (its six
+//!   points on files d and e, ascending squares: d0 e0 d1 e1 d2 e2 -> 0..5).
+//! - Radices: the number of points (pair: `pair_base(points)`), red king 6. Groups are mixed
+//!   radix digits, the first group most significant: `slot = sum(rank_g * stride_g)` with the last
+//!   group's stride 1. `per_side` is the product of the radices, and
+//!   `state = side_to_move * per_side + slot` (red = 0).
+//! - Left-right mirror: a position whose red king stands on file f..i is mirrored first (every
+//!   square `s -> mirror[s]`). With the red king on file e, the position and its mirror image
+//!   both have slots; the canonical one is the smaller slot, and the larger is a broken
+//!   duplicate. Weight: 1 for a position equal to its mirror image (same slot), otherwise 2.
+//! - Broken slots: two pieces on one square, a non-canonical duplicate, or the side not to move
+//!   in check (flying general included).
+
+use anyhow::{Result, bail};
+
+use super::geometry::{Kind, NONE, file, geometry, pair_base};
+use super::moves::Board;
+use crate::games::IndexSpace;
+use crate::material::{Material, Side};
+
+/// Most pieces on the board: per side a king, two advisors, two elephants, two attackers.
+pub const MAX_PIECES: usize = 14;
+
+/// Squares of the pieces in slot order ([`NONE`] beyond the last piece, or for a captured one).
+pub type Squares = [u8; MAX_PIECES];
+
+/// Identical pieces sharing one index digit.
+#[derive(Clone, Copy, Debug)]
+pub struct Group {
+    /// 0 red, 1 black.
+    pub side: usize,
+    pub kind: Kind,
+    /// First slot of the group.
+    pub first: usize,
+    /// 1 or 2 pieces.
+    pub count: usize,
+    pub radix: u64,
+    pub stride: u64,
+}
+
+/// Which piece stands in which slot, for one material (sides as on the board).
+#[derive(Clone, Debug)]
+pub struct Layout {
+    pub pieces: usize,
+    pub side: [u8; MAX_PIECES],
+    pub kind: [Kind; MAX_PIECES],
+    pub groups: Vec<Group>,
+    /// Group of each slot.
+    pub group_of: [u8; MAX_PIECES],
+    /// Slots of each side: `sides[side]` is a range start and end.
+    pub sides: [(usize, usize); 2],
+}
+
+impl Layout {
+    /// The layout of a material with one king per side and at most two pieces per kind.
+    pub fn new(material: &Material) -> Result<Layout> {
+        let mut layout = Layout {
+            pieces: 0,
+            side: [0; MAX_PIECES],
+            kind: [Kind::King; MAX_PIECES],
+            groups: Vec::new(),
+            group_of: [0; MAX_PIECES],
+            sides: [(0, 0); 2],
+        };
+        let g = geometry();
+        for side in Side::BOTH {
+            let s = side.index();
+            layout.sides[s].0 = layout.pieces;
+            for kind in Kind::ALL {
+                let count = usize::from(material.count(side, kind.index()));
+                if count == 0 {
+                    continue;
+                }
+                if count > 2 || (kind == Kind::King && count != 1) {
+                    bail!("material {material}: unsupported count of {kind:?}");
+                }
+                if layout.pieces + count > MAX_PIECES {
+                    bail!("material {material} has more than {MAX_PIECES} pieces");
+                }
+                let points = u64::from(g.point_count[s][kind.index()]);
+                let radix = match (s, kind, count) {
+                    (0, Kind::King, _) => g.red_king_squares.len() as u64,
+                    (_, _, 1) => points,
+                    _ => u64::from(pair_base(points as u32)),
+                };
+                for slot in layout.pieces..layout.pieces + count {
+                    layout.side[slot] = s as u8;
+                    layout.kind[slot] = kind;
+                    layout.group_of[slot] = layout.groups.len() as u8;
+                }
+                layout.groups.push(Group {
+                    side: s,
+                    kind,
+                    first: layout.pieces,
+                    count,
+                    radix,
+                    stride: 0,
+                });
+                layout.pieces += count;
+            }
+            layout.sides[s].1 = layout.pieces;
+            if material.count(side, Kind::King.index()) != 1 {
+                bail!("material {material}: each side needs exactly one king");
+            }
+        }
+        let mut stride = 1u64;
+        for group in layout.groups.iter_mut().rev() {
+            group.stride = stride;
+            stride = stride
+                .checked_mul(group.radix)
+                .ok_or_else(|| anyhow::anyhow!("material {material} is too large to index"))?;
+        }
+        Ok(layout)
+    }
+
+    /// Slot of a side's king.
+    pub fn king(&self, side: usize) -> usize {
+        self.sides[side].0
+    }
+
+    /// Number of slots per side to move.
+    pub fn per_side(&self) -> u64 {
+        self.groups.first().map_or(1, |g| g.radix * g.stride)
+    }
+
+    /// Rank of a group with its pieces on `squares` (read through `map`, the identity or the
+    /// mirror); every square must be one of the group's points.
+    #[inline]
+    pub fn group_rank(&self, group: &Group, squares: &Squares, map: &[u8; 90]) -> u64 {
+        let g = geometry();
+        let table = if group.side == 0 && group.kind == Kind::King {
+            &g.red_king_reduced
+        } else {
+            &g.points[group.side][group.kind.index()]
+        };
+        let point = |slot: usize| u32::from(table[usize::from(map[usize::from(squares[slot])])]);
+        if group.count == 1 {
+            u64::from(point(group.first))
+        } else {
+            let (a, b) = (point(group.first), point(group.first + 1));
+            u64::from(pair_base(a.max(b)) + a.min(b))
+        }
+    }
+
+    /// Slot of the pieces as they stand (red king on file d or e).
+    pub fn raw_slot(&self, squares: &Squares, map: &[u8; 90]) -> u64 {
+        self.groups
+            .iter()
+            .map(|group| self.group_rank(group, squares, map) * group.stride)
+            .sum()
+    }
+
+    /// The canonical slot of a position, and whether the mirror was needed to reach it.
+    pub fn canonical_slot(&self, squares: &Squares) -> (u64, bool) {
+        let g = geometry();
+        let identity = identity();
+        let king_file = file(squares[0]);
+        if king_file > 4 {
+            return (self.raw_slot(squares, &g.mirror), true);
+        }
+        let slot = self.raw_slot(squares, identity);
+        if king_file == 4 {
+            let mirrored = self.raw_slot(squares, &g.mirror);
+            if mirrored < slot {
+                return (mirrored, true);
+            }
+        }
+        (slot, false)
+    }
+
+    /// The squares a slot stands for (pieces may overlap).
+    pub fn decode_slot(&self, slot: u64) -> Squares {
+        let g = geometry();
+        let mut squares = [NONE; MAX_PIECES];
+        for group in &self.groups {
+            let rank = (slot / group.stride) % group.radix;
+            let list = if group.side == 0 && group.kind == Kind::King {
+                &g.red_king_squares[..]
+            } else {
+                &g.point_squares[group.side][group.kind.index()][..]
+            };
+            if group.count == 1 {
+                squares[group.first] = list[rank as usize];
+            } else {
+                let [low, high] = g.pair_unrank[rank as usize];
+                squares[group.first] = list[usize::from(low)];
+                squares[group.first + 1] = list[usize::from(high)];
+            }
+        }
+        squares
+    }
+
+    /// Whether every piece stands on one of its points.
+    pub fn on_points(&self, squares: &Squares) -> bool {
+        let g = geometry();
+        (0..self.pieces).all(|slot| {
+            let s = squares[slot];
+            s != NONE && g.allowed(usize::from(self.side[slot]), self.kind[slot], s)
+        })
+    }
+}
+
+/// The identity square map.
+pub fn identity() -> &'static [u8; 90] {
+    static IDENTITY: [u8; 90] = {
+        let mut map = [0u8; 90];
+        let mut s = 0;
+        while s < 90 {
+            map[s] = s as u8;
+            s += 1;
+        }
+        map
+    };
+    &IDENTITY
+}
+
+/// The index space of one xiangqi material.
+#[derive(Clone, Debug)]
+pub struct XiangqiIndex {
+    pub material: Material,
+    pub layout: Layout,
+    pub per_side: u64,
+}
+
+/// What a slot holds once decoded and checked.
+pub struct Decoded<'l> {
+    pub board: Board<'l>,
+    /// The slot (side to move removed).
+    pub slot: u64,
+    /// 0 red, 1 black.
+    pub to_move: usize,
+    /// The slot of the mirror image when the red king stands on file e.
+    pub mirror_slot: Option<u64>,
+}
+
+impl XiangqiIndex {
+    pub fn new(material: &Material) -> Result<XiangqiIndex> {
+        let layout = Layout::new(material)?;
+        let per_side = layout.per_side();
+        Ok(XiangqiIndex {
+            material: *material,
+            layout,
+            per_side,
+        })
+    }
+
+    /// The state of pieces on `squares` (any mirror image) with `to_move` to move.
+    pub fn state_of(&self, squares: &Squares, to_move: usize) -> (u64, bool) {
+        let (slot, mapped) = self.layout.canonical_slot(squares);
+        (to_move as u64 * self.per_side + slot, mapped)
+    }
+
+    /// Decodes a state, `None` for a broken slot.
+    pub fn decode_state(&self, state: u64) -> Option<Decoded<'_>> {
+        let to_move = usize::from(state >= self.per_side);
+        let slot = state - to_move as u64 * self.per_side;
+        let squares = self.layout.decode_slot(slot);
+        let board = Board::new(&self.layout, squares)?;
+        let mirror_slot =
+            (file(squares[0]) == 4).then(|| self.layout.raw_slot(&squares, &geometry().mirror));
+        if mirror_slot.is_some_and(|m| m < slot) || board.in_check(1 - to_move) {
+            return None;
+        }
+        Some(Decoded {
+            board,
+            slot,
+            to_move,
+            mirror_slot,
+        })
+    }
+}
+
+impl IndexSpace for XiangqiIndex {
+    type Position = super::Position;
+
+    fn states(&self) -> u64 {
+        2 * self.per_side
+    }
+
+    fn locate(&self, position: &super::Position) -> u64 {
+        let squares = position.squares(&self.layout);
+        self.state_of(&squares, position.to_move.index()).0
+    }
+
+    fn decode(&self, state: u64) -> Option<super::Position> {
+        let decoded = self.decode_state(state)?;
+        Some(super::Position::from_squares(
+            &self.layout,
+            &decoded.board.squares,
+            decoded.to_move,
+        ))
+    }
+
+    fn weight(&self, state: u64) -> u32 {
+        match self.decode_state(state) {
+            None => 0,
+            Some(d) if d.mirror_slot == Some(d.slot) => 1,
+            Some(_) => 2,
+        }
+    }
+
+    fn side_to_move(&self, state: u64) -> Side {
+        if state < self.per_side {
+            Side::First
+        } else {
+            Side::Second
+        }
+    }
+}

@@ -1,0 +1,310 @@
+//! Xiangqi (Chinese chess) endgames: each side one king, any advisors and elephants (at most two
+//! each), at most two attacking pieces (rooks, cannons, horses, pawns). A side with no legal move
+//! loses; under the default rules a repetition is a draw.
+
+pub mod geometry;
+pub mod index;
+pub mod moves;
+pub mod notation;
+pub mod space;
+
+use anyhow::{Result, bail};
+
+use self::geometry::{Kind, NONE, SQUARES, geometry};
+use self::index::{Layout, MAX_PIECES, Squares, XiangqiIndex};
+use self::moves::Board;
+use self::space::XiangqiSpace;
+use crate::games::{Game, Rules};
+use crate::material::{GameId, Material, Side, count_vectors};
+use crate::table::TableSet;
+use crate::value::Value;
+
+/// Most attacking pieces (R, C, N, P) per side that egtb builds tables for.
+pub const MAX_ATTACKERS: usize = 2;
+
+/// The game `xiangqi`.
+pub struct Xiangqi;
+
+/// What a position that neither side can force to a result is worth.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Repetition {
+    /// Endless play is a draw (the retrograde solver's leftover states).
+    #[default]
+    Draw,
+}
+
+/// Xiangqi rule options: `rules=draw` (Asian rules come later).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct XiangqiRules {
+    pub repetition: Repetition,
+}
+
+impl Rules for XiangqiRules {
+    fn from_options(options: &[(String, String)]) -> Result<Self> {
+        let mut rules = XiangqiRules::default();
+        for (key, value) in options {
+            match (key.as_str(), value.as_str()) {
+                ("rules", "draw") => rules.repetition = Repetition::Draw,
+                ("rules", "asian") => bail!("xiangqi rules 'asian' are not supported yet"),
+                ("rules", other) => bail!("unknown xiangqi rules '{other}' (expected draw)"),
+                (other, _) => bail!("xiangqi has no option '{other}' (only rules)"),
+            }
+        }
+        Ok(rules)
+    }
+
+    fn options(&self) -> Vec<(&'static str, &'static str)> {
+        match self.repetition {
+            Repetition::Draw => vec![("rules", "draw")],
+        }
+    }
+}
+
+/// A piece: its side and kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Piece {
+    pub side: Side,
+    pub kind: Kind,
+}
+
+/// A position: what stands on each square and who is to move.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Position {
+    pub cells: [Option<Piece>; SQUARES],
+    pub to_move: Side,
+}
+
+/// A move from one square to another (captures included).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Move {
+    pub from: u8,
+    pub to: u8,
+}
+
+impl Position {
+    /// The squares of the pieces in the slots of `layout`, which must fit the position's
+    /// material.
+    pub fn squares(&self, layout: &Layout) -> Squares {
+        let mut squares = [NONE; MAX_PIECES];
+        let mut next = [[0usize; 7]; 2];
+        for group in &layout.groups {
+            next[group.side][group.kind.index()] = group.first;
+        }
+        for (s, cell) in self.cells.iter().enumerate() {
+            if let Some(piece) = cell {
+                let slot = &mut next[piece.side.index()][piece.kind.index()];
+                squares[*slot] = s as u8;
+                *slot += 1;
+            }
+        }
+        squares
+    }
+
+    /// The position with pieces of `layout` on `squares`, `to_move` (0 red) to move.
+    pub fn from_squares(layout: &Layout, squares: &Squares, to_move: usize) -> Position {
+        let mut cells = [None; SQUARES];
+        for slot in 0..layout.pieces {
+            cells[usize::from(squares[slot])] = Some(Piece {
+                side: Side::BOTH[usize::from(layout.side[slot])],
+                kind: layout.kind[slot],
+            });
+        }
+        Position {
+            cells,
+            to_move: Side::BOTH[to_move],
+        }
+    }
+
+    /// The pieces on the board.
+    pub fn material(&self) -> Material {
+        let mut material = Material::empty(GameId::Xiangqi);
+        for piece in self.cells.iter().flatten() {
+            material.counts[piece.side.index()][piece.kind.index()] += 1;
+        }
+        material
+    }
+
+    /// Runs `f` on a working board of the position (its material must be supported).
+    fn with_board<R>(&self, f: impl FnOnce(&mut Board) -> R) -> R {
+        let layout = Layout::new(&self.material()).expect("a legal position has a layout");
+        let squares = self.squares(&layout);
+        let mut board = Board::new(&layout, squares).expect("cells never overlap");
+        f(&mut board)
+    }
+
+    /// Checks the material, that every piece stands on one of its points and that the side not
+    /// to move is not in check.
+    pub fn check_legal(&self) -> Result<()> {
+        let material = self.material();
+        Xiangqi::check_material(&material.canonical().0)?;
+        let g = geometry();
+        for (s, cell) in self.cells.iter().enumerate() {
+            if let Some(piece) = cell
+                && !g.allowed(piece.side.index(), piece.kind, s as u8)
+            {
+                bail!(
+                    "a {} {:?} cannot stand on {}{}",
+                    GameId::Xiangqi.side_names()[piece.side.index()],
+                    piece.kind,
+                    char::from(b'a' + geometry::file(s as u8)),
+                    geometry::rank(s as u8)
+                );
+            }
+        }
+        let waiting = self.to_move.other();
+        if self.with_board(|board| board.in_check(waiting.index())) {
+            bail!(
+                "illegal position: {} (not to move) is in check",
+                GameId::Xiangqi.side_names()[waiting.index()]
+            );
+        }
+        Ok(())
+    }
+}
+
+impl Game for Xiangqi {
+    const ID: GameId = GameId::Xiangqi;
+    const INDEX_VERSION: u32 = 1;
+    type Rules = XiangqiRules;
+    type Position = Position;
+    type Move = Move;
+    type Index = XiangqiIndex;
+    type Space<'t> = XiangqiSpace<'t>;
+
+    fn check_material(material: &Material) -> Result<()> {
+        if material.game != GameId::Xiangqi {
+            bail!("material {material} is not a xiangqi material");
+        }
+        for side in Side::BOTH {
+            let count = |kind: Kind| usize::from(material.count(side, kind.index()));
+            if count(Kind::King) != 1 {
+                bail!("material {material}: each side needs exactly one king");
+            }
+            if count(Kind::Advisor) > 2 || count(Kind::Elephant) > 2 {
+                bail!("material {material}: at most two advisors and two elephants per side");
+            }
+            let attackers: usize = [Kind::Rook, Kind::Cannon, Kind::Horse, Kind::Pawn]
+                .into_iter()
+                .map(count)
+                .sum();
+            if attackers > MAX_ATTACKERS {
+                bail!(
+                    "material {material}: at most {MAX_ATTACKERS} rooks, cannons, horses and pawns per side are supported"
+                );
+            }
+        }
+        if !material.is_canonical() {
+            bail!(
+                "material {material} is not canonical (write it as {})",
+                material.canonical().0
+            );
+        }
+        Ok(())
+    }
+
+    fn sub_materials(material: &Material) -> Vec<Material> {
+        material.captures(|kind| kind != Kind::King.index())
+    }
+
+    fn materials(pieces: usize) -> Vec<Material> {
+        let mut max = [0u8; 7];
+        max[Kind::King.index()] = 1;
+        for kind in [Kind::Rook, Kind::Cannon, Kind::Horse, Kind::Pawn] {
+            max[kind.index()] = MAX_ATTACKERS as u8;
+        }
+        max[Kind::Advisor.index()] = 2;
+        max[Kind::Elephant.index()] = 2;
+        let sides: Vec<_> = (1..=pieces.saturating_sub(1))
+            .flat_map(|n| count_vectors(7, &max, n))
+            .filter(|counts| counts[Kind::King.index()] == 1)
+            .collect();
+        let mut all: Vec<Material> = sides
+            .iter()
+            .flat_map(|&red| sides.iter().map(move |&black| (red, black)))
+            .map(|(red, black)| Material {
+                game: GameId::Xiangqi,
+                counts: [red, black],
+            })
+            .filter(|m| m.pieces() <= pieces && Xiangqi::check_material(m).is_ok())
+            .collect();
+        all.sort_by_key(|m| (m.pieces(), *m));
+        all
+    }
+
+    fn index(material: &Material, _rules: XiangqiRules) -> Result<XiangqiIndex> {
+        Xiangqi::check_material(material)?;
+        XiangqiIndex::new(material)
+    }
+
+    fn space<'t>(
+        index: &'t XiangqiIndex,
+        _rules: XiangqiRules,
+        tables: &'t TableSet,
+    ) -> Result<XiangqiSpace<'t>> {
+        XiangqiSpace::new(index, tables)
+    }
+
+    fn parse_position(text: &str) -> Result<Position> {
+        let position = notation::parse_fen(text)?;
+        position.check_legal()?;
+        Ok(position)
+    }
+
+    fn format_position(position: &Position) -> String {
+        notation::format_fen(position)
+    }
+
+    fn material_of(position: &Position) -> Material {
+        position.material()
+    }
+
+    fn side_to_move(position: &Position) -> Side {
+        position.to_move
+    }
+
+    fn flip(position: &Position) -> Position {
+        let g = geometry();
+        let mut cells = [None; SQUARES];
+        for (s, cell) in position.cells.iter().enumerate() {
+            cells[usize::from(g.flip[s])] = cell.map(|piece| Piece {
+                side: piece.side.other(),
+                kind: piece.kind,
+            });
+        }
+        Position {
+            cells,
+            to_move: position.to_move.other(),
+        }
+    }
+
+    fn legal_moves(position: &Position, _rules: XiangqiRules) -> Vec<Move> {
+        let mut moves = Vec::new();
+        position.with_board(|board| {
+            let start = board.squares;
+            board.for_each_legal_move(position.to_move.index(), |board, slot, _| {
+                moves.push(Move {
+                    from: start[slot],
+                    to: board.squares[slot],
+                });
+            });
+        });
+        moves
+    }
+
+    fn play(position: &Position, mv: Move) -> Position {
+        let mut next = position.clone();
+        next.cells[usize::from(mv.to)] = next.cells[usize::from(mv.from)].take();
+        next.to_move = position.to_move.other();
+        next
+    }
+
+    fn game_over(position: &Position, rules: XiangqiRules) -> Option<Value> {
+        Xiangqi::legal_moves(position, rules)
+            .is_empty()
+            .then_some(Value::LOST)
+    }
+
+    fn move_names(position: &Position, mv: Move) -> (String, String) {
+        (notation::wxf(position, mv), notation::iccs(mv))
+    }
+}

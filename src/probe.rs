@@ -1,0 +1,108 @@
+//! Reading values out of solved tables: a position's value, every move's outcome, the best line.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Result, bail};
+
+use crate::games::{Game, IndexSpace};
+use crate::generate::open_table;
+use crate::material::Material;
+use crate::table::Table;
+use crate::value::Value;
+
+/// Opens the tables of one game and rule set on demand and reads positions' values.
+pub struct Prober<G: Game> {
+    dir: PathBuf,
+    rules: G::Rules,
+    open: HashMap<Material, (G::Index, Table)>,
+}
+
+/// A legal move with what it leads to, from the mover's point of view.
+#[derive(Clone, Debug)]
+pub struct MoveValue<M> {
+    pub mv: M,
+    /// The readable notation (SAN, WXF, coordinates).
+    pub name: String,
+    /// The coordinate notation (UCI, ICCS, coordinates).
+    pub coords: String,
+    /// The mover's value when playing this move (1 + the child's DTM, outcome reversed).
+    pub value: Value,
+}
+
+impl<G: Game> Prober<G> {
+    pub fn new(dir: &Path, rules: G::Rules) -> Self {
+        Prober { dir: dir.to_path_buf(), rules, open: HashMap::new() }
+    }
+
+    /// The path of the table a position is read from, if it needs one.
+    pub fn table_path(&mut self, position: &G::Position) -> Result<Option<PathBuf>> {
+        if G::game_over(position, self.rules).is_some() {
+            return Ok(None);
+        }
+        let (material, _) = G::material_of(position).canonical();
+        Ok(Some(self.table(&material)?.1.path.clone()))
+    }
+
+    fn table(&mut self, material: &Material) -> Result<&(G::Index, Table)> {
+        if !self.open.contains_key(material) {
+            let opened = open_table::<G>(&self.dir, material, self.rules)?;
+            self.open.insert(*material, opened);
+        }
+        Ok(&self.open[material])
+    }
+
+    /// The value of a legal position for the side to move.
+    pub fn value(&mut self, position: &G::Position) -> Result<Value> {
+        if let Some(value) = G::game_over(position, self.rules) {
+            return Ok(value);
+        }
+        let (material, flipped) = G::material_of(position).canonical();
+        let flipped_position;
+        let position = if flipped {
+            flipped_position = G::flip(position);
+            &flipped_position
+        } else {
+            position
+        };
+        let (index, table) = self.table(&material)?;
+        let state = index.locate(position);
+        match table.value(state) {
+            Some(value) => Ok(value),
+            None => bail!("table {} marks this legal position as broken (slot {state})", table.path.display()),
+        }
+    }
+
+    /// Every legal move with its value for the mover, best first (quickest win, then draws,
+    /// then the slowest loss); ties keep the game's move order.
+    pub fn moves(&mut self, position: &G::Position) -> Result<Vec<MoveValue<G::Move>>> {
+        let mut moves = Vec::new();
+        for mv in G::legal_moves(position, self.rules) {
+            let child = G::play(position, mv);
+            let (name, coords) = G::move_names(position, mv);
+            let value = Value::parent_of(self.value(&child)?);
+            moves.push(MoveValue { mv, name, coords, value });
+        }
+        moves.sort_by_key(|m| std::cmp::Reverse(m.value.preference()));
+        Ok(moves)
+    }
+
+    /// The best-play line from a decisive position to the end of the game: the winner takes the
+    /// quickest win, the loser the slowest loss. Each step is the move and the value of the
+    /// position it leaves, for the side then to move. Empty for a draw or a finished game.
+    pub fn line(&mut self, position: &G::Position) -> Result<Vec<(MoveValue<G::Move>, Value)>> {
+        let mut line = Vec::new();
+        let mut position = position.clone();
+        let mut value = self.value(&position)?;
+        while value.dtm().is_some_and(|d| d > 0) {
+            let Some(best) = self.moves(&position)?.into_iter().next() else { break };
+            if best.value != value {
+                bail!("table inconsistency: best move {} gives {} but the position is {value}", best.name, best.value);
+            }
+            position = G::play(&position, best.mv);
+            value = self.value(&position)?;
+            line.push((best, value));
+        }
+        Ok(line)
+    }
+}

@@ -1,0 +1,64 @@
+//! Helpers shared by the dark chess tests: fresh table folders, building, probing.
+
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use egtb::games::darkchess::index::Position;
+use egtb::games::darkchess::{DarkChess, DarkRules};
+use egtb::games::{Game, IndexSpace};
+use egtb::generate::Generator;
+use egtb::material::{GameId, Material};
+use egtb::solver::Silent;
+use egtb::value::Value;
+
+/// A fresh, empty folder for one test's tables.
+pub fn fresh_dir(tag: &str) -> PathBuf {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "egtb-darkchess-{tag}-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+/// A canonical dark chess material from its name.
+pub fn material(name: &str) -> Material {
+    Material::parse(GameId::DarkChess, name)
+        .expect("material name")
+        .canonical()
+        .0
+}
+
+/// Builds a material's table (and its smaller tables) in a fresh folder.
+pub fn build(name: &str, rules: DarkRules) -> Generator<'static, DarkChess> {
+    let mut generator = Generator::new(&fresh_dir(name), rules, &Silent);
+    generator.ensure(&material(name)).expect("table builds");
+    generator
+}
+
+/// The value of a position for its side to move, from the tables (built on demand).
+pub fn probe(
+    generator: &mut Generator<'_, DarkChess>,
+    rules: DarkRules,
+    position: &Position,
+) -> Value {
+    let (canonical, swapped) = DarkChess::material_of(position).canonical();
+    let position = if swapped {
+        DarkChess::flip(position)
+    } else {
+        *position
+    };
+    let index = DarkChess::index(&canonical, rules).expect("index");
+    let table = generator.ensure(&canonical).expect("table builds");
+    Value::from_entry(table.entry(index.locate(&position))).expect("a legal position")
+}
+
+/// Parses a position.
+pub fn position(text: &str) -> Position {
+    DarkChess::parse_position(text).expect("position")
+}
