@@ -10,6 +10,8 @@
 // others through succ_push_mapped (deduplicated here), exactly as `Successors` on the CPU.
 
 const DRAW: u32 = 0u;
+// The entry of a position already lost (no move, or checkmated).
+const LOST: u32 = 1u;
 const BROKEN: u32 = 0xFFFFu;
 const PENDING: u32 = 0x8000u;
 const MAX_DTM: u32 = 0x7FFEu;
