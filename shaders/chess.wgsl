@@ -240,20 +240,20 @@ fn decode(state: u32) -> Decoded {
 
 // Pushes the state of `next` (`side` to move), reached from `p` (slot `slot`) by moving `man`
 // (NO_MAN: the king). A man's move off the diagonal changes only its group's rank.
-fn push_successor(p: Placement, slot: u32, man: u32, next: Placement, side: u32) {
+fn push_successor(out: ptr<function, Successors>, p: Placement, slot: u32, man: u32, next: Placement, side: u32) {
     let base = side * ix_word(0u, IX_PER_SIDE);
     if man != NO_MAN && !kings_on_diagonal(p) {
         let first = ix_word(0u, IX_GROUP_FIRST + man);
         let multiplier = ix_word(0u, IX_MULTIPLIER + man);
         let old = group_rank(0u, first, p);
         let new_rank = group_rank(0u, first, next);
-        succ_push_plain(base + slot - old * multiplier + new_rank * multiplier);
+        succ_push_plain(out, base + slot - old * multiplier + new_rank * multiplier);
     } else {
         let child = canonical(0u, next);
         if child.y == 0u {
-            succ_push_plain(base + child.x);
+            succ_push_plain(out, base + child.x);
         } else {
-            succ_push_mapped(base + child.x);
+            succ_push_mapped(out, base + child.x);
         }
     }
 }
@@ -282,7 +282,7 @@ fn exit_entry(after: Placement, victim: u32, next: u32) -> u32 {
     return (chess_exit_entries[at >> 1u] >> (16u * (at & 1u))) & 0xFFFFu;
 }
 
-fn game_expand(state: u32) -> Node {
+fn game_expand(state: u32, out: ptr<function, Successors>) -> Node {
     let d = decode(state);
     if !d.legal {
         return node_broken();
@@ -319,7 +319,7 @@ fn game_expand(state: u32) -> Node {
                 if victim != NO_MAN {
                     node_add_exit(&node, exit_entry(after, victim, next));
                 } else {
-                    push_successor(p, d.slot, i, after, next);
+                    push_successor(out, p, d.slot, i, after, next);
                 }
             }
         }
@@ -336,7 +336,7 @@ fn game_expand(state: u32) -> Node {
             if victim != NO_MAN {
                 node_add_exit(&node, exit_entry(after, victim, next));
             } else {
-                push_successor(p, d.slot, NO_MAN, after, next);
+                push_successor(out, p, d.slot, NO_MAN, after, next);
             }
         }
     }
@@ -362,7 +362,7 @@ fn victim_on(p: Placement, to: u32, enemy: u32, occupied: vec2<u32>, count: u32)
     return NO_MAN;
 }
 
-fn game_parents(state: u32) {
+fn game_parents(state: u32, out: ptr<function, Successors>) {
     let d = decode(state);
     if !d.legal {
         return;
@@ -385,7 +385,7 @@ fn game_parents(state: u32) {
             parent.men[i] = origin;
             let occ = (occupied ^ bb_bit(to)) | bb_bit(origin);
             if !attacked(parent, waiting_king, mover, occ, NO_MAN) {
-                push_successor(p, d.slot, i, parent, mover);
+                push_successor(out, p, d.slot, i, parent, mover);
             }
         }
     }
@@ -397,7 +397,7 @@ fn game_parents(state: u32) {
         parent.kings[mover] = origin;
         let occ = (occupied ^ bb_bit(king)) | bb_bit(origin);
         if !attacked(parent, waiting_king, mover, occ, NO_MAN) {
-            push_successor(p, d.slot, NO_MAN, parent, mover);
+            push_successor(out, p, d.slot, NO_MAN, parent, mover);
         }
     }
 }

@@ -1,35 +1,21 @@
 // The generic retrograde kernels: the CPU solver's algorithm (src/solver/cpu.rs), state by state.
 //
-// Joined after a generated prelude (STATES, the chunk bindings and their accessors chunk_load,
-// chunk_store, chunk_or, chunk_sub and chunk_swap, the game's data bindings) and before the
+// Joined after a generated prelude (the control words CTRL_*, FOUND_SLOTS, the error bits
+// ERROR_*, WORKGROUP, STATES, the chunk bindings and their accessors chunk_load, chunk_store,
+// chunk_or, chunk_sub and chunk_swap, the game's data bindings) and before the
 // game's rules module, which must define:
 //   const GAME_MAX_SUCCESSORS: u32;       // the most succ_push_* calls for one state
-//   fn game_expand(state: u32) -> Node;   // pushes the distinct in-table children
-//   fn game_parents(state: u32);          // pushes the in-table parents of a legal state
+//   fn game_expand(state: u32, out: ptr<function, Successors>) -> Node;
+//       // pushes the in-table children into `out`
+//   fn game_parents(state: u32, out: ptr<function, Successors>);
+//       // pushes the in-table parents of a legal state into `out`
 // Successors needing no symmetry go through succ_push_plain (distinct among themselves), the
 // others through succ_push_mapped (deduplicated here), exactly as `Successors` on the CPU.
 
-const DRAW: u32 = 0u;
-// The entry of a position already lost (no move, or checkmated).
-const LOST: u32 = 1u;
-const BROKEN: u32 = 0xFFFFu;
-const PENDING: u32 = 0x8000u;
-const MAX_DTM: u32 = 0x7FFEu;
+// The prelude also defines the entries DRAW, LOST (already lost), BROKEN, the PENDING tag and
+// MAX_DTM, from their Rust definitions.
+
 const NO_WIN: u32 = 0xFFFFFFFFu;
-
-// Control words: the current layer, the largest pending layer, the stop flag, error bits, then
-// the number of states found in each layer.
-const CTRL_LAYER: u32 = 0u;
-const CTRL_LAST_PENDING: u32 = 1u;
-const CTRL_DONE: u32 = 2u;
-const CTRL_ERROR: u32 = 3u;
-const CTRL_FOUND: u32 = 8u;
-
-const ERROR_SUCCESSORS: u32 = 1u;
-const ERROR_HP: u32 = 2u;
-const ERROR_DTM: u32 = 4u;
-
-const WORKGROUP: u32 = 256u;
 
 @group(0) @binding(0) var<storage, read_write> control: array<atomic<u32>>;
 
@@ -75,57 +61,54 @@ fn node_add_exit(node: ptr<function, Node>, child: u32) {
     }
 }
 
-// Successors of the current state: plain ones from the front, mapped ones from the back.
-var<private> succ: array<u32, GAME_MAX_SUCCESSORS>;
-var<private> succ_plain: u32;
-var<private> succ_mapped: u32;
-var<private> succ_overflow: bool;
-
-fn succ_clear() {
-    succ_plain = 0u;
-    succ_mapped = 0u;
-    succ_overflow = false;
+// The successors of one state: plain ones from the front, mapped ones from the back. A kernel
+// declares it only where it expands a state (it is large, and zeroed when declared).
+struct Successors {
+    items: array<u32, GAME_MAX_SUCCESSORS>,
+    plain: u32,
+    mapped: u32,
+    overflow: bool,
 }
 
-fn succ_push_plain(state: u32) {
-    if succ_plain + succ_mapped >= GAME_MAX_SUCCESSORS {
-        succ_overflow = true;
+fn succ_push_plain(out: ptr<function, Successors>, state: u32) {
+    if (*out).plain + (*out).mapped >= GAME_MAX_SUCCESSORS {
+        (*out).overflow = true;
         return;
     }
-    succ[succ_plain] = state;
-    succ_plain += 1u;
+    (*out).items[(*out).plain] = state;
+    (*out).plain += 1u;
 }
 
-fn succ_push_mapped(state: u32) {
-    if succ_plain + succ_mapped >= GAME_MAX_SUCCESSORS {
-        succ_overflow = true;
+fn succ_push_mapped(out: ptr<function, Successors>, state: u32) {
+    if (*out).plain + (*out).mapped >= GAME_MAX_SUCCESSORS {
+        (*out).overflow = true;
         return;
     }
-    succ_mapped += 1u;
-    succ[GAME_MAX_SUCCESSORS - succ_mapped] = state;
+    (*out).mapped += 1u;
+    (*out).items[GAME_MAX_SUCCESSORS - (*out).mapped] = state;
 }
 
 // Moves the mapped successors not seen yet behind the plain ones; returns how many distinct
-// successors succ[0..n] holds. Mapped ones are taken lowest slot first, so that an append never
+// successors items[0..n] holds. Mapped ones are taken lowest slot first, so that an append never
 // overwrites one still to be taken.
-fn succ_distinct() -> u32 {
-    var n = succ_plain;
-    for (var k = GAME_MAX_SUCCESSORS - succ_mapped; k < GAME_MAX_SUCCESSORS; k += 1u) {
-        let state = succ[k];
+fn succ_distinct(out: ptr<function, Successors>) -> u32 {
+    var n = (*out).plain;
+    for (var k = GAME_MAX_SUCCESSORS - (*out).mapped; k < GAME_MAX_SUCCESSORS; k += 1u) {
+        let state = (*out).items[k];
         var seen = false;
         for (var i = 0u; i < n; i += 1u) {
-            if succ[i] == state {
+            if (*out).items[i] == state {
                 seen = true;
                 break;
             }
         }
         if !seen {
-            succ[n] = state;
+            (*out).items[n] = state;
             n += 1u;
         }
     }
-    succ_mapped = 0u;
-    succ_plain = n;
+    (*out).mapped = 0u;
+    (*out).plain = n;
     return n;
 }
 
@@ -173,7 +156,6 @@ fn decrement_hp(state: u32) -> u32 {
 }
 
 var<workgroup> group_max: atomic<u32>;
-var<workgroup> group_found: atomic<u32>;
 
 // Expands every state: its entry (broken, terminal value, pending exit resolution or draw) and
 // its HP counter. The chunks start zeroed, so or-ing the non-zero parts in is race-free.
@@ -185,8 +167,8 @@ fn initialise(
 ) {
     let state = thread_index(wg, groups, local);
     if state < STATES {
-        succ_clear();
-        let node = game_expand(state);
+        var children: Successors;
+        let node = game_expand(state, &children);
         var entry = DRAW;
         var hp = 0u;
         if node.kind == NODE_BROKEN {
@@ -194,7 +176,7 @@ fn initialise(
         } else if node.kind == NODE_TERMINAL {
             entry = node.terminal;
         } else {
-            hp = succ_distinct() + select(0u, 1u, node.saves);
+            hp = succ_distinct(&children) + select(0u, 1u, node.saves);
             var pending = node.exit_win;
             if pending == NO_WIN && !node.saves && node.exit_loss != 0u {
                 pending = node.exit_loss;
@@ -208,7 +190,7 @@ fn initialise(
                 hp = 255u;
             }
         }
-        if succ_overflow {
+        if children.overflow {
             flag_error(ERROR_SUCCESSORS);
         }
         let chunk = state >> CHUNK_SHIFT;
@@ -225,6 +207,34 @@ fn initialise(
         let pending = atomicLoad(&group_max);
         if pending != 0u {
             atomicMax(&control[CTRL_LAST_PENDING], pending);
+        }
+    }
+}
+
+// Resolves the parents of `state`, resolved at DTM `t`. A function of its own so that its large
+// successor list is set up only for the states of the layer.
+fn resolve_parents(state: u32, t: u32) {
+    let resolved = t + 1u;
+    var parents: Successors;
+    game_parents(state, &parents);
+    if parents.overflow {
+        flag_error(ERROR_SUCCESSORS);
+    }
+    let n = succ_distinct(&parents);
+    for (var i = 0u; i < n; i += 1u) {
+        let parent = parents.items[i];
+        let pe = entry_of(parent);
+        if pe != DRAW && pe < PENDING {
+            continue;
+        }
+        if (t & 1u) == 0u {
+            set_entry(parent, resolved + 1u);
+        } else if decrement_hp(parent) == 1u {
+            // Every child wins for the opponent: lost, after the slowest of them.
+            let exit_loss = select(0u, pe & ~PENDING, pe >= PENDING);
+            if exit_loss <= resolved {
+                set_entry(parent, resolved + 1u);
+            }
         }
     }
 }
@@ -249,39 +259,12 @@ fn sweep(
             in_layer = !loss_layer || hp_of(state) == 0u;
         }
         if in_layer {
-            atomicAdd(&group_found, 1u);
+            // Counted over a few words per layer, so that threads seldom contend for one.
+            atomicAdd(&control[CTRL_FOUND + t * FOUND_SLOTS + (wg.x & (FOUND_SLOTS - 1u))], 1u);
             if e != resolved {
                 set_entry(state, resolved);
             }
-            succ_clear();
-            game_parents(state);
-            if succ_overflow {
-                flag_error(ERROR_SUCCESSORS);
-            }
-            let n = succ_distinct();
-            for (var i = 0u; i < n; i += 1u) {
-                let parent = succ[i];
-                let pe = entry_of(parent);
-                if pe != DRAW && pe < PENDING {
-                    continue;
-                }
-                if loss_layer {
-                    set_entry(parent, resolved + 1u);
-                } else if decrement_hp(parent) == 1u {
-                    // Every child wins for the opponent: lost, after the slowest of them.
-                    let exit_loss = select(0u, pe & ~PENDING, pe >= PENDING);
-                    if exit_loss <= t + 1u {
-                        set_entry(parent, resolved + 1u);
-                    }
-                }
-            }
-        }
-    }
-    workgroupBarrier();
-    if local == 0u {
-        let found = atomicLoad(&group_found);
-        if found != 0u {
-            atomicAdd(&control[CTRL_FOUND + t], found);
+            resolve_parents(state, t);
         }
     }
 }
@@ -294,7 +277,10 @@ fn advance() {
         return;
     }
     let t = atomicLoad(&control[CTRL_LAYER]);
-    let found = atomicLoad(&control[CTRL_FOUND + t]);
+    var found = 0u;
+    for (var slot = 0u; slot < FOUND_SLOTS; slot += 1u) {
+        found += atomicLoad(&control[CTRL_FOUND + t * FOUND_SLOTS + slot]);
+    }
     if found == 0u && t >= atomicLoad(&control[CTRL_LAST_PENDING]) {
         atomicStore(&control[CTRL_DONE], 1u);
     } else if t >= MAX_DTM {

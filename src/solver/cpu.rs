@@ -19,7 +19,7 @@ use super::{Node, Progress, Space, Successors};
 use crate::value::{BROKEN, DRAW, Entry, MAX_DTM};
 
 /// Tag of a pending resolution in a working entry (final entries are below it).
-const PENDING: u16 = 0x8000;
+pub(crate) const PENDING: u16 = 0x8000;
 /// States handled by one task.
 const BLOCK: usize = 1 << 12;
 

@@ -42,8 +42,7 @@ impl Gpu {
     /// Opens the first adapter wgpu finds (a discrete GPU preferred; Mesa's software Vulkan driver
     /// where there is no GPU). Fails with a clear error when there is none.
     pub fn open() -> Result<Gpu> {
-        let instance =
-            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
         let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
             power_preference: wgpu::PowerPreference::HighPerformance,
             ..Default::default()

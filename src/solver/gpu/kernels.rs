@@ -8,27 +8,35 @@ use anyhow::{Result, bail};
 use super::GpuRules;
 use super::buffers::{Layout, StateBuffers};
 use super::device::Gpu;
+use crate::solver::cpu::PENDING;
+use crate::value::{BROKEN, DRAW, MAX_DTM, Value};
 
 /// The generic kernels, joined with a prelude and a game's rules module.
 const SOLVER_WGSL: &str = include_str!("../../../shaders/solver.wgsl");
-/// Threads per workgroup (WORKGROUP in the shader).
+/// Threads per workgroup.
 const WORKGROUP: u64 = 256;
-/// Words of the control buffer: a header of 8, then states found per layer for every DTM.
-pub(super) const CONTROL_WORDS: u64 = 8 + crate::value::MAX_DTM as u64 + 2;
-/// Header word indices (CTRL_* in the shader).
+/// Words counting the states found in one layer; threads add to one of them by workgroup, so
+/// that few contend for a word.
+pub(super) const FOUND_SLOTS: u64 = 16;
+/// Control header words: the current layer, the largest pending layer, the stop flag, error
+/// bits; then the counts of states found, [`FOUND_SLOTS`] words per layer.
 pub(super) const CTRL_LAYER: usize = 0;
+const CTRL_LAST_PENDING: usize = 1;
 pub(super) const CTRL_DONE: usize = 2;
 pub(super) const CTRL_ERROR: usize = 3;
 pub(super) const CTRL_FOUND: u64 = 8;
+/// Words of the control buffer.
+pub(super) const CONTROL_WORDS: u64 = CTRL_FOUND + (MAX_DTM as u64 + 2) * FOUND_SLOTS;
 
-/// Error bits a kernel raises (ERROR_* in the shader), with what they mean.
-pub(super) const KERNEL_ERRORS: [(u32, &str); 3] = [
+/// Error bits a kernel raises, their WGSL names and what they mean.
+pub(super) const KERNEL_ERRORS: [(u32, &str, &str); 3] = [
     (
         1,
+        "ERROR_SUCCESSORS",
         "a state has more successors than the game's GAME_MAX_SUCCESSORS",
     ),
-    (2, "a state has more than 255 distinct children"),
-    (4, "a DTM beyond the longest an entry can hold"),
+    (2, "ERROR_HP", "a state has more than 255 distinct children"),
+    (4, "ERROR_DTM", "a DTM beyond the longest an entry can hold"),
 ];
 
 /// Pipelines and bind groups, ready to dispatch.
@@ -68,36 +76,31 @@ impl Kernels {
         }
         let source = program(layout, rules, data);
         let module = gpu.checked("the solver's WGSL program", || {
-            gpu.device
-                .create_shader_module(wgpu::ShaderModuleDescriptor {
-                    label: Some("egtb solver"),
-                    source: wgpu::ShaderSource::Wgsl(source.into()),
-                })
+            gpu.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some("egtb solver"),
+                source: wgpu::ShaderSource::Wgsl(source.into()),
+            })
         })?;
         let solver_layout = bind_layout(gpu, "egtb solver", 1 + layout.chunks, false);
         let game_layout = bind_layout(gpu, "egtb game data", data.len() as u32, true);
-        let pipeline_layout = gpu
-            .device
-            .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: Some("egtb solver"),
-                bind_group_layouts: &[Some(&solver_layout), Some(&game_layout)],
-                immediate_size: 0,
-            });
+        let pipeline_layout = gpu.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("egtb solver"),
+            bind_group_layouts: &[Some(&solver_layout), Some(&game_layout)],
+            immediate_size: 0,
+        });
         let pipeline = |entry: &str| {
             gpu.checked(&format!("the '{entry}' kernel"), || {
-                gpu.device
-                    .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                        label: Some(entry),
-                        layout: Some(&pipeline_layout),
-                        module: &module,
-                        entry_point: Some(entry),
-                        compilation_options: Default::default(),
-                        cache: None,
-                    })
+                gpu.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some(entry),
+                    layout: Some(&pipeline_layout),
+                    module: &module,
+                    entry_point: Some(entry),
+                    compilation_options: Default::default(),
+                    cache: None,
+                })
             })
         };
-        let solver_buffers: Vec<&wgpu::Buffer> =
-            std::iter::once(control).chain(&states.chunks).collect();
+        let solver_buffers: Vec<&wgpu::Buffer> = std::iter::once(control).chain(&states.chunks).collect();
         let game_buffers: Vec<&wgpu::Buffer> = data.iter().map(|(_, b)| b).collect();
         let max_dim = limits.max_compute_workgroups_per_dimension;
         Ok(Kernels {
@@ -121,7 +124,28 @@ impl Kernels {
 
 /// The whole WGSL program: constants, bindings and accessors, the kernels, the game's rules.
 fn program(layout: Layout, rules: &dyn GpuRules, data: &[(String, wgpu::Buffer)]) -> String {
-    let mut source = layout.wgsl();
+    let mut source = String::new();
+    let constants = [
+        ("WORKGROUP", WORKGROUP),
+        ("FOUND_SLOTS", FOUND_SLOTS),
+        ("CTRL_LAYER", CTRL_LAYER as u64),
+        ("CTRL_LAST_PENDING", CTRL_LAST_PENDING as u64),
+        ("CTRL_DONE", CTRL_DONE as u64),
+        ("CTRL_ERROR", CTRL_ERROR as u64),
+        ("CTRL_FOUND", CTRL_FOUND),
+        ("DRAW", u64::from(DRAW)),
+        ("LOST", u64::from(Value::LOST.entry())),
+        ("BROKEN", u64::from(BROKEN)),
+        ("PENDING", u64::from(PENDING)),
+        ("MAX_DTM", u64::from(MAX_DTM)),
+    ];
+    for (name, value) in constants {
+        let _ = writeln!(source, "const {name}: u32 = {value}u;");
+    }
+    for (bit, name, _) in KERNEL_ERRORS {
+        let _ = writeln!(source, "const {name}: u32 = {bit}u;");
+    }
+    source.push_str(&layout.wgsl());
     for (binding, (name, _)) in data.iter().enumerate() {
         let _ = writeln!(
             source,
@@ -146,18 +170,13 @@ fn bind_layout(gpu: &Gpu, label: &str, count: u32, read_only: bool) -> wgpu::Bin
             count: None,
         })
         .collect();
-    gpu.device
-        .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some(label),
-            entries: &entries,
-        })
+    gpu.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some(label),
+        entries: &entries,
+    })
 }
 
-fn bind_group(
-    gpu: &Gpu,
-    layout: &wgpu::BindGroupLayout,
-    buffers: &[&wgpu::Buffer],
-) -> Result<wgpu::BindGroup> {
+fn bind_group(gpu: &Gpu, layout: &wgpu::BindGroupLayout, buffers: &[&wgpu::Buffer]) -> Result<wgpu::BindGroup> {
     let entries: Vec<wgpu::BindGroupEntry> = buffers
         .iter()
         .enumerate()

@@ -20,9 +20,7 @@ pub use device::Gpu;
 use super::Progress;
 use crate::value::Entry;
 use buffers::{Layout, StateBuffers};
-use kernels::{
-    CONTROL_WORDS, CTRL_DONE, CTRL_ERROR, CTRL_FOUND, CTRL_LAYER, KERNEL_ERRORS, Kernels,
-};
+use kernels::{CONTROL_WORDS, CTRL_DONE, CTRL_ERROR, CTRL_FOUND, CTRL_LAYER, FOUND_SLOTS, KERNEL_ERRORS, Kernels};
 
 /// Most states a GPU table may have: thread indices of the 2D grid must stay below 2^32.
 /// Larger tables need a block split, which the GPU solver does not do yet.
@@ -79,27 +77,18 @@ pub struct GpuSolution {
 }
 
 /// Opens the GPU and solves one space (see [`Gpu::solve`] to reuse a device).
-pub fn solve(
-    rules: &dyn GpuRules,
-    options: &GpuOptions,
-    progress: &dyn Progress,
-) -> Result<GpuSolution> {
+pub fn solve(rules: &dyn GpuRules, options: &GpuOptions, progress: &dyn Progress) -> Result<GpuSolution> {
     Gpu::open()?.solve(rules, options, progress)
 }
 
 /// Header words of the control buffer read back after each submission.
-const HEADER_WORDS: u64 = 8;
+const HEADER_WORDS: u64 = CTRL_FOUND;
 /// Bytes of resolved timestamps at the start of the readback buffer.
 const TIMESTAMP_BYTES: u64 = 16;
 
 impl Gpu {
     /// Solves `rules` on this GPU; the entries equal [`crate::solver::cpu::solve`]'s.
-    pub fn solve(
-        &self,
-        rules: &dyn GpuRules,
-        options: &GpuOptions,
-        progress: &dyn Progress,
-    ) -> Result<GpuSolution> {
+    pub fn solve(&self, rules: &dyn GpuRules, options: &GpuOptions, progress: &dyn Progress) -> Result<GpuSolution> {
         let states = rules.states();
         if states > MAX_GPU_STATES {
             bail!("{states} states are more than the GPU solver handles ({MAX_GPU_STATES})");
@@ -191,8 +180,7 @@ impl Gpu {
             })
         })?;
         if !words.is_empty() {
-            self.queue
-                .write_buffer(&buffer, 0, bytemuck::cast_slice(words));
+            self.queue.write_buffer(&buffer, 0, bytemuck::cast_slice(words));
         }
         Ok(buffer)
     }
@@ -202,7 +190,7 @@ fn dispatch(pass: &mut wgpu::ComputePass<'_>, (x, y): (u32, u32)) {
     pass.dispatch_workgroups(x, y, 1);
 }
 
-/// What one submission read back: the control header and the states found per layer.
+/// What one submission read back: the control header and the counts of states found.
 struct Readback {
     control: [u32; HEADER_WORDS as usize],
     found: Vec<u32>,
@@ -227,7 +215,7 @@ impl<'g> Submissions<'g> {
         layers_per_submission: u32,
         timeout: Duration,
     ) -> Result<Submissions<'g>> {
-        let found_words = u64::from(layers_per_submission) + 1;
+        let found_words = (u64::from(layers_per_submission) + 1) * FOUND_SLOTS;
         let readback = gpu.checked("the control readback buffer", || {
             gpu.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("egtb control readback"),
@@ -280,13 +268,14 @@ impl<'g> Submissions<'g> {
         {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some("egtb solver"),
-                timestamp_writes: self.timer.as_ref().map(|(queries, _)| {
-                    wgpu::ComputePassTimestampWrites {
+                timestamp_writes: self
+                    .timer
+                    .as_ref()
+                    .map(|(queries, _)| wgpu::ComputePassTimestampWrites {
                         query_set: queries,
                         beginning_of_pass_write_index: Some(0),
                         end_of_pass_write_index: Some(1),
-                    }
-                }),
+                    }),
             });
             kernels.bind(&mut pass);
             record(&mut pass);
@@ -295,18 +284,12 @@ impl<'g> Submissions<'g> {
             encoder.resolve_query_set(queries, 0..2, resolved, 0);
             encoder.copy_buffer_to_buffer(resolved, 0, &self.readback, 0, TIMESTAMP_BYTES);
         }
-        let found_from = CTRL_FOUND + u64::from(layer);
+        let found_from = CTRL_FOUND + u64::from(layer) * FOUND_SLOTS;
         let found_words = self.found_words.min(CONTROL_WORDS - found_from);
         let header_at = TIMESTAMP_BYTES;
         let found_at = header_at + 4 * HEADER_WORDS;
         encoder.copy_buffer_to_buffer(self.control, 0, &self.readback, header_at, 4 * HEADER_WORDS);
-        encoder.copy_buffer_to_buffer(
-            self.control,
-            4 * found_from,
-            &self.readback,
-            found_at,
-            4 * found_words,
-        );
+        encoder.copy_buffer_to_buffer(self.control, 4 * found_from, &self.readback, found_at, 4 * found_words);
         gpu.submit_and_map(encoder.finish(), &self.readback, self.timeout)?;
         let result = {
             let view = self.readback.get_mapped_range(..)?;
@@ -328,7 +311,7 @@ impl<'g> Submissions<'g> {
         };
         self.readback.unmap();
         let errors = result.control[CTRL_ERROR];
-        if let Some((_, what)) = KERNEL_ERRORS.iter().find(|(bit, _)| errors & bit != 0) {
+        if let Some((_, _, what)) = KERNEL_ERRORS.iter().find(|(bit, _, _)| errors & bit != 0) {
             bail!("GPU solver failed: {what}");
         }
         Ok(result)

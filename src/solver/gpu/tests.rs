@@ -93,17 +93,17 @@ impl GpuRules for GraphRules<'_> {
 }
 
 const GRAPH_WGSL: &str = r#"
-fn push_list(first: u32, end: u32, from_parents: bool) {
+fn push_list(out: ptr<function, Successors>, first: u32, end: u32, from_parents: bool) {
     for (var i = first; i < end; i += 1u) {
         let state = select(graph_child[i], graph_parent[i], from_parents);
-        succ_push_plain(state);
+        succ_push_plain(out, state);
         if ((i - first) & 1u) == 1u {
-            succ_push_mapped(state);
+            succ_push_mapped(out, state);
         }
     }
 }
 
-fn game_expand(state: u32) -> Node {
+fn game_expand(state: u32, out: ptr<function, Successors>) -> Node {
     let first = graph_child_start[state];
     let end = graph_child_start[state + 1u];
     let exits = graph_exit_start[state];
@@ -112,29 +112,22 @@ fn game_expand(state: u32) -> Node {
         return node_terminal(NO_MOVE);
     }
     var node = node_inner();
-    push_list(first, end, false);
+    push_list(out, first, end, false);
     for (var i = exits; i < exits_end; i += 1u) {
         node_add_exit(&node, graph_exit[i]);
     }
     return node;
 }
 
-fn game_parents(state: u32) {
-    push_list(graph_parent_start[state], graph_parent_start[state + 1u], true);
+fn game_parents(state: u32, out: ptr<function, Successors>) {
+    push_list(out, graph_parent_start[state], graph_parent_start[state + 1u], true);
 }
 "#;
 
 fn graphs() -> impl Iterator<Item = (u64, Graph)> {
     (0..12u64).map(|seed| {
-        let no_move = if seed % 2 == 0 {
-            Value::LOST
-        } else {
-            Value::Draw
-        };
-        (
-            seed,
-            Graph::random(300 + seed as usize * 151, seed, no_move),
-        )
+        let no_move = if seed % 2 == 0 { Value::LOST } else { Value::Draw };
+        (seed, Graph::random(300 + seed as usize * 151, seed, no_move))
     })
 }
 
@@ -165,9 +158,7 @@ fn graphs_split_over_many_bindings_match_the_cpu_solver() {
             layers_per_submission: 1 + seed as u32 % 3,
             ..GpuOptions::default()
         };
-        let solution = gpu
-            .solve(&GraphRules::new(&graph), &options, &Silent)
-            .unwrap();
+        let solution = gpu.solve(&GraphRules::new(&graph), &options, &Silent).unwrap();
         assert_eq!(solution.entries, cpu::solve(&graph, &Silent), "seed {seed}");
     }
 }
@@ -178,9 +169,7 @@ fn too_many_successors_is_an_error() {
     let graph = Graph::random(500, 3, Value::LOST);
     let mut rules = GraphRules::new(&graph);
     rules.max_successors = 1;
-    let error = gpu
-        .solve(&rules, &GpuOptions::default(), &Silent)
-        .unwrap_err();
+    let error = gpu.solve(&rules, &GpuOptions::default(), &Silent).unwrap_err();
     assert!(error.to_string().contains("GAME_MAX_SUCCESSORS"), "{error}");
 }
 
@@ -192,9 +181,7 @@ fn a_split_needing_too_many_bindings_is_an_error() {
         split_bytes: Some(12),
         ..GpuOptions::default()
     };
-    let error = gpu
-        .solve(&GraphRules::new(&graph), &options, &Silent)
-        .unwrap_err();
+    let error = gpu.solve(&GraphRules::new(&graph), &options, &Silent).unwrap_err();
     assert!(error.to_string().contains("storage bindings"), "{error}");
 }
 
@@ -206,7 +193,7 @@ impl GpuRules for Broken {
         10
     }
     fn wgsl(&self) -> String {
-        "const GAME_MAX_SUCCESSORS: u32 = 4u;\nfn game_expand(state: u32) -> Node { return 1u; }\n"
+        "const GAME_MAX_SUCCESSORS: u32 = 4u;\nfn game_expand(state: u32, out: ptr<function, Successors>) -> Node { return 1u; }\n"
             .to_string()
     }
     fn data(&self) -> Vec<GpuData<'_>> {
@@ -217,8 +204,6 @@ impl GpuRules for Broken {
 #[test]
 fn invalid_rules_wgsl_is_an_error() {
     let Some(gpu) = gpu_or_skip() else { return };
-    let error = gpu
-        .solve(&Broken, &GpuOptions::default(), &Silent)
-        .unwrap_err();
+    let error = gpu.solve(&Broken, &GpuOptions::default(), &Silent).unwrap_err();
     assert!(error.to_string().contains("WGSL"), "{error}");
 }
