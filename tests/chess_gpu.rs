@@ -57,8 +57,11 @@ fn gpu_equals_cpu(test: &str, materials: &[&str], options: &GpuOptions) {
 }
 
 #[test]
-fn kqvk_and_krvk_match_the_cpu() {
-    gpu_equals_cpu("basic", &["KvK", "KQvK", "KRvK"], &GpuOptions::default());
+fn every_material_of_up_to_three_pieces_matches_the_cpu() {
+    let materials: Vec<String> = Chess::materials(3).iter().map(|m| m.to_string()).collect();
+    assert_eq!(materials.len(), 5, "{materials:?}");
+    let names: Vec<&str> = materials.iter().map(String::as_str).collect();
+    gpu_equals_cpu("three", &names, &GpuOptions::default());
 }
 
 #[test]
@@ -73,4 +76,19 @@ fn kbnvk_matches_the_cpu_split_over_many_bindings() {
 #[test]
 fn kqvkr_matches_the_cpu() {
     gpu_equals_cpu("kqvkr", &["KQvKR"], &GpuOptions::default());
+}
+
+/// Every pawnless four-piece material: an hour on a software driver, so run on demand
+/// (`cargo test --release --test chess_gpu -- --ignored`).
+#[test]
+#[ignore]
+fn every_material_of_four_pieces_matches_the_cpu() {
+    let materials: Vec<String> = Chess::materials(4)
+        .iter()
+        .filter(|m| m.pieces() == 4)
+        .map(|m| m.to_string())
+        .collect();
+    assert_eq!(materials.len(), 20, "{materials:?}");
+    let names: Vec<&str> = materials.iter().map(String::as_str).collect();
+    gpu_equals_cpu("four", &names, &GpuOptions::default());
 }

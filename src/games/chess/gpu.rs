@@ -19,10 +19,10 @@ use std::fmt::Write;
 
 use anyhow::{Result, bail};
 
-use super::board::{Geometry, Kind, MAX_MEN, SYMMETRIES, TRANSPOSE, geometry};
+use super::board::{Geometry, Kind, MAX_MEN, Men, SYMMETRIES, TRANSPOSE, geometry};
 use super::index::{ChessIndex, IndexTables, index_tables};
 use crate::games::IndexSpace;
-use crate::material::Material;
+use crate::material::{Material, Side};
 use crate::solver::gpu::{GpuData, GpuRules};
 use crate::table::TableSet;
 
@@ -106,7 +106,7 @@ impl ChessGpu {
         let exit_base = material.len();
         material.extend(exits);
         let tables = table_words(index_tables());
-        let prelude = prelude(men_side, men_kind, exit_base, max_successors(geometry()));
+        let prelude = prelude(men_side, men_kind, exit_base, max_successors(geometry(), men));
         Ok(ChessGpu {
             states: index.states(),
             prelude,
@@ -178,9 +178,9 @@ fn table_words(t: &IndexTables) -> Vec<u32> {
     words
 }
 
-/// The most successors one state can push: every man and the king moving to every square of
-/// its widest pattern.
-fn max_successors(geo: &Geometry) -> u32 {
+/// The most successors one state can push: the moves (or un-moves) of one side, each of its men
+/// and its king moving to every square of its widest pattern.
+fn max_successors(geo: &Geometry, men: &Men) -> u32 {
     let widest = |kind: Kind| {
         geo.pattern[kind.index()]
             .iter()
@@ -188,8 +188,17 @@ fn max_successors(geo: &Geometry) -> u32 {
             .max()
             .unwrap_or(0)
     };
-    let men = Kind::MEN.iter().map(|&k| widest(k)).max().unwrap_or(0);
-    MAX_MEN as u32 * men + widest(Kind::King)
+    Side::BOTH
+        .into_iter()
+        .map(|side| {
+            let men_moves: u32 = (0..men.count)
+                .filter(|&m| men.side[m] == side)
+                .map(|m| widest(men.kind[m]))
+                .sum();
+            men_moves + widest(Kind::King)
+        })
+        .max()
+        .unwrap_or(0)
 }
 
 /// The WGSL constants of the data layouts.
