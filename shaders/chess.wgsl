@@ -1,7 +1,7 @@
 // Pawnless chess rules for the GPU solver: the twin of src/games/chess (index.rs, moves.rs).
 //
 // Joined after a prelude that src/games/chess/gpu.rs generates: the layout constants of the data
-// buffers below (GEO_*, TAB_*, IX_*, MEN_*, EXIT_*), KING, TRANSPOSE, NO_MAN and
+// buffers below (GEO_*, TAB_*, IX_*, MEN_*, EXIT_*), KING, TRANSPOSE, COLOUR_FLIP, NO_MAN and
 // GAME_MAX_SUCCESSORS. Every table comes from Rust:
 //   chess_geo:      board::Geometry::gpu_words (symmetry maps, attack patterns, rays, between)
 //   chess_tables:   index::IndexTables (king pairs, pair numbers, pair symmetries, binomials,
@@ -263,9 +263,10 @@ fn exit_entry(after: Placement, victim: u32, next: u32) -> u32 {
     let exit = EXIT_BASE + victim * EXIT_WORDS;
     let flip = chess_material[exit + EXIT_FLIP] != 0u;
     let offset = chess_material[exit + EXIT_OFFSET];
-    let flip_square = select(0u, 56u, flip);
+    // Swapping colours mirrors the ranks: the board symmetry COLOUR_FLIP, or none.
+    let sym = select(0u, COLOUR_FLIP, flip);
     var smaller: Placement;
-    smaller.kings = after.kings ^ vec2<u32>(flip_square);
+    smaller.kings = vec2<u32>(symmetry(sym, after.kings.x), symmetry(sym, after.kings.y));
     if flip {
         smaller.kings = smaller.kings.yx;
     }
@@ -273,7 +274,7 @@ fn exit_entry(after: Placement, victim: u32, next: u32) -> u32 {
     let count = ix_word(0u, IX_MEN);
     for (var man = 0u; man < count; man += 1u) {
         if man != victim {
-            smaller.men[chess_material[exit + EXIT_ORDER + man]] = after.men[man] ^ flip_square;
+            smaller.men[chess_material[exit + EXIT_ORDER + man]] = symmetry(sym, after.men[man]);
         }
     }
     let side = select(next, 1u - next, flip);

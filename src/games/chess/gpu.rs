@@ -201,6 +201,13 @@ fn max_successors(geo: &Geometry, men: &Men) -> u32 {
         .unwrap_or(0)
 }
 
+/// The board symmetry that mirrors the ranks (a1 <-> a8), which swapping colours applies.
+fn colour_flip(geo: &Geometry) -> usize {
+    (0..SYMMETRIES)
+        .find(|&s| (0..64).all(|sq| usize::from(geo.symmetry[s][sq]) == sq ^ 56))
+        .expect("the rank mirror is a board symmetry")
+}
+
 /// The WGSL constants of the data layouts.
 fn prelude(men_side: usize, men_kind: usize, exit_base: usize, max_successors: u32) -> String {
     let geo = geometry();
@@ -211,6 +218,7 @@ fn prelude(men_side: usize, men_kind: usize, exit_base: usize, max_successors: u
         ("GAME_MAX_SUCCESSORS", max_successors as usize),
         ("KING", Kind::King.index()),
         ("TRANSPOSE", TRANSPOSE),
+        ("COLOUR_FLIP", colour_flip(geo)),
         ("GEO_SYMMETRY", 0),
         ("GEO_PATTERN", geo_pattern),
         ("GEO_BETWEEN", geo_between),

@@ -207,3 +207,15 @@ fn invalid_rules_wgsl_is_an_error() {
     let error = gpu.solve(&Broken, &GpuOptions::default(), &Silent).unwrap_err();
     assert!(error.to_string().contains("WGSL"), "{error}");
 }
+
+#[test]
+fn a_submission_past_its_timeout_is_an_error() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    let graph = Graph::random(200_000, 7, Value::LOST);
+    let options = GpuOptions {
+        timeout: Duration::ZERO,
+        ..GpuOptions::default()
+    };
+    let error = gpu.solve(&GraphRules::new(&graph), &options, &Silent).unwrap_err();
+    assert!(error.to_string().contains("did not finish"), "{error}");
+}
