@@ -1,7 +1,7 @@
 // The generic retrograde kernels: the CPU solver's algorithm (src/solver/cpu.rs), state by state.
 //
-// Joined after a generated prelude (the control words CTRL_*, FOUND_SLOTS, the error bits
-// ERROR_*, WORKGROUP, STATES, the chunk bindings and their accessors chunk_load, chunk_store,
+// Joined after a generated prelude (the control words CTRL_*, the error bits
+// ERROR_*, WORKGROUP, QUEUE_CAPACITY, STATES, the chunk bindings and their accessors chunk_load, chunk_store,
 // chunk_or, chunk_sub and chunk_swap, the game's data bindings) and before the
 // game's rules module, which must define:
 //   const GAME_MAX_SUCCESSORS: u32;       // the most succ_push_* calls for one state
@@ -239,48 +239,72 @@ fn resolve_parents(state: u32, t: u32) {
     }
 }
 
-// Layer t (control[CTRL_LAYER]): resolves the parents of every state resolved at DTM t. As on the
-// CPU, every state of a layer has the same outcome, so no two updates of a layer conflict.
+@group(0) @binding(1) var<storage, read_write> queue: array<u32>;
+
+// Layer t (control[CTRL_LAYER]), first half: selects the states resolved at DTM t, gives them
+// their final entry and queues them (resolving the parents of those that find the queue full
+// here). As on the CPU, every state of a layer has the same outcome, so no two updates of a layer
+// conflict.
 @compute @workgroup_size(WORKGROUP)
-fn sweep(
+fn select_layer(
     @builtin(workgroup_id) wg: vec3<u32>,
     @builtin(num_workgroups) groups: vec3<u32>,
     @builtin(local_invocation_index) local: u32,
 ) {
     let state = thread_index(wg, groups, local);
-    let done = atomicLoad(&control[CTRL_DONE]) != 0u;
+    if atomicLoad(&control[CTRL_DONE]) != 0u || state >= STATES {
+        return;
+    }
     let t = atomicLoad(&control[CTRL_LAYER]);
-    if !done && state < STATES {
-        let resolved = t + 1u;
-        let loss_layer = (t & 1u) == 0u;
-        let e = entry_of(state);
-        var in_layer = e == resolved;
-        if e == (PENDING | t) {
-            in_layer = !loss_layer || hp_of(state) == 0u;
-        }
-        if in_layer {
-            // Counted over a few words per layer, so that threads seldom contend for one.
-            atomicAdd(&control[CTRL_FOUND + t * FOUND_SLOTS + (wg.x & (FOUND_SLOTS - 1u))], 1u);
-            if e != resolved {
-                set_entry(state, resolved);
-            }
-            resolve_parents(state, t);
-        }
+    let resolved = t + 1u;
+    let e = entry_of(state);
+    var in_layer = e == resolved;
+    if e == (PENDING | t) {
+        in_layer = (t & 1u) == 1u || hp_of(state) == 0u;
+    }
+    if !in_layer {
+        return;
+    }
+    if e != resolved {
+        set_entry(state, resolved);
+    }
+    let slot = atomicAdd(&control[CTRL_QUEUE], 1u);
+    if slot < QUEUE_CAPACITY {
+        queue[slot] = state;
+    } else {
+        resolve_parents(state, t);
     }
 }
 
-// One thread between layers: stops when a layer found nothing and no pending layer is left,
-// else moves to the next layer.
+// Layer t, second half: resolves the parents of the queued states. Compacting the layer first
+// keeps the threads of a workgroup busy with the same long work.
+@compute @workgroup_size(WORKGROUP)
+fn propagate(
+    @builtin(workgroup_id) wg: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+) {
+    if atomicLoad(&control[CTRL_DONE]) != 0u {
+        return;
+    }
+    let t = atomicLoad(&control[CTRL_LAYER]);
+    let queued = min(atomicLoad(&control[CTRL_QUEUE]), QUEUE_CAPACITY);
+    let threads = groups.x * WORKGROUP;
+    for (var i = wg.x * WORKGROUP + local; i < queued; i += threads) {
+        resolve_parents(queue[i], t);
+    }
+}
+
+// One thread between layers: records the layer's size, then stops when it found nothing and
+// no pending layer is left, or else moves to the next layer.
 @compute @workgroup_size(1)
 fn advance() {
     if atomicLoad(&control[CTRL_DONE]) != 0u {
         return;
     }
     let t = atomicLoad(&control[CTRL_LAYER]);
-    var found = 0u;
-    for (var slot = 0u; slot < FOUND_SLOTS; slot += 1u) {
-        found += atomicLoad(&control[CTRL_FOUND + t * FOUND_SLOTS + slot]);
-    }
+    let found = atomicExchange(&control[CTRL_QUEUE], 0u);
+    atomicStore(&control[CTRL_FOUND + t], found);
     if found == 0u && t >= atomicLoad(&control[CTRL_LAST_PENDING]) {
         atomicStore(&control[CTRL_DONE], 1u);
     } else if t >= MAX_DTM {

@@ -1,11 +1,13 @@
 //! The solver's working memory on the GPU, split over as many storage bindings as it needs.
 //!
 //! Each state has a 16-bit entry and an 8-bit HP counter (3 bytes, as on the CPU). States are cut
-//! into chunks of `2^shift` states; chunk `c` is one buffer and one binding: its first `2^shift / 2`
-//! words hold the entries (two per word, state `2k` in the low half), the next `2^shift / 4` words
-//! the HP counters (four per word, the lowest byte first). A chunk never exceeds the split size, so
-//! a table larger than one binding still fits; the generated WGSL accessors pick the chunk with a
-//! `switch`, because WGSL cannot index bindings.
+//! into chunks of `2^shift` states; chunk `c` is one buffer and binding `c + 2` (after the control
+//! words and the layer queue): its first `2^shift / 2` words hold the entries (two per word, state
+//! `2k` in the low half), the next `2^shift / 4` words the HP counters (four per word, the lowest
+//! byte first). A chunk never exceeds the split size, so a table larger than one binding still
+//! fits; the generated WGSL accessors pick the chunk with a `switch`, because WGSL cannot index
+//! bindings. The layer queue (a u32 a state, a quarter of the states by default) adds a byte a
+//! state.
 
 use std::fmt::Write;
 
@@ -77,7 +79,7 @@ impl Layout {
             let _ = writeln!(
                 s,
                 "@group(0) @binding({}) var<storage, read_write> chunk_{c}: array<atomic<u32>>;",
-                c + 1
+                c + 2
             );
         }
         let accessors = [
@@ -111,15 +113,19 @@ impl Layout {
     }
 }
 
-/// The chunk buffers of one solve.
+/// The chunk buffers of one solve, and the queue of the states of a layer.
 pub(super) struct StateBuffers {
     pub layout: Layout,
     pub chunks: Vec<wgpu::Buffer>,
+    /// States of the current layer waiting for their parents to be resolved.
+    pub queue: wgpu::Buffer,
+    pub queue_capacity: u32,
 }
 
 impl StateBuffers {
-    /// Allocates zeroed chunks (all entries draw, all HP 0).
-    pub fn new(gpu: &Gpu, layout: Layout) -> Result<StateBuffers> {
+    /// Allocates zeroed chunks (all entries draw, all HP 0) and a queue of `queue_capacity`
+    /// states (at least one).
+    pub fn new(gpu: &Gpu, layout: Layout, queue_capacity: u32) -> Result<StateBuffers> {
         let chunks = (0..layout.chunks)
             .map(|c| {
                 let size = layout.chunk_bytes(c);
@@ -139,7 +145,21 @@ impl StateBuffers {
                 })
             })
             .collect::<Result<Vec<_>>>()?;
-        Ok(StateBuffers { layout, chunks })
+        let queue_capacity = queue_capacity.clamp(1, (gpu.max_binding_bytes() / 4) as u32);
+        let queue = gpu.checked("the layer queue", || {
+            gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("egtb layer queue"),
+                size: 4 * u64::from(queue_capacity),
+                usage: wgpu::BufferUsages::STORAGE,
+                mapped_at_creation: false,
+            })
+        })?;
+        Ok(StateBuffers {
+            layout,
+            chunks,
+            queue,
+            queue_capacity,
+        })
     }
 
     /// Copies every entry back to the host, one chunk at a time through a staging buffer.

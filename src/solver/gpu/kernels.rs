@@ -15,18 +15,19 @@ use crate::value::{BROKEN, DRAW, MAX_DTM, Value};
 const SOLVER_WGSL: &str = include_str!("../../../shaders/solver.wgsl");
 /// Threads per workgroup.
 const WORKGROUP: u64 = 256;
-/// Words counting the states found in one layer; threads add to one of them by workgroup, so
-/// that few contend for a word.
-pub(super) const FOUND_SLOTS: u64 = 16;
 /// Control header words: the current layer, the largest pending layer, the stop flag, error
-/// bits; then the counts of states found, [`FOUND_SLOTS`] words per layer.
+/// bits, the length of the current layer's queue; then the states found in each layer.
 pub(super) const CTRL_LAYER: usize = 0;
 const CTRL_LAST_PENDING: usize = 1;
 pub(super) const CTRL_DONE: usize = 2;
 pub(super) const CTRL_ERROR: usize = 3;
+const CTRL_QUEUE: usize = 4;
 pub(super) const CTRL_FOUND: u64 = 8;
+/// Most workgroups of the propagation kernel: enough to fill a large GPU; each thread then takes
+/// every so many states of the queue.
+const PROPAGATE_GROUPS: u64 = 1024;
 /// Words of the control buffer.
-pub(super) const CONTROL_WORDS: u64 = CTRL_FOUND + (MAX_DTM as u64 + 2) * FOUND_SLOTS;
+pub(super) const CONTROL_WORDS: u64 = CTRL_FOUND + MAX_DTM as u64 + 2;
 
 /// Error bits a kernel raises, their WGSL names and what they mean.
 pub(super) const KERNEL_ERRORS: [(u32, &str, &str); 3] = [
@@ -42,7 +43,8 @@ pub(super) const KERNEL_ERRORS: [(u32, &str, &str); 3] = [
 /// Pipelines and bind groups, ready to dispatch.
 pub(super) struct Kernels {
     pub initialise: wgpu::ComputePipeline,
-    pub sweep: wgpu::ComputePipeline,
+    pub select: wgpu::ComputePipeline,
+    pub propagate: wgpu::ComputePipeline,
     pub advance: wgpu::ComputePipeline,
     pub finalise: wgpu::ComputePipeline,
     pub solver_group: wgpu::BindGroup,
@@ -51,6 +53,8 @@ pub(super) struct Kernels {
     pub state_grid: (u32, u32),
     /// Workgroups (x, y) covering one thread per entry word.
     pub word_grid: (u32, u32),
+    /// Workgroups of the propagation kernel, whose threads stride over the queue.
+    pub propagate_groups: u32,
 }
 
 impl Kernels {
@@ -63,10 +67,10 @@ impl Kernels {
         data: &[(String, wgpu::Buffer)],
     ) -> Result<Kernels> {
         let layout = states.layout;
-        let storage_bindings = 1 + layout.chunks + data.len() as u32;
+        let storage_bindings = 2 + layout.chunks + data.len() as u32;
         let limits = &gpu.limits;
         if storage_bindings > limits.max_storage_buffers_per_shader_stage
-            || layout.chunks + 1 > limits.max_bindings_per_bind_group
+            || layout.chunks + 2 > limits.max_bindings_per_bind_group
         {
             bail!(
                 "table too large for this GPU: it needs {storage_bindings} storage bindings, the \
@@ -74,14 +78,14 @@ impl Kernels {
                 limits.max_storage_buffers_per_shader_stage
             );
         }
-        let source = program(layout, rules, data);
+        let source = program(layout, states.queue_capacity, rules, data);
         let module = gpu.checked("the solver's WGSL program", || {
             gpu.device.create_shader_module(wgpu::ShaderModuleDescriptor {
                 label: Some("egtb solver"),
                 source: wgpu::ShaderSource::Wgsl(source.into()),
             })
         })?;
-        let solver_layout = bind_layout(gpu, "egtb solver", 1 + layout.chunks, false);
+        let solver_layout = bind_layout(gpu, "egtb solver", 2 + layout.chunks, false);
         let game_layout = bind_layout(gpu, "egtb game data", data.len() as u32, true);
         let pipeline_layout = gpu.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("egtb solver"),
@@ -100,18 +104,22 @@ impl Kernels {
                 })
             })
         };
-        let solver_buffers: Vec<&wgpu::Buffer> = std::iter::once(control).chain(&states.chunks).collect();
+        let solver_buffers: Vec<&wgpu::Buffer> = [control, &states.queue].into_iter().chain(&states.chunks).collect();
         let game_buffers: Vec<&wgpu::Buffer> = data.iter().map(|(_, b)| b).collect();
         let max_dim = limits.max_compute_workgroups_per_dimension;
         Ok(Kernels {
             initialise: pipeline("initialise")?,
-            sweep: pipeline("sweep")?,
+            select: pipeline("select_layer")?,
+            propagate: pipeline("propagate")?,
             advance: pipeline("advance")?,
             finalise: pipeline("finalise")?,
             solver_group: bind_group(gpu, &solver_layout, &solver_buffers)?,
             game_group: bind_group(gpu, &game_layout, &game_buffers)?,
             state_grid: grid(u64::from(layout.states), max_dim)?,
             word_grid: grid(u64::from(layout.states).div_ceil(2), max_dim)?,
+            propagate_groups: u64::from(states.queue_capacity)
+                .div_ceil(WORKGROUP)
+                .clamp(1, PROPAGATE_GROUPS) as u32,
         })
     }
 
@@ -123,16 +131,17 @@ impl Kernels {
 }
 
 /// The whole WGSL program: constants, bindings and accessors, the kernels, the game's rules.
-fn program(layout: Layout, rules: &dyn GpuRules, data: &[(String, wgpu::Buffer)]) -> String {
+fn program(layout: Layout, queue_capacity: u32, rules: &dyn GpuRules, data: &[(String, wgpu::Buffer)]) -> String {
     let mut source = String::new();
     let constants = [
         ("WORKGROUP", WORKGROUP),
-        ("FOUND_SLOTS", FOUND_SLOTS),
         ("CTRL_LAYER", CTRL_LAYER as u64),
         ("CTRL_LAST_PENDING", CTRL_LAST_PENDING as u64),
         ("CTRL_DONE", CTRL_DONE as u64),
         ("CTRL_ERROR", CTRL_ERROR as u64),
+        ("CTRL_QUEUE", CTRL_QUEUE as u64),
         ("CTRL_FOUND", CTRL_FOUND),
+        ("QUEUE_CAPACITY", u64::from(queue_capacity)),
         ("DRAW", u64::from(DRAW)),
         ("LOST", u64::from(Value::LOST.entry())),
         ("BROKEN", u64::from(BROKEN)),

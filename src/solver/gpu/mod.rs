@@ -2,9 +2,11 @@
 //!
 //! A game takes part through [`GpuRules`]: a WGSL rules module and the u32 data buffers it reads.
 //! The module is joined with the generic kernels of `shaders/solver.wgsl` (see its header for the
-//! functions a module defines and the helpers it may call). Everything stays on the GPU between
-//! layers: each submission runs several layers, a one-thread kernel between two layers decides
-//! whether to go on, and the host only reads back a few control words to report progress.
+//! functions a module defines and the helpers it may call). A layer is two kernels: a sweep over
+//! all states selects the layer's states into a queue, then a kernel works through the queue,
+//! resolving parents with every thread busy. Everything stays on the GPU between layers: each
+//! submission runs several layers, a one-thread kernel between two layers decides whether to go
+//! on, and the host only reads back a few control words to report progress.
 
 mod buffers;
 mod device;
@@ -20,7 +22,7 @@ pub use device::Gpu;
 use super::Progress;
 use crate::value::Entry;
 use buffers::{Layout, StateBuffers};
-use kernels::{CONTROL_WORDS, CTRL_DONE, CTRL_ERROR, CTRL_FOUND, CTRL_LAYER, FOUND_SLOTS, KERNEL_ERRORS, Kernels};
+use kernels::{CONTROL_WORDS, CTRL_DONE, CTRL_ERROR, CTRL_FOUND, CTRL_LAYER, KERNEL_ERRORS, Kernels};
 
 /// Most states a GPU table may have: thread indices of the 2D grid must stay below 2^32.
 /// Larger tables need a block split, which the GPU solver does not do yet.
@@ -50,6 +52,9 @@ pub struct GpuOptions {
     /// The most bytes of working memory bound at one binding; `None`: the device's limit.
     /// Tests set it tiny to exercise tables split over many bindings.
     pub split_bytes: Option<u64>,
+    /// States a layer may queue for the propagation kernel; `None`: a quarter of the states.
+    /// Beyond it, the selection kernel resolves parents itself (slower on wide hardware).
+    pub queue_capacity: Option<u32>,
     /// Layers run per submission between two reads of the control words.
     pub layers_per_submission: u32,
     /// The longest wait for one submission before giving up.
@@ -60,6 +65,7 @@ impl Default for GpuOptions {
     fn default() -> Self {
         GpuOptions {
             split_bytes: None,
+            queue_capacity: None,
             layers_per_submission: 16,
             timeout: Duration::from_secs(600),
         }
@@ -102,7 +108,8 @@ impl Gpu {
         }
         let split = options.split_bytes.unwrap_or(self.max_binding_bytes());
         let layout = Layout::new(states as u32, split.min(self.max_binding_bytes()))?;
-        let buffers = StateBuffers::new(self, layout)?;
+        let queue = options.queue_capacity.unwrap_or(layout.states.div_ceil(4));
+        let buffers = StateBuffers::new(self, layout, queue)?;
         let control = self.storage("the control buffer", CONTROL_WORDS * 4)?;
         let data = rules
             .data()
@@ -125,8 +132,10 @@ impl Gpu {
         let layers = loop {
             let batch = run.pass(&kernels, layer, |pass| {
                 for _ in 0..layers_per_submission {
-                    pass.set_pipeline(&kernels.sweep);
+                    pass.set_pipeline(&kernels.select);
                     dispatch(pass, kernels.state_grid);
+                    pass.set_pipeline(&kernels.propagate);
+                    pass.dispatch_workgroups(kernels.propagate_groups, 1, 1);
                     pass.set_pipeline(&kernels.advance);
                     pass.dispatch_workgroups(1, 1, 1);
                 }
@@ -190,7 +199,7 @@ fn dispatch(pass: &mut wgpu::ComputePass<'_>, (x, y): (u32, u32)) {
     pass.dispatch_workgroups(x, y, 1);
 }
 
-/// What one submission read back: the control header and the counts of states found.
+/// What one submission read back: the control header and the states found per layer.
 struct Readback {
     control: [u32; HEADER_WORDS as usize],
     found: Vec<u32>,
@@ -215,7 +224,7 @@ impl<'g> Submissions<'g> {
         layers_per_submission: u32,
         timeout: Duration,
     ) -> Result<Submissions<'g>> {
-        let found_words = (u64::from(layers_per_submission) + 1) * FOUND_SLOTS;
+        let found_words = u64::from(layers_per_submission) + 1;
         let readback = gpu.checked("the control readback buffer", || {
             gpu.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("egtb control readback"),
@@ -284,7 +293,7 @@ impl<'g> Submissions<'g> {
             encoder.resolve_query_set(queries, 0..2, resolved, 0);
             encoder.copy_buffer_to_buffer(resolved, 0, &self.readback, 0, TIMESTAMP_BYTES);
         }
-        let found_from = CTRL_FOUND + u64::from(layer) * FOUND_SLOTS;
+        let found_from = CTRL_FOUND + u64::from(layer);
         let found_words = self.found_words.min(CONTROL_WORDS - found_from);
         let header_at = TIMESTAMP_BYTES;
         let found_at = header_at + 4 * HEADER_WORDS;

@@ -152,10 +152,23 @@ fn graphs_split_over_many_bindings_match_the_cpu_solver() {
     let Some(gpu) = gpu_or_skip() else { return };
     for (seed, graph) in graphs().step_by(3) {
         let states = graph.children.len() as u64;
-        // About seven chunks, and one layer per submission for the most round trips.
+        // About seven chunks, and few layers per submission for many round trips.
         let options = GpuOptions {
             split_bytes: Some(3 * states / 6),
             layers_per_submission: 1 + seed as u32 % 3,
+            ..GpuOptions::default()
+        };
+        let solution = gpu.solve(&GraphRules::new(&graph), &options, &Silent).unwrap();
+        assert_eq!(solution.entries, cpu::solve(&graph, &Silent), "seed {seed}");
+    }
+}
+
+#[test]
+fn layers_overflowing_a_small_queue_match_the_cpu_solver() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    for (seed, graph) in graphs().skip(1).step_by(3) {
+        let options = GpuOptions {
+            queue_capacity: Some(1 + seed as u32),
             ..GpuOptions::default()
         };
         let solution = gpu.solve(&GraphRules::new(&graph), &options, &Silent).unwrap();
