@@ -43,6 +43,8 @@ const EXIT_WORDS: usize = 2 + MAX_MEN;
 const EXIT_FLIP: usize = 0;
 const EXIT_OFFSET: usize = 1;
 const EXIT_ORDER: usize = 2;
+/// `shaders/chess.wgsl` holds the men of a placement in a `vec3<u32>`.
+const _: () = assert!(MAX_MEN == 3, "shaders/chess.wgsl holds three men");
 /// Marks "no man" (a king moves, or nothing is captured).
 const NO_MAN: u32 = u32::MAX;
 

@@ -3,7 +3,7 @@
 //! [`Position`] is a legal position (RULES.md): exactly one king a side, at most 5 pieces, no
 //! two pieces on a square, the side not to move not in check. The board geometry is in
 //! [`board`], the index scheme in [`index`], moves and the solver's space in [`moves`], FEN,
-//! SAN and UCI in [`notation`].
+//! SAN and UCI in [`notation`], the data of the GPU twin (`shaders/chess.wgsl`) in [`gpu`].
 
 pub mod board;
 pub mod gpu;
