@@ -123,20 +123,12 @@ pub fn expected_header<G: Game>(material: &Material, rules: G::Rules, index: &G:
 
 /// Opens the existing table of a canonical material, with a clear error naming the command that
 /// builds it when it is missing.
-pub fn open_table<G: Game>(
-    dir: &Path,
-    material: &Material,
-    rules: G::Rules,
-) -> Result<(G::Index, Table)> {
+pub fn open_table<G: Game>(dir: &Path, material: &Material, rules: G::Rules) -> Result<(G::Index, Table)> {
     G::check_material(material)?;
     let index = G::index(material, rules)?;
     let path = table_path::<G>(dir, material, rules);
     if !path.exists() {
-        let options: String = rules
-            .options()
-            .iter()
-            .map(|(k, v)| format!(" --{k} {v}"))
-            .collect();
+        let options: String = rules.options().iter().map(|(k, v)| format!(" --{k} {v}")).collect();
         bail!(
             "table {material} not found at {}; build it with: egtb generate {} {material}{options} --tables {}",
             path.display(),

@@ -9,7 +9,11 @@ use egtb::commands::{self, Env, generate::Request};
 use egtb::material::GameId;
 
 #[derive(Parser)]
-#[command(name = "egtb", version, about = "Endgame tablebases for chess, xiangqi and Chinese dark chess")]
+#[command(
+    name = "egtb",
+    version,
+    about = "Endgame tablebases for chess, xiangqi and Chinese dark chess"
+)]
 struct Cli {
     /// Folder holding the tables.
     #[arg(long, global = true, env = "EGTB_TABLES", default_value = "tables")]
@@ -76,13 +80,26 @@ macro_rules! with_game {
 }
 
 fn run(cli: Cli) -> Result<()> {
-    let options = [("cannon", &cli.cannon), ("stalemate", &cli.stalemate), ("rules", &cli.rules)]
-        .into_iter()
-        .filter_map(|(key, value)| value.as_ref().map(|v| (key.to_string(), v.clone())))
-        .collect();
-    let env = Env { tables: cli.tables, options, json: cli.json };
+    let options = [
+        ("cannon", &cli.cannon),
+        ("stalemate", &cli.stalemate),
+        ("rules", &cli.rules),
+    ]
+    .into_iter()
+    .filter_map(|(key, value)| value.as_ref().map(|v| (key.to_string(), v.clone())))
+    .collect();
+    let env = Env {
+        tables: cli.tables,
+        options,
+        json: cli.json,
+    };
     match cli.command {
-        Command::Generate { game, materials, pieces, threads } => {
+        Command::Generate {
+            game,
+            materials,
+            pieces,
+            threads,
+        } => {
             if let Some(threads) = threads {
                 rayon::ThreadPoolBuilder::new().num_threads(threads).build_global()?;
             }
@@ -103,6 +120,13 @@ fn run(cli: Cli) -> Result<()> {
 }
 
 fn main() -> ExitCode {
+    // Printing into a closed pipe (`egtb query ... | head`) ends the program quietly, as in
+    // other command-line tools, instead of failing on the write.
+    #[cfg(unix)]
+    // SAFETY: restoring the default disposition of a signal before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     match run(Cli::parse()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -66,7 +66,10 @@ pub fn run<G: Game>(env: &Env, request: &Request) -> Result<()> {
         println!("{out}");
         return Ok(());
     }
-    println!("{:<16}{:>14}{:>11}{:>16}  file", "table", "states", "seconds", "states/s");
+    println!(
+        "{:<16}{:>14}{:>11}{:>16}  file",
+        "table", "states", "seconds", "states/s"
+    );
     let mut solved_states = 0u64;
     for b in &generator.built {
         let (secs, rate) = match b.solve_time {
@@ -77,12 +80,22 @@ pub fn run<G: Game>(env: &Env, request: &Request) -> Result<()> {
             }
             None => ("reused".to_string(), "-".to_string()),
         };
-        println!("{:<16}{:>14}{:>11}{:>16}  {}", b.material.to_string(), b.states, secs, rate, b.path.display());
+        println!(
+            "{:<16}{:>14}{:>11}{:>16}  {}",
+            b.material.to_string(),
+            b.states,
+            secs,
+            rate,
+            b.path.display()
+        );
     }
     println!(
         "Solved {solved_states} states in {wall:.3} s ({:.0} states/s) with the {solver}; peak memory {}.",
         solved_states as f64 / wall.max(1e-9),
-        peak.map_or("unknown".to_string(), |b| format!("{:.1} MiB", b as f64 / (1 << 20) as f64)),
+        peak.map_or("unknown".to_string(), |b| format!(
+            "{:.1} MiB",
+            b as f64 / (1 << 20) as f64
+        )),
     );
     Ok(())
 }

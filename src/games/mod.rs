@@ -62,11 +62,7 @@ pub trait Game: Sized + Send + Sync + 'static {
     /// The index space of a canonical material.
     fn index(material: &Material, rules: Self::Rules) -> Result<Self::Index>;
     /// The solver's view of a material: its index plus the solved tables its exits reach.
-    fn space<'t>(
-        index: &'t Self::Index,
-        rules: Self::Rules,
-        tables: &'t TableSet,
-    ) -> Result<Self::Space<'t>>;
+    fn space<'t>(index: &'t Self::Index, rules: Self::Rules, tables: &'t TableSet) -> Result<Self::Space<'t>>;
 
     /// Parses a position in the game's notation, checking that it is legal.
     fn parse_position(text: &str) -> Result<Self::Position>;

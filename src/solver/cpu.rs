@@ -55,12 +55,7 @@ pub fn solve<S: Space + ?Sized>(space: &S, progress: &dyn Progress) -> Vec<Entry
 
 /// Fills HP counters and entries from a forward look at every state; returns the largest
 /// pending layer.
-fn initialise<S: Space + ?Sized>(
-    space: &S,
-    entries: &mut [Entry],
-    hp: &mut [u8],
-    progress: &dyn Progress,
-) -> u16 {
+fn initialise<S: Space + ?Sized>(space: &S, entries: &mut [Entry], hp: &mut [u8], progress: &dyn Progress) -> u16 {
     entries
         .par_chunks_mut(BLOCK)
         .zip(hp.par_chunks_mut(BLOCK))
@@ -105,8 +100,7 @@ fn sweep<S: Space + ?Sized>(space: &S, entries: &[AtomicU16], hp: &[AtomicU8], t
             for (i, entry) in chunk.iter().enumerate() {
                 let e = entry.load(Relaxed);
                 let state = first + i;
-                let in_layer = e == resolved
-                    || (e == pending && (!loss_layer || hp[state].load(Relaxed) == 0));
+                let in_layer = e == resolved || (e == pending && (!loss_layer || hp[state].load(Relaxed) == 0));
                 if !in_layer {
                     continue;
                 }
@@ -167,9 +161,7 @@ mod tests {
         fn random(n: usize, seed: u64, no_move: Value) -> Graph {
             let mut x = seed;
             let mut next = |m: u64| {
-                x = x
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
                 (x >> 33) % m
             };
             let mut children = vec![Vec::new(); n];
@@ -245,10 +237,7 @@ mod tests {
                     }
                 }
             }
-            value
-                .into_iter()
-                .map(|v| v.unwrap_or(Value::Draw).entry())
-                .collect()
+            value.into_iter().map(|v| v.unwrap_or(Value::Draw).entry()).collect()
         }
     }
 
@@ -261,28 +250,20 @@ mod tests {
             if self.children[s].is_empty() && self.exits[s].is_empty() {
                 return Node::Terminal(self.no_move);
             }
-            self.children[s]
-                .iter()
-                .for_each(|&c| children.push_plain(c));
+            self.children[s].iter().for_each(|&c| children.push_plain(c));
             let mut exits = Exits::default();
             self.exits[s].iter().for_each(|&v| exits.add(v));
             Node::Inner(exits)
         }
         fn parents(&self, state: u64, parents: &mut Successors) {
-            self.parents[state as usize]
-                .iter()
-                .for_each(|&p| parents.push_plain(p));
+            self.parents[state as usize].iter().for_each(|&p| parents.push_plain(p));
         }
     }
 
     #[test]
     fn matches_the_definition_on_random_graphs_with_exits_and_cycles() {
         for seed in 0..40 {
-            let no_move = if seed % 2 == 0 {
-                Value::LOST
-            } else {
-                Value::Draw
-            };
+            let no_move = if seed % 2 == 0 { Value::LOST } else { Value::Draw };
             let graph = Graph::random(300 + seed as usize * 37, seed, no_move);
             assert_eq!(solve(&graph, &Silent), graph.reference(), "seed {seed}");
         }

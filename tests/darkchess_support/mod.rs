@@ -42,17 +42,9 @@ pub fn build(name: &str, rules: DarkRules) -> Generator<'static, DarkChess> {
 }
 
 /// The value of a position for its side to move, from the tables (built on demand).
-pub fn probe(
-    generator: &mut Generator<'_, DarkChess>,
-    rules: DarkRules,
-    position: &Position,
-) -> Value {
+pub fn probe(generator: &mut Generator<'_, DarkChess>, rules: DarkRules, position: &Position) -> Value {
     let (canonical, swapped) = DarkChess::material_of(position).canonical();
-    let position = if swapped {
-        DarkChess::flip(position)
-    } else {
-        *position
-    };
+    let position = if swapped { DarkChess::flip(position) } else { *position };
     let index = DarkChess::index(&canonical, rules).expect("index");
     let table = generator.ensure(&canonical).expect("table builds");
     Value::from_entry(table.entry(index.locate(&position))).expect("a legal position")

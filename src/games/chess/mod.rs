@@ -84,9 +84,7 @@ impl Position {
         let position = Position { board, turn };
         let (men, placement) = position.men_and_placement();
         let [wk, bk] = placement.kings;
-        if board::file(wk).abs_diff(board::file(bk)) <= 1
-            && board::rank(wk).abs_diff(board::rank(bk)) <= 1
-        {
+        if board::file(wk).abs_diff(board::file(bk)) <= 1 && board::rank(wk).abs_diff(board::rank(bk)) <= 1 {
             bail!("the kings stand on adjacent squares");
         }
         let waiting = turn.other();
@@ -143,10 +141,7 @@ impl Position {
     pub fn from_placement(men: &Men, placement: &Placement, turn: Side) -> Position {
         let mut board = [None; 64];
         for side in Side::BOTH {
-            board[placement.kings[side.index()] as usize] = Some(Piece {
-                side,
-                kind: Kind::King,
-            });
+            board[placement.kings[side.index()] as usize] = Some(Piece { side, kind: Kind::King });
         }
         for m in 0..men.count {
             board[placement.men[m] as usize] = Some(Piece {
@@ -265,11 +260,7 @@ impl Game for Chess {
         ChessIndex::new(material)
     }
 
-    fn space<'t>(
-        index: &'t ChessIndex,
-        _rules: ChessRules,
-        tables: &'t TableSet,
-    ) -> Result<ChessSpace<'t>> {
+    fn space<'t>(index: &'t ChessIndex, _rules: ChessRules, tables: &'t TableSet) -> Result<ChessSpace<'t>> {
         ChessSpace::new(index, tables)
     }
 

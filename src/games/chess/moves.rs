@@ -35,13 +35,7 @@ pub struct Step {
 
 /// Calls `visit` for every legal move of side `mover` in a legal placement.
 #[inline]
-pub fn for_each_move(
-    geo: &Geometry,
-    men: &Men,
-    placement: &Placement,
-    mover: Side,
-    mut visit: impl FnMut(Step),
-) {
+pub fn for_each_move(geo: &Geometry, men: &Men, placement: &Placement, mover: Side, mut visit: impl FnMut(Step)) {
     let occupied = placement.occupied(men.count);
     let enemy = mover.other();
     let mut own = bit(placement.kings[mover.index()]);
@@ -52,8 +46,7 @@ pub fn for_each_move(
     }
     let king = placement.kings[mover.index()];
     let enemy_king = placement.kings[enemy.index()];
-    let victim_on =
-        |to: Square| (0..men.count).find(|&j| men.side[j] == enemy && placement.men[j] == to);
+    let victim_on = |to: Square| (0..men.count).find(|&j| men.side[j] == enemy && placement.men[j] == to);
 
     for i in 0..men.count {
         if men.side[i] != mover {
@@ -64,11 +57,7 @@ pub fn for_each_move(
         while targets != 0 {
             let to = targets.trailing_zeros() as Square;
             targets &= targets - 1;
-            let victim = if occupied & bit(to) != 0 {
-                victim_on(to)
-            } else {
-                None
-            };
+            let victim = if occupied & bit(to) != 0 { victim_on(to) } else { None };
             let mut after = *placement;
             after.men[i] = to;
             let occ = (occupied ^ bit(from)) | bit(to);
@@ -89,11 +78,7 @@ pub fn for_each_move(
     while targets != 0 {
         let to = targets.trailing_zeros() as Square;
         targets &= targets - 1;
-        let victim = if occupied & bit(to) != 0 {
-            victim_on(to)
-        } else {
-            None
-        };
+        let victim = if occupied & bit(to) != 0 { victim_on(to) } else { None };
         let mut after = *placement;
         after.kings[mover.index()] = to;
         let occ = (occupied ^ bit(king)) | bit(to);
@@ -142,8 +127,7 @@ pub fn for_each_unmove(
     }
     let king_pattern = &geo.pattern[Kind::King.index()];
     let king = placement.kings[mover.index()];
-    let mut sources =
-        king_pattern[king as usize] & !occupied & !king_pattern[waiting_king as usize];
+    let mut sources = king_pattern[king as usize] & !occupied & !king_pattern[waiting_king as usize];
     while sources != 0 {
         let from = sources.trailing_zeros() as Square;
         sources &= sources - 1;
@@ -180,9 +164,7 @@ impl<'t> ChessSpace<'t> {
         let men = index.men();
         let mut exits = Vec::with_capacity(men.count);
         for victim in 0..men.count {
-            let smaller = index
-                .material()
-                .without(men.side[victim], men.kind[victim].index());
+            let smaller = index.material().without(men.side[victim], men.kind[victim].index());
             let (canonical, flip) = smaller.canonical();
             let table = tables.require(&canonical)?;
             let sub = ChessIndex::new(&canonical)?;
@@ -190,15 +172,9 @@ impl<'t> ChessSpace<'t> {
             let mut taken = [false; MAX_MEN];
             let mut order = [usize::MAX; MAX_MEN];
             for man in (0..men.count).filter(|&m| m != victim) {
-                let side = if flip {
-                    men.side[man].other()
-                } else {
-                    men.side[man]
-                };
+                let side = if flip { men.side[man].other() } else { men.side[man] };
                 let place = (0..sub_men.count)
-                    .find(|&p| {
-                        !taken[p] && sub_men.side[p] == side && sub_men.kind[p] == men.kind[man]
-                    })
+                    .find(|&p| !taken[p] && sub_men.side[p] == side && sub_men.kind[p] == men.kind[man])
                     .expect("the smaller material has every surviving man");
                 taken[place] = true;
                 order[man] = place;
@@ -237,22 +213,13 @@ impl<'t> ChessSpace<'t> {
         let side = if exit.flip { next.other() } else { next };
         let (slot, _) = exit.index.canonical(&smaller);
         let state = side.index() as u64 * exit.index.per_side() + slot;
-        Value::from_entry(exit.entries[state as usize])
-            .expect("a capture leads to a legal position")
+        Value::from_entry(exit.entries[state as usize]).expect("a capture leads to a legal position")
     }
 
     /// Pushes the canonical state of `next` (side `side` to move), reached from `placement`
     /// whose slot is `slot` by moving `mover`.
     #[inline]
-    fn push(
-        &self,
-        out: &mut Successors,
-        placement: &Placement,
-        slot: u64,
-        mover: Mover,
-        next: &Placement,
-        side: Side,
-    ) {
+    fn push(&self, out: &mut Successors, placement: &Placement, slot: u64, mover: Mover, next: &Placement, side: Side) {
         let base = side.index() as u64 * self.index.per_side();
         match mover {
             Mover::Man(man) if !ChessIndex::kings_on_diagonal(placement) => {
@@ -304,12 +271,8 @@ impl Space for ChessSpace<'_> {
         };
         let slot = self.index.split(state).1;
         let mover = side.other();
-        for_each_unmove(
-            self.geo,
-            self.index.men(),
-            &placement,
-            side,
-            |man, parent| self.push(parents, &placement, slot, man, &parent, mover),
-        );
+        for_each_unmove(self.geo, self.index.men(), &placement, side, |man, parent| {
+            self.push(parents, &placement, slot, man, &parent, mover)
+        });
     }
 }

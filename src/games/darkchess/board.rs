@@ -169,22 +169,14 @@ impl Board {
     /// The image of the board under symmetry `g`.
     pub fn transformed(&self, g: usize) -> Board {
         let mut board = *self;
-        board
-            .masks
-            .iter_mut()
-            .flatten()
-            .for_each(|m| *m = transform(*m, g));
+        board.masks.iter_mut().flatten().for_each(|m| *m = transform(*m, g));
         board
     }
 }
 
 /// The name of a square, `a1` to `h4`.
 pub fn square_name(square: usize) -> String {
-    format!(
-        "{}{}",
-        (b'a' + (square % FILES) as u8) as char,
-        square / FILES + 1
-    )
+    format!("{}{}", (b'a' + (square % FILES) as u8) as char, square / FILES + 1)
 }
 
 #[cfg(test)]
@@ -201,10 +193,7 @@ mod tests {
         }
         // Klein group: composing is xor of the indices.
         for (g, h) in (0..4).flat_map(|g| (0..4).map(move |h| (g, h))) {
-            assert_eq!(
-                transform(transform(0x1234_5678, g), h),
-                transform(0x1234_5678, g ^ h)
-            );
+            assert_eq!(transform(transform(0x1234_5678, g), h), transform(0x1234_5678, g ^ h));
         }
     }
 

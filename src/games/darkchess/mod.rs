@@ -116,10 +116,7 @@ impl Game for DarkChess {
             if material.side_pieces(side) == 0 {
                 bail!("material {material}: each side needs at least one piece");
             }
-            if material.counts[side.index()][KINDS..]
-                .iter()
-                .any(|&c| c > 0)
-            {
+            if material.counts[side.index()][KINDS..].iter().any(|&c| c > 0) {
                 bail!("material {material} has pieces dark chess does not know");
             }
             if let Some(kind) = (0..KINDS).find(|&k| material.count(side, k) > MAX_COUNTS[k]) {
@@ -147,9 +144,7 @@ impl Game for DarkChess {
         let mut materials: Vec<Material> = sides
             .iter()
             .flat_map(|first| sides.iter().map(move |second| [*first, *second]))
-            .filter(|[first, second]| {
-                size(first) > 0 && size(second) > 0 && size(first) + size(second) <= pieces
-            })
+            .filter(|[first, second]| size(first) > 0 && size(second) > 0 && size(first) + size(second) <= pieces)
             .map(|counts| Material {
                 game: GameId::DarkChess,
                 counts,
@@ -165,11 +160,7 @@ impl Game for DarkChess {
         DarkIndex::new(material)
     }
 
-    fn space<'t>(
-        index: &'t DarkIndex,
-        rules: DarkRules,
-        tables: &'t TableSet,
-    ) -> Result<DarkSpace<'t>> {
+    fn space<'t>(index: &'t DarkIndex, rules: DarkRules, tables: &'t TableSet) -> Result<DarkSpace<'t>> {
         DarkSpace::new(index, rules, tables)
     }
 
@@ -185,8 +176,7 @@ impl Game for DarkChess {
         let mut material = Material::empty(GameId::DarkChess);
         for side in Side::BOTH {
             for kind in 0..KINDS {
-                material.counts[side.index()][kind] =
-                    position.board.masks[side.index()][kind].count_ones() as u8;
+                material.counts[side.index()][kind] = position.board.masks[side.index()][kind].count_ones() as u8;
             }
         }
         material
@@ -204,11 +194,7 @@ impl Game for DarkChess {
     }
 
     fn legal_moves(position: &Position, rules: DarkRules) -> Vec<Move> {
-        moves::legal_moves(
-            &position.board,
-            position.side_to_move,
-            &CaptureRules::new(rules),
-        )
+        moves::legal_moves(&position.board, position.side_to_move, &CaptureRules::new(rules))
     }
 
     fn play(position: &Position, mv: Move) -> Position {

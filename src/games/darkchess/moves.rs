@@ -47,23 +47,14 @@ impl CaptureRules {
 
     /// Calls `capture(kind, from, to, victim_kind)` for every capture by `side`.
     #[inline]
-    pub fn for_each_capture(
-        &self,
-        board: &Board,
-        side: Side,
-        mut capture: impl FnMut(usize, u32, u32, usize),
-    ) {
+    pub fn for_each_capture(&self, board: &Board, side: Side, mut capture: impl FnMut(usize, u32, u32, usize)) {
         let enemy = &board.masks[side.other().index()];
         let enemy_all = enemy.iter().fold(0, |acc, &m| acc | m);
         if enemy_all == 0 {
             return;
         }
         let occupied = board.occupied();
-        let victim_at = |square: u32| {
-            (0..KINDS)
-                .find(|&k| enemy[k] >> square & 1 == 1)
-                .unwrap_or(KINDS)
-        };
+        let victim_at = |square: u32| (0..KINDS).find(|&k| enemy[k] >> square & 1 == 1).unwrap_or(KINDS);
         for (kind, &pieces) in board.masks[side.index()].iter().enumerate() {
             if pieces == 0 {
                 continue;

@@ -193,8 +193,7 @@ impl Geometry {
             }
         }
         let mut red_king_reduced = [NONE; SQUARES];
-        let red_king_squares: [u8; 6] =
-            padded(all().filter(|&s| red_point(Kind::King, s) && file(s) <= 4));
+        let red_king_squares: [u8; 6] = padded(all().filter(|&s| red_point(Kind::King, s) && file(s) <= 4));
         for (n, &s) in red_king_squares.iter().enumerate() {
             red_king_reduced[usize::from(s)] = n as u8;
         }
@@ -219,42 +218,27 @@ impl Geometry {
         let elephant_eye = std::array::from_fn(|s| padded(elephant(s as u8).map(|m| m.1)));
 
         let horse = |s: u8| {
-            [
-                (1, 2),
-                (-1, 2),
-                (1, -2),
-                (-1, -2),
-                (2, 1),
-                (2, -1),
-                (-2, 1),
-                (-2, -1),
-            ]
-            .into_iter()
-            .filter_map(move |(df, dr): (i32, i32)| {
-                let t = offset(s, df, dr)?;
-                let leg = if dr.abs() == 2 {
-                    offset(s, 0, dr.signum())
-                } else {
-                    offset(s, df.signum(), 0)
-                };
-                Some((t, leg.expect("leg on board")))
-            })
+            [(1, 2), (-1, 2), (1, -2), (-1, -2), (2, 1), (2, -1), (-2, 1), (-2, -1)]
+                .into_iter()
+                .filter_map(move |(df, dr): (i32, i32)| {
+                    let t = offset(s, df, dr)?;
+                    let leg = if dr.abs() == 2 {
+                        offset(s, 0, dr.signum())
+                    } else {
+                        offset(s, df.signum(), 0)
+                    };
+                    Some((t, leg.expect("leg on board")))
+                })
         };
         let horse_to = std::array::from_fn(|s| padded(horse(s as u8).map(|m| m.0)));
         let horse_leg = std::array::from_fn(|s| padded(horse(s as u8).map(|m| m.1)));
-        let horse_sources = |t: u8| {
-            all().flat_map(move |s| horse(s).filter(move |m| m.0 == t).map(move |m| (s, m.1)))
-        };
+        let horse_sources = |t: u8| all().flat_map(move |s| horse(s).filter(move |m| m.0 == t).map(move |m| (s, m.1)));
         let horse_from = std::array::from_fn(|t| padded(horse_sources(t as u8).map(|m| m.0)));
         let horse_from_leg = std::array::from_fn(|t| padded(horse_sources(t as u8).map(|m| m.1)));
 
         let pawn = |side: usize, s: u8| {
             let forward = if side == 0 { 1 } else { -1 };
-            let crossed = if side == 0 {
-                rank(s) >= 5
-            } else {
-                rank(s) <= 4
-            };
+            let crossed = if side == 0 { rank(s) >= 5 } else { rank(s) <= 4 };
             let sideways: &[(i32, i32)] = if crossed { &[(-1, 0), (1, 0)] } else { &[] };
             [(0, forward)]
                 .iter()
@@ -262,15 +246,11 @@ impl Geometry {
                 .filter_map(move |&(df, dr)| offset(s, df, dr))
                 .collect::<Vec<u8>>()
         };
-        let is_pawn_point =
-            |side: usize, s: u8| points[side][Kind::Pawn.index()][usize::from(s)] != NONE;
-        let pawn_to =
-            std::array::from_fn(|side| std::array::from_fn(|s| padded(pawn(side, s as u8))));
+        let is_pawn_point = |side: usize, s: u8| points[side][Kind::Pawn.index()][usize::from(s)] != NONE;
+        let pawn_to = std::array::from_fn(|side| std::array::from_fn(|s| padded(pawn(side, s as u8))));
         let pawn_from = std::array::from_fn(|side| {
             std::array::from_fn(|t| {
-                padded(
-                    all().filter(|&s| is_pawn_point(side, s) && pawn(side, s).contains(&(t as u8))),
-                )
+                padded(all().filter(|&s| is_pawn_point(side, s) && pawn(side, s).contains(&(t as u8))))
             })
         });
 
@@ -360,10 +340,7 @@ mod tests {
         }
         assert_eq!(g.red_king_reduced.iter().filter(|&&n| n != NONE).count(), 6);
         assert_eq!(g.pair_unrank.len(), 4005);
-        assert_eq!(
-            g.pair_unrank[usize::try_from(pair_base(7)).unwrap() + 3],
-            [3, 7]
-        );
+        assert_eq!(g.pair_unrank[usize::try_from(pair_base(7)).unwrap() + 3], [3, 7]);
     }
 
     #[test]
@@ -376,20 +353,11 @@ mod tests {
                     continue;
                 }
                 moves += 1;
-                let back = g.horse_from[usize::from(t)]
-                    .iter()
-                    .position(|&f| f == s as u8);
+                let back = g.horse_from[usize::from(t)].iter().position(|&f| f == s as u8);
                 let back = back.expect("source listed");
                 assert_eq!(g.horse_from_leg[usize::from(t)][back], leg);
             }
         }
-        assert_eq!(
-            moves,
-            g.horse_from
-                .iter()
-                .flatten()
-                .filter(|&&f| f != NONE)
-                .count()
-        );
+        assert_eq!(moves, g.horse_from.iter().flatten().filter(|&&f| f != NONE).count());
     }
 }

@@ -264,8 +264,7 @@ impl XiangqiIndex {
         let slot = state - to_move as u64 * self.per_side;
         let squares = self.layout.decode_slot(slot);
         let board = Board::new(&self.layout, squares)?;
-        let mirror_slot =
-            (file(squares[0]) == 4).then(|| self.layout.raw_slot(&squares, &geometry().mirror));
+        let mirror_slot = (file(squares[0]) == 4).then(|| self.layout.raw_slot(&squares, &geometry().mirror));
         if mirror_slot.is_some_and(|m| m < slot) || board.in_check(1 - to_move) {
             return None;
         }

@@ -236,11 +236,7 @@ impl Game for Xiangqi {
         XiangqiIndex::new(material)
     }
 
-    fn space<'t>(
-        index: &'t XiangqiIndex,
-        _rules: XiangqiRules,
-        tables: &'t TableSet,
-    ) -> Result<XiangqiSpace<'t>> {
+    fn space<'t>(index: &'t XiangqiIndex, _rules: XiangqiRules, tables: &'t TableSet) -> Result<XiangqiSpace<'t>> {
         XiangqiSpace::new(index, tables)
     }
 
@@ -299,9 +295,7 @@ impl Game for Xiangqi {
     }
 
     fn game_over(position: &Position, rules: XiangqiRules) -> Option<Value> {
-        Xiangqi::legal_moves(position, rules)
-            .is_empty()
-            .then_some(Value::LOST)
+        Xiangqi::legal_moves(position, rules).is_empty().then_some(Value::LOST)
     }
 
     fn move_names(position: &Position, mv: Move) -> (String, String) {

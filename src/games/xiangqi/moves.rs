@@ -93,12 +93,7 @@ impl<'l> Board<'l> {
         self.at[usize::from(to)] = slot as u8;
         self.squares[slot] = to;
         self.occupied = (self.occupied & !(1u128 << from)) | (1u128 << to);
-        Undo {
-            slot,
-            from,
-            to,
-            victim,
-        }
+        Undo { slot, from, to, victim }
     }
 
     /// Takes back a [`Board::make`].
@@ -264,9 +259,7 @@ impl<'l> Board<'l> {
 fn attacks(g: &Geometry, kind: Kind, side: usize, from: u8, target: u8, occupied: u128) -> bool {
     let pair = usize::from(from) * SQUARES + usize::from(target);
     match kind {
-        Kind::King => {
-            file(from) == file(target) && g.aligned[pair] != 0 && g.between[pair] & occupied == 0
-        }
+        Kind::King => file(from) == file(target) && g.aligned[pair] != 0 && g.between[pair] & occupied == 0,
         Kind::Rook => g.aligned[pair] != 0 && g.between[pair] & occupied == 0,
         Kind::Cannon => g.aligned[pair] != 0 && (g.between[pair] & occupied).count_ones() == 1,
         Kind::Horse => {
