@@ -39,7 +39,11 @@ fn check<G: Game>(material: &str, samples: u64) {
         if value.dtm().is_some_and(|d| d > 0) && lines < 20 {
             let line = prober.line(&position).unwrap();
             assert_eq!(line.len(), usize::from(value.dtm().unwrap()), "{fen}");
-            assert_eq!(line.last().unwrap().1, Value::LOST, "{fen}: the line does not end the game");
+            assert_eq!(
+                line.last().unwrap().1,
+                Value::LOST,
+                "{fen}: the line does not end the game"
+            );
             lines += 1;
         }
     }
