@@ -191,13 +191,13 @@ impl ChessIndex {
         let mut groups = [Group::default(); MAX_MEN];
         let mut group_of = [0; MAX_MEN];
         let mut group_count = 0;
-        for i in 0..men.count {
+        for (i, group) in group_of[..men.count].iter_mut().enumerate() {
             if i == 0 || men.side[i] != men.side[i - 1] || men.kind[i] != men.kind[i - 1] {
                 groups[group_count].first = i;
                 group_count += 1;
             }
             groups[group_count - 1].len += 1;
-            group_of[i] = group_count - 1;
+            *group = group_count - 1;
         }
         let mut per_pair = 1;
         for g in groups[..group_count].iter_mut().rev() {
