@@ -3,7 +3,7 @@
 mod common;
 
 use common::{Rng, image, material, random_position};
-use egtb::games::chess::board::{MAX_MEN, Men, Placement, file, geometry, rank};
+use egtb::games::chess::board::{Men, Placement, file, geometry, rank};
 use egtb::games::chess::index::ChessIndex;
 use egtb::games::chess::{Chess, Position};
 use egtb::games::{Game, IndexSpace};
@@ -55,11 +55,7 @@ fn brute_force_counts(name: &str) -> [u64; 2] {
         let apart = file(squares[0]).abs_diff(file(squares[1])) > 1
             || rank(squares[0]).abs_diff(rank(squares[1])) > 1;
         if distinct && ordered && apart {
-            let mut placement = Placement {
-                kings: [squares[0], squares[1]],
-                men: [0; MAX_MEN],
-            };
-            placement.men[..men.count].copy_from_slice(&squares[2..]);
+            let placement = Placement::new([squares[0], squares[1]], &squares[2..]);
             for side in Side::BOTH {
                 counts[side.index()] += u64::from(!placement.in_check(geo, &men, side.other()));
             }
