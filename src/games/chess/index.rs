@@ -27,7 +27,9 @@ use std::sync::OnceLock;
 use anyhow::{Result, bail};
 
 use super::Position;
-use super::board::{DIAGONAL, Geometry, MAX_MEN, Men, Placement, Square, TRANSPOSE, bit, file, geometry, rank};
+use super::board::{
+    DIAGONAL, Geometry, MAX_MEN, Men, Placement, Square, TRANSPOSE, bit, file, geometry, rank,
+};
 use crate::games::IndexSpace;
 use crate::material::{Material, Side};
 
@@ -59,7 +61,10 @@ fn adjacent_or_same(a: Square, b: Square) -> bool {
 }
 
 fn pair_in_table(wk: Square, bk: Square) -> bool {
-    file(wk) <= 3 && rank(wk) <= file(wk) && !adjacent_or_same(wk, bk) && (file(wk) != rank(wk) || rank(bk) <= file(bk))
+    file(wk) <= 3
+        && rank(wk) <= file(wk)
+        && !adjacent_or_same(wk, bk)
+        && (file(wk) != rank(wk) || rank(bk) <= file(bk))
 }
 
 fn choose(n: u64, k: u64) -> u64 {
@@ -93,7 +98,9 @@ impl IndexTables {
                     .map_or(NONE, |s| s as u32)
             })
             .collect();
-        let binomial = (0..64 * 4).map(|i| choose(i as u64 / 4, i as u64 % 4) as u32).collect();
+        let binomial = (0..64 * 4)
+            .map(|i| choose(i as u64 / 4, i as u64 % 4) as u32)
+            .collect();
         let unrank = std::array::from_fn(|k| {
             let k = k + 1;
             let mut table = vec![0u32; choose(FREE_SQUARES as u64, k as u64) as usize];
@@ -109,22 +116,14 @@ impl IndexTables {
             unrank,
         }
     }
-
-    /// Combinadic rank of sorted squares (0..62).
-    #[inline]
-    fn rank_of(&self, sorted: &[u32]) -> u64 {
-        sorted
-            .iter()
-            .enumerate()
-            .map(|(i, &s)| u64::from(self.binomial[s as usize * 4 + i + 1]))
-            .sum()
-    }
 }
 
 /// Fills `table[rank] = squares` for every increasing tuple of `k` squares among 62.
 fn fill_unrank(table: &mut [u32], squares: &mut [u32; MAX_MEN], k: usize, at: usize, low: u32) {
     if at == k {
-        let rank: u64 = (0..k).map(|i| choose(u64::from(squares[i]), i as u64 + 1)).sum();
+        let rank: u64 = (0..k)
+            .map(|i| choose(u64::from(squares[i]), i as u64 + 1))
+            .sum();
         table[rank as usize] = (0..k).fold(0, |p, i| p | squares[i] << (8 * i));
         return;
     }
@@ -182,19 +181,23 @@ impl ChessIndex {
         let mut groups = [Group::default(); MAX_MEN];
         let mut group_of = [0; MAX_MEN];
         let mut group_count = 0;
-        for i in 0..men.count {
+        for (i, group) in group_of[..men.count].iter_mut().enumerate() {
             if i == 0 || men.side[i] != men.side[i - 1] || men.kind[i] != men.kind[i - 1] {
                 groups[group_count].first = i;
                 group_count += 1;
             }
             groups[group_count - 1].len += 1;
-            group_of[i] = group_count - 1;
+            *group = group_count - 1;
         }
         let mut per_pair = 1;
         for g in groups[..group_count].iter_mut().rev() {
             g.radix = choose(FREE_SQUARES as u64, g.len as u64);
             g.multiplier = per_pair;
             per_pair *= g.radix;
+        }
+        let per_side = KING_PAIRS as u64 * per_pair;
+        if 2 * per_side > u64::from(u32::MAX) {
+            bail!("material {material} has too many states for chess index version 1");
         }
         Ok(ChessIndex {
             material: *material,
@@ -203,7 +206,7 @@ impl ChessIndex {
             group_count,
             group_of,
             per_pair,
-            per_side: KING_PAIRS as u64 * per_pair,
+            per_side,
             geo: geometry(),
             tables: index_tables(),
         })
@@ -229,29 +232,31 @@ impl ChessIndex {
 
     /// Combinadic rank of a group in a placement whose kings are as given.
     #[inline]
-    pub fn group_rank(&self, group: &Group, placement: &Placement) -> u64 {
-        let [wk, bk] = placement.kings;
-        let mut s = [0u32; MAX_MEN];
-        for (j, free) in s[..group.len].iter_mut().enumerate() {
-            let sq = placement.men[group.first + j];
-            *free = u32::from(sq) - u32::from(sq > wk) - u32::from(sq > bk);
-        }
-        let s = &mut s[..group.len];
-        // At most three elements: an insertion sort is the quickest.
-        for i in 1..s.len() {
-            let mut j = i;
-            while j > 0 && s[j - 1] > s[j] {
-                s.swap(j - 1, j);
-                j -= 1;
+    pub fn group_rank(&self, group: &Group, placement: Placement) -> u64 {
+        let [wk, bk] = placement.kings();
+        let free = |sq: Square| u32::from(sq) - u32::from(sq > wk) - u32::from(sq > bk);
+        let binomial = |n: u32, k: usize| u64::from(self.tables.binomial[n as usize * 4 + k]);
+        let man = |j: usize| free(placement.man(group.first + j));
+        match group.len {
+            1 => u64::from(man(0)),
+            2 => {
+                let (a, b) = (man(0), man(1));
+                u64::from(a.min(b)) + binomial(a.max(b), 2)
+            }
+            _ => {
+                let (a, b, c) = (man(0), man(1), man(2));
+                let (a, b) = (a.min(b), a.max(b));
+                let (b, c) = (b.min(c), b.max(c));
+                let (a, b) = (a.min(b), a.max(b));
+                u64::from(a) + binomial(b, 2) + binomial(c, 3)
             }
         }
-        self.tables.rank_of(s)
     }
 
     /// The slot of a placement whose king pair is in the table, as it stands (no symmetry).
     #[inline]
-    pub fn slot_as_is(&self, placement: &Placement) -> u64 {
-        let [wk, bk] = placement.kings;
+    pub fn slot_as_is(&self, placement: Placement) -> u64 {
+        let [wk, bk] = placement.kings();
         let pair = self.tables.king_pair_index[wk as usize * 64 + bk as usize];
         debug_assert_ne!(pair, NONE, "king pair outside the table");
         let mut slot = u64::from(pair) * self.per_pair;
@@ -264,17 +269,17 @@ impl ChessIndex {
     /// The canonical slot of a placement of legal kings, and whether a symmetry other than the
     /// identity produced it.
     #[inline]
-    pub fn canonical(&self, placement: &Placement) -> (u64, bool) {
-        let [wk, bk] = placement.kings;
+    pub fn canonical(&self, placement: Placement) -> (u64, bool) {
+        let [wk, bk] = placement.kings();
         let sym = self.tables.king_symmetry[wk as usize * 64 + bk as usize] as usize;
         let image = if sym == 0 {
-            *placement
+            placement
         } else {
             placement.mapped(self.geo, sym, self.men.count)
         };
-        let slot = self.slot_as_is(&image);
-        if Self::kings_on_diagonal(&image) {
-            let reflected = self.slot_as_is(&image.mapped(self.geo, TRANSPOSE, self.men.count));
+        let slot = self.slot_as_is(image);
+        if Self::kings_on_diagonal(image) {
+            let reflected = self.slot_as_is(image.mapped(self.geo, TRANSPOSE, self.men.count));
             if reflected < slot {
                 return (reflected, true);
             }
@@ -284,8 +289,9 @@ impl ChessIndex {
 
     /// Whether both kings stand on the a1-h8 diagonal (the reflection in it keeps them).
     #[inline]
-    pub fn kings_on_diagonal(placement: &Placement) -> bool {
-        (bit(placement.kings[0]) | bit(placement.kings[1])) & !DIAGONAL == 0
+    pub fn kings_on_diagonal(placement: Placement) -> bool {
+        let [wk, bk] = placement.kings();
+        (bit(wk) | bit(bk)) & !DIAGONAL == 0
     }
 
     /// The side to move of a state and its slot.
@@ -301,23 +307,24 @@ impl ChessIndex {
     /// The placement a slot spells out, whether or not it is a legal position.
     #[inline]
     pub fn placement(&self, slot: u64) -> Placement {
-        let pair = self.tables.king_pairs[(slot / self.per_pair) as usize];
-        let mut rest = slot % self.per_pair;
+        // Every supported table has fewer than 2^32 states (checked in `new`), and 32-bit
+        // division is the quicker.
+        let (slot, per_pair) = (slot as u32, self.per_pair as u32);
+        let pair = self.tables.king_pairs[(slot / per_pair) as usize];
+        let mut rest = slot % per_pair;
         let (wk, bk) = ((pair & 0xFF) as Square, (pair >> 8) as Square);
         let (low, high) = (wk.min(bk), wk.max(bk));
-        let mut placement = Placement {
-            kings: [wk, bk],
-            men: [0; MAX_MEN],
-        };
+        let mut placement = Placement::new([wk, bk], &[]);
         for g in &self.groups[..self.group_count] {
-            let rank = rest / g.multiplier;
-            rest %= g.multiplier;
+            let multiplier = g.multiplier as u32;
+            let rank = rest / multiplier;
+            rest %= multiplier;
             let squares = self.tables.unrank[g.len - 1][rank as usize];
             for j in 0..g.len {
                 let mut sq = ((squares >> (8 * j)) & 0xFF) as Square;
                 sq += Square::from(sq >= low);
                 sq += Square::from(sq >= high);
-                placement.men[g.first + j] = sq;
+                placement = placement.with_man(g.first + j, sq);
             }
         }
         placement
@@ -334,17 +341,11 @@ impl ChessIndex {
             return None;
         }
         let waiting = side.other();
-        if placement.attacked(
-            self.geo,
-            &self.men,
-            placement.kings[waiting.index()],
-            side,
-            occupied,
-            usize::MAX,
-        ) {
+        if placement.attacked(self.geo, &self.men, placement.king(waiting), side, occupied) {
             return None;
         }
-        if Self::kings_on_diagonal(&placement) && self.slot_as_is(&placement.mapped(self.geo, TRANSPOSE, count)) < slot
+        if Self::kings_on_diagonal(placement)
+            && self.slot_as_is(placement.mapped(self.geo, TRANSPOSE, count)) < slot
         {
             return None;
         }
@@ -367,21 +368,22 @@ impl IndexSpace for ChessIndex {
             "position {position:?} is not of material {}",
             self.material
         );
-        let (slot, _) = self.canonical(&placement);
+        let (slot, _) = self.canonical(placement);
         position.turn().index() as u64 * self.per_side + slot
     }
 
     fn decode(&self, state: u64) -> Option<Position> {
         let (placement, side) = self.decode_legal(state)?;
-        Some(Position::from_placement(&self.men, &placement, side))
+        Some(Position::from_placement(&self.men, placement, side))
     }
 
     fn weight(&self, state: u64) -> u32 {
         let Some((placement, _)) = self.decode_legal(state) else {
             return 0;
         };
-        let symmetric = Self::kings_on_diagonal(&placement)
-            && self.slot_as_is(&placement.mapped(self.geo, TRANSPOSE, self.men.count)) == self.split(state).1;
+        let symmetric = Self::kings_on_diagonal(placement)
+            && self.slot_as_is(placement.mapped(self.geo, TRANSPOSE, self.men.count))
+                == self.split(state).1;
         if symmetric { 4 } else { 8 }
     }
 
@@ -402,7 +404,8 @@ mod tests {
             for (r, &packed) in t.unrank[k - 1].iter().enumerate() {
                 let s: Vec<u32> = (0..k).map(|i| (packed >> (8 * i)) & 0xFF).collect();
                 assert!(s.windows(2).all(|w| w[0] < w[1]) && s[k - 1] < 62);
-                assert_eq!(t.rank_of(&s), r as u64);
+                let rank: u64 = (0..k).map(|i| choose(u64::from(s[i]), i as u64 + 1)).sum();
+                assert_eq!(rank, r as u64);
             }
         }
     }

@@ -18,7 +18,7 @@ use crate::table::TableSet;
 use crate::value::Value;
 use board::{Kind, MAX_MEN, Men, Placement, Square, geometry};
 use index::ChessIndex;
-use moves::{ChessSpace, for_each_move};
+use moves::{ChessSpace, Step, for_each_move};
 
 /// The most pieces (kings included) of a supported material.
 pub const MAX_PIECES: usize = 2 + MAX_MEN;
@@ -83,8 +83,10 @@ impl Position {
         }
         let position = Position { board, turn };
         let (men, placement) = position.men_and_placement();
-        let [wk, bk] = placement.kings;
-        if board::file(wk).abs_diff(board::file(bk)) <= 1 && board::rank(wk).abs_diff(board::rank(bk)) <= 1 {
+        let [wk, bk] = placement.kings();
+        if board::file(wk).abs_diff(board::file(bk)) <= 1
+            && board::rank(wk).abs_diff(board::rank(bk)) <= 1
+        {
             bail!("the kings stand on adjacent squares");
         }
         let waiting = turn.other();
@@ -117,34 +119,34 @@ impl Position {
     /// The men of the position in group order and where everything stands.
     pub fn men_and_placement(&self) -> (Men, Placement) {
         let men = Men::of_material(&self.material());
-        let mut placement = Placement {
-            kings: [0; 2],
-            men: [0; MAX_MEN],
-        };
+        let mut placement = Placement::default();
         let mut filled = [false; MAX_MEN];
         for (sq, piece) in self.board.iter().enumerate() {
             let Some(piece) = piece else { continue };
             if piece.kind == Kind::King {
-                placement.kings[piece.side.index()] = sq as Square;
+                placement = placement.with_king(piece.side, sq as Square);
                 continue;
             }
             let man = (0..men.count)
                 .find(|&m| !filled[m] && men.side[m] == piece.side && men.kind[m] == piece.kind)
                 .expect("every man of the material has a place");
             filled[man] = true;
-            placement.men[man] = sq as Square;
+            placement = placement.with_man(man, sq as Square);
         }
         (men, placement)
     }
 
     /// The position of a legal placement.
-    pub fn from_placement(men: &Men, placement: &Placement, turn: Side) -> Position {
+    pub fn from_placement(men: &Men, placement: Placement, turn: Side) -> Position {
         let mut board = [None; 64];
         for side in Side::BOTH {
-            board[placement.kings[side.index()] as usize] = Some(Piece { side, kind: Kind::King });
+            board[placement.king(side) as usize] = Some(Piece {
+                side,
+                kind: Kind::King,
+            });
         }
         for m in 0..men.count {
-            board[placement.men[m] as usize] = Some(Piece {
+            board[placement.man(m) as usize] = Some(Piece {
                 side: men.side[m],
                 kind: men.kind[m],
             });
@@ -156,7 +158,7 @@ impl Position {
     pub fn legal_moves(&self) -> Vec<ChessMove> {
         let (men, placement) = self.men_and_placement();
         let mut moves = Vec::new();
-        for_each_move(geometry(), &men, &placement, self.turn, |step| {
+        for_each_move(geometry(), &men, placement, self.turn, |step: Step| {
             moves.push(ChessMove {
                 from: step.from,
                 to: step.to,
@@ -260,7 +262,11 @@ impl Game for Chess {
         ChessIndex::new(material)
     }
 
-    fn space<'t>(index: &'t ChessIndex, _rules: ChessRules, tables: &'t TableSet) -> Result<ChessSpace<'t>> {
+    fn space<'t>(
+        index: &'t ChessIndex,
+        _rules: ChessRules,
+        tables: &'t TableSet,
+    ) -> Result<ChessSpace<'t>> {
         ChessSpace::new(index, tables)
     }
 
