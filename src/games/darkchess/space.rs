@@ -5,7 +5,7 @@ use anyhow::Result;
 
 use super::DarkRules;
 use super::board::{Board, GEOMETRY, KINDS};
-use super::index::{DarkIndex, GroupMasks, MAX_GROUPS, NO_GROUP, Position};
+use super::index::{DarkIndex, GroupMasks, NO_GROUP, Position};
 use super::moves::CaptureRules;
 use crate::games::IndexSpace;
 use crate::material::Side;
@@ -48,12 +48,12 @@ impl<'t> DarkSpace<'t> {
         let material = index.material();
         let mut exits: [[Option<CaptureExit<'t>>; KINDS]; 2] = Default::default();
         for side in Side::BOTH {
-            for kind in 0..KINDS {
+            for (kind, exit) in exits[side.index()].iter_mut().enumerate() {
                 if material.count(side, kind) == 0 {
                     continue;
                 }
                 let after = material.without(side, kind);
-                exits[side.index()][kind] = Some(if after.side_pieces(side) == 0 {
+                *exit = Some(if after.side_pieces(side) == 0 {
                     CaptureExit::Lost
                 } else {
                     let (canonical, swap) = after.canonical();
@@ -75,7 +75,12 @@ impl<'t> DarkSpace<'t> {
 
     /// The value (for the side then to move) of the position after `side` captures.
     fn capture_value(&self, board: &Board, side: Side, capture: Capture) -> Value {
-        let Capture { kind, from, to, victim } = capture;
+        let Capture {
+            kind,
+            from,
+            to,
+            victim,
+        } = capture;
         let enemy = side.other();
         match &self.exits[enemy.index()][victim] {
             Some(CaptureExit::Lost) => Value::LOST,
@@ -102,23 +107,24 @@ impl<'t> DarkSpace<'t> {
     }
 
     /// Pushes the canonical states reached when `mover` steps one piece, with `next` to move.
-    fn push_steps(&self, gm: &GroupMasks, slot: u64, mover: Side, next: Side, out: &mut Successors) {
+    fn push_steps(
+        &self,
+        gm: &GroupMasks,
+        slot: u64,
+        mover: Side,
+        next: Side,
+        out: &mut Successors,
+    ) {
         let index = self.index;
-        let groups = index.groups();
         let base = next.index() as u64 * index.per_side();
-        let symmetric = index.symmetric_anchor(slot / groups[0].stride);
-        let mut occupied_before = [0u32; MAX_GROUPS + 1];
-        for j in 0..groups.len() {
-            occupied_before[j + 1] = occupied_before[j] | gm[j];
-        }
-        let empty = !occupied_before[groups.len()];
+        let symmetric = index.symmetric_anchor(slot);
+        let empty = !gm.iter().fold(0, |acc, &m| acc | m);
         for kind in 0..KINDS {
             let j = index.group_of(mover, kind);
             if j == NO_GROUP {
                 continue;
             }
             let j = usize::from(j);
-            let kept = if j == 0 { 0 } else { slot - slot % groups[j - 1].stride };
             let mut pieces = gm[j];
             while pieces != 0 {
                 let from = pieces.trailing_zeros();
@@ -127,13 +133,13 @@ impl<'t> DarkSpace<'t> {
                 while targets != 0 {
                     let to = targets.trailing_zeros();
                     targets &= targets - 1;
-                    let mut child = *gm;
-                    child[j] ^= 1 << from | 1 << to;
                     if j == 0 || symmetric {
+                        let mut child = *gm;
+                        child[j] ^= 1 << from | 1 << to;
                         let (s, g) = index.canonical_slot(&child);
                         out.push(base + s, g != 0);
                     } else {
-                        out.push_plain(base + kept + index.partial_slot(&child, j, occupied_before[j]));
+                        out.push_plain(base + index.step_slot(slot, gm, j, from, to));
                     }
                 }
             }
@@ -149,19 +155,24 @@ impl Space for DarkSpace<'_> {
     fn expand(&self, state: u64, children: &mut Successors) -> Node {
         let index = self.index;
         let slot = state % index.per_side();
-        let gm = index.decode_groups(slot);
-        if !index.is_canonical(&gm, slot) {
+        let Some(gm) = index.decode_groups(slot) else {
             return Node::Broken;
-        }
+        };
         let side = index.side_to_move(state);
         let board = index.board(&gm);
         let mut exits = Exits::default();
         let mut captured = false;
-        self.captures.for_each_capture(&board, side, |kind, from, to, victim| {
-            captured = true;
-            let capture = Capture { kind, from, to, victim };
-            exits.add(self.capture_value(&board, side, capture));
-        });
+        self.captures
+            .for_each_capture(&board, side, |kind, from, to, victim| {
+                captured = true;
+                let capture = Capture {
+                    kind,
+                    from,
+                    to,
+                    victim,
+                };
+                exits.add(self.capture_value(&board, side, capture));
+            });
         self.push_steps(&gm, slot, side, side.other(), children);
         if !captured && children.distinct().is_empty() {
             return Node::Terminal(self.no_move);
@@ -172,7 +183,9 @@ impl Space for DarkSpace<'_> {
     fn parents(&self, state: u64, parents: &mut Successors) {
         let index = self.index;
         let slot = state % index.per_side();
-        let gm = index.decode_groups(slot);
+        let gm = index
+            .decode_groups(slot)
+            .expect("the solver asks only for the parents of legal states");
         let previous = index.side_to_move(state).other();
         self.push_steps(&gm, slot, previous, previous, parents);
     }
