@@ -348,7 +348,7 @@ fn position(fen: &str) -> Position {
 fn iccs_moves(position: &Position) -> BTreeSet<String> {
     Xiangqi::legal_moves(position, rules())
         .into_iter()
-        .map(|m| notation::iccs(m))
+        .map(notation::iccs)
         .collect()
 }
 

@@ -95,7 +95,7 @@ fn initialise<S: Space + ?Sized>(
 fn sweep<S: Space + ?Sized>(space: &S, entries: &[AtomicU16], hp: &[AtomicU8], t: u16) -> u64 {
     let resolved = t + 1;
     let pending = PENDING | t;
-    let loss_layer = t % 2 == 0;
+    let loss_layer = t.is_multiple_of(2);
     entries
         .par_chunks(BLOCK)
         .enumerate()
