@@ -21,7 +21,7 @@
 
 use anyhow::{Result, bail};
 
-use super::geometry::{Kind, NONE, file, geometry, pair_base};
+use super::geometry::{Kind, NONE, SQUARES, file, geometry, pair_base};
 use super::moves::Board;
 use crate::games::IndexSpace;
 use crate::material::{Material, Side};
@@ -31,6 +31,17 @@ pub const MAX_PIECES: usize = 14;
 
 /// Squares of the pieces in slot order ([`NONE`] beyond the last piece, or for a captured one).
 pub type Squares = [u8; MAX_PIECES];
+
+/// The rank of each group, in group order.
+pub type Ranks = [u64; MAX_PIECES];
+
+/// A slot's index digits, from which a neighbour's slot follows by changing one digit.
+pub struct Digits {
+    pub slot: u64,
+    pub ranks: Ranks,
+    /// With the red king on file e: the mirror image's slot and digits.
+    pub mirror: Option<(u64, Ranks)>,
+}
 
 /// Identical pieces sharing one index digit.
 #[derive(Clone, Copy, Debug)]
@@ -44,6 +55,10 @@ pub struct Group {
     pub count: usize,
     pub radix: u64,
     pub stride: u64,
+    /// Point number of each square for this group (`points` or `red_king_reduced`).
+    pub points: &'static [u8; SQUARES],
+    /// The squares by point number.
+    pub squares: &'static [u8],
 }
 
 /// Which piece stands in which slot, for one material (sides as on the board).
@@ -57,6 +72,9 @@ pub struct Layout {
     pub group_of: [u8; MAX_PIECES],
     /// Slots of each side: `sides[side]` is a range start and end.
     pub sides: [(usize, usize); 2],
+    /// End of each side's pieces that can give check (king, rooks, cannons, horses, pawns come
+    /// first in a side's slots).
+    pub attackers_end: [usize; 2],
 }
 
 impl Layout {
@@ -69,6 +87,7 @@ impl Layout {
             groups: Vec::new(),
             group_of: [0; MAX_PIECES],
             sides: [(0, 0); 2],
+            attackers_end: [0; 2],
         };
         let g = geometry();
         for side in Side::BOTH {
@@ -86,11 +105,21 @@ impl Layout {
                     bail!("material {material} has more than {MAX_PIECES} pieces");
                 }
                 let points = u64::from(g.point_count[s][kind.index()]);
-                let radix = match (s, kind, count) {
-                    (0, Kind::King, _) => g.red_king_squares.len() as u64,
-                    (_, _, 1) => points,
-                    _ => u64::from(pair_base(points as u32)),
+                let reduced_king = s == 0 && kind == Kind::King;
+                let radix = match (reduced_king, count) {
+                    (true, _) => g.red_king_squares.len() as u64,
+                    (false, 1) => points,
+                    (false, _) => u64::from(pair_base(points as u32)),
                 };
+                let (point_table, squares): (&'static [u8; SQUARES], &'static [u8]) =
+                    if reduced_king {
+                        (&g.red_king_reduced, &g.red_king_squares)
+                    } else {
+                        (
+                            &g.points[s][kind.index()],
+                            &g.point_squares[s][kind.index()],
+                        )
+                    };
                 for slot in layout.pieces..layout.pieces + count {
                     layout.side[slot] = s as u8;
                     layout.kind[slot] = kind;
@@ -103,8 +132,13 @@ impl Layout {
                     count,
                     radix,
                     stride: 0,
+                    points: point_table,
+                    squares,
                 });
                 layout.pieces += count;
+                if kind.attacks() {
+                    layout.attackers_end[s] = layout.pieces;
+                }
             }
             layout.sides[s].1 = layout.pieces;
             if material.count(side, Kind::King.index()) != 1 {
@@ -134,14 +168,9 @@ impl Layout {
     /// Rank of a group with its pieces on `squares` (read through `map`, the identity or the
     /// mirror); every square must be one of the group's points.
     #[inline]
-    pub fn group_rank(&self, group: &Group, squares: &Squares, map: &[u8; 90]) -> u64 {
-        let g = geometry();
-        let table = if group.side == 0 && group.kind == Kind::King {
-            &g.red_king_reduced
-        } else {
-            &g.points[group.side][group.kind.index()]
-        };
-        let point = |slot: usize| u32::from(table[usize::from(map[usize::from(squares[slot])])]);
+    pub fn group_rank(group: &Group, squares: &Squares, map: &[u8; SQUARES]) -> u64 {
+        let point =
+            |slot: usize| u32::from(group.points[usize::from(map[usize::from(squares[slot])])]);
         if group.count == 1 {
             u64::from(point(group.first))
         } else {
@@ -154,7 +183,7 @@ impl Layout {
     pub fn raw_slot(&self, squares: &Squares, map: &[u8; 90]) -> u64 {
         self.groups
             .iter()
-            .map(|group| self.group_rank(group, squares, map) * group.stride)
+            .map(|group| Layout::group_rank(group, squares, map) * group.stride)
             .sum()
     }
 
@@ -176,26 +205,49 @@ impl Layout {
         (slot, false)
     }
 
-    /// The squares a slot stands for (pieces may overlap).
-    pub fn decode_slot(&self, slot: u64) -> Squares {
+    /// The squares a slot stands for (pieces may overlap), and its digits (group ranks).
+    pub fn decode_slot(&self, slot: u64) -> (Squares, Ranks) {
         let g = geometry();
         let mut squares = [NONE; MAX_PIECES];
-        for group in &self.groups {
+        let mut ranks = [0; MAX_PIECES];
+        for (group, digit) in self.groups.iter().zip(&mut ranks) {
             let rank = (slot / group.stride) % group.radix;
-            let list = if group.side == 0 && group.kind == Kind::King {
-                &g.red_king_squares[..]
-            } else {
-                &g.point_squares[group.side][group.kind.index()][..]
-            };
+            *digit = rank;
             if group.count == 1 {
-                squares[group.first] = list[rank as usize];
+                squares[group.first] = group.squares[rank as usize];
             } else {
                 let [low, high] = g.pair_unrank[rank as usize];
-                squares[group.first] = list[usize::from(low)];
-                squares[group.first + 1] = list[usize::from(high)];
+                squares[group.first] = group.squares[usize::from(low)];
+                squares[group.first + 1] = group.squares[usize::from(high)];
             }
         }
-        squares
+        (squares, ranks)
+    }
+
+    /// The canonical slot after the piece in `moved` went to another square (no capture), from
+    /// the digits of the position before: only the moved piece's digit changes, unless the red
+    /// king moved (which can change the mirror).
+    #[inline]
+    pub fn slot_after(&self, digits: &Digits, squares: &Squares, moved: usize) -> (u64, bool) {
+        if moved == 0 {
+            return self.canonical_slot(squares);
+        }
+        let g = usize::from(self.group_of[moved]);
+        let group = &self.groups[g];
+        let rank = Layout::group_rank(group, squares, identity());
+        let slot = digits.slot + rank * group.stride - digits.ranks[g] * group.stride;
+        match &digits.mirror {
+            Some((mirror_slot, mirror_ranks)) => {
+                let rank = Layout::group_rank(group, squares, &geometry().mirror);
+                let mirrored = mirror_slot + rank * group.stride - mirror_ranks[g] * group.stride;
+                if mirrored < slot {
+                    (mirrored, true)
+                } else {
+                    (slot, false)
+                }
+            }
+            None => (slot, false),
+        }
     }
 
     /// Whether every piece stands on one of its points.
@@ -233,12 +285,9 @@ pub struct XiangqiIndex {
 /// What a slot holds once decoded and checked.
 pub struct Decoded<'l> {
     pub board: Board<'l>,
-    /// The slot (side to move removed).
-    pub slot: u64,
+    pub digits: Digits,
     /// 0 red, 1 black.
     pub to_move: usize,
-    /// The slot of the mirror image when the red king stands on file e.
-    pub mirror_slot: Option<u64>,
 }
 
 impl XiangqiIndex {
@@ -262,18 +311,33 @@ impl XiangqiIndex {
     pub fn decode_state(&self, state: u64) -> Option<Decoded<'_>> {
         let to_move = usize::from(state >= self.per_side);
         let slot = state - to_move as u64 * self.per_side;
-        let squares = self.layout.decode_slot(slot);
+        let (squares, ranks) = self.layout.decode_slot(slot);
+        let mirror = if file(squares[0]) == 4 {
+            let mut mirror_ranks = [0; MAX_PIECES];
+            let mut mirror_slot = 0;
+            for (group, rank) in self.layout.groups.iter().zip(&mut mirror_ranks) {
+                *rank = Layout::group_rank(group, &squares, &geometry().mirror);
+                mirror_slot += *rank * group.stride;
+            }
+            if mirror_slot < slot {
+                return None;
+            }
+            Some((mirror_slot, mirror_ranks))
+        } else {
+            None
+        };
         let board = Board::new(&self.layout, squares)?;
-        let mirror_slot =
-            (file(squares[0]) == 4).then(|| self.layout.raw_slot(&squares, &geometry().mirror));
-        if mirror_slot.is_some_and(|m| m < slot) || board.in_check(1 - to_move) {
+        if board.in_check(1 - to_move) {
             return None;
         }
         Some(Decoded {
             board,
-            slot,
+            digits: Digits {
+                slot,
+                ranks,
+                mirror,
+            },
             to_move,
-            mirror_slot,
         })
     }
 }
@@ -302,7 +366,7 @@ impl IndexSpace for XiangqiIndex {
     fn weight(&self, state: u64) -> u32 {
         match self.decode_state(state) {
             None => 0,
-            Some(d) if d.mirror_slot == Some(d.slot) => 1,
+            Some(d) if d.digits.mirror.is_some_and(|m| m.0 == d.digits.slot) => 1,
             Some(_) => 2,
         }
     }

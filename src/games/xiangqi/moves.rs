@@ -119,10 +119,10 @@ impl<'l> Board<'l> {
     pub fn in_check(&self, side: usize) -> bool {
         let g = geometry();
         let king = self.squares[self.layout.king(side)];
-        let (start, end) = self.layout.sides[1 - side];
-        (start..end).any(|slot| {
+        let enemy = 1 - side;
+        (self.layout.sides[enemy].0..self.layout.attackers_end[enemy]).any(|slot| {
             let s = self.squares[slot];
-            s != NONE && attacks(g, self.layout.kind[slot], 1 - side, s, king, self.occupied)
+            s != NONE && attacks(g, self.layout.kind[slot], enemy, s, king, self.occupied)
         })
     }
 

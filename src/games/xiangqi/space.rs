@@ -5,7 +5,7 @@
 use anyhow::Result;
 
 use super::geometry::{NONE, geometry};
-use super::index::{Decoded, Layout, MAX_PIECES, Squares, XiangqiIndex, identity};
+use super::index::{MAX_PIECES, Squares, XiangqiIndex};
 use super::moves::Board;
 use crate::material::Side;
 use crate::solver::{Exits, Node, Space, Successors};
@@ -93,59 +93,6 @@ impl<'t> XiangqiSpace<'t> {
     }
 }
 
-/// The index digits of a decoded position, from which a child's slot follows by one digit.
-struct Digits {
-    slot: u64,
-    mirror_slot: Option<u64>,
-    ranks: [u64; MAX_PIECES],
-    mirror_ranks: [u64; MAX_PIECES],
-}
-
-impl Digits {
-    fn new(layout: &Layout, decoded: &Decoded) -> Digits {
-        let mut digits = Digits {
-            slot: decoded.slot,
-            mirror_slot: decoded.mirror_slot,
-            ranks: [0; MAX_PIECES],
-            mirror_ranks: [0; MAX_PIECES],
-        };
-        let squares = &decoded.board.squares;
-        for (g, group) in layout.groups.iter().enumerate() {
-            digits.ranks[g] = layout.group_rank(group, squares, identity());
-            if decoded.mirror_slot.is_some() {
-                digits.mirror_ranks[g] = layout.group_rank(group, squares, &geometry().mirror);
-            }
-        }
-        digits
-    }
-
-    /// The canonical slot after the piece in `moved` moved (captures excluded), and whether the
-    /// mirror was needed.
-    #[inline]
-    fn after(&self, layout: &Layout, squares: &Squares, moved: usize) -> (u64, bool) {
-        if moved == 0 {
-            return layout.canonical_slot(squares);
-        }
-        let g = usize::from(layout.group_of[moved]);
-        let group = &layout.groups[g];
-        let rank = layout.group_rank(group, squares, identity());
-        let slot = (self.slot + rank * group.stride) - self.ranks[g] * group.stride;
-        match self.mirror_slot {
-            Some(mirror_slot) => {
-                let mirror_rank = layout.group_rank(group, squares, &geometry().mirror);
-                let mirrored = (mirror_slot + mirror_rank * group.stride)
-                    - self.mirror_ranks[g] * group.stride;
-                if mirrored < slot {
-                    (mirrored, true)
-                } else {
-                    (slot, false)
-                }
-            }
-            None => (slot, false),
-        }
-    }
-}
-
 impl Space for XiangqiSpace<'_> {
     fn states(&self) -> u64 {
         2 * self.index.per_side
@@ -156,7 +103,6 @@ impl Space for XiangqiSpace<'_> {
             return Node::Broken;
         };
         let layout = &self.index.layout;
-        let digits = Digits::new(layout, &decoded);
         let mover = decoded.to_move;
         let child_base = (1 - mover) as u64 * self.index.per_side;
         let mut exits = Exits::default();
@@ -166,7 +112,7 @@ impl Space for XiangqiSpace<'_> {
             .for_each_legal_move(mover, |board, slot, victim| {
                 any = true;
                 if victim == NONE {
-                    let (child, mapped) = digits.after(layout, &board.squares, slot);
+                    let (child, mapped) = layout.slot_after(&decoded.digits, &board.squares, slot);
                     children.push(child_base + child, mapped);
                 } else {
                     exits.add(self.exit_value(board, usize::from(victim), 1 - mover));
@@ -184,11 +130,10 @@ impl Space for XiangqiSpace<'_> {
             return;
         };
         let layout = &self.index.layout;
-        let digits = Digits::new(layout, &decoded);
         let unmover = 1 - decoded.to_move;
         let parent_base = unmover as u64 * self.index.per_side;
         decoded.board.for_each_unmove(unmover, |board, slot| {
-            let (parent, mapped) = digits.after(layout, &board.squares, slot);
+            let (parent, mapped) = layout.slot_after(&decoded.digits, &board.squares, slot);
             parents.push(parent_base + parent, mapped);
         });
     }
