@@ -54,9 +54,13 @@ pub struct Group {
     /// 1 or 2 pieces.
     pub count: usize,
     pub radix: u64,
+    /// `ceil(2^64 / radix)`, to divide by the radix with a multiplication.
+    pub reciprocal: u64,
     pub stride: u64,
     /// Point number of each square for this group (`points` or `red_king_reduced`).
     pub points: &'static [u8; SQUARES],
+    /// The same for the mirror image of each square.
+    pub mirrored_points: &'static [u8; SQUARES],
     /// The squares by point number.
     pub squares: &'static [u8],
 }
@@ -111,15 +115,20 @@ impl Layout {
                     (false, 1) => points,
                     (false, _) => u64::from(pair_base(points as u32)),
                 };
-                let (point_table, squares): (&'static [u8; SQUARES], &'static [u8]) =
-                    if reduced_king {
-                        (&g.red_king_reduced, &g.red_king_squares)
-                    } else {
-                        (
-                            &g.points[s][kind.index()],
-                            &g.point_squares[s][kind.index()],
-                        )
-                    };
+                let (point_table, mirrored_points, squares): (_, _, &'static [u8]) = if reduced_king
+                {
+                    (
+                        &g.red_king_reduced,
+                        &g.red_king_reduced_mirrored,
+                        &g.red_king_squares,
+                    )
+                } else {
+                    (
+                        &g.points[s][kind.index()],
+                        &g.mirrored_points[s][kind.index()],
+                        &g.point_squares[s][kind.index()],
+                    )
+                };
                 for slot in layout.pieces..layout.pieces + count {
                     layout.side[slot] = s as u8;
                     layout.kind[slot] = kind;
@@ -131,8 +140,10 @@ impl Layout {
                     first: layout.pieces,
                     count,
                     radix,
+                    reciprocal: u64::MAX / radix + 1,
                     stride: 0,
                     points: point_table,
+                    mirrored_points,
                     squares,
                 });
                 layout.pieces += count;
@@ -165,12 +176,16 @@ impl Layout {
         self.groups.first().map_or(1, |g| g.radix * g.stride)
     }
 
-    /// Rank of a group with its pieces on `squares` (read through `map`, the identity or the
-    /// mirror); every square must be one of the group's points.
-    #[inline]
-    pub fn group_rank(group: &Group, squares: &Squares, map: &[u8; SQUARES]) -> u64 {
-        let point =
-            |slot: usize| u32::from(group.points[usize::from(map[usize::from(squares[slot])])]);
+    /// Rank of a group with its pieces on `squares`, or of their mirror images; every square
+    /// must be one of the group's points.
+    #[inline(always)]
+    pub fn group_rank(group: &Group, squares: &Squares, mirrored: bool) -> u64 {
+        let table = if mirrored {
+            group.mirrored_points
+        } else {
+            group.points
+        };
+        let point = |slot: usize| u32::from(table[usize::from(squares[slot])]);
         if group.count == 1 {
             u64::from(point(group.first))
         } else {
@@ -179,25 +194,23 @@ impl Layout {
         }
     }
 
-    /// Slot of the pieces as they stand (red king on file d or e).
-    pub fn raw_slot(&self, squares: &Squares, map: &[u8; 90]) -> u64 {
+    /// Slot of the pieces as they stand (red king on file d or e), or of their mirror image.
+    pub fn raw_slot(&self, squares: &Squares, mirrored: bool) -> u64 {
         self.groups
             .iter()
-            .map(|group| Layout::group_rank(group, squares, map) * group.stride)
+            .map(|group| Layout::group_rank(group, squares, mirrored) * group.stride)
             .sum()
     }
 
     /// The canonical slot of a position, and whether the mirror was needed to reach it.
     pub fn canonical_slot(&self, squares: &Squares) -> (u64, bool) {
-        let g = geometry();
-        let identity = identity();
         let king_file = file(squares[0]);
         if king_file > 4 {
-            return (self.raw_slot(squares, &g.mirror), true);
+            return (self.raw_slot(squares, true), true);
         }
-        let slot = self.raw_slot(squares, identity);
+        let slot = self.raw_slot(squares, false);
         if king_file == 4 {
-            let mirrored = self.raw_slot(squares, &g.mirror);
+            let mirrored = self.raw_slot(squares, true);
             if mirrored < slot {
                 return (mirrored, true);
             }
@@ -210,8 +223,16 @@ impl Layout {
         let g = geometry();
         let mut squares = [NONE; MAX_PIECES];
         let mut ranks = [0; MAX_PIECES];
-        for (group, digit) in self.groups.iter().zip(&mut ranks) {
-            let rank = (slot / group.stride) % group.radix;
+        let mut rest = slot;
+        for (group, digit) in self.groups.iter().zip(&mut ranks).rev() {
+            let quotient = if rest >> 32 == 0 {
+                // Exact for dividends and divisors below 2^32 (Lemire, Kaser & Kurz 2019).
+                ((u128::from(rest) * u128::from(group.reciprocal)) >> 64) as u64
+            } else {
+                rest / group.radix
+            };
+            let rank = rest - quotient * group.radix;
+            rest = quotient;
             *digit = rank;
             if group.count == 1 {
                 squares[group.first] = group.squares[rank as usize];
@@ -234,11 +255,11 @@ impl Layout {
         }
         let g = usize::from(self.group_of[moved]);
         let group = &self.groups[g];
-        let rank = Layout::group_rank(group, squares, identity());
+        let rank = Layout::group_rank(group, squares, false);
         let slot = digits.slot + rank * group.stride - digits.ranks[g] * group.stride;
         match &digits.mirror {
             Some((mirror_slot, mirror_ranks)) => {
-                let rank = Layout::group_rank(group, squares, &geometry().mirror);
+                let rank = Layout::group_rank(group, squares, true);
                 let mirrored = mirror_slot + rank * group.stride - mirror_ranks[g] * group.stride;
                 if mirrored < slot {
                     (mirrored, true)
@@ -258,20 +279,6 @@ impl Layout {
             s != NONE && g.allowed(usize::from(self.side[slot]), self.kind[slot], s)
         })
     }
-}
-
-/// The identity square map.
-pub fn identity() -> &'static [u8; 90] {
-    static IDENTITY: [u8; 90] = {
-        let mut map = [0u8; 90];
-        let mut s = 0;
-        while s < 90 {
-            map[s] = s as u8;
-            s += 1;
-        }
-        map
-    };
-    &IDENTITY
 }
 
 /// The index space of one xiangqi material.
@@ -316,7 +323,7 @@ impl XiangqiIndex {
             let mut mirror_ranks = [0; MAX_PIECES];
             let mut mirror_slot = 0;
             for (group, rank) in self.layout.groups.iter().zip(&mut mirror_ranks) {
-                *rank = Layout::group_rank(group, &squares, &geometry().mirror);
+                *rank = Layout::group_rank(group, &squares, true);
                 mirror_slot += *rank * group.stride;
             }
             if mirror_slot < slot {
