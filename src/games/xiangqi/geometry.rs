@@ -363,12 +363,6 @@ impl Geometry {
     pub fn allowed(&self, side: usize, kind: Kind, square: u8) -> bool {
         self.points[side][kind.index()][usize::from(square)] != NONE
     }
-
-    /// Squares strictly between `a` and `b`, or `None` when they share no rank or file.
-    pub fn line_between(&self, a: u8, b: u8) -> Option<u128> {
-        let i = usize::from(a) * SQUARES + usize::from(b);
-        (self.aligned[i] != 0).then(|| self.between[i])
-    }
 }
 
 #[cfg(test)]

@@ -65,6 +65,19 @@ pub struct Group {
     pub squares: &'static [u8],
 }
 
+impl Group {
+    /// `n / radix`, by a multiplication when `n` is below 2^32 (exact there for divisors below
+    /// 2^32: Lemire, Kaser & Kurz 2019).
+    #[inline(always)]
+    pub fn divide(&self, n: u64) -> u64 {
+        if n >> 32 == 0 {
+            ((u128::from(n) * u128::from(self.reciprocal)) >> 64) as u64
+        } else {
+            n / self.radix
+        }
+    }
+}
+
 /// Which piece stands in which slot, for one material (sides as on the board).
 #[derive(Clone, Debug)]
 pub struct Layout {
@@ -225,12 +238,7 @@ impl Layout {
         let mut ranks = [0; MAX_PIECES];
         let mut rest = slot;
         for (group, digit) in self.groups.iter().zip(&mut ranks).rev() {
-            let quotient = if rest >> 32 == 0 {
-                // Exact for dividends and divisors below 2^32 (Lemire, Kaser & Kurz 2019).
-                ((u128::from(rest) * u128::from(group.reciprocal)) >> 64) as u64
-            } else {
-                rest / group.radix
-            };
+            let quotient = group.divide(rest);
             let rank = rest - quotient * group.radix;
             rest = quotient;
             *digit = rank;
@@ -269,15 +277,6 @@ impl Layout {
             }
             None => (slot, false),
         }
-    }
-
-    /// Whether every piece stands on one of its points.
-    pub fn on_points(&self, squares: &Squares) -> bool {
-        let g = geometry();
-        (0..self.pieces).all(|slot| {
-            let s = squares[slot];
-            s != NONE && g.allowed(usize::from(self.side[slot]), self.kind[slot], s)
-        })
     }
 }
 
@@ -383,6 +382,61 @@ impl IndexSpace for XiangqiIndex {
             Side::First
         } else {
             Side::Second
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::material::GameId;
+
+    fn layout(name: &str) -> Layout {
+        Layout::new(&Material::parse(GameId::Xiangqi, name).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn groups_are_mixed_radix_digits_first_most_significant() {
+        let l = layout("KRvKAAEE");
+        let radices: Vec<u64> = l.groups.iter().map(|g| g.radix).collect();
+        assert_eq!(radices, [6, 90, 9, 10, 21]);
+        let strides: Vec<u64> = l.groups.iter().map(|g| g.stride).collect();
+        assert_eq!(strides, [90 * 9 * 10 * 21, 9 * 10 * 21, 10 * 21, 21, 1]);
+        assert_eq!(l.per_side(), 6 * 90 * 9 * 10 * 21);
+        assert_eq!((l.sides, l.attackers_end), ([(0, 2), (2, 7)], [2, 3]));
+        assert_eq!(layout("KvK").per_side(), 54);
+    }
+
+    #[test]
+    fn division_by_reciprocal_is_exact() {
+        let l = layout("KRRvKPPAAEE");
+        let mut radices: Vec<u64> = l.groups.iter().map(|g| g.radix).collect();
+        radices.extend([5, 7, 9, 10, 21, 55, 1485]);
+        for radix in radices {
+            let group = Group {
+                radix,
+                reciprocal: u64::MAX / radix + 1,
+                ..l.groups[0]
+            };
+            let mut n = 0u64;
+            while n < 1 << 40 {
+                for m in [
+                    n,
+                    n * radix,
+                    (n * radix).saturating_sub(1),
+                    u64::from(u32::MAX),
+                ] {
+                    assert_eq!(group.divide(m), m / radix, "{m} / {radix}");
+                }
+                n = n * 5 / 4 + 1;
+            }
+        }
+    }
+
+    #[test]
+    fn rejects_unsupported_counts() {
+        for bad in ["KKvK", "KRRRvK", "KvR"] {
+            assert!(Layout::new(&Material::parse(GameId::Xiangqi, bad).unwrap()).is_err());
         }
     }
 }

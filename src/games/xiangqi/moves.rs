@@ -8,7 +8,7 @@
 //! itself.
 
 use super::geometry::{Geometry, Kind, NONE, SQUARES, file, geometry};
-use super::index::{Layout, MAX_PIECES, Squares};
+use super::index::{Layout, Squares};
 
 /// Most targets (or sources) of one piece: a rook or cannon sees at most 17 squares.
 const MAX_TARGETS: usize = 17;
@@ -310,9 +310,4 @@ fn attacks(g: &Geometry, kind: Kind, side: usize, from: u8, target: u8, occupied
         Kind::Pawn => g.pawn_to[side][usize::from(from)].contains(&target),
         Kind::Advisor | Kind::Elephant => false,
     }
-}
-
-/// The squares of a fresh board (all [`NONE`]).
-pub fn no_squares() -> Squares {
-    [NONE; MAX_PIECES]
 }
