@@ -111,4 +111,5 @@ fn black_attackers_flip_into_canonical_tables() {
     consistent("KRvKN", 60_000);
     consistent("KPvKP", 60_000);
     consistent("KCvKP", 60_000);
+    consistent("KNvKPA", 60_000);
 }

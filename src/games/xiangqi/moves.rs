@@ -2,10 +2,10 @@
 //! occupancy bitboards (all pieces, each side's), updated in place by make / unmake.
 //!
 //! Check after a move is tested in full only when the move could matter: a king that is not in
-//! check can only come under attack from a non-king move that vacates or fills one of its
-//! `sensitive` squares (its rank and file, where rooks, cannons, screens and the other king act,
-//! and its four diagonal neighbours, the legs of horses that attack it), or from the moved piece
-//! itself.
+//! check can come under attack from the other side's pieces only when a move (not its own)
+//! vacates or fills one of its `sensitive` squares: its rank and file, where rooks, cannons,
+//! screens and the other king act, and its four diagonal neighbours, the legs of horses that
+//! attack it. An un-move moves an attacker, whose own attack is tested directly.
 
 use super::geometry::{Geometry, Kind, NONE, SQUARES, file, geometry};
 use super::index::{Layout, Squares};
