@@ -433,6 +433,14 @@ fn notation_round_trips_and_names_moves() {
     let rear = notation::parse_move(&tandem, "R--1").unwrap();
     assert_eq!(notation::iccs(rear), "e3e2");
     assert!(notation::parse_move(&tandem, "e3e6").is_err());
+    // Black's front pawn is the one nearer red's side.
+    let pawns = position("5k3/9/9/9/9/4p4/4p4/9/9/3K5 b");
+    let names =
+        |iccs: &str| Xiangqi::move_names(&pawns, notation::parse_move(&pawns, iccs).unwrap());
+    assert_eq!(names("e3d3").0, "P+.4");
+    assert_eq!(names("e4d4").0, "P-.4");
+    assert_eq!(names("e3e2").0, "P++1");
+    assert_eq!(names("f9e9").0, "K6.5");
 }
 
 #[test]
