@@ -115,6 +115,10 @@ pub struct Geometry {
     /// Number of the red king's square among the six points on files d and e (the red king
     /// after the mirror reduction), or [`NONE`].
     pub red_king_reduced: [u8; SQUARES],
+    /// `points` and `red_king_reduced` read through the mirror: the point number of the
+    /// mirror image of each square (the index of a position's mirror image).
+    pub mirrored_points: [[[u8; SQUARES]; 7]; 2],
+    pub red_king_reduced_mirrored: [u8; SQUARES],
     /// The six squares of the reduced red king, in order.
     pub red_king_squares: [u8; 6],
     /// Left-right mirror (file f -> 8 - f).
@@ -144,6 +148,9 @@ pub struct Geometry {
     pub between: Vec<u128>,
     /// `aligned[a * 90 + b]`: 1 if the squares differ and share a rank or file.
     pub aligned: Vec<u8>,
+    /// `sensitive[king]`: the squares whose emptiness can decide an attack on a king there
+    /// (its rank and file, and its diagonal neighbours, the legs of horses attacking it).
+    pub sensitive: [u128; SQUARES],
     /// `horse_leg_for[a * 90 + b]`: the leg a horse on `a` needs to reach `b`, or [`NONE`].
     pub horse_leg_for: Vec<u8>,
     /// `pair_unrank[rank]`: the two point numbers (low, high) of the pair with this rank, where
@@ -197,6 +204,12 @@ impl Geometry {
         for (n, &s) in red_king_squares.iter().enumerate() {
             red_king_reduced[usize::from(s)] = n as u8;
         }
+
+        let through_mirror = |table: &[u8; SQUARES]| -> [u8; SQUARES] {
+            std::array::from_fn(|s| table[usize::from(mirror[s])])
+        };
+        let mirrored_points = points.map(|side| side.map(|kind| through_mirror(&kind)));
+        let red_king_reduced_mirrored = through_mirror(&red_king_reduced);
 
         let steps = |dirs: [(i32, i32); 4], s: u8| -> [u8; 4] {
             padded(
@@ -283,6 +296,13 @@ impl Geometry {
             }
         }
 
+        let sensitive = std::array::from_fn(|k| {
+            let k = k as u8;
+            let lines = all().filter(|&s| s != k && (file(s) == file(k) || rank(s) == rank(k)));
+            let legs = DIAGONAL.iter().filter_map(|&(df, dr)| offset(k, df, dr));
+            lines.chain(legs).fold(0u128, |mask, s| mask | 1u128 << s)
+        });
+
         let mut pair_unrank = Vec::with_capacity(pair_base(SQUARES as u32) as usize);
         for high in 1..SQUARES as u8 {
             for low in 0..high {
@@ -295,6 +315,8 @@ impl Geometry {
             point_squares,
             point_count,
             red_king_reduced,
+            mirrored_points,
+            red_king_reduced_mirrored,
             red_king_squares,
             mirror,
             flip,
@@ -311,6 +333,7 @@ impl Geometry {
             rays,
             between,
             aligned,
+            sensitive,
             horse_leg_for,
             pair_unrank,
         }
@@ -319,12 +342,6 @@ impl Geometry {
     /// Whether a piece of `side` (0 red, 1 black) and `kind` may stand on `square`.
     pub fn allowed(&self, side: usize, kind: Kind, square: u8) -> bool {
         self.points[side][kind.index()][usize::from(square)] != NONE
-    }
-
-    /// Squares strictly between `a` and `b`, or `None` when they share no rank or file.
-    pub fn line_between(&self, a: u8, b: u8) -> Option<u128> {
-        let i = usize::from(a) * SQUARES + usize::from(b);
-        (self.aligned[i] != 0).then(|| self.between[i])
     }
 }
 

@@ -214,8 +214,9 @@ impl Game for Xiangqi {
         }
         max[Kind::Advisor.index()] = 2;
         max[Kind::Elephant.index()] = 2;
-        let sides: Vec<_> = (1..=pieces.saturating_sub(1))
-            .flat_map(|n| count_vectors(7, &max, n))
+        // Every side with at most `pieces - 1` pieces (the other side has a king at least).
+        let sides: Vec<_> = count_vectors(7, &max, pieces.saturating_sub(1))
+            .into_iter()
             .filter(|counts| counts[Kind::King.index()] == 1)
             .collect();
         let mut all: Vec<Material> = sides

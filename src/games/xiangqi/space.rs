@@ -5,7 +5,7 @@
 use anyhow::Result;
 
 use super::geometry::{NONE, geometry};
-use super::index::{Decoded, Layout, MAX_PIECES, Squares, XiangqiIndex, identity};
+use super::index::{MAX_PIECES, Squares, XiangqiIndex};
 use super::moves::Board;
 use crate::material::Side;
 use crate::solver::{Exits, Node, Space, Successors};
@@ -39,7 +39,10 @@ impl<'t> XiangqiSpace<'t> {
                 continue;
             }
             let side = Side::BOTH[usize::from(layout.side[victim])];
-            let (sub, flip) = index.material.without(side, layout.kind[victim].index()).canonical();
+            let (sub, flip) = index
+                .material
+                .without(side, layout.kind[victim].index())
+                .canonical();
             let sub_index = XiangqiIndex::new(&sub)?;
             let mut order = [NONE; MAX_PIECES];
             let sub_layout = &sub_index.layout;
@@ -67,68 +70,26 @@ impl<'t> XiangqiSpace<'t> {
 
     /// The value, for the side to move there, of the position after a capture of `victim`.
     fn exit_value(&self, board: &Board, victim: usize, child_to_move: usize) -> Value {
-        let exit = self.exits[victim].as_ref().expect("only non-king pieces are captured");
+        let exit = self.exits[victim]
+            .as_ref()
+            .expect("only non-king pieces are captured");
         let g = geometry();
         let mut squares = [NONE; MAX_PIECES];
-        for (j, square) in squares.iter_mut().enumerate().take(exit.index.layout.pieces) {
+        for (j, square) in squares
+            .iter_mut()
+            .enumerate()
+            .take(exit.index.layout.pieces)
+        {
             let s = board.squares[usize::from(exit.order[j])];
             *square = if exit.flip { g.flip[usize::from(s)] } else { s };
         }
-        let to_move = if exit.flip { 1 - child_to_move } else { child_to_move };
+        let to_move = if exit.flip {
+            1 - child_to_move
+        } else {
+            child_to_move
+        };
         let (state, _) = exit.index.state_of(&squares, to_move);
         Value::from_entry(exit.table.entry(state)).expect("a legal capture reaches a legal slot")
-    }
-}
-
-/// The index digits of a decoded position, from which a child's slot follows by one digit.
-struct Digits {
-    slot: u64,
-    mirror_slot: Option<u64>,
-    ranks: [u64; MAX_PIECES],
-    mirror_ranks: [u64; MAX_PIECES],
-}
-
-impl Digits {
-    fn new(layout: &Layout, decoded: &Decoded) -> Digits {
-        let mut digits = Digits {
-            slot: decoded.slot,
-            mirror_slot: decoded.mirror_slot,
-            ranks: [0; MAX_PIECES],
-            mirror_ranks: [0; MAX_PIECES],
-        };
-        let squares = &decoded.board.squares;
-        for (g, group) in layout.groups.iter().enumerate() {
-            digits.ranks[g] = layout.group_rank(group, squares, identity());
-            if decoded.mirror_slot.is_some() {
-                digits.mirror_ranks[g] = layout.group_rank(group, squares, &geometry().mirror);
-            }
-        }
-        digits
-    }
-
-    /// The canonical slot after the piece in `moved` moved (captures excluded), and whether the
-    /// mirror was needed.
-    #[inline]
-    fn after(&self, layout: &Layout, squares: &Squares, moved: usize) -> (u64, bool) {
-        if moved == 0 {
-            return layout.canonical_slot(squares);
-        }
-        let g = usize::from(layout.group_of[moved]);
-        let group = &layout.groups[g];
-        let rank = layout.group_rank(group, squares, identity());
-        let slot = (self.slot + rank * group.stride) - self.ranks[g] * group.stride;
-        match self.mirror_slot {
-            Some(mirror_slot) => {
-                let mirror_rank = layout.group_rank(group, squares, &geometry().mirror);
-                let mirrored = (mirror_slot + mirror_rank * group.stride) - self.mirror_ranks[g] * group.stride;
-                if mirrored < slot {
-                    (mirrored, true)
-                } else {
-                    (slot, false)
-                }
-            }
-            None => (slot, false),
-        }
     }
 }
 
@@ -142,20 +103,21 @@ impl Space for XiangqiSpace<'_> {
             return Node::Broken;
         };
         let layout = &self.index.layout;
-        let digits = Digits::new(layout, &decoded);
         let mover = decoded.to_move;
         let child_base = (1 - mover) as u64 * self.index.per_side;
         let mut exits = Exits::default();
         let mut any = false;
-        decoded.board.for_each_legal_move(mover, |board, slot, victim| {
-            any = true;
-            if victim == NONE {
-                let (child, mapped) = digits.after(layout, &board.squares, slot);
-                children.push(child_base + child, mapped);
-            } else {
-                exits.add(self.exit_value(board, usize::from(victim), 1 - mover));
-            }
-        });
+        decoded
+            .board
+            .for_each_legal_move(mover, |board, slot, victim| {
+                any = true;
+                if victim == NONE {
+                    let (child, mapped) = layout.slot_after(&decoded.digits, &board.squares, slot);
+                    children.push(child_base + child, mapped);
+                } else {
+                    exits.add(self.exit_value(board, usize::from(victim), 1 - mover));
+                }
+            });
         if any {
             Node::Inner(exits)
         } else {
@@ -168,11 +130,10 @@ impl Space for XiangqiSpace<'_> {
             return;
         };
         let layout = &self.index.layout;
-        let digits = Digits::new(layout, &decoded);
         let unmover = 1 - decoded.to_move;
         let parent_base = unmover as u64 * self.index.per_side;
         decoded.board.for_each_unmove(unmover, |board, slot| {
-            let (parent, mapped) = digits.after(layout, &board.squares, slot);
+            let (parent, mapped) = layout.slot_after(&decoded.digits, &board.squares, slot);
             parents.push(parent_base + parent, mapped);
         });
     }
