@@ -55,7 +55,12 @@ pub fn solve<S: Space + ?Sized>(space: &S, progress: &dyn Progress) -> Vec<Entry
 
 /// Fills HP counters and entries from a forward look at every state; returns the largest
 /// pending layer.
-fn initialise<S: Space + ?Sized>(space: &S, entries: &mut [Entry], hp: &mut [u8], progress: &dyn Progress) -> u16 {
+fn initialise<S: Space + ?Sized>(
+    space: &S,
+    entries: &mut [Entry],
+    hp: &mut [u8],
+    progress: &dyn Progress,
+) -> u16 {
     entries
         .par_chunks_mut(BLOCK)
         .zip(hp.par_chunks_mut(BLOCK))
@@ -100,7 +105,8 @@ fn sweep<S: Space + ?Sized>(space: &S, entries: &[AtomicU16], hp: &[AtomicU8], t
             for (i, entry) in chunk.iter().enumerate() {
                 let e = entry.load(Relaxed);
                 let state = first + i;
-                let in_layer = e == resolved || (e == pending && (!loss_layer || hp[state].load(Relaxed) == 0));
+                let in_layer = e == resolved
+                    || (e == pending && (!loss_layer || hp[state].load(Relaxed) == 0));
                 if !in_layer {
                     continue;
                 }
@@ -145,125 +151,18 @@ fn atomic_u8(v: &mut [u8]) -> &[AtomicU8] {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::solver::{Exits, Silent};
+    use crate::solver::Silent;
+    use crate::solver::test_graph::Graph;
     use crate::value::Value;
-
-    /// An explicit game graph: children per state, exit values, what "no move" is worth.
-    struct Graph {
-        children: Vec<Vec<u64>>,
-        parents: Vec<Vec<u64>>,
-        exits: Vec<Vec<Value>>,
-        no_move: Value,
-    }
-
-    impl Graph {
-        /// A random graph with cycles, drawn from a fixed linear congruential sequence.
-        fn random(n: usize, seed: u64, no_move: Value) -> Graph {
-            let mut x = seed;
-            let mut next = |m: u64| {
-                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                (x >> 33) % m
-            };
-            let mut children = vec![Vec::new(); n];
-            let mut exits = vec![Vec::new(); n];
-            for s in 0..n {
-                for _ in 0..next(4) {
-                    let c = next(n as u64);
-                    if !children[s].contains(&c) {
-                        children[s].push(c);
-                    }
-                }
-                for _ in 0..next(3).saturating_sub(1) {
-                    let d = next(12) as u16;
-                    exits[s].push(match next(3) {
-                        0 => Value::Draw,
-                        _ => Value::of_dtm(d),
-                    });
-                }
-            }
-            let mut parents = vec![Vec::new(); n];
-            for (s, cs) in children.iter().enumerate() {
-                for &c in cs {
-                    parents[c as usize].push(s as u64);
-                }
-            }
-            Graph {
-                children,
-                parents,
-                exits,
-                no_move,
-            }
-        }
-
-        /// Values by the definition, one DTM at a time, with no cleverness.
-        fn reference(&self) -> Vec<Entry> {
-            let n = self.children.len();
-            let mut value: Vec<Option<Value>> = vec![None; n];
-            for d in 0..200u16 {
-                let snapshot = value.clone();
-                for s in 0..n {
-                    if snapshot[s].is_some() {
-                        continue;
-                    }
-                    let all: Vec<Option<Value>> = self.children[s]
-                        .iter()
-                        .map(|&c| snapshot[c as usize])
-                        .chain(self.exits[s].iter().map(|&v| Some(v)))
-                        .collect();
-                    if all.is_empty() {
-                        value[s] = Some(self.no_move);
-                        continue;
-                    }
-                    let best_win = all
-                        .iter()
-                        .filter_map(|v| match v {
-                            Some(Value::Loss(l)) => Some(l + 1),
-                            _ => None,
-                        })
-                        .min();
-                    if best_win == Some(d) {
-                        value[s] = Some(Value::Win(d));
-                    } else if best_win.is_none() {
-                        let wins: Option<Vec<u16>> = all
-                            .iter()
-                            .map(|v| match v {
-                                Some(Value::Win(w)) => Some(*w),
-                                _ => None,
-                            })
-                            .collect();
-                        if wins.and_then(|w| w.into_iter().max()).map(|w| w + 1) == Some(d) {
-                            value[s] = Some(Value::Loss(d));
-                        }
-                    }
-                }
-            }
-            value.into_iter().map(|v| v.unwrap_or(Value::Draw).entry()).collect()
-        }
-    }
-
-    impl Space for Graph {
-        fn states(&self) -> u64 {
-            self.children.len() as u64
-        }
-        fn expand(&self, state: u64, children: &mut Successors) -> Node {
-            let s = state as usize;
-            if self.children[s].is_empty() && self.exits[s].is_empty() {
-                return Node::Terminal(self.no_move);
-            }
-            self.children[s].iter().for_each(|&c| children.push_plain(c));
-            let mut exits = Exits::default();
-            self.exits[s].iter().for_each(|&v| exits.add(v));
-            Node::Inner(exits)
-        }
-        fn parents(&self, state: u64, parents: &mut Successors) {
-            self.parents[state as usize].iter().for_each(|&p| parents.push_plain(p));
-        }
-    }
 
     #[test]
     fn matches_the_definition_on_random_graphs_with_exits_and_cycles() {
         for seed in 0..40 {
-            let no_move = if seed % 2 == 0 { Value::LOST } else { Value::Draw };
+            let no_move = if seed % 2 == 0 {
+                Value::LOST
+            } else {
+                Value::Draw
+            };
             let graph = Graph::random(300 + seed as usize * 37, seed, no_move);
             assert_eq!(solve(&graph, &Silent), graph.reference(), "seed {seed}");
         }

@@ -6,6 +6,9 @@
 //! in-table states reach it by one un-move. The solver never sees a board.
 
 pub mod cpu;
+pub mod gpu;
+#[cfg(test)]
+pub(crate) mod test_graph;
 
 use crate::value::Value;
 

@@ -6,6 +6,7 @@
 //! SAN and UCI in [`notation`].
 
 pub mod board;
+pub mod gpu;
 pub mod index;
 pub mod moves;
 pub mod notation;

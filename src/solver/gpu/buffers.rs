@@ -1,0 +1,206 @@
+//! The solver's working memory on the GPU, split over as many storage bindings as it needs.
+//!
+//! Each state has a 16-bit entry and an 8-bit HP counter (3 bytes, as on the CPU). States are cut
+//! into chunks of `2^shift` states; chunk `c` is one buffer and one binding: its first `2^shift / 2`
+//! words hold the entries (two per word, state `2k` in the low half), the next `2^shift / 4` words
+//! the HP counters (four per word, the lowest byte first). A chunk never exceeds the split size, so
+//! a table larger than one binding still fits; the generated WGSL accessors pick the chunk with a
+//! `switch`, because WGSL cannot index bindings.
+
+use std::fmt::Write;
+
+use anyhow::{Result, bail};
+
+use super::device::Gpu;
+use crate::value::Entry;
+
+/// The fewest states a chunk holds (keeps entries and HP words of a chunk whole).
+const MIN_CHUNK_SHIFT: u32 = 2;
+
+/// How the states are cut into chunks.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Layout {
+    pub states: u32,
+    /// log2 of the states per chunk.
+    pub shift: u32,
+    pub chunks: u32,
+}
+
+impl Layout {
+    /// The layout of `states` states with chunks of at most `split_bytes` bytes.
+    pub fn new(states: u32, split_bytes: u64) -> Result<Layout> {
+        // Three bytes a state: the largest power of two of states whose chunk fits the split.
+        let fit = (split_bytes / 3).max(1);
+        let shift = (63 - fit.leading_zeros()).max(MIN_CHUNK_SHIFT);
+        if 3u64 << shift > split_bytes {
+            bail!("GPU split size of {split_bytes} bytes is too small (at least 12)");
+        }
+        let per_chunk = 1u64 << shift;
+        let chunks = u64::from(states).div_ceil(per_chunk).max(1);
+        Ok(Layout {
+            states,
+            shift: shift.min(31),
+            chunks: chunks as u32,
+        })
+    }
+
+    fn per_chunk(&self) -> u64 {
+        1u64 << self.shift
+    }
+
+    /// States held by chunk `c`.
+    fn states_in(&self, c: u32) -> u64 {
+        let first = u64::from(c) * self.per_chunk();
+        (u64::from(self.states) - first).min(self.per_chunk())
+    }
+
+    /// Words of entries of chunk `c` (what the readback copies).
+    pub fn entry_words(&self, c: u32) -> u64 {
+        self.states_in(c).div_ceil(2)
+    }
+
+    /// Bytes of chunk `c`: its entries and HP counters.
+    fn chunk_bytes(&self, c: u32) -> u64 {
+        let hp_words = self.states_in(c).div_ceil(4);
+        4 * (self.per_chunk() / 2 + hp_words)
+    }
+
+    /// WGSL constants, chunk bindings (group 0, from binding 1) and the accessors the kernels use.
+    pub fn wgsl(&self) -> String {
+        let mut s = String::new();
+        let per_chunk = self.per_chunk();
+        let _ = writeln!(s, "const STATES: u32 = {}u;", self.states);
+        let _ = writeln!(s, "const CHUNK_SHIFT: u32 = {}u;", self.shift);
+        let _ = writeln!(s, "const CHUNK_MASK: u32 = {}u;", per_chunk - 1);
+        let _ = writeln!(s, "const HP_BASE: u32 = {}u;", per_chunk / 2);
+        for c in 0..self.chunks {
+            let _ = writeln!(
+                s,
+                "@group(0) @binding({}) var<storage, read_write> chunk_{c}: array<atomic<u32>>;",
+                c + 1
+            );
+        }
+        let accessors = [
+            (
+                "chunk_load(c: u32, w: u32) -> u32",
+                "return atomicLoad(&chunk_{}[w]);",
+            ),
+            (
+                "chunk_store(c: u32, w: u32, v: u32)",
+                "atomicStore(&chunk_{}[w], v);",
+            ),
+            (
+                "chunk_or(c: u32, w: u32, v: u32)",
+                "atomicOr(&chunk_{}[w], v);",
+            ),
+            (
+                "chunk_sub(c: u32, w: u32, v: u32) -> u32",
+                "return atomicSub(&chunk_{}[w], v);",
+            ),
+            (
+                "chunk_swap(c: u32, w: u32, old: u32, v: u32) -> bool",
+                "return atomicCompareExchangeWeak(&chunk_{}[w], old, v).exchanged;",
+            ),
+        ];
+        for (signature, body) in accessors {
+            let _ = writeln!(s, "fn {signature} {{\n    switch c {{");
+            for c in 0..self.chunks {
+                let _ = writeln!(
+                    s,
+                    "        case {c}u: {{ {} }}",
+                    body.replace("{}", &c.to_string())
+                );
+            }
+            let fallback = if signature.ends_with("u32") {
+                "return 0u;"
+            } else if signature.ends_with("bool") {
+                "return true;"
+            } else {
+                ""
+            };
+            let _ = writeln!(s, "        default: {{ {fallback} }}\n    }}\n}}");
+        }
+        s
+    }
+}
+
+/// The chunk buffers of one solve.
+pub(super) struct StateBuffers {
+    pub layout: Layout,
+    pub chunks: Vec<wgpu::Buffer>,
+}
+
+impl StateBuffers {
+    /// Allocates zeroed chunks (all entries draw, all HP 0).
+    pub fn new(gpu: &Gpu, layout: Layout) -> Result<StateBuffers> {
+        let chunks = (0..layout.chunks)
+            .map(|c| {
+                let size = layout.chunk_bytes(c);
+                if size > gpu.max_binding_bytes() {
+                    bail!(
+                        "GPU chunk of {size} bytes exceeds the device's binding limit of {} bytes",
+                        gpu.max_binding_bytes()
+                    );
+                }
+                gpu.checked("the solver's state buffers", || {
+                    gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                        label: Some("egtb states"),
+                        size,
+                        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+                        mapped_at_creation: false,
+                    })
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(StateBuffers { layout, chunks })
+    }
+
+    /// Copies every entry back to the host, one chunk at a time through a staging buffer.
+    pub fn read_entries(&self, gpu: &Gpu, timeout: std::time::Duration) -> Result<Vec<Entry>> {
+        let layout = self.layout;
+        let staging_bytes = 4 * layout.entry_words(0);
+        let staging = gpu.checked("the readback buffer", || {
+            gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("egtb entries readback"),
+                size: staging_bytes,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            })
+        })?;
+        let mut entries =
+            Vec::with_capacity(2 * (layout.entry_words(0) * u64::from(layout.chunks)) as usize);
+        for (c, chunk) in self.chunks.iter().enumerate() {
+            let bytes = 4 * layout.entry_words(c as u32);
+            let mut encoder = gpu
+                .device
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
+            encoder.copy_buffer_to_buffer(chunk, 0, &staging, 0, bytes);
+            gpu.submit_and_map(encoder.finish(), &staging, timeout)?;
+            {
+                let view = staging.get_mapped_range(..bytes)?;
+                entries.extend_from_slice(bytemuck::cast_slice::<u8, Entry>(&view));
+            }
+            staging.unmap();
+        }
+        entries.truncate(layout.states as usize);
+        Ok(entries)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_fit_the_split_and_cover_every_state() {
+        let layout = Layout::new(1000, 100).unwrap();
+        assert_eq!(layout.shift, 5);
+        assert_eq!(layout.chunks, 32);
+        assert!((0..layout.chunks).all(|c| layout.chunk_bytes(c) <= 100));
+        let total: u64 = (0..layout.chunks).map(|c| layout.states_in(c)).sum();
+        assert_eq!(total, 1000);
+        assert!(Layout::new(10, 11).is_err());
+        let whole = Layout::new(1000, 128 << 20).unwrap();
+        assert_eq!(whole.chunks, 1);
+    }
+}

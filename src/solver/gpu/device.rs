@@ -1,0 +1,152 @@
+//! The GPU context: adapter, device and queue, with every failure turned into an `anyhow` error.
+//!
+//! wgpu reports most failures asynchronously (validation, out of memory, device loss). Errors
+//! raised while creating resources are caught with error scopes around the creation; anything
+//! else lands in an [`ErrorLog`] that the solver checks after every wait, so a failing device
+//! ends the solve with a clear message instead of a panic or a hang.
+
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use anyhow::{Context, Result, anyhow, bail};
+
+/// Errors reported by wgpu outside any error scope, and device loss, in order of arrival.
+#[derive(Clone, Default)]
+struct ErrorLog(Arc<Mutex<Vec<String>>>);
+
+impl ErrorLog {
+    fn push(&self, message: String) {
+        if let Ok(mut log) = self.0.lock() {
+            log.push(message);
+        }
+    }
+
+    fn first(&self) -> Option<String> {
+        self.0.lock().ok().and_then(|log| log.first().cloned())
+    }
+}
+
+/// An open GPU: reuse it for many solves, opening a device is slow.
+pub struct Gpu {
+    pub(super) device: wgpu::Device,
+    pub(super) queue: wgpu::Queue,
+    pub(super) limits: wgpu::Limits,
+    /// Whether compute passes can record timestamps.
+    pub(super) timestamps: bool,
+    errors: ErrorLog,
+    description: String,
+}
+
+impl Gpu {
+    /// Opens the first adapter wgpu finds (a discrete GPU preferred; Mesa's software Vulkan driver
+    /// where there is no GPU). Fails with a clear error when there is none.
+    pub fn open() -> Result<Gpu> {
+        let instance =
+            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+        let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
+            power_preference: wgpu::PowerPreference::HighPerformance,
+            ..Default::default()
+        }))
+        .map_err(|e| anyhow!("no GPU adapter found (install a Vulkan driver): {e}"))?;
+        let info = adapter.get_info();
+        let limits = adapter.limits();
+        let timestamps = adapter.features().contains(wgpu::Features::TIMESTAMP_QUERY);
+        let required_features = if timestamps {
+            wgpu::Features::TIMESTAMP_QUERY
+        } else {
+            wgpu::Features::empty()
+        };
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("egtb"),
+            required_features,
+            required_limits: limits.clone(),
+            ..Default::default()
+        }))
+        .with_context(|| format!("cannot open a device on GPU adapter '{}'", info.name))?;
+        let errors = ErrorLog::default();
+        let log = errors.clone();
+        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| log.push(format!("{e}"))));
+        let log = errors.clone();
+        device.set_device_lost_callback(move |reason, message| {
+            log.push(format!("GPU device lost ({reason:?}): {message}"));
+        });
+        Ok(Gpu {
+            device,
+            queue,
+            limits,
+            timestamps,
+            errors,
+            description: format!("{} ({:?}, {:?})", info.name, info.device_type, info.backend),
+        })
+    }
+
+    /// The adapter's name, type and backend, for reports.
+    pub fn description(&self) -> &str {
+        &self.description
+    }
+
+    /// The largest buffer one storage binding may cover, in bytes.
+    pub fn max_binding_bytes(&self) -> u64 {
+        self.limits
+            .max_storage_buffer_binding_size
+            .min(self.limits.max_buffer_size)
+    }
+
+    /// Runs `create` inside error scopes and turns a validation or out-of-memory error it raised
+    /// into an error naming `what`.
+    pub(super) fn checked<T>(&self, what: &str, create: impl FnOnce() -> T) -> Result<T> {
+        let memory = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let value = create();
+        let invalid = pollster::block_on(validation.pop());
+        let out_of_memory = pollster::block_on(memory.pop());
+        if let Some(e) = out_of_memory {
+            bail!("GPU out of memory creating {what}: {e}");
+        }
+        if let Some(e) = invalid {
+            bail!("GPU rejected {what}: {e}");
+        }
+        Ok(value)
+    }
+
+    /// Submits `commands`, waits (at most `timeout`) for them and for the mapping of `readback`,
+    /// then fails if the device reported any error meanwhile.
+    pub(super) fn submit_and_map(
+        &self,
+        commands: wgpu::CommandBuffer,
+        readback: &wgpu::Buffer,
+        timeout: Duration,
+    ) -> Result<()> {
+        let index = self.queue.submit([commands]);
+        let (sender, receiver) = mpsc::channel();
+        readback.map_async(wgpu::MapMode::Read, .., move |result| {
+            let _ = sender.send(result);
+        });
+        self.device
+            .poll(wgpu::PollType::Wait {
+                submission_index: Some(index),
+                timeout: Some(timeout),
+            })
+            .map_err(|e| match e {
+                wgpu::PollError::Timeout => {
+                    anyhow!("GPU work did not finish within {timeout:?} (raise the timeout?)")
+                }
+                e => anyhow!("waiting for the GPU failed: {e}"),
+            })?;
+        self.check()?;
+        match receiver.try_recv() {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => bail!("cannot read GPU results back: {e}"),
+            Err(_) => bail!("GPU results were not ready after the wait"),
+        }
+    }
+
+    /// Fails with the first error the device reported outside an error scope.
+    pub(super) fn check(&self) -> Result<()> {
+        match self.errors.first() {
+            Some(message) => bail!("GPU error: {message}"),
+            None => Ok(()),
+        }
+    }
+}

@@ -1,0 +1,224 @@
+//! The GPU solver against the CPU solver on explicit random graphs, and its failures.
+
+use std::borrow::Cow;
+
+use super::*;
+use crate::solver::test_graph::Graph;
+use crate::solver::{Silent, cpu};
+use crate::value::Value;
+
+/// Opens the GPU, or says why the test is skipped; with `EGTB_REQUIRE_GPU=1` a missing GPU fails.
+pub(crate) fn gpu_or_skip() -> Option<Gpu> {
+    match Gpu::open() {
+        Ok(gpu) => Some(gpu),
+        Err(e) if std::env::var("EGTB_REQUIRE_GPU").is_ok_and(|v| v == "1") => {
+            panic!("EGTB_REQUIRE_GPU=1 but no GPU: {e:#}")
+        }
+        Err(e) => {
+            eprintln!("skipping GPU test: {e:#}");
+            None
+        }
+    }
+}
+
+/// A graph's GPU rules: CSR arrays of children, parents and exit entries. Every second child and
+/// parent is pushed a second time as a mapped successor, so the kernel's deduplication must
+/// drop it for the counts to match the CPU's.
+struct GraphRules<'a> {
+    graph: &'a Graph,
+    /// The capacity declared to the kernels (a test lowers it to provoke an overflow).
+    max_successors: u32,
+}
+
+impl<'a> GraphRules<'a> {
+    fn new(graph: &'a Graph) -> GraphRules<'a> {
+        let widest = graph
+            .children
+            .iter()
+            .chain(&graph.parents)
+            .map(Vec::len)
+            .max()
+            .unwrap_or(0);
+        GraphRules {
+            graph,
+            max_successors: (2 * widest).max(1) as u32,
+        }
+    }
+}
+
+/// Offsets and concatenated items of per-state lists.
+fn csr<T>(lists: &[Vec<T>], word: impl Fn(&T) -> u32) -> (Vec<u32>, Vec<u32>) {
+    let mut starts = vec![0u32];
+    let mut items = Vec::new();
+    for list in lists {
+        items.extend(list.iter().map(&word));
+        starts.push(items.len() as u32);
+    }
+    (starts, items)
+}
+
+impl GpuRules for GraphRules<'_> {
+    fn states(&self) -> u64 {
+        self.graph.children.len() as u64
+    }
+
+    fn wgsl(&self) -> String {
+        format!(
+            "const GAME_MAX_SUCCESSORS: u32 = {}u;\nconst NO_MOVE: u32 = {}u;\n{}",
+            self.max_successors,
+            self.graph.no_move.entry(),
+            GRAPH_WGSL
+        )
+    }
+
+    fn data(&self) -> Vec<GpuData<'_>> {
+        let (child_start, child) = csr(&self.graph.children, |&c| c as u32);
+        let (parent_start, parent) = csr(&self.graph.parents, |&p| p as u32);
+        let (exit_start, exit) = csr(&self.graph.exits, |v| u32::from(v.entry()));
+        [
+            ("graph_child_start", child_start),
+            ("graph_child", child),
+            ("graph_parent_start", parent_start),
+            ("graph_parent", parent),
+            ("graph_exit_start", exit_start),
+            ("graph_exit", exit),
+        ]
+        .into_iter()
+        .map(|(name, words)| GpuData {
+            name,
+            words: Cow::Owned(words),
+        })
+        .collect()
+    }
+}
+
+const GRAPH_WGSL: &str = r#"
+fn push_list(first: u32, end: u32, from_parents: bool) {
+    for (var i = first; i < end; i += 1u) {
+        let state = select(graph_child[i], graph_parent[i], from_parents);
+        succ_push_plain(state);
+        if ((i - first) & 1u) == 1u {
+            succ_push_mapped(state);
+        }
+    }
+}
+
+fn game_expand(state: u32) -> Node {
+    let first = graph_child_start[state];
+    let end = graph_child_start[state + 1u];
+    let exits = graph_exit_start[state];
+    let exits_end = graph_exit_start[state + 1u];
+    if first == end && exits == exits_end {
+        return node_terminal(NO_MOVE);
+    }
+    var node = node_inner();
+    push_list(first, end, false);
+    for (var i = exits; i < exits_end; i += 1u) {
+        node_add_exit(&node, graph_exit[i]);
+    }
+    return node;
+}
+
+fn game_parents(state: u32) {
+    push_list(graph_parent_start[state], graph_parent_start[state + 1u], true);
+}
+"#;
+
+fn graphs() -> impl Iterator<Item = (u64, Graph)> {
+    (0..12u64).map(|seed| {
+        let no_move = if seed % 2 == 0 {
+            Value::LOST
+        } else {
+            Value::Draw
+        };
+        (
+            seed,
+            Graph::random(300 + seed as usize * 151, seed, no_move),
+        )
+    })
+}
+
+#[test]
+fn random_graphs_match_the_cpu_solver_byte_for_byte() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    eprintln!("GPU: {}", gpu.description());
+    for (seed, graph) in graphs() {
+        let expected = cpu::solve(&graph, &Silent);
+        assert_eq!(expected, graph.reference(), "seed {seed}: CPU");
+        let solution = gpu
+            .solve(&GraphRules::new(&graph), &GpuOptions::default(), &Silent)
+            .unwrap();
+        assert_eq!(solution.entries, expected, "seed {seed}");
+        assert!(solution.layers > 1, "seed {seed}");
+        assert_eq!(solution.kernel_time.is_some(), gpu.timestamps);
+    }
+}
+
+#[test]
+fn graphs_split_over_many_bindings_match_the_cpu_solver() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    for (seed, graph) in graphs().step_by(3) {
+        let states = graph.children.len() as u64;
+        // About seven chunks, and one layer per submission for the most round trips.
+        let options = GpuOptions {
+            split_bytes: Some(3 * states / 6),
+            layers_per_submission: 1 + seed as u32 % 3,
+            ..GpuOptions::default()
+        };
+        let solution = gpu
+            .solve(&GraphRules::new(&graph), &options, &Silent)
+            .unwrap();
+        assert_eq!(solution.entries, cpu::solve(&graph, &Silent), "seed {seed}");
+    }
+}
+
+#[test]
+fn too_many_successors_is_an_error() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    let graph = Graph::random(500, 3, Value::LOST);
+    let mut rules = GraphRules::new(&graph);
+    rules.max_successors = 1;
+    let error = gpu
+        .solve(&rules, &GpuOptions::default(), &Silent)
+        .unwrap_err();
+    assert!(error.to_string().contains("GAME_MAX_SUCCESSORS"), "{error}");
+}
+
+#[test]
+fn a_split_needing_too_many_bindings_is_an_error() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    let graph = Graph::random(20_000, 5, Value::LOST);
+    let options = GpuOptions {
+        split_bytes: Some(12),
+        ..GpuOptions::default()
+    };
+    let error = gpu
+        .solve(&GraphRules::new(&graph), &options, &Silent)
+        .unwrap_err();
+    assert!(error.to_string().contains("storage bindings"), "{error}");
+}
+
+/// Rules whose WGSL does not compile.
+struct Broken;
+
+impl GpuRules for Broken {
+    fn states(&self) -> u64 {
+        10
+    }
+    fn wgsl(&self) -> String {
+        "const GAME_MAX_SUCCESSORS: u32 = 4u;\nfn game_expand(state: u32) -> Node { return 1u; }\n"
+            .to_string()
+    }
+    fn data(&self) -> Vec<GpuData<'_>> {
+        Vec::new()
+    }
+}
+
+#[test]
+fn invalid_rules_wgsl_is_an_error() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    let error = gpu
+        .solve(&Broken, &GpuOptions::default(), &Silent)
+        .unwrap_err();
+    assert!(error.to_string().contains("WGSL"), "{error}");
+}
