@@ -9,9 +9,7 @@ use egtb::material::{GameId, Material};
 use egtb::solver::Silent;
 
 fn main() -> anyhow::Result<()> {
-    let name = std::env::args()
-        .nth(1)
-        .unwrap_or_else(|| "KQvKR".to_string());
+    let name = std::env::args().nth(1).unwrap_or_else(|| "KQvKR".to_string());
     let material = Material::parse(GameId::Chess, &name)?.canonical().0;
     let dir = std::env::temp_dir().join(format!("egtb-chess-timing-{}", std::process::id()));
     let start = Instant::now();
@@ -27,10 +25,7 @@ fn main() -> anyhow::Result<()> {
             solve.as_secs_f64()
         );
     }
-    println!(
-        "{material} with its sub-tables: {:.3} s",
-        total.as_secs_f64()
-    );
+    println!("{material} with its sub-tables: {:.3} s", total.as_secs_f64());
     std::fs::remove_dir_all(&dir)?;
     Ok(())
 }

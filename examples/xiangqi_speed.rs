@@ -18,10 +18,7 @@ fn main() -> anyhow::Result<()> {
     let total = start.elapsed();
     for built in &generator.built {
         if let Some(time) = built.solve_time {
-            println!(
-                "{:>12} {:>10} states {:>9.3?}",
-                built.material, built.states, time
-            );
+            println!("{:>12} {:>10} states {:>9.3?}", built.material, built.states, time);
         }
     }
     println!(

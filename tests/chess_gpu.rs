@@ -43,11 +43,7 @@ fn gpu_equals_cpu(test: &str, materials: &[&str], options: &GpuOptions) {
         let index = Chess::index(&material, Default::default()).unwrap();
         let rules = ChessGpu::new(&index, generator.tables()).unwrap();
         let solution = gpu.solve(&rules, options, &Silent).unwrap();
-        let differing = cpu
-            .iter()
-            .zip(&solution.entries)
-            .filter(|(a, b)| a != b)
-            .count();
+        let differing = cpu.iter().zip(&solution.entries).filter(|(a, b)| a != b).count();
         assert_eq!(solution.entries.len(), cpu.len(), "{name}");
         assert_eq!(differing, 0, "{name}: {differing} entries differ");
         eprintln!(

@@ -50,10 +50,8 @@ fn brute_force_counts(name: &str) -> [u64; 2] {
     let mut counts = [0; 2];
     loop {
         let distinct = (0..n).all(|i| (0..i).all(|j| squares[i] != squares[j]));
-        let ordered =
-            (3..n).all(|i| men.kind[i - 2] != men.kind[i - 3] || squares[i] > squares[i - 1]);
-        let apart = file(squares[0]).abs_diff(file(squares[1])) > 1
-            || rank(squares[0]).abs_diff(rank(squares[1])) > 1;
+        let ordered = (3..n).all(|i| men.kind[i - 2] != men.kind[i - 3] || squares[i] > squares[i - 1]);
+        let apart = file(squares[0]).abs_diff(file(squares[1])) > 1 || rank(squares[0]).abs_diff(rank(squares[1])) > 1;
         if distinct && ordered && apart {
             let placement = Placement::new([squares[0], squares[1]], &squares[2..]);
             for side in Side::BOTH {
@@ -120,10 +118,7 @@ fn materials_are_checked() {
     }
     let all = Chess::materials(5);
     assert!(all.windows(2).all(|w| w[0].pieces() <= w[1].pieces()));
-    assert!(
-        all.iter()
-            .all(|m| m.is_canonical() && Chess::check_material(m).is_ok())
-    );
+    assert!(all.iter().all(|m| m.is_canonical() && Chess::check_material(m).is_ok()));
     assert_eq!(all[0].to_string(), "KvK");
     let three: Vec<String> = Chess::materials(3).iter().map(|m| m.to_string()).collect();
     assert_eq!(three, ["KvK", "KQvK", "KRvK", "KBvK", "KNvK"]);

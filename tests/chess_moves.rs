@@ -48,8 +48,7 @@ fn legal_moves_and_names_match_shakmaty_on_random_positions() {
     let mut mates = 0;
     let mut stalemates = 0;
     for name in [
-        "KvK", "KQvK", "KRvKB", "KBNvK", "KQvKR", "KRRvKR", "KQRvKB", "KNNvKQ", "KQQQvK", "KBBvKN",
-        "KRvKNN",
+        "KvK", "KQvK", "KRvKB", "KBNvK", "KQvKR", "KRRvKR", "KQRvKB", "KNNvKQ", "KQQQvK", "KBBvKN", "KRvKNN",
     ] {
         let m = material(name);
         for _ in 0..3000 {
@@ -71,10 +70,7 @@ fn legal_moves_and_names_match_shakmaty_on_random_positions() {
             assert_eq!(over, expected, "{}", Chess::format_position(&position));
         }
     }
-    assert!(
-        mates > 0 && stalemates > 0,
-        "{mates} mates, {stalemates} stalemates"
-    );
+    assert!(mates > 0 && stalemates > 0, "{mates} mates, {stalemates} stalemates");
 }
 
 #[test]

@@ -10,33 +10,18 @@ use egtb::material::Side;
 #[test]
 fn fen_round_trips_and_optional_fields() {
     let position = Chess::parse_position("8/8/8/4k3/8/8/8/R3K3 w - - 0 1").unwrap();
-    assert_eq!(
-        Chess::format_position(&position),
-        "8/8/8/4k3/8/8/8/R3K3 w - - 0 1"
-    );
-    assert_eq!(
-        Chess::parse_position("8/8/8/4k3/8/8/8/R3K3 w").unwrap(),
-        position
-    );
-    assert_eq!(
-        Chess::parse_position("8/8/8/4k3/8/8/8/R3K3 w - -").unwrap(),
-        position
-    );
+    assert_eq!(Chess::format_position(&position), "8/8/8/4k3/8/8/8/R3K3 w - - 0 1");
+    assert_eq!(Chess::parse_position("8/8/8/4k3/8/8/8/R3K3 w").unwrap(), position);
+    assert_eq!(Chess::parse_position("8/8/8/4k3/8/8/8/R3K3 w - -").unwrap(), position);
     assert_eq!(Chess::side_to_move(&position), Side::First);
     assert_eq!(Chess::material_of(&position).to_string(), "KRvK");
     let flipped = Chess::flip(&position);
-    assert_eq!(
-        Chess::format_position(&flipped),
-        "r3k3/8/8/8/4K3/8/8/8 b - - 0 1"
-    );
+    assert_eq!(Chess::format_position(&flipped), "r3k3/8/8/8/4K3/8/8/8 b - - 0 1");
     let mut rng = Rng::new(11);
     for name in ["KQvKR", "KBNvK", "KRRvKR", "KNvKNN"] {
         for _ in 0..500 {
             let p = random_position(&mut rng, &material(name));
-            assert_eq!(
-                Chess::parse_position(&Chess::format_position(&p)).unwrap(),
-                p
-            );
+            assert_eq!(Chess::parse_position(&Chess::format_position(&p)).unwrap(), p);
         }
     }
 }
@@ -59,14 +44,8 @@ fn bad_fens_give_one_clear_error_each() {
         ("8/8/8/4k3/8/8/8/R3K3 w - - x 1", "halfmove clock"),
         ("8/8/8/4k3/8/8/8/R3K3 w - - 0 y", "fullmove number"),
         ("8/8/8/4k3/8/8/P7/R3K3 w", "pawns are not supported yet"),
-        (
-            "8/8/8/8/8/8/8/R3K3 w",
-            "black must have exactly one king, found 0",
-        ),
-        (
-            "8/8/8/4k3/8/8/8/R3KK2 w",
-            "white must have exactly one king, found 2",
-        ),
+        ("8/8/8/8/8/8/8/R3K3 w", "black must have exactly one king, found 0"),
+        ("8/8/8/4k3/8/8/8/R3KK2 w", "white must have exactly one king, found 2"),
         ("8/8/8/4k3/8/8/8/RRRQK3 w", "6 pieces"),
         ("8/8/8/8/8/8/3k4/R3K3 w", "adjacent"),
         ("8/8/8/4k3/8/8/8/4K2r b", "white is in check"),

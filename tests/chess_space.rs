@@ -32,21 +32,13 @@ fn distinct(successors: &mut Successors) -> BTreeSet<u64> {
 /// The value of a position after a capture, looked up the way a user's query would.
 fn lookup(tables: &TableSet, position: &Position) -> Value {
     let (canonical, flip) = position.material().canonical();
-    let position = if flip {
-        Chess::flip(position)
-    } else {
-        position.clone()
-    };
+    let position = if flip { Chess::flip(position) } else { position.clone() };
     let state = index(&canonical).locate(&position);
     tables.require(&canonical).unwrap().value(state).unwrap()
 }
 
 /// What `expand` must say about a state, from position-level moves.
-fn expected_expansion(
-    index: &ChessIndex,
-    tables: &TableSet,
-    position: &Position,
-) -> (Node, BTreeSet<u64>) {
+fn expected_expansion(index: &ChessIndex, tables: &TableSet, position: &Position) -> (Node, BTreeSet<u64>) {
     let moves = Chess::legal_moves(position, Default::default());
     if moves.is_empty() {
         let value = Chess::game_over(position, Default::default()).unwrap();
@@ -126,11 +118,7 @@ fn space_agrees_with_positions_and_is_retro_consistent() {
             Successors::clear(&mut parents);
             space.parents(state, &mut parents);
             let dads = distinct(&mut parents);
-            assert_eq!(
-                dads,
-                brute_force_parents(&index, &canonical),
-                "parents {fen}"
-            );
+            assert_eq!(dads, brute_force_parents(&index, &canonical), "parents {fen}");
 
             for &child in &kids {
                 Successors::clear(&mut back);
@@ -157,18 +145,13 @@ fn every_unmove_of_kqvk_matches_the_inverted_move_graph() {
     let (generator, dir) = generator("kqvk-unmoves", &["KvK"]);
     let space = Chess::space(&index, Default::default(), generator.tables()).unwrap();
     let mut inverted: BTreeMap<u64, BTreeSet<u64>> = BTreeMap::new();
-    let legal: Vec<u64> = (0..index.states())
-        .filter(|&s| index.decode(s).is_some())
-        .collect();
+    let legal: Vec<u64> = (0..index.states()).filter(|&s| index.decode(s).is_some()).collect();
     for &state in &legal {
         let position = index.decode(state).unwrap();
         for mv in Chess::legal_moves(&position, Default::default()) {
             let after = Chess::play(&position, mv);
             if after.material() == m {
-                inverted
-                    .entry(index.locate(&after))
-                    .or_default()
-                    .insert(state);
+                inverted.entry(index.locate(&after)).or_default().insert(state);
             }
         }
     }
@@ -177,11 +160,7 @@ fn every_unmove_of_kqvk_matches_the_inverted_move_graph() {
         parents.clear();
         space.parents(state, &mut parents);
         let found = distinct(&mut parents);
-        assert_eq!(
-            found,
-            inverted.remove(&state).unwrap_or_default(),
-            "{state}"
-        );
+        assert_eq!(found, inverted.remove(&state).unwrap_or_default(), "{state}");
     }
     std::fs::remove_dir_all(dir).unwrap();
 }

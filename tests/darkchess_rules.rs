@@ -66,10 +66,7 @@ fn king_cannot_take_a_soldier_but_the_soldier_takes_the_king() {
     assert_eq!(value("8/8/8/Kp6 b", rules), Value::Win(1));
     // A king takes an advisor (lower rank), an advisor never takes the king.
     assert!(moves("8/8/8/Ka5k w", rules).contains(&"a1b1".to_string()));
-    assert_eq!(
-        moves("8/8/8/kA5K w", rules),
-        ["b1b2", "b1c1", "h1g1", "h1h2"]
-    );
+    assert_eq!(moves("8/8/8/kA5K w", rules), ["b1b2", "b1c1", "h1g1", "h1h2"]);
 }
 
 #[test]
@@ -79,10 +76,7 @@ fn a_blocked_side_loses_or_draws_by_the_stalemate_option() {
     assert!(moves(text, JUMP).is_empty());
     let blocked = position(text);
     assert_eq!(DarkChess::game_over(&blocked, JUMP), Some(Value::LOST));
-    assert_eq!(
-        DarkChess::game_over(&blocked, DarkRules::SEED),
-        Some(Value::Draw)
-    );
+    assert_eq!(DarkChess::game_over(&blocked, DarkRules::SEED), Some(Value::Draw));
     assert_eq!(value(text, JUMP), Value::LOST);
     assert_eq!(value(text, DarkRules::SEED), Value::Draw);
 }

@@ -37,9 +37,7 @@ fn placements(m: &Material) -> u64 {
 
 #[test]
 fn slots_round_trip_images_share_a_slot_and_weights_count_the_board() {
-    for name in [
-        "KvK", "KPvK", "AAvPP", "EEvEE", "KvPPPPP", "CCPvPP", "KAvKA", "RRvNNC",
-    ] {
+    for name in ["KvK", "KPvK", "AAvPP", "EEvEE", "KvPPPPP", "CCPvPP", "KAvKA", "RRvNNC"] {
         let m = material(name);
         let index = DarkChess::index(&m, JUMP).unwrap();
         let mut weights = [0u64; 2];
@@ -106,25 +104,11 @@ fn check_against_brute_force(name: &str, rules: DarkRules) -> usize {
         } else {
             Node::Inner(exits)
         };
-        assert_eq!(
-            node,
-            expected,
-            "{name} {}",
-            DarkChess::format_position(&position)
-        );
+        assert_eq!(node, expected, "{name} {}", DarkChess::format_position(&position));
         let distinct = found.distinct().to_vec();
         let as_set: BTreeSet<u64> = distinct.iter().copied().collect();
-        assert_eq!(
-            as_set.len(),
-            distinct.len(),
-            "{name} {state}: repeated child"
-        );
-        assert_eq!(
-            as_set,
-            children,
-            "{name} {}",
-            DarkChess::format_position(&position)
-        );
+        assert_eq!(as_set.len(), distinct.len(), "{name} {state}: repeated child");
+        assert_eq!(as_set, children, "{name} {}", DarkChess::format_position(&position));
         for c in children {
             inverse[c as usize].push(state);
         }
@@ -137,11 +121,7 @@ fn check_against_brute_force(name: &str, rules: DarkRules) -> usize {
         space.parents(state, &mut found);
         let distinct = found.distinct().to_vec();
         let as_set: BTreeSet<u64> = distinct.iter().copied().collect();
-        assert_eq!(
-            as_set.len(),
-            distinct.len(),
-            "{name} {state}: repeated parent"
-        );
+        assert_eq!(as_set.len(), distinct.len(), "{name} {state}: repeated parent");
         let expected: BTreeSet<u64> = inverse[state as usize].iter().copied().collect();
         assert_eq!(as_set, expected, "{name} {state}: parents");
     }

@@ -77,9 +77,7 @@ fn brute_force_count(name: &str) -> [u64; 2] {
         let same_as_previous = at > 0 && pieces[at - 1] == piece;
         let start = if same_as_previous { min } else { 0 };
         for s in start..90u8 {
-            if position.cells[usize::from(s)].is_some()
-                || !g.allowed(piece.side.index(), piece.kind, s)
-            {
+            if position.cells[usize::from(s)].is_some() || !g.allowed(piece.side.index(), piece.kind, s) {
                 continue;
             }
             position.cells[usize::from(s)] = Some(piece);
@@ -124,11 +122,10 @@ fn materials_are_supported_canonical_and_smaller_first() {
         let m = Material::parse(GameId::Xiangqi, bad).unwrap();
         assert!(Xiangqi::check_material(&m).is_err(), "{bad}");
     }
-    let subs: Vec<String> =
-        Xiangqi::sub_materials(&Material::parse(GameId::Xiangqi, "KRvKA").unwrap())
-            .iter()
-            .map(|m| m.to_string())
-            .collect();
+    let subs: Vec<String> = Xiangqi::sub_materials(&Material::parse(GameId::Xiangqi, "KRvKA").unwrap())
+        .iter()
+        .map(|m| m.to_string())
+        .collect();
     assert_eq!(subs, ["KAvK", "KRvK"]);
 }
 

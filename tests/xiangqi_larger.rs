@@ -54,10 +54,7 @@ fn consistent(name: &str, samples: u64) {
     let mut generator = Generator::<Xiangqi>::new(&dir, rules, &Silent);
     let start = Instant::now();
     generator.ensure(&material).unwrap();
-    eprintln!(
-        "{name}: built with its sub-tables in {:.2?}",
-        start.elapsed()
-    );
+    eprintln!("{name}: built with its sub-tables in {:.2?}", start.elapsed());
     let index = Xiangqi::index(&material, rules).unwrap();
     let mut prober = Prober {
         tables: generator.tables(),

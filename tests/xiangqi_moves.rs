@@ -133,10 +133,7 @@ fn unmoves_match_brute_force(name: &str, step: u64) {
             let Some(position) = index.decode(state) else {
                 continue;
             };
-            let brute: BTreeSet<u64> = brute_force_parents(&position)
-                .iter()
-                .map(|p| index.locate(p))
-                .collect();
+            let brute: BTreeSet<u64> = brute_force_parents(&position).iter().map(|p| index.locate(p)).collect();
             assert_eq!(
                 parents(space, state),
                 brute,
@@ -262,8 +259,7 @@ fn naive_moves(position: &Position) -> BTreeSet<(u8, u8)> {
                 })
                 .unwrap() as i32;
             let attacked = (0..90i32).any(|s| {
-                after.cells[s as usize].is_some_and(|p| p.side != piece.side)
-                    && naive_attacks(&after, s, king)
+                after.cells[s as usize].is_some_and(|p| p.side != piece.side) && naive_attacks(&after, s, king)
             });
             if !attacked {
                 moves.insert((mv.from, mv.to));
@@ -329,12 +325,7 @@ fn forward_moves_match_a_naive_generator() {
                 .into_iter()
                 .map(|m| (m.from, m.to))
                 .collect();
-            assert_eq!(
-                ours,
-                naive_moves(&position),
-                "{}",
-                notation::format_fen(&position)
-            );
+            assert_eq!(ours, naive_moves(&position), "{}", notation::format_fen(&position));
             compared += 1;
         }
         assert!(compared > 500, "{name}: only {compared}");
@@ -392,13 +383,10 @@ fn stalemate_loses() {
 fn cannon_needs_exactly_one_screen() {
     // Red cannon d2; black advisors d7 (screen) and d9 (victim); black king f8.
     let p = position("3a5/5k3/3a5/9/9/9/9/3C5/9/4K4 w");
-    let cannon: BTreeSet<String> = iccs_moves(&p)
-        .into_iter()
-        .filter(|m| m.starts_with("d2"))
-        .collect();
+    let cannon: BTreeSet<String> = iccs_moves(&p).into_iter().filter(|m| m.starts_with("d2")).collect();
     let expected: BTreeSet<String> = [
-        "d2d3", "d2d4", "d2d5", "d2d6", "d2d9", "d2d1", "d2d0", "d2c2", "d2b2", "d2a2", "d2e2",
-        "d2f2", "d2g2", "d2h2", "d2i2",
+        "d2d3", "d2d4", "d2d5", "d2d6", "d2d9", "d2d1", "d2d0", "d2c2", "d2b2", "d2a2", "d2e2", "d2f2", "d2g2", "d2h2",
+        "d2i2",
     ]
     .map(String::from)
     .into();
@@ -415,10 +403,7 @@ fn notation_round_trips_and_names_moves() {
     let p = position(fen);
     assert_eq!(Xiangqi::format_position(&p), fen);
     let cannon = notation::parse_move(&p, "h2e2").unwrap();
-    assert_eq!(
-        Xiangqi::move_names(&p, cannon),
-        ("C2.5".into(), "h2e2".into())
-    );
+    assert_eq!(Xiangqi::move_names(&p, cannon), ("C2.5".into(), "h2e2".into()));
     let horse = notation::parse_move(&p, "H2+3").unwrap();
     assert_eq!(notation::iccs(horse), "h0g2");
     assert_eq!(notation::parse_move(&p, "N2+3").unwrap(), horse);
@@ -435,8 +420,7 @@ fn notation_round_trips_and_names_moves() {
     assert!(notation::parse_move(&tandem, "e3e6").is_err());
     // Black's front pawn is the one nearer red's side.
     let pawns = position("5k3/9/9/9/9/4p4/4p4/9/9/3K5 b");
-    let names =
-        |iccs: &str| Xiangqi::move_names(&pawns, notation::parse_move(&pawns, iccs).unwrap());
+    let names = |iccs: &str| Xiangqi::move_names(&pawns, notation::parse_move(&pawns, iccs).unwrap());
     assert_eq!(names("e3d3").0, "P+.4");
     assert_eq!(names("e4d4").0, "P-.4");
     assert_eq!(names("e3e2").0, "P++1");

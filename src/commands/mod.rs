@@ -1,10 +1,12 @@
 //! The commands behind the CLI, written once for every game. `main.rs` only parses arguments,
 //! picks the game and calls these.
 
+pub mod bench;
 pub mod generate;
 pub mod list;
 pub mod query;
 pub mod stats;
+pub mod verify;
 
 use std::io::IsTerminal;
 use std::path::PathBuf;

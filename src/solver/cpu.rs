@@ -55,12 +55,7 @@ pub fn solve<S: Space + ?Sized>(space: &S, progress: &dyn Progress) -> Vec<Entry
 
 /// Fills HP counters and entries from a forward look at every state; returns the largest
 /// pending layer.
-fn initialise<S: Space + ?Sized>(
-    space: &S,
-    entries: &mut [Entry],
-    hp: &mut [u8],
-    progress: &dyn Progress,
-) -> u16 {
+fn initialise<S: Space + ?Sized>(space: &S, entries: &mut [Entry], hp: &mut [u8], progress: &dyn Progress) -> u16 {
     entries
         .par_chunks_mut(BLOCK)
         .zip(hp.par_chunks_mut(BLOCK))
@@ -105,8 +100,7 @@ fn sweep<S: Space + ?Sized>(space: &S, entries: &[AtomicU16], hp: &[AtomicU8], t
             for (i, entry) in chunk.iter().enumerate() {
                 let e = entry.load(Relaxed);
                 let state = first + i;
-                let in_layer = e == resolved
-                    || (e == pending && (!loss_layer || hp[state].load(Relaxed) == 0));
+                let in_layer = e == resolved || (e == pending && (!loss_layer || hp[state].load(Relaxed) == 0));
                 if !in_layer {
                     continue;
                 }
@@ -158,11 +152,7 @@ mod tests {
     #[test]
     fn matches_the_definition_on_random_graphs_with_exits_and_cycles() {
         for seed in 0..40 {
-            let no_move = if seed % 2 == 0 {
-                Value::LOST
-            } else {
-                Value::Draw
-            };
+            let no_move = if seed % 2 == 0 { Value::LOST } else { Value::Draw };
             let graph = Graph::random(300 + seed as usize * 37, seed, no_move);
             assert_eq!(solve(&graph, &Silent), graph.reference(), "seed {seed}");
         }

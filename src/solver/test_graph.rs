@@ -17,9 +17,7 @@ impl Graph {
     pub fn random(n: usize, seed: u64, no_move: Value) -> Graph {
         let mut x = seed;
         let mut next = |m: u64| {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             (x >> 33) % m
         };
         let mut children = vec![Vec::new(); n];
@@ -95,10 +93,7 @@ impl Graph {
                 }
             }
         }
-        value
-            .into_iter()
-            .map(|v| v.unwrap_or(Value::Draw).entry())
-            .collect()
+        value.into_iter().map(|v| v.unwrap_or(Value::Draw).entry()).collect()
     }
 }
 
@@ -111,16 +106,12 @@ impl Space for Graph {
         if self.children[s].is_empty() && self.exits[s].is_empty() {
             return Node::Terminal(self.no_move);
         }
-        self.children[s]
-            .iter()
-            .for_each(|&c| children.push_plain(c));
+        self.children[s].iter().for_each(|&c| children.push_plain(c));
         let mut exits = Exits::default();
         self.exits[s].iter().for_each(|&v| exits.add(v));
         Node::Inner(exits)
     }
     fn parents(&self, state: u64, parents: &mut Successors) {
-        self.parents[state as usize]
-            .iter()
-            .for_each(|&p| parents.push_plain(p));
+        self.parents[state as usize].iter().for_each(|&p| parents.push_plain(p));
     }
 }

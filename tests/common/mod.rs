@@ -56,11 +56,7 @@ pub fn random_position(rng: &mut Rng, material: &Material) -> Position {
             ok &= board[sq].is_none();
             board[sq] = Some(piece);
         }
-        let turn = if rng.below(2) == 0 {
-            Side::First
-        } else {
-            Side::Second
-        };
+        let turn = if rng.below(2) == 0 { Side::First } else { Side::Second };
         if ok && let Ok(position) = Position::new(board, turn) {
             return position;
         }

@@ -43,11 +43,7 @@ pub fn build(name: &str, rules: DarkRules) -> Generator<'static, DarkChess> {
 }
 
 /// The value of a position for its side to move, from the tables (built on demand).
-pub fn probe(
-    generator: &mut Generator<'_, DarkChess>,
-    rules: DarkRules,
-    position: &Position,
-) -> Value {
+pub fn probe(generator: &mut Generator<'_, DarkChess>, rules: DarkRules, position: &Position) -> Value {
     if let Some(value) = DarkChess::game_over(position, rules) {
         return value;
     }
@@ -63,11 +59,7 @@ pub fn probe_in(tables: &TableSet, rules: DarkRules, position: &Position) -> Val
         return Value::LOST;
     }
     let (canonical, swapped) = DarkChess::material_of(position).canonical();
-    let position = if swapped {
-        DarkChess::flip(position)
-    } else {
-        *position
-    };
+    let position = if swapped { DarkChess::flip(position) } else { *position };
     let index = DarkChess::index(&canonical, rules).expect("index");
     let table = tables.require(&canonical).expect("table built");
     Value::from_entry(table.entry(index.locate(&position))).expect("a legal position")

@@ -34,13 +34,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    pub const ALL: [Kind; 5] = [
-        Kind::King,
-        Kind::Queen,
-        Kind::Rook,
-        Kind::Bishop,
-        Kind::Knight,
-    ];
+    pub const ALL: [Kind; 5] = [Kind::King, Kind::Queen, Kind::Rook, Kind::Bishop, Kind::Knight];
     /// The kinds that are not kings, in group order.
     pub const MEN: [Kind; 4] = [Kind::Queen, Kind::Rook, Kind::Bishop, Kind::Knight];
 
@@ -100,16 +94,7 @@ pub fn apply_symmetry(sym: usize, sq: Square) -> Square {
 
 /// Ray directions as (file step, rank step): the first four go to higher squares, the last four
 /// to lower ones, so the nearest blocker on a ray is its lowest (first four) or highest set bit.
-const DIRECTIONS: [(i8, i8); 8] = [
-    (0, 1),
-    (1, 0),
-    (1, 1),
-    (-1, 1),
-    (0, -1),
-    (-1, 0),
-    (-1, -1),
-    (1, -1),
-];
+const DIRECTIONS: [(i8, i8); 8] = [(0, 1), (1, 0), (1, 1), (-1, 1), (0, -1), (-1, 0), (-1, -1), (1, -1)];
 /// Directions along which a rook slides.
 const ROOK_DIRECTIONS: [usize; 4] = [0, 1, 4, 5];
 /// Directions along which a bishop slides.
@@ -140,16 +125,7 @@ impl Geometry {
             let r = rank(sq) as i8 + dr;
             ((0..8).contains(&f) && (0..8).contains(&r)).then(|| (f + 8 * r) as Square)
         };
-        const KNIGHT_STEPS: [(i8, i8); 8] = [
-            (1, 2),
-            (2, 1),
-            (2, -1),
-            (1, -2),
-            (-1, -2),
-            (-2, -1),
-            (-2, 1),
-            (-1, 2),
-        ];
+        const KNIGHT_STEPS: [(i8, i8); 8] = [(1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2)];
         for sq in 0..64u8 {
             for sym in 0..SYMMETRIES {
                 g.symmetry[sym][sq as usize] = apply_symmetry(sym, sq);
@@ -189,10 +165,7 @@ impl Geometry {
             Kind::King | Kind::Knight => self.pattern[kind.index()][sq as usize],
             Kind::Rook => self.slide(&ROOK_DIRECTIONS, sq, occupied),
             Kind::Bishop => self.slide(&BISHOP_DIRECTIONS, sq, occupied),
-            Kind::Queen => {
-                self.slide(&ROOK_DIRECTIONS, sq, occupied)
-                    | self.slide(&BISHOP_DIRECTIONS, sq, occupied)
-            }
+            Kind::Queen => self.slide(&ROOK_DIRECTIONS, sq, occupied) | self.slide(&BISHOP_DIRECTIONS, sq, occupied),
         }
     }
 
@@ -218,13 +191,7 @@ impl Geometry {
 
     /// Whether a piece of `kind` on `from` attacks `target`, with `occupied` blocking sliders.
     #[inline]
-    pub fn attacks_square(
-        &self,
-        kind: Kind,
-        from: Square,
-        target: Square,
-        occupied: Bitboard,
-    ) -> bool {
+    pub fn attacks_square(&self, kind: Kind, from: Square, target: Square, occupied: Bitboard) -> bool {
         self.pattern[kind.index()][from as usize] & bit(target) != 0
             && self.between[from as usize][target as usize] & occupied == 0
     }
@@ -336,10 +303,9 @@ impl Placement {
     /// The occupied squares (men may overlap in a broken slot; the set then has fewer bits).
     #[inline]
     pub fn occupied(self, count: usize) -> Bitboard {
-        (0..count).fold(
-            bit(self.king(Side::First)) | bit(self.king(Side::Second)),
-            |occ, i| occ | bit(self.man(i)),
-        )
+        (0..count).fold(bit(self.king(Side::First)) | bit(self.king(Side::Second)), |occ, i| {
+            occ | bit(self.man(i))
+        })
     }
 
     /// The image of the placement under a symmetry.
@@ -357,20 +323,11 @@ impl Placement {
     /// Whether `target` is attacked by the pieces of side `by`, with `occupied` blocking
     /// sliders.
     #[inline]
-    pub fn attacked(
-        self,
-        geo: &Geometry,
-        men: &Men,
-        target: Square,
-        by: Side,
-        occupied: Bitboard,
-    ) -> bool {
+    pub fn attacked(self, geo: &Geometry, men: &Men, target: Square, by: Side, occupied: Bitboard) -> bool {
         if geo.pattern[Kind::King.index()][self.king(by) as usize] & bit(target) != 0 {
             return true;
         }
-        (0..men.count).any(|i| {
-            men.side[i] == by && geo.attacks_square(men.kind[i], self.man(i), target, occupied)
-        })
+        (0..men.count).any(|i| men.side[i] == by && geo.attacks_square(men.kind[i], self.man(i), target, occupied))
     }
 
     /// Whether the king of `side` is in check.
@@ -407,9 +364,7 @@ mod tests {
         assert_eq!(images.len(), 8);
         for s in 0..SYMMETRIES {
             let mut seen = [false; 64];
-            geo.symmetry[s]
-                .iter()
-                .for_each(|&t| seen[t as usize] = true);
+            geo.symmetry[s].iter().for_each(|&t| seen[t as usize] = true);
             assert!(seen.iter().all(|&x| x), "symmetry {s} is a permutation");
         }
         assert_eq!(apply_symmetry(TRANSPOSE, 1), 8);

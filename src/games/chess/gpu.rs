@@ -67,9 +67,7 @@ impl ChessGpu {
         let mut placed: Vec<(Material, u32)> = Vec::new();
         let mut exits = Vec::with_capacity(men.count * EXIT_WORDS);
         for victim in 0..men.count {
-            let smaller = index
-                .material()
-                .without(men.side[victim], men.kind[victim].index());
+            let smaller = index.material().without(men.side[victim], men.kind[victim].index());
             let (canonical, flip) = smaller.canonical();
             let sub = ChessIndex::new(&canonical)?;
             material.extend(descriptor(&sub));
@@ -90,14 +88,10 @@ impl ChessGpu {
                     exits.push(NO_MAN);
                     continue;
                 }
-                let side = if flip {
-                    men.side[man].other()
-                } else {
-                    men.side[man]
-                };
-                let Some(place) = (0..sub_men.count).find(|&p| {
-                    !taken[p] && sub_men.side[p] == side && sub_men.kind[p] == men.kind[man]
-                }) else {
+                let side = if flip { men.side[man].other() } else { men.side[man] };
+                let Some(place) = (0..sub_men.count)
+                    .find(|&p| !taken[p] && sub_men.side[p] == side && sub_men.kind[p] == men.kind[man])
+                else {
                     bail!("{canonical} lacks a man of {}", index.material());
                 };
                 taken[place] = true;

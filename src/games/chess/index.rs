@@ -27,9 +27,7 @@ use std::sync::OnceLock;
 use anyhow::{Result, bail};
 
 use super::Position;
-use super::board::{
-    DIAGONAL, Geometry, MAX_MEN, Men, Placement, Square, TRANSPOSE, bit, file, geometry, rank,
-};
+use super::board::{DIAGONAL, Geometry, MAX_MEN, Men, Placement, Square, TRANSPOSE, bit, file, geometry, rank};
 use crate::games::IndexSpace;
 use crate::material::{Material, Side};
 
@@ -61,10 +59,7 @@ fn adjacent_or_same(a: Square, b: Square) -> bool {
 }
 
 fn pair_in_table(wk: Square, bk: Square) -> bool {
-    file(wk) <= 3
-        && rank(wk) <= file(wk)
-        && !adjacent_or_same(wk, bk)
-        && (file(wk) != rank(wk) || rank(bk) <= file(bk))
+    file(wk) <= 3 && rank(wk) <= file(wk) && !adjacent_or_same(wk, bk) && (file(wk) != rank(wk) || rank(bk) <= file(bk))
 }
 
 fn choose(n: u64, k: u64) -> u64 {
@@ -98,9 +93,7 @@ impl IndexTables {
                     .map_or(NONE, |s| s as u32)
             })
             .collect();
-        let binomial = (0..64 * 4)
-            .map(|i| choose(i as u64 / 4, i as u64 % 4) as u32)
-            .collect();
+        let binomial = (0..64 * 4).map(|i| choose(i as u64 / 4, i as u64 % 4) as u32).collect();
         let unrank = std::array::from_fn(|k| {
             let k = k + 1;
             let mut table = vec![0u32; choose(FREE_SQUARES as u64, k as u64) as usize];
@@ -121,9 +114,7 @@ impl IndexTables {
 /// Fills `table[rank] = squares` for every increasing tuple of `k` squares among 62.
 fn fill_unrank(table: &mut [u32], squares: &mut [u32; MAX_MEN], k: usize, at: usize, low: u32) {
     if at == k {
-        let rank: u64 = (0..k)
-            .map(|i| choose(u64::from(squares[i]), i as u64 + 1))
-            .sum();
+        let rank: u64 = (0..k).map(|i| choose(u64::from(squares[i]), i as u64 + 1)).sum();
         table[rank as usize] = (0..k).fold(0, |p, i| p | squares[i] << (8 * i));
         return;
     }
@@ -344,9 +335,7 @@ impl ChessIndex {
         if placement.attacked(self.geo, &self.men, placement.king(waiting), side, occupied) {
             return None;
         }
-        if Self::kings_on_diagonal(placement)
-            && self.slot_as_is(placement.mapped(self.geo, TRANSPOSE, count)) < slot
-        {
+        if Self::kings_on_diagonal(placement) && self.slot_as_is(placement.mapped(self.geo, TRANSPOSE, count)) < slot {
             return None;
         }
         Some((placement, side))
@@ -382,8 +371,7 @@ impl IndexSpace for ChessIndex {
             return 0;
         };
         let symmetric = Self::kings_on_diagonal(placement)
-            && self.slot_as_is(placement.mapped(self.geo, TRANSPOSE, self.men.count))
-                == self.split(state).1;
+            && self.slot_as_is(placement.mapped(self.geo, TRANSPOSE, self.men.count)) == self.split(state).1;
         if symmetric { 4 } else { 8 }
     }
 

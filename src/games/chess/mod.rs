@@ -15,6 +15,7 @@ use anyhow::{Result, bail};
 
 use crate::games::{Game, Rules};
 use crate::material::{GameId, Material, Side, count_vectors};
+use crate::solver::gpu::GpuRules;
 use crate::table::TableSet;
 use crate::value::Value;
 use board::{Kind, MAX_MEN, Men, Placement, Square, geometry};
@@ -85,9 +86,7 @@ impl Position {
         let position = Position { board, turn };
         let (men, placement) = position.men_and_placement();
         let [wk, bk] = placement.kings();
-        if board::file(wk).abs_diff(board::file(bk)) <= 1
-            && board::rank(wk).abs_diff(board::rank(bk)) <= 1
-        {
+        if board::file(wk).abs_diff(board::file(bk)) <= 1 && board::rank(wk).abs_diff(board::rank(bk)) <= 1 {
             bail!("the kings stand on adjacent squares");
         }
         let waiting = turn.other();
@@ -141,10 +140,7 @@ impl Position {
     pub fn from_placement(men: &Men, placement: Placement, turn: Side) -> Position {
         let mut board = [None; 64];
         for side in Side::BOTH {
-            board[placement.king(side) as usize] = Some(Piece {
-                side,
-                kind: Kind::King,
-            });
+            board[placement.king(side) as usize] = Some(Piece { side, kind: Kind::King });
         }
         for m in 0..men.count {
             board[placement.man(m) as usize] = Some(Piece {
@@ -263,12 +259,16 @@ impl Game for Chess {
         ChessIndex::new(material)
     }
 
-    fn space<'t>(
+    fn space<'t>(index: &'t ChessIndex, _rules: ChessRules, tables: &'t TableSet) -> Result<ChessSpace<'t>> {
+        ChessSpace::new(index, tables)
+    }
+
+    fn gpu_rules<'t>(
         index: &'t ChessIndex,
         _rules: ChessRules,
         tables: &'t TableSet,
-    ) -> Result<ChessSpace<'t>> {
-        ChessSpace::new(index, tables)
+    ) -> Result<Option<Box<dyn GpuRules + 't>>> {
+        Ok(Some(Box::new(gpu::ChessGpu::new(index, tables)?)))
     }
 
     fn parse_position(text: &str) -> Result<Position> {

@@ -76,21 +76,13 @@ impl SquareSets {
     fn new(k: usize) -> SquareSets {
         let by_colex = k_masks(k);
         let smallest = |m: u32| (0..SYMMETRIES).map(|g| transform(m, g)).min().unwrap_or(m);
-        let reps: Vec<u32> = by_colex
-            .iter()
-            .copied()
-            .filter(|&m| smallest(m) == m)
-            .collect();
+        let reps: Vec<u32> = by_colex.iter().copied().filter(|&m| smallest(m) == m).collect();
         let canon = by_colex
             .iter()
             .map(|&m| {
                 let min = smallest(m);
-                let g = (0..SYMMETRIES)
-                    .find(|&g| transform(m, g) == min)
-                    .unwrap_or(0);
-                let rep = reps
-                    .binary_search(&min)
-                    .expect("the minimum is a representative");
+                let g = (0..SYMMETRIES).find(|&g| transform(m, g) == min).unwrap_or(0);
+                let rep = reps.binary_search(&min).expect("the minimum is a representative");
                 (rep as u32) << 2 | g as u32
             })
             .collect();
@@ -294,9 +286,7 @@ impl DarkIndex {
 
     fn transformed(&self, gm: &GroupMasks, g: usize) -> GroupMasks {
         let mut out = *gm;
-        out[..self.groups.len()]
-            .iter_mut()
-            .for_each(|m| *m = transform(*m, g));
+        out[..self.groups.len()].iter_mut().for_each(|m| *m = transform(*m, g));
         out
     }
 
@@ -404,9 +394,7 @@ impl IndexSpace for DarkIndex {
         let Some(gm) = self.decode_groups(state % self.per_side) else {
             return 0;
         };
-        let fixed = (0..SYMMETRIES)
-            .filter(|&g| self.transformed(&gm, g) == gm)
-            .count();
+        let fixed = (0..SYMMETRIES).filter(|&g| self.transformed(&gm, g) == gm).count();
         (SYMMETRIES / fixed) as u32
     }
 
@@ -426,10 +414,7 @@ mod tests {
 
     #[test]
     fn anchor_tables_cover_every_orbit() {
-        assert_eq!(
-            SquareSets::of(1).reps,
-            [0, 1, 2, 3, 8, 9, 10, 11].map(|s| 1 << s)
-        );
+        assert_eq!(SquareSets::of(1).reps, [0, 1, 2, 3, 8, 9, 10, 11].map(|s| 1 << s));
         // Burnside: (C(32,2) + 3 * 16 pairs swapped by a fixed-point-free involution) / 4.
         assert_eq!(SquareSets::of(2).reps.len(), (496 + 48) / 4);
         for k in 1..=MAX_GROUP {
@@ -448,10 +433,7 @@ mod tests {
         let m = Material::parse(GameId::DarkChess, "KPPvAA").unwrap();
         let index = DarkIndex::new(&m).unwrap();
         let kinds: Vec<(Side, usize)> = index.groups().iter().map(|g| (g.side, g.kind)).collect();
-        assert_eq!(
-            kinds,
-            [(Side::First, 0), (Side::First, 6), (Side::Second, 1)]
-        );
+        assert_eq!(kinds, [(Side::First, 0), (Side::First, 6), (Side::Second, 1)]);
         assert_eq!(index.per_side(), 8 * 496 * 496);
     }
 }

@@ -75,12 +75,7 @@ impl<'t> DarkSpace<'t> {
 
     /// The value (for the side then to move) of the position after `side` captures.
     fn capture_value(&self, board: &Board, side: Side, capture: Capture) -> Value {
-        let Capture {
-            kind,
-            from,
-            to,
-            victim,
-        } = capture;
+        let Capture { kind, from, to, victim } = capture;
         let enemy = side.other();
         match &self.exits[enemy.index()][victim] {
             Some(CaptureExit::Lost) => Value::LOST,
@@ -107,14 +102,7 @@ impl<'t> DarkSpace<'t> {
     }
 
     /// Pushes the canonical states reached when `mover` steps one piece, with `next` to move.
-    fn push_steps(
-        &self,
-        gm: &GroupMasks,
-        slot: u64,
-        mover: Side,
-        next: Side,
-        out: &mut Successors,
-    ) {
+    fn push_steps(&self, gm: &GroupMasks, slot: u64, mover: Side, next: Side, out: &mut Successors) {
         let index = self.index;
         let base = next.index() as u64 * index.per_side();
         let symmetric = index.symmetric_anchor(slot);
@@ -162,17 +150,11 @@ impl Space for DarkSpace<'_> {
         let board = index.board(&gm);
         let mut exits = Exits::default();
         let mut captured = false;
-        self.captures
-            .for_each_capture(&board, side, |kind, from, to, victim| {
-                captured = true;
-                let capture = Capture {
-                    kind,
-                    from,
-                    to,
-                    victim,
-                };
-                exits.add(self.capture_value(&board, side, capture));
-            });
+        self.captures.for_each_capture(&board, side, |kind, from, to, victim| {
+            captured = true;
+            let capture = Capture { kind, from, to, victim };
+            exits.add(self.capture_value(&board, side, capture));
+        });
         self.push_steps(&gm, slot, side, side.other(), children);
         if !captured && children.distinct().is_empty() {
             return Node::Terminal(self.no_move);

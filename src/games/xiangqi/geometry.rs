@@ -205,9 +205,8 @@ impl Geometry {
             red_king_reduced[usize::from(s)] = n as u8;
         }
 
-        let through_mirror = |table: &[u8; SQUARES]| -> [u8; SQUARES] {
-            std::array::from_fn(|s| table[usize::from(mirror[s])])
-        };
+        let through_mirror =
+            |table: &[u8; SQUARES]| -> [u8; SQUARES] { std::array::from_fn(|s| table[usize::from(mirror[s])]) };
         let mirrored_points = points.map(|side| side.map(|kind| through_mirror(&kind)));
         let red_king_reduced_mirrored = through_mirror(&red_king_reduced);
 

@@ -128,13 +128,8 @@ impl Layout {
                     (false, 1) => points,
                     (false, _) => u64::from(pair_base(points as u32)),
                 };
-                let (point_table, mirrored_points, squares): (_, _, &'static [u8]) = if reduced_king
-                {
-                    (
-                        &g.red_king_reduced,
-                        &g.red_king_reduced_mirrored,
-                        &g.red_king_squares,
-                    )
+                let (point_table, mirrored_points, squares): (_, _, &'static [u8]) = if reduced_king {
+                    (&g.red_king_reduced, &g.red_king_reduced_mirrored, &g.red_king_squares)
                 } else {
                     (
                         &g.points[s][kind.index()],
@@ -193,11 +188,7 @@ impl Layout {
     /// must be one of the group's points.
     #[inline(always)]
     pub fn group_rank(group: &Group, squares: &Squares, mirrored: bool) -> u64 {
-        let table = if mirrored {
-            group.mirrored_points
-        } else {
-            group.points
-        };
+        let table = if mirrored { group.mirrored_points } else { group.points };
         let point = |slot: usize| u32::from(table[usize::from(squares[slot])]);
         if group.count == 1 {
             u64::from(point(group.first))
@@ -338,11 +329,7 @@ impl XiangqiIndex {
         }
         Some(Decoded {
             board,
-            digits: Digits {
-                slot,
-                ranks,
-                mirror,
-            },
+            digits: Digits { slot, ranks, mirror },
             to_move,
         })
     }
@@ -420,12 +407,7 @@ mod tests {
             };
             let mut n = 0u64;
             while n < 1 << 40 {
-                for m in [
-                    n,
-                    n * radix,
-                    (n * radix).saturating_sub(1),
-                    u64::from(u32::MAX),
-                ] {
+                for m in [n, n * radix, (n * radix).saturating_sub(1), u64::from(u32::MAX)] {
                     assert_eq!(group.divide(m), m / radix, "{m} / {radix}");
                 }
                 n = n * 5 / 4 + 1;

@@ -102,12 +102,7 @@ impl<'l> Board<'l> {
         self.squares[slot] = to;
         self.side_occupied[side] = (self.side_occupied[side] & !from_bit) | to_bit;
         self.occupied = (self.occupied & !from_bit) | to_bit;
-        Undo {
-            slot,
-            from,
-            to,
-            victim,
-        }
+        Undo { slot, from, to, victim }
     }
 
     /// Takes back a [`Board::make`].
@@ -250,10 +245,7 @@ impl<'l> Board<'l> {
             let from_sensitive = sensitive & (1u128 << self.squares[slot]) != 0;
             for &to in self.targets(slot).as_slice() {
                 let undo = self.make(slot, to);
-                let quiet = safe_before
-                    && slot != king_slot
-                    && !from_sensitive
-                    && sensitive & (1u128 << to) == 0;
+                let quiet = safe_before && slot != king_slot && !from_sensitive && sensitive & (1u128 << to) == 0;
                 if quiet || !self.in_check(side) {
                     visit(self, slot, undo.victim);
                 }
@@ -298,9 +290,7 @@ impl<'l> Board<'l> {
 fn attacks(g: &Geometry, kind: Kind, side: usize, from: u8, target: u8, occupied: u128) -> bool {
     let pair = usize::from(from) * SQUARES + usize::from(target);
     match kind {
-        Kind::King => {
-            file(from) == file(target) && g.aligned[pair] != 0 && g.between[pair] & occupied == 0
-        }
+        Kind::King => file(from) == file(target) && g.aligned[pair] != 0 && g.between[pair] & occupied == 0,
         Kind::Rook => g.aligned[pair] != 0 && g.between[pair] & occupied == 0,
         Kind::Cannon => g.aligned[pair] != 0 && (g.between[pair] & occupied).count_ones() == 1,
         Kind::Horse => {

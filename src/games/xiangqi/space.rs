@@ -39,10 +39,7 @@ impl<'t> XiangqiSpace<'t> {
                 continue;
             }
             let side = Side::BOTH[usize::from(layout.side[victim])];
-            let (sub, flip) = index
-                .material
-                .without(side, layout.kind[victim].index())
-                .canonical();
+            let (sub, flip) = index.material.without(side, layout.kind[victim].index()).canonical();
             let sub_index = XiangqiIndex::new(&sub)?;
             let mut order = [NONE; MAX_PIECES];
             let sub_layout = &sub_index.layout;
@@ -70,24 +67,14 @@ impl<'t> XiangqiSpace<'t> {
 
     /// The value, for the side to move there, of the position after a capture of `victim`.
     fn exit_value(&self, board: &Board, victim: usize, child_to_move: usize) -> Value {
-        let exit = self.exits[victim]
-            .as_ref()
-            .expect("only non-king pieces are captured");
+        let exit = self.exits[victim].as_ref().expect("only non-king pieces are captured");
         let g = geometry();
         let mut squares = [NONE; MAX_PIECES];
-        for (j, square) in squares
-            .iter_mut()
-            .enumerate()
-            .take(exit.index.layout.pieces)
-        {
+        for (j, square) in squares.iter_mut().enumerate().take(exit.index.layout.pieces) {
             let s = board.squares[usize::from(exit.order[j])];
             *square = if exit.flip { g.flip[usize::from(s)] } else { s };
         }
-        let to_move = if exit.flip {
-            1 - child_to_move
-        } else {
-            child_to_move
-        };
+        let to_move = if exit.flip { 1 - child_to_move } else { child_to_move };
         let (state, _) = exit.index.state_of(&squares, to_move);
         Value::from_entry(exit.table.entry(state)).expect("a legal capture reaches a legal slot")
     }
@@ -107,17 +94,15 @@ impl Space for XiangqiSpace<'_> {
         let child_base = (1 - mover) as u64 * self.index.per_side;
         let mut exits = Exits::default();
         let mut any = false;
-        decoded
-            .board
-            .for_each_legal_move(mover, |board, slot, victim| {
-                any = true;
-                if victim == NONE {
-                    let (child, mapped) = layout.slot_after(&decoded.digits, &board.squares, slot);
-                    children.push(child_base + child, mapped);
-                } else {
-                    exits.add(self.exit_value(board, usize::from(victim), 1 - mover));
-                }
-            });
+        decoded.board.for_each_legal_move(mover, |board, slot, victim| {
+            any = true;
+            if victim == NONE {
+                let (child, mapped) = layout.slot_after(&decoded.digits, &board.squares, slot);
+                children.push(child_base + child, mapped);
+            } else {
+                exits.add(self.exit_value(board, usize::from(victim), 1 - mover));
+            }
+        });
         if any {
             Node::Inner(exits)
         } else {

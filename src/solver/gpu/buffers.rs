@@ -81,18 +81,9 @@ impl Layout {
             );
         }
         let accessors = [
-            (
-                "chunk_load(c: u32, w: u32) -> u32",
-                "return atomicLoad(&chunk_{}[w]);",
-            ),
-            (
-                "chunk_store(c: u32, w: u32, v: u32)",
-                "atomicStore(&chunk_{}[w], v);",
-            ),
-            (
-                "chunk_or(c: u32, w: u32, v: u32)",
-                "atomicOr(&chunk_{}[w], v);",
-            ),
+            ("chunk_load(c: u32, w: u32) -> u32", "return atomicLoad(&chunk_{}[w]);"),
+            ("chunk_store(c: u32, w: u32, v: u32)", "atomicStore(&chunk_{}[w], v);"),
+            ("chunk_or(c: u32, w: u32, v: u32)", "atomicOr(&chunk_{}[w], v);"),
             (
                 "chunk_sub(c: u32, w: u32, v: u32) -> u32",
                 "return atomicSub(&chunk_{}[w], v);",
@@ -105,11 +96,7 @@ impl Layout {
         for (signature, body) in accessors {
             let _ = writeln!(s, "fn {signature} {{\n    switch c {{");
             for c in 0..self.chunks {
-                let _ = writeln!(
-                    s,
-                    "        case {c}u: {{ {} }}",
-                    body.replace("{}", &c.to_string())
-                );
+                let _ = writeln!(s, "        case {c}u: {{ {} }}", body.replace("{}", &c.to_string()));
             }
             let fallback = if signature.ends_with("u32") {
                 "return 0u;"
@@ -167,8 +154,7 @@ impl StateBuffers {
                 mapped_at_creation: false,
             })
         })?;
-        let mut entries =
-            Vec::with_capacity(2 * (layout.entry_words(0) * u64::from(layout.chunks)) as usize);
+        let mut entries = Vec::with_capacity(2 * (layout.entry_words(0) * u64::from(layout.chunks)) as usize);
         for (c, chunk) in self.chunks.iter().enumerate() {
             let bytes = 4 * layout.entry_words(c as u32);
             let mut encoder = gpu

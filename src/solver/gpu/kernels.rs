@@ -23,10 +23,7 @@ pub(super) const CTRL_FOUND: u64 = 8;
 
 /// Error bits a kernel raises (ERROR_* in the shader), with what they mean.
 pub(super) const KERNEL_ERRORS: [(u32, &str); 3] = [
-    (
-        1,
-        "a state has more successors than the game's GAME_MAX_SUCCESSORS",
-    ),
+    (1, "a state has more successors than the game's GAME_MAX_SUCCESSORS"),
     (2, "a state has more than 255 distinct children"),
     (4, "a DTM beyond the longest an entry can hold"),
 ];
@@ -68,36 +65,31 @@ impl Kernels {
         }
         let source = program(layout, rules, data);
         let module = gpu.checked("the solver's WGSL program", || {
-            gpu.device
-                .create_shader_module(wgpu::ShaderModuleDescriptor {
-                    label: Some("egtb solver"),
-                    source: wgpu::ShaderSource::Wgsl(source.into()),
-                })
+            gpu.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some("egtb solver"),
+                source: wgpu::ShaderSource::Wgsl(source.into()),
+            })
         })?;
         let solver_layout = bind_layout(gpu, "egtb solver", 1 + layout.chunks, false);
         let game_layout = bind_layout(gpu, "egtb game data", data.len() as u32, true);
-        let pipeline_layout = gpu
-            .device
-            .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: Some("egtb solver"),
-                bind_group_layouts: &[Some(&solver_layout), Some(&game_layout)],
-                immediate_size: 0,
-            });
+        let pipeline_layout = gpu.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("egtb solver"),
+            bind_group_layouts: &[Some(&solver_layout), Some(&game_layout)],
+            immediate_size: 0,
+        });
         let pipeline = |entry: &str| {
             gpu.checked(&format!("the '{entry}' kernel"), || {
-                gpu.device
-                    .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                        label: Some(entry),
-                        layout: Some(&pipeline_layout),
-                        module: &module,
-                        entry_point: Some(entry),
-                        compilation_options: Default::default(),
-                        cache: None,
-                    })
+                gpu.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some(entry),
+                    layout: Some(&pipeline_layout),
+                    module: &module,
+                    entry_point: Some(entry),
+                    compilation_options: Default::default(),
+                    cache: None,
+                })
             })
         };
-        let solver_buffers: Vec<&wgpu::Buffer> =
-            std::iter::once(control).chain(&states.chunks).collect();
+        let solver_buffers: Vec<&wgpu::Buffer> = std::iter::once(control).chain(&states.chunks).collect();
         let game_buffers: Vec<&wgpu::Buffer> = data.iter().map(|(_, b)| b).collect();
         let max_dim = limits.max_compute_workgroups_per_dimension;
         Ok(Kernels {
@@ -146,18 +138,13 @@ fn bind_layout(gpu: &Gpu, label: &str, count: u32, read_only: bool) -> wgpu::Bin
             count: None,
         })
         .collect();
-    gpu.device
-        .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some(label),
-            entries: &entries,
-        })
+    gpu.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some(label),
+        entries: &entries,
+    })
 }
 
-fn bind_group(
-    gpu: &Gpu,
-    layout: &wgpu::BindGroupLayout,
-    buffers: &[&wgpu::Buffer],
-) -> Result<wgpu::BindGroup> {
+fn bind_group(gpu: &Gpu, layout: &wgpu::BindGroupLayout, buffers: &[&wgpu::Buffer]) -> Result<wgpu::BindGroup> {
     let entries: Vec<wgpu::BindGroupEntry> = buffers
         .iter()
         .enumerate()

@@ -20,9 +20,7 @@ pub use device::Gpu;
 use super::Progress;
 use crate::value::Entry;
 use buffers::{Layout, StateBuffers};
-use kernels::{
-    CONTROL_WORDS, CTRL_DONE, CTRL_ERROR, CTRL_FOUND, CTRL_LAYER, KERNEL_ERRORS, Kernels,
-};
+use kernels::{CONTROL_WORDS, CTRL_DONE, CTRL_ERROR, CTRL_FOUND, CTRL_LAYER, KERNEL_ERRORS, Kernels};
 
 /// Most states a GPU table may have: thread indices of the 2D grid must stay below 2^32.
 /// Larger tables need a block split, which the GPU solver does not do yet.
@@ -79,11 +77,7 @@ pub struct GpuSolution {
 }
 
 /// Opens the GPU and solves one space (see [`Gpu::solve`] to reuse a device).
-pub fn solve(
-    rules: &dyn GpuRules,
-    options: &GpuOptions,
-    progress: &dyn Progress,
-) -> Result<GpuSolution> {
+pub fn solve(rules: &dyn GpuRules, options: &GpuOptions, progress: &dyn Progress) -> Result<GpuSolution> {
     Gpu::open()?.solve(rules, options, progress)
 }
 
@@ -94,12 +88,7 @@ const TIMESTAMP_BYTES: u64 = 16;
 
 impl Gpu {
     /// Solves `rules` on this GPU; the entries equal [`crate::solver::cpu::solve`]'s.
-    pub fn solve(
-        &self,
-        rules: &dyn GpuRules,
-        options: &GpuOptions,
-        progress: &dyn Progress,
-    ) -> Result<GpuSolution> {
+    pub fn solve(&self, rules: &dyn GpuRules, options: &GpuOptions, progress: &dyn Progress) -> Result<GpuSolution> {
         let states = rules.states();
         if states > MAX_GPU_STATES {
             bail!("{states} states are more than the GPU solver handles ({MAX_GPU_STATES})");
@@ -191,8 +180,7 @@ impl Gpu {
             })
         })?;
         if !words.is_empty() {
-            self.queue
-                .write_buffer(&buffer, 0, bytemuck::cast_slice(words));
+            self.queue.write_buffer(&buffer, 0, bytemuck::cast_slice(words));
         }
         Ok(buffer)
     }
@@ -280,13 +268,14 @@ impl<'g> Submissions<'g> {
         {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some("egtb solver"),
-                timestamp_writes: self.timer.as_ref().map(|(queries, _)| {
-                    wgpu::ComputePassTimestampWrites {
+                timestamp_writes: self
+                    .timer
+                    .as_ref()
+                    .map(|(queries, _)| wgpu::ComputePassTimestampWrites {
                         query_set: queries,
                         beginning_of_pass_write_index: Some(0),
                         end_of_pass_write_index: Some(1),
-                    }
-                }),
+                    }),
             });
             kernels.bind(&mut pass);
             record(&mut pass);
@@ -300,13 +289,7 @@ impl<'g> Submissions<'g> {
         let header_at = TIMESTAMP_BYTES;
         let found_at = header_at + 4 * HEADER_WORDS;
         encoder.copy_buffer_to_buffer(self.control, 0, &self.readback, header_at, 4 * HEADER_WORDS);
-        encoder.copy_buffer_to_buffer(
-            self.control,
-            4 * found_from,
-            &self.readback,
-            found_at,
-            4 * found_words,
-        );
+        encoder.copy_buffer_to_buffer(self.control, 4 * found_from, &self.readback, found_at, 4 * found_words);
         gpu.submit_and_map(encoder.finish(), &self.readback, self.timeout)?;
         let result = {
             let view = self.readback.get_mapped_range(..)?;

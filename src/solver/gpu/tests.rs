@@ -126,15 +126,8 @@ fn game_parents(state: u32) {
 
 fn graphs() -> impl Iterator<Item = (u64, Graph)> {
     (0..12u64).map(|seed| {
-        let no_move = if seed % 2 == 0 {
-            Value::LOST
-        } else {
-            Value::Draw
-        };
-        (
-            seed,
-            Graph::random(300 + seed as usize * 151, seed, no_move),
-        )
+        let no_move = if seed % 2 == 0 { Value::LOST } else { Value::Draw };
+        (seed, Graph::random(300 + seed as usize * 151, seed, no_move))
     })
 }
 
@@ -165,9 +158,7 @@ fn graphs_split_over_many_bindings_match_the_cpu_solver() {
             layers_per_submission: 1 + seed as u32 % 3,
             ..GpuOptions::default()
         };
-        let solution = gpu
-            .solve(&GraphRules::new(&graph), &options, &Silent)
-            .unwrap();
+        let solution = gpu.solve(&GraphRules::new(&graph), &options, &Silent).unwrap();
         assert_eq!(solution.entries, cpu::solve(&graph, &Silent), "seed {seed}");
     }
 }
@@ -178,9 +169,7 @@ fn too_many_successors_is_an_error() {
     let graph = Graph::random(500, 3, Value::LOST);
     let mut rules = GraphRules::new(&graph);
     rules.max_successors = 1;
-    let error = gpu
-        .solve(&rules, &GpuOptions::default(), &Silent)
-        .unwrap_err();
+    let error = gpu.solve(&rules, &GpuOptions::default(), &Silent).unwrap_err();
     assert!(error.to_string().contains("GAME_MAX_SUCCESSORS"), "{error}");
 }
 
@@ -192,9 +181,7 @@ fn a_split_needing_too_many_bindings_is_an_error() {
         split_bytes: Some(12),
         ..GpuOptions::default()
     };
-    let error = gpu
-        .solve(&GraphRules::new(&graph), &options, &Silent)
-        .unwrap_err();
+    let error = gpu.solve(&GraphRules::new(&graph), &options, &Silent).unwrap_err();
     assert!(error.to_string().contains("storage bindings"), "{error}");
 }
 
@@ -206,8 +193,7 @@ impl GpuRules for Broken {
         10
     }
     fn wgsl(&self) -> String {
-        "const GAME_MAX_SUCCESSORS: u32 = 4u;\nfn game_expand(state: u32) -> Node { return 1u; }\n"
-            .to_string()
+        "const GAME_MAX_SUCCESSORS: u32 = 4u;\nfn game_expand(state: u32) -> Node { return 1u; }\n".to_string()
     }
     fn data(&self) -> Vec<GpuData<'_>> {
         Vec::new()
@@ -217,8 +203,6 @@ impl GpuRules for Broken {
 #[test]
 fn invalid_rules_wgsl_is_an_error() {
     let Some(gpu) = gpu_or_skip() else { return };
-    let error = gpu
-        .solve(&Broken, &GpuOptions::default(), &Silent)
-        .unwrap_err();
+    let error = gpu.solve(&Broken, &GpuOptions::default(), &Silent).unwrap_err();
     assert!(error.to_string().contains("WGSL"), "{error}");
 }
