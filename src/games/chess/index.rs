@@ -49,8 +49,6 @@ pub struct IndexTables {
     /// `king_symmetry[wK * 64 + bK]`: the smallest symmetry that maps the pair into the table,
     /// or [`NONE`] for kings on one square or adjacent.
     pub king_symmetry: Vec<u32>,
-    /// `binomial[n * 4 + k]` = C(n, k) for n < 64, k <= 3.
-    pub binomial: Vec<u32>,
     /// `unrank[k - 1][r]`: the squares `s_1 | s_2 << 8 | s_3 << 16` (0..62) of combinadic rank
     /// `r` of a group of `k`.
     pub unrank: [Vec<u32>; MAX_MEN],
@@ -98,9 +96,6 @@ impl IndexTables {
                     .map_or(NONE, |s| s as u32)
             })
             .collect();
-        let binomial = (0..64 * 4)
-            .map(|i| choose(i as u64 / 4, i as u64 % 4) as u32)
-            .collect();
         let unrank = std::array::from_fn(|k| {
             let k = k + 1;
             let mut table = vec![0u32; choose(FREE_SQUARES as u64, k as u64) as usize];
@@ -112,7 +107,6 @@ impl IndexTables {
             king_pairs,
             king_pair_index,
             king_symmetry,
-            binomial,
             unrank,
         }
     }
@@ -231,24 +225,26 @@ impl ChessIndex {
     }
 
     /// Combinadic rank of a group in a placement whose kings are as given.
-    #[inline]
+    #[inline(always)]
     pub fn group_rank(&self, group: &Group, placement: Placement) -> u64 {
         let [wk, bk] = placement.kings();
         let free = |sq: Square| u32::from(sq) - u32::from(sq > wk) - u32::from(sq > bk);
-        let binomial = |n: u32, k: usize| u64::from(self.tables.binomial[n as usize * 4 + k]);
+        // C(n, 2) and C(n, 3) by arithmetic: quicker than a table lookup.
+        let pairs = |n: u32| u64::from(n * n.saturating_sub(1) / 2);
+        let triples = |n: u32| u64::from(n * n.saturating_sub(1) * n.saturating_sub(2) / 6);
         let man = |j: usize| free(placement.man(group.first + j));
         match group.len {
             1 => u64::from(man(0)),
             2 => {
                 let (a, b) = (man(0), man(1));
-                u64::from(a.min(b)) + binomial(a.max(b), 2)
+                u64::from(a.min(b)) + pairs(a.max(b))
             }
             _ => {
                 let (a, b, c) = (man(0), man(1), man(2));
                 let (a, b) = (a.min(b), a.max(b));
                 let (b, c) = (b.min(c), b.max(c));
                 let (a, b) = (a.min(b), a.max(b));
-                u64::from(a) + binomial(b, 2) + binomial(c, 3)
+                u64::from(a) + pairs(b) + triples(c)
             }
         }
     }
