@@ -15,7 +15,7 @@
 //!   `C(62, k)` over the groups after group `j` and `R` the product over all groups.
 //!   `per_side = 462 * R`; `state = side * per_side + slot`, white to move first.
 //! - **Canonical form.** A position is brought into the table by the smallest symmetry `s`
-//!   ([`IndexTables::king_symmetry`], see [`super::board::apply_symmetry`]) that maps its king
+//!   ([`IndexTables::king_canonical`], see [`super::board::apply_symmetry`]) that maps its king
 //!   pair into the table. When both kings then lie on the a1-h8 diagonal, the reflection in it
 //!   gives a second image with the same king pair: the smaller of the two slots is canonical,
 //!   the larger a broken duplicate.
@@ -28,7 +28,8 @@ use anyhow::{Result, bail};
 
 use super::Position;
 use super::board::{
-    DIAGONAL, Geometry, MAX_MEN, Men, Placement, Square, TRANSPOSE, bit, file, geometry, rank,
+    DIAGONAL, Geometry, MAX_MEN, Men, Placement, Square, TRANSPOSE, apply_symmetry, bit, file,
+    geometry, rank,
 };
 use crate::games::IndexSpace;
 use crate::material::{Material, Side};
@@ -44,11 +45,11 @@ pub const NONE: u32 = u32::MAX;
 pub struct IndexTables {
     /// The canonical king pairs in order, `wK | bK << 8`.
     pub king_pairs: Vec<u32>,
-    /// `king_pair_index[wK * 64 + bK]`: the pair's number, or [`NONE`] outside the table.
-    pub king_pair_index: Vec<u32>,
-    /// `king_symmetry[wK * 64 + bK]`: the smallest symmetry that maps the pair into the table,
-    /// or [`NONE`] for kings on one square or adjacent.
-    pub king_symmetry: Vec<u32>,
+    /// `king_canonical[wK * 64 + bK]`, for any two kings apart: `pair | sym << 16 | diag << 19`
+    /// where `sym` is the smallest symmetry that maps them into the table, `pair` the number of
+    /// their image there and `diag` 1 when both image kings lie on the a1-h8 diagonal; [`NONE`]
+    /// for kings on one square or adjacent. One lookup canonicalises a king pair.
+    pub king_canonical: Vec<u32>,
     /// `unrank[k - 1][r]`: the squares `s_1 | s_2 << 8 | s_3 << 16` (0..62) of combinadic rank
     /// `r` of a group of `k`.
     pub unrank: [Vec<u32>; MAX_MEN],
@@ -75,25 +76,31 @@ fn choose(n: u64, k: u64) -> u64 {
 impl IndexTables {
     fn new() -> IndexTables {
         let mut king_pairs = Vec::with_capacity(KING_PAIRS);
-        let mut king_pair_index = vec![NONE; 64 * 64];
+        let mut pair_number = vec![NONE; 64 * 64];
         for wk in 0..64u8 {
             for bk in 0..64u8 {
                 if pair_in_table(wk, bk) {
-                    king_pair_index[wk as usize * 64 + bk as usize] = king_pairs.len() as u32;
+                    pair_number[wk as usize * 64 + bk as usize] = king_pairs.len() as u32;
                     king_pairs.push(u32::from(wk) | u32::from(bk) << 8);
                 }
             }
         }
         assert_eq!(king_pairs.len(), KING_PAIRS);
-        let king_symmetry = (0..64 * 64)
+        let king_canonical = (0..64 * 64)
             .map(|i| {
                 let (wk, bk) = ((i / 64) as Square, (i % 64) as Square);
-                (0..8)
-                    .find(|&s| {
-                        let map = |sq| super::board::apply_symmetry(s, sq);
-                        !adjacent_or_same(wk, bk) && pair_in_table(map(wk), map(bk))
-                    })
-                    .map_or(NONE, |s| s as u32)
+                let image = |s| (apply_symmetry(s, wk), apply_symmetry(s, bk));
+                let sym = (0..8).find(|&s| {
+                    let (w, b) = image(s);
+                    !adjacent_or_same(wk, bk) && pair_in_table(w, b)
+                });
+                sym.map_or(NONE, |s| {
+                    let (w, b) = image(s);
+                    let diagonal = (bit(w) | bit(b)) & !DIAGONAL == 0;
+                    pair_number[w as usize * 64 + b as usize]
+                        | (s as u32) << 16
+                        | u32::from(diagonal) << 19
+                })
             })
             .collect();
         let unrank = std::array::from_fn(|k| {
@@ -105,8 +112,7 @@ impl IndexTables {
         });
         IndexTables {
             king_pairs,
-            king_pair_index,
-            king_symmetry,
+            king_canonical,
             unrank,
         }
     }
@@ -249,12 +255,9 @@ impl ChessIndex {
         }
     }
 
-    /// The slot of a placement whose king pair is in the table, as it stands (no symmetry).
+    /// The slot of a placement whose kings form canonical pair number `pair`, as it stands.
     #[inline]
-    pub fn slot_as_is(&self, placement: Placement) -> u64 {
-        let [wk, bk] = placement.kings();
-        let pair = self.tables.king_pair_index[wk as usize * 64 + bk as usize];
-        debug_assert_ne!(pair, NONE, "king pair outside the table");
+    pub fn slot_as_is(&self, pair: u32, placement: Placement) -> u64 {
         let mut slot = u64::from(pair) * self.per_pair;
         for g in &self.groups[..self.group_count] {
             slot += self.group_rank(g, placement) * g.multiplier;
@@ -267,20 +270,31 @@ impl ChessIndex {
     #[inline]
     pub fn canonical(&self, placement: Placement) -> (u64, bool) {
         let [wk, bk] = placement.kings();
-        let sym = self.tables.king_symmetry[wk as usize * 64 + bk as usize] as usize;
+        let canonical = self.tables.king_canonical[wk as usize * 64 + bk as usize];
+        debug_assert_ne!(canonical, NONE, "kings on one square or adjacent");
+        let (pair, sym) = (canonical & 0xFFFF, (canonical >> 16 & 7) as usize);
         let image = if sym == 0 {
             placement
         } else {
             placement.mapped(self.geo, sym, self.men.count)
         };
-        let slot = self.slot_as_is(image);
-        if Self::kings_on_diagonal(image) {
-            let reflected = self.slot_as_is(image.mapped(self.geo, TRANSPOSE, self.men.count));
+        let slot = self.slot_as_is(pair, image);
+        if canonical >> 19 != 0 {
+            let reflected =
+                self.slot_as_is(pair, image.mapped(self.geo, TRANSPOSE, self.men.count));
             if reflected < slot {
                 return (reflected, true);
             }
         }
         (slot, sym != 0)
+    }
+
+    /// The slot of the reflection in the a1-h8 diagonal of the placement of `slot`, both kings
+    /// on that diagonal.
+    #[inline]
+    fn reflected(&self, slot: u64, placement: Placement) -> u64 {
+        let pair = (slot / self.per_pair) as u32;
+        self.slot_as_is(pair, placement.mapped(self.geo, TRANSPOSE, self.men.count))
     }
 
     /// Whether both kings stand on the a1-h8 diagonal (the reflection in it keeps them).
@@ -340,9 +354,7 @@ impl ChessIndex {
         if placement.attacked(self.geo, &self.men, placement.king(waiting), side, occupied) {
             return None;
         }
-        if Self::kings_on_diagonal(placement)
-            && self.slot_as_is(placement.mapped(self.geo, TRANSPOSE, count)) < slot
-        {
+        if Self::kings_on_diagonal(placement) && self.reflected(slot, placement) < slot {
             return None;
         }
         Some((placement, side))
@@ -377,9 +389,9 @@ impl IndexSpace for ChessIndex {
         let Some((placement, _)) = self.decode_legal(state) else {
             return 0;
         };
-        let symmetric = Self::kings_on_diagonal(placement)
-            && self.slot_as_is(placement.mapped(self.geo, TRANSPOSE, self.men.count))
-                == self.split(state).1;
+        let slot = self.split(state).1;
+        let symmetric =
+            Self::kings_on_diagonal(placement) && self.reflected(slot, placement) == slot;
         if symmetric { 4 } else { 8 }
     }
 
@@ -409,7 +421,9 @@ mod tests {
     #[test]
     fn every_legal_king_pair_has_one_symmetry_into_the_table() {
         let t = index_tables();
-        let legal = (0..64 * 64).filter(|&i| t.king_symmetry[i] != NONE).count();
+        let legal = (0..64 * 64)
+            .filter(|&i| t.king_canonical[i] != NONE)
+            .count();
         assert_eq!(legal, 3612);
         assert_eq!(t.king_pairs.len(), 462);
     }

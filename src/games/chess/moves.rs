@@ -381,10 +381,9 @@ impl Space for ChessSpace<'_> {
     }
 
     fn parents(&self, state: u64, parents: &mut Successors) {
-        let Some((placement, side)) = self.index.decode_legal(state) else {
-            return;
-        };
-        let slot = self.index.split(state).1;
+        // The solver asks only for legal states: no need to check the slot again.
+        let (side, slot) = self.index.split(state);
+        let placement = self.index.placement(slot);
         let mover = side.other();
         let neighbours = self.neighbours(placement, slot, mover, mover);
         for_each_unmove(
