@@ -38,7 +38,7 @@ use crate::material::{Material, Side};
 pub const KING_PAIRS: usize = 462;
 /// Squares left to the men once the kings stand.
 const FREE_SQUARES: usize = 62;
-/// Marks a king pair outside the table or a pair of kings no legal position has.
+/// Marks two kings on one square or adjacent, which no legal position has.
 pub const NONE: u32 = u32::MAX;
 
 /// The tables of the index scheme, computed once, as plain arrays for a GPU twin.
@@ -222,6 +222,16 @@ impl ChessIndex {
 
     pub fn per_side(&self) -> u64 {
         self.per_side
+    }
+
+    /// Slots per king pair (`R` of the scheme).
+    pub fn per_pair(&self) -> u64 {
+        self.per_pair
+    }
+
+    /// The groups of identical men in slot order (radices and multipliers for a GPU twin).
+    pub fn groups(&self) -> &[Group] {
+        &self.groups[..self.group_count]
     }
 
     /// The group of a man.
