@@ -139,6 +139,39 @@ pub fn index_tables() -> &'static IndexTables {
     TABLES.get_or_init(IndexTables::new)
 }
 
+/// Division of 32-bit numbers by a fixed divisor through one multiplication: with
+/// `m = floor((2^64 - 1) / d) + 1`, `x / d` is the high 64 bits of `m * x` for every 32-bit `x`
+/// (Lemire, Kaser and Kurz, "Faster remainder by direct computation", 2019). Decoding a slot
+/// divides by the mixed radix a few times per state.
+#[derive(Clone, Copy, Debug, Default)]
+struct Divisor {
+    d: u32,
+    /// 0 for `d = 1`, whose `m` would not fit.
+    m: u64,
+}
+
+impl Divisor {
+    fn new(d: u32) -> Divisor {
+        assert!(d > 0, "division by zero");
+        let m = if d == 1 {
+            0
+        } else {
+            u64::MAX / u64::from(d) + 1
+        };
+        Divisor { d, m }
+    }
+
+    /// Quotient and remainder of `x / d`.
+    #[inline(always)]
+    fn div_rem(self, x: u32) -> (u32, u32) {
+        if self.m == 0 {
+            return (x, 0);
+        }
+        let q = ((u128::from(self.m) * u128::from(x)) >> 64) as u32;
+        (q, x - q * self.d)
+    }
+}
+
 /// A group of identical men: its place in the men's order and in the slot's mixed radix.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Group {
@@ -162,6 +195,9 @@ pub struct ChessIndex {
     group_of: [usize; MAX_MEN],
     /// Slots per king pair (R).
     per_pair: u64,
+    /// Divisions by `per_pair` and by each group's multiplier, for decoding.
+    pair_divisor: Divisor,
+    group_divisors: [Divisor; MAX_MEN],
     per_side: u64,
     geo: &'static Geometry,
     tables: &'static IndexTables,
@@ -199,6 +235,10 @@ impl ChessIndex {
         if 2 * per_side > u64::from(u32::MAX) {
             bail!("material {material} has too many states for chess index version 1");
         }
+        let mut group_divisors = [Divisor::default(); MAX_MEN];
+        for (divisor, g) in group_divisors.iter_mut().zip(&groups[..group_count]) {
+            *divisor = Divisor::new(g.multiplier as u32);
+        }
         Ok(ChessIndex {
             material: *material,
             men,
@@ -206,6 +246,8 @@ impl ChessIndex {
             group_count,
             group_of,
             per_pair,
+            pair_divisor: Divisor::new(per_pair as u32),
+            group_divisors,
             per_side,
             geo: geometry(),
             tables: index_tables(),
@@ -327,18 +369,18 @@ impl ChessIndex {
     /// The placement a slot spells out, whether or not it is a legal position.
     #[inline]
     pub fn placement(&self, slot: u64) -> Placement {
-        // Every supported table has fewer than 2^32 states (checked in `new`), and 32-bit
-        // division is the quicker.
-        let (slot, per_pair) = (slot as u32, self.per_pair as u32);
-        let pair = self.tables.king_pairs[(slot / per_pair) as usize];
-        let mut rest = slot % per_pair;
+        // Every supported table has fewer than 2^32 states (checked in `new`).
+        let (pair, mut rest) = self.pair_divisor.div_rem(slot as u32);
+        let pair = self.tables.king_pairs[pair as usize];
         let (wk, bk) = ((pair & 0xFF) as Square, (pair >> 8) as Square);
         let (low, high) = (wk.min(bk), wk.max(bk));
         let mut placement = Placement::new([wk, bk], &[]);
-        for g in &self.groups[..self.group_count] {
-            let multiplier = g.multiplier as u32;
-            let rank = rest / multiplier;
-            rest %= multiplier;
+        for (g, divisor) in self.groups[..self.group_count]
+            .iter()
+            .zip(&self.group_divisors)
+        {
+            let (rank, left) = divisor.div_rem(rest);
+            rest = left;
             let squares = self.tables.unrank[g.len - 1][rank as usize];
             for j in 0..g.len {
                 let mut sq = ((squares >> (8 * j)) & 0xFF) as Square;
@@ -424,6 +466,32 @@ mod tests {
                 assert!(s.windows(2).all(|w| w[0] < w[1]) && s[k - 1] < 62);
                 let rank: u64 = (0..k).map(|i| choose(u64::from(s[i]), i as u64 + 1)).sum();
                 assert_eq!(rank, r as u64);
+            }
+        }
+    }
+
+    #[test]
+    fn divisors_agree_with_division() {
+        let mut x: u32 = 12345;
+        for d in [
+            1u32,
+            2,
+            3,
+            62,
+            1891,
+            3844,
+            37820,
+            238_328,
+            110_013_792,
+            u32::MAX,
+        ] {
+            let divisor = Divisor::new(d);
+            for _ in 0..10_000 {
+                x = x.wrapping_mul(2_654_435_761).wrapping_add(d);
+                assert_eq!(divisor.div_rem(x), (x / d, x % d), "{x} / {d}");
+            }
+            for x in [0, 1, d - 1, d, d.wrapping_add(1), u32::MAX - 1, u32::MAX] {
+                assert_eq!(divisor.div_rem(x), (x / d, x % d), "{x} / {d}");
             }
         }
     }
