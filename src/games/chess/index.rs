@@ -308,7 +308,7 @@ impl ChessIndex {
     }
 
     /// The slot of a placement whose kings form canonical pair number `pair`, as it stands.
-    #[inline]
+    #[inline(always)]
     pub fn slot_as_is(&self, pair: u32, placement: Placement) -> u64 {
         let mut slot = u64::from(pair) * self.per_pair;
         for g in &self.groups[..self.group_count] {
