@@ -20,7 +20,7 @@ use crate::table::TableSet;
 use crate::value::Value;
 use board::{Kind, MAX_MEN, Men, Placement, Square, geometry};
 use index::ChessIndex;
-use moves::{ChessSpace, Step, for_each_move};
+use moves::{ChessSpace, for_each_move};
 
 /// The most pieces (kings included) of a supported material.
 pub const MAX_PIECES: usize = 2 + MAX_MEN;
@@ -155,12 +155,19 @@ impl Position {
     pub fn legal_moves(&self) -> Vec<ChessMove> {
         let (men, placement) = self.men_and_placement();
         let mut moves = Vec::new();
-        for_each_move(geometry(), &men, placement, self.turn, |step: Step| {
-            moves.push(ChessMove {
-                from: step.from,
-                to: step.to,
-            })
-        });
+        for_each_move(
+            geometry(),
+            &men,
+            placement,
+            self.turn,
+            |_, from, mut targets| {
+                while targets != 0 {
+                    let to = targets.trailing_zeros() as Square;
+                    targets &= targets - 1;
+                    moves.push(ChessMove { from, to });
+                }
+            },
+        );
         moves
     }
 

@@ -21,16 +21,6 @@ pub enum Mover {
     Man(usize),
 }
 
-/// One legal move of a placement.
-#[derive(Clone, Copy, Debug)]
-pub struct Step {
-    pub mover: Mover,
-    pub from: Square,
-    pub to: Square,
-    /// The man captured on `to`, if any.
-    pub victim: Option<usize>,
-}
-
 impl Placement {
     /// The placement after `mover` (a piece of `side`) goes to `to`; a captured man keeps its
     /// square and must be ignored.
@@ -45,30 +35,37 @@ impl Placement {
 
 /// Whether man `j` attacks `target` when the squares `occupied` block.
 #[inline]
-fn man_attacks(geo: &Geometry, men: &Men, placement: Placement, j: usize, target: Square, occupied: Bitboard) -> bool {
+fn man_attacks(
+    geo: &Geometry,
+    men: &Men,
+    placement: Placement,
+    j: usize,
+    target: Square,
+    occupied: Bitboard,
+) -> bool {
     geo.attacks_square(men.kind[j], placement.man(j), target, occupied)
 }
 
-/// Calls `visit` for every legal move of side `mover` in a legal placement.
+/// Calls `visit(piece, from, targets)` for every piece of side `mover` in a legal placement,
+/// with the squares its legal moves go to (captures of the men on `targets & enemies` included;
+/// see [`men_of`]).
 ///
-/// Legality comes from masks computed once per placement, not from a test per move: a man's
-/// move must capture or block every enemy man that would attack its king once the man has left
-/// its square, and the king may only go where no enemy piece attacks with the king removed.
+/// Legality comes from masks computed once per piece, not from a test per move: a man's move
+/// must capture or block every enemy man that would attack its king once the man has left its
+/// square, and the king may only go where no enemy piece attacks with the king removed.
 #[inline]
-pub fn for_each_move(geo: &Geometry, men: &Men, placement: Placement, mover: Side, mut visit: impl FnMut(Step)) {
+pub fn for_each_move(
+    geo: &Geometry,
+    men: &Men,
+    placement: Placement,
+    mover: Side,
+    mut visit: impl FnMut(Mover, Square, Bitboard),
+) {
     let occupied = placement.occupied(men.count);
     let enemy = mover.other();
     let king = placement.king(mover);
     let enemy_king = placement.king(enemy);
-    let mut own = bit(king);
-    let mut enemies = 0;
-    for i in 0..men.count {
-        if men.side[i] == mover {
-            own |= bit(placement.man(i));
-        } else {
-            enemies |= bit(placement.man(i));
-        }
-    }
+    let own = men_of(men, placement, mover) | bit(king);
     for i in 0..men.count {
         if men.side[i] != mover {
             continue;
@@ -78,11 +75,15 @@ pub fn for_each_move(geo: &Geometry, men: &Men, placement: Placement, mover: Sid
         let mut allowed = !own & !bit(enemy_king);
         for j in 0..men.count {
             if men.side[j] == enemy && man_attacks(geo, men, placement, j, king, vacated) {
-                allowed &= geo.between[placement.man(j) as usize][king as usize] | bit(placement.man(j));
+                allowed &=
+                    geo.between[placement.man(j) as usize][king as usize] | bit(placement.man(j));
             }
         }
-        let targets = geo.attacks(men.kind[i], from, occupied) & allowed;
-        emit_moves(&mut visit, men, placement, mover, Mover::Man(i), from, targets, enemies);
+        visit(
+            Mover::Man(i),
+            from,
+            geo.attacks(men.kind[i], from, occupied) & allowed,
+        );
     }
 
     let king_pattern = &geo.pattern[Kind::King.index()];
@@ -93,42 +94,31 @@ pub fn for_each_move(geo: &Geometry, men: &Men, placement: Placement, mover: Sid
             attacked |= geo.attacks(men.kind[j], placement.man(j), without_king);
         }
     }
-    let targets = king_pattern[king as usize] & !own & !attacked;
-    emit_moves(&mut visit, men, placement, mover, Mover::King, king, targets, enemies);
+    visit(
+        Mover::King,
+        king,
+        king_pattern[king as usize] & !own & !attacked,
+    );
 }
 
-/// Visits the moves of one piece to `targets`, telling captures of the men on `enemies`.
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-fn emit_moves(
-    visit: &mut impl FnMut(Step),
-    men: &Men,
-    placement: Placement,
-    side: Side,
-    mover: Mover,
-    from: Square,
-    mut targets: Bitboard,
-    enemies: Bitboard,
-) {
-    while targets != 0 {
-        let to = targets.trailing_zeros() as Square;
-        targets &= targets - 1;
-        let victim = if enemies & bit(to) != 0 {
-            (0..men.count).find(|&j| men.side[j] != side && placement.man(j) == to)
-        } else {
-            None
-        };
-        visit(Step {
-            mover,
-            from,
-            to,
-            victim,
-        });
-    }
+/// The squares of the men of one side.
+#[inline]
+pub fn men_of(men: &Men, placement: Placement, side: Side) -> Bitboard {
+    (0..men.count)
+        .filter(|&i| men.side[i] == side)
+        .fold(0, |b, i| b | bit(placement.man(i)))
 }
 
-/// Calls `visit(mover, from, to)` for every un-move in a legal placement with `to_move` to move:
-/// the other side takes the piece on `to` back to the empty square `from` along its move
+/// The man of side `side` on `sq` (which must hold one).
+#[inline]
+pub fn man_on(men: &Men, placement: Placement, side: Side, sq: Square) -> usize {
+    (0..men.count)
+        .find(|&j| men.side[j] == side && placement.man(j) == sq)
+        .expect("a man of that side stands there")
+}
+
+/// Calls `visit(piece, to, sources)` for every piece of the side not to move in a legal
+/// placement (`to_move` to move), with the empty squares it may have come from: along its move
 /// pattern (no un-captures), keeping only parents in which `to_move` is not in check.
 ///
 /// As for moves, legality is a mask per piece: a man may not go back to a square from which it
@@ -140,7 +130,7 @@ pub fn for_each_unmove(
     men: &Men,
     placement: Placement,
     to_move: Side,
-    mut visit: impl FnMut(Mover, Square, Square),
+    mut visit: impl FnMut(Mover, Square, Bitboard),
 ) {
     let occupied = placement.occupied(men.count);
     let mover = to_move.other();
@@ -151,18 +141,14 @@ pub fn for_each_unmove(
         let vacated = occupied ^ bit(to);
         let mut allowed = !occupied;
         for j in 0..men.count {
-            if j != skip && men.side[j] == mover && man_attacks(geo, men, placement, j, waiting_king, vacated) {
+            if j != skip
+                && men.side[j] == mover
+                && man_attacks(geo, men, placement, j, waiting_king, vacated)
+            {
                 allowed &= geo.between[placement.man(j) as usize][waiting_king as usize];
             }
         }
         allowed
-    };
-    let mut visit_sources = |piece: Mover, to: Square, mut sources: Bitboard| {
-        while sources != 0 {
-            let from = sources.trailing_zeros() as Square;
-            sources &= sources - 1;
-            visit(piece, from, to);
-        }
     };
     for i in 0..men.count {
         if men.side[i] != mover {
@@ -171,13 +157,21 @@ pub fn for_each_unmove(
         let to = placement.man(i);
         let kind = men.kind[i];
         let checking = geo.attacks(kind, waiting_king, occupied ^ bit(to));
-        let sources = geo.attacks(kind, to, occupied) & blocks(to, i) & !checking;
-        visit_sources(Mover::Man(i), to, sources);
+        visit(
+            Mover::Man(i),
+            to,
+            geo.attacks(kind, to, occupied) & blocks(to, i) & !checking,
+        );
     }
     let king_pattern = &geo.pattern[Kind::King.index()];
     let king = placement.king(mover);
-    let sources = king_pattern[king as usize] & !king_pattern[waiting_king as usize] & blocks(king, usize::MAX);
-    visit_sources(Mover::King, king, sources);
+    visit(
+        Mover::King,
+        king,
+        king_pattern[king as usize]
+            & !king_pattern[waiting_king as usize]
+            & blocks(king, usize::MAX),
+    );
 }
 
 /// The solved table a capture of one man leads into.
@@ -204,7 +198,9 @@ impl<'t> ChessSpace<'t> {
         let men = index.men();
         let mut exits = Vec::with_capacity(men.count);
         for victim in 0..men.count {
-            let smaller = index.material().without(men.side[victim], men.kind[victim].index());
+            let smaller = index
+                .material()
+                .without(men.side[victim], men.kind[victim].index());
             let (canonical, flip) = smaller.canonical();
             let table = tables.require(&canonical)?;
             let sub = ChessIndex::new(&canonical)?;
@@ -212,9 +208,15 @@ impl<'t> ChessSpace<'t> {
             let mut taken = [false; MAX_MEN];
             let mut order = [usize::MAX; MAX_MEN];
             for man in (0..men.count).filter(|&m| m != victim) {
-                let side = if flip { men.side[man].other() } else { men.side[man] };
+                let side = if flip {
+                    men.side[man].other()
+                } else {
+                    men.side[man]
+                };
                 let place = (0..sub_men.count)
-                    .find(|&p| !taken[p] && sub_men.side[p] == side && sub_men.kind[p] == men.kind[man])
+                    .find(|&p| {
+                        !taken[p] && sub_men.side[p] == side && sub_men.kind[p] == men.kind[man]
+                    })
                     .expect("the smaller material has every surviving man");
                 taken[place] = true;
                 order[man] = place;
@@ -233,8 +235,9 @@ impl<'t> ChessSpace<'t> {
         })
     }
 
-    /// The value, for the side then to move, of the position after a capture.
-    #[inline]
+    /// The value, for the side then to move, of the position after a capture (kept out of line:
+    /// captures are rare next to quiet moves).
+    #[inline(never)]
     fn exit_value(&self, after: Placement, victim: usize, next: Side) -> Value {
         let exit = &self.exits[victim];
         let men = self.index.men();
@@ -251,13 +254,20 @@ impl<'t> ChessSpace<'t> {
         let side = if exit.flip { next.other() } else { next };
         let (slot, _) = exit.index.canonical(smaller);
         let state = side.index() as u64 * exit.index.per_side() + slot;
-        Value::from_entry(exit.entries[state as usize]).expect("a capture leads to a legal position")
+        Value::from_entry(exit.entries[state as usize])
+            .expect("a capture leads to a legal position")
     }
 
     /// Prepares to push the states one move (or un-move) of `moving` away from `placement`
     /// (slot `slot`), which have `next` to move.
     #[inline]
-    fn neighbours<'a>(&'a self, placement: Placement, slot: u64, moving: Side, next: Side) -> Neighbours<'a> {
+    fn neighbours<'a>(
+        &'a self,
+        placement: Placement,
+        slot: u64,
+        moving: Side,
+        next: Side,
+    ) -> Neighbours<'a> {
         let base = next.index() as u64 * self.index.per_side();
         let men = self.index.men();
         let mut partial = [0; MAX_MEN];
@@ -296,25 +306,38 @@ struct Neighbours<'a> {
 }
 
 impl Neighbours<'_> {
-    /// Pushes the state reached by moving `mover` to `to`.
+    /// Pushes the states reached by moving `mover` to each of `squares`.
     #[inline]
-    fn push(&self, out: &mut Successors, mover: Mover, to: Square) {
+    fn push(&self, out: &mut Successors, mover: Mover, mut squares: Bitboard) {
         match mover {
             Mover::Man(man) if !self.diagonal => {
                 let group = self.index.group_of(man);
-                let rank = if group.len == 1 {
+                let (partial, multiplier) = (self.partial[man], group.multiplier);
+                if group.len == 1 {
                     let [wk, bk] = self.placement.kings();
-                    u64::from(to - Square::from(to > wk) - Square::from(to > bk))
+                    while squares != 0 {
+                        let to = squares.trailing_zeros() as Square;
+                        squares &= squares - 1;
+                        let free = to - Square::from(to > wk) - Square::from(to > bk);
+                        out.push_plain(partial + u64::from(free) * multiplier);
+                    }
                 } else {
-                    let next = self.placement.moved(self.moving, mover, to);
-                    self.index.group_rank(group, next)
-                };
-                out.push_plain(self.partial[man] + rank * group.multiplier);
+                    while squares != 0 {
+                        let to = squares.trailing_zeros() as Square;
+                        squares &= squares - 1;
+                        let next = self.placement.with_man(man, to);
+                        out.push_plain(partial + self.index.group_rank(group, next) * multiplier);
+                    }
+                }
             }
             _ => {
-                let next = self.placement.moved(self.moving, mover, to);
-                let (slot, mapped) = self.index.canonical(next);
-                out.push(self.base + slot, mapped);
+                while squares != 0 {
+                    let to = squares.trailing_zeros() as Square;
+                    squares &= squares - 1;
+                    let next = self.placement.moved(self.moving, mover, to);
+                    let (slot, mapped) = self.index.canonical(next);
+                    out.push(self.base + slot, mapped);
+                }
             }
         }
     }
@@ -332,17 +355,21 @@ impl Space for ChessSpace<'_> {
         let slot = self.index.split(state).1;
         let next = side.other();
         let neighbours = self.neighbours(placement, slot, side, next);
+        let men = self.index.men();
+        let enemies = men_of(men, placement, next);
         let mut exits = Exits::default();
         let mut moves = 0;
-        for_each_move(self.geo, self.index.men(), placement, side, |step| {
-            moves += 1;
-            match step.victim {
-                Some(victim) => {
-                    let after = placement.moved(side, step.mover, step.to);
-                    exits.add(self.exit_value(after, victim, next))
-                }
-                None => neighbours.push(children, step.mover, step.to),
+        for_each_move(self.geo, men, placement, side, |mover, _, targets| {
+            moves += targets.count_ones();
+            let mut captures = targets & enemies;
+            while captures != 0 {
+                let to = captures.trailing_zeros() as Square;
+                captures &= captures - 1;
+                let victim = man_on(men, placement, next, to);
+                let after = placement.moved(side, mover, to);
+                exits.add(self.exit_value(after, victim, next));
             }
+            neighbours.push(children, mover, targets & !enemies);
         });
         if moves > 0 {
             Node::Inner(exits)
@@ -354,14 +381,17 @@ impl Space for ChessSpace<'_> {
     }
 
     fn parents(&self, state: u64, parents: &mut Successors) {
-        let Some((placement, side)) = self.index.decode_legal(state) else {
-            return;
-        };
-        let slot = self.index.split(state).1;
+        // The solver asks only for legal states: no need to check the slot again.
+        let (side, slot) = self.index.split(state);
+        let placement = self.index.placement(slot);
         let mover = side.other();
         let neighbours = self.neighbours(placement, slot, mover, mover);
-        for_each_unmove(self.geo, self.index.men(), placement, side, |piece, from, _| {
-            neighbours.push(parents, piece, from)
-        });
+        for_each_unmove(
+            self.geo,
+            self.index.men(),
+            placement,
+            side,
+            |piece, _, sources| neighbours.push(parents, piece, sources),
+        );
     }
 }
