@@ -40,8 +40,6 @@ use crate::material::{Material, Side};
 pub const MAX_GROUPS: usize = 2 * KINDS;
 /// Masks of the groups, in index order.
 pub type GroupMasks = [u32; MAX_GROUPS];
-/// `group_of` entry of a (side, kind) with no pieces.
-pub const NO_GROUP: u8 = u8::MAX;
 
 /// One group of identical pieces.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -144,7 +142,7 @@ pub fn colex(mask: u32) -> u32 {
 pub struct DarkIndex {
     material: Material,
     groups: Vec<Group>,
-    group_of: [[u8; KINDS]; 2],
+    side_groups: [Vec<usize>; 2],
     anchors: &'static SquareSets,
     pieces: u32,
     per_side: u64,
@@ -195,14 +193,15 @@ impl DarkIndex {
                 _ => bail!("material {material} is too large to index"),
             };
         }
-        let mut group_of = [[NO_GROUP; KINDS]; 2];
-        for (j, g) in groups.iter().enumerate() {
-            group_of[g.side.index()][g.kind] = j as u8;
-        }
+        let side_groups = Side::BOTH.map(|side| {
+            (0..groups.len())
+                .filter(|&j| groups[j].side == side)
+                .collect()
+        });
         Ok(DarkIndex {
             material: *material,
             groups,
-            group_of,
+            side_groups,
             anchors,
             pieces: pieces as u32,
             per_side,
@@ -229,17 +228,30 @@ impl DarkIndex {
         self.per_side
     }
 
-    /// The group of a (side, kind), [`NO_GROUP`] if the material has none.
+    /// The groups of one side's pieces.
     #[inline]
-    pub fn group_of(&self, side: Side, kind: usize) -> u8 {
-        self.group_of[side.index()][kind]
+    pub fn side_groups(&self, side: Side) -> &[usize] {
+        &self.side_groups[side.index()]
     }
 
     /// Whether the anchor of a slot is a symmetric representative, so that moves of the other
-    /// pieces may need a symmetry too.
+    /// pieces may need a symmetry too (never for a single anchor piece).
     #[inline]
     pub fn symmetric_anchor(&self, slot: u64) -> bool {
-        self.anchors.stabilizer[(slot / self.groups[0].stride) as usize] != 0
+        self.groups[0].count > 1
+            && self.anchors.stabilizer[(slot / self.groups[0].stride) as usize] != 0
+    }
+
+    /// The slot after a single anchor piece steps from `from` to `to`, when the position stays
+    /// canonical as it stands (`to` is a representative square too); `None` otherwise.
+    #[inline]
+    pub fn anchor_step_slot(&self, slot: u64, from: u32, to: u32) -> Option<u64> {
+        let anchor = &self.groups[0];
+        let after = self.anchors.canon[to as usize];
+        (anchor.count == 1 && after & 3 == 0).then(|| {
+            let before = self.anchors.canon[from as usize];
+            (slot + u64::from(after >> 2) * anchor.stride) - u64::from(before >> 2) * anchor.stride
+        })
     }
 
     /// Group masks of a board of this material.
@@ -284,20 +296,13 @@ impl DarkIndex {
         }
     }
 
-    /// The slot of group masks whose anchor is the representative `rep`, as they stand.
+    /// The slot of the image under symmetry `g` of group masks, the image's anchor being the
+    /// representative `rep`.
     #[inline]
-    fn slot_as_is(&self, rep: u64, gm: &GroupMasks) -> u64 {
+    fn slot_of_image(&self, rep: u64, gm: &GroupMasks, g: usize) -> u64 {
         (1..self.groups.len()).fold(rep * self.groups[0].stride, |slot, j| {
-            slot + self.digit(j, gm[j]) * self.groups[j].stride
+            slot + self.digit(j, transform(gm[j], g)) * self.groups[j].stride
         })
-    }
-
-    fn transformed(&self, gm: &GroupMasks, g: usize) -> GroupMasks {
-        let mut out = *gm;
-        out[..self.groups.len()]
-            .iter_mut()
-            .for_each(|m| *m = transform(*m, g));
-        out
     }
 
     /// The canonical slot of a position given by its group masks, and the symmetry that made it
@@ -306,13 +311,12 @@ impl DarkIndex {
     pub fn canonical_slot(&self, gm: &GroupMasks) -> (u64, usize) {
         let entry = self.anchors.canon[colex(gm[0]) as usize];
         let (rep, g) = (u64::from(entry >> 2), (entry & 3) as usize);
-        let base = self.transformed(gm, g);
-        let mut best = (self.slot_as_is(rep, &base), g);
+        let mut best = (self.slot_of_image(rep, gm, g), g);
         let mut stabilizer = self.anchors.stabilizer[rep as usize];
         while stabilizer != 0 {
             let h = stabilizer.trailing_zeros() as usize;
             stabilizer &= stabilizer - 1;
-            let slot = self.slot_as_is(rep, &self.transformed(&base, h));
+            let slot = self.slot_of_image(rep, gm, g ^ h);
             if slot < best.0 {
                 best = (slot, g ^ h);
             }
@@ -327,30 +331,21 @@ impl DarkIndex {
         let mut gm = [0; MAX_GROUPS];
         let mut rest = slot;
         let mut occupied = 0;
-        for (j, g) in self.groups.iter().enumerate().rev() {
-            let digit = if j == 0 {
-                rest
-            } else if g.count == 1 {
-                rest & 31
+        for j in (1..self.groups.len()).rev() {
+            let g = &self.groups[j];
+            gm[j] = if g.count == 1 {
+                let square = rest & 31;
+                rest >>= 5;
+                1 << square
             } else {
-                rest % g.radix
-            };
-            rest = if j == 0 {
-                0
-            } else if g.count == 1 {
-                rest >> 5
-            } else {
-                rest / g.radix
-            };
-            gm[j] = if j == 0 {
-                self.anchors.reps[digit as usize]
-            } else if g.count == 1 {
-                1 << digit
-            } else {
+                let digit = rest % g.radix;
+                rest /= g.radix;
                 SquareSets::of(g.count).by_colex[digit as usize]
             };
             occupied |= gm[j];
         }
+        gm[0] = self.anchors.reps[rest as usize];
+        occupied |= gm[0];
         if occupied.count_ones() != self.pieces || !self.is_canonical(&gm, slot) {
             return None;
         }
@@ -360,12 +355,15 @@ impl DarkIndex {
     /// Whether group masks with a representative anchor are the canonical position of `slot`.
     #[inline]
     fn is_canonical(&self, gm: &GroupMasks, slot: u64) -> bool {
+        if self.groups[0].count == 1 {
+            return true;
+        }
         let rep = slot / self.groups[0].stride;
         let mut stabilizer = self.anchors.stabilizer[rep as usize];
         while stabilizer != 0 {
             let h = stabilizer.trailing_zeros() as usize;
             stabilizer &= stabilizer - 1;
-            if self.slot_as_is(rep, &self.transformed(gm, h)) < slot {
+            if self.slot_of_image(rep, gm, h) < slot {
                 return false;
             }
         }
@@ -405,7 +403,7 @@ impl IndexSpace for DarkIndex {
             return 0;
         };
         let fixed = (0..SYMMETRIES)
-            .filter(|&g| self.transformed(&gm, g) == gm)
+            .filter(|&g| gm.iter().all(|&m| transform(m, g) == m))
             .count();
         (SYMMETRIES / fixed) as u32
     }

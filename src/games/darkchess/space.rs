@@ -5,7 +5,7 @@ use anyhow::Result;
 
 use super::DarkRules;
 use super::board::{Board, GEOMETRY, KINDS};
-use super::index::{DarkIndex, GroupMasks, NO_GROUP, Position};
+use super::index::{DarkIndex, GroupMasks, Position};
 use super::moves::CaptureRules;
 use crate::games::IndexSpace;
 use crate::material::Side;
@@ -118,13 +118,9 @@ impl<'t> DarkSpace<'t> {
         let index = self.index;
         let base = next.index() as u64 * index.per_side();
         let symmetric = index.symmetric_anchor(slot);
-        let empty = !gm.iter().fold(0, |acc, &m| acc | m);
-        for kind in 0..KINDS {
-            let j = index.group_of(mover, kind);
-            if j == NO_GROUP {
-                continue;
-            }
-            let j = usize::from(j);
+        let groups = index.groups().len();
+        let empty = !gm[..groups].iter().fold(0, |acc, &m| acc | m);
+        for &j in index.side_groups(mover) {
             let mut pieces = gm[j];
             while pieces != 0 {
                 let from = pieces.trailing_zeros();
@@ -133,13 +129,20 @@ impl<'t> DarkSpace<'t> {
                 while targets != 0 {
                     let to = targets.trailing_zeros();
                     targets &= targets - 1;
-                    if j == 0 || symmetric {
+                    let plain = if symmetric {
+                        None
+                    } else if j == 0 {
+                        index.anchor_step_slot(slot, from, to)
+                    } else {
+                        Some(index.step_slot(slot, gm, j, from, to))
+                    };
+                    if let Some(child) = plain {
+                        out.push_plain(base + child);
+                    } else {
                         let mut child = *gm;
                         child[j] ^= 1 << from | 1 << to;
                         let (s, g) = index.canonical_slot(&child);
                         out.push(base + s, g != 0);
-                    } else {
-                        out.push_plain(base + index.step_slot(slot, gm, j, from, to));
                     }
                 }
             }
