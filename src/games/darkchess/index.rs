@@ -228,6 +228,16 @@ impl DarkIndex {
         self.per_side
     }
 
+    /// The side to move and the slot of a state.
+    #[inline]
+    pub fn split(&self, state: u64) -> (Side, u64) {
+        if state < self.per_side {
+            (Side::First, state)
+        } else {
+            (Side::Second, state - self.per_side)
+        }
+    }
+
     /// The groups of one side's pieces.
     #[inline]
     pub fn side_groups(&self, side: Side) -> &[usize] {
@@ -391,15 +401,16 @@ impl IndexSpace for DarkIndex {
     }
 
     fn decode(&self, state: u64) -> Option<Position> {
-        let gm = self.decode_groups(state % self.per_side)?;
+        let (side_to_move, slot) = self.split(state);
+        let gm = self.decode_groups(slot)?;
         Some(Position {
             board: self.board(&gm),
-            side_to_move: self.side_to_move(state),
+            side_to_move,
         })
     }
 
     fn weight(&self, state: u64) -> u32 {
-        let Some(gm) = self.decode_groups(state % self.per_side) else {
+        let Some(gm) = self.decode_groups(self.split(state).1) else {
             return 0;
         };
         let fixed = (0..SYMMETRIES)
@@ -409,11 +420,7 @@ impl IndexSpace for DarkIndex {
     }
 
     fn side_to_move(&self, state: u64) -> Side {
-        if state < self.per_side {
-            Side::First
-        } else {
-            Side::Second
-        }
+        self.split(state).0
     }
 }
 

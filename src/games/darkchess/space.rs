@@ -106,7 +106,8 @@ impl<'t> DarkSpace<'t> {
         }
     }
 
-    /// Pushes the canonical states reached when `mover` steps one piece, with `next` to move.
+    /// Pushes the canonical states reached when `mover` steps one piece, with `next` to move;
+    /// says whether there was any.
     fn push_steps(
         &self,
         gm: &GroupMasks,
@@ -114,18 +115,20 @@ impl<'t> DarkSpace<'t> {
         mover: Side,
         next: Side,
         out: &mut Successors,
-    ) {
+    ) -> bool {
         let index = self.index;
         let base = next.index() as u64 * index.per_side();
         let symmetric = index.symmetric_anchor(slot);
         let groups = index.groups().len();
         let empty = !gm[..groups].iter().fold(0, |acc, &m| acc | m);
+        let mut stepped = false;
         for &j in index.side_groups(mover) {
             let mut pieces = gm[j];
             while pieces != 0 {
                 let from = pieces.trailing_zeros();
                 pieces &= pieces - 1;
                 let mut targets = GEOMETRY.steps[from as usize] & empty;
+                stepped |= targets != 0;
                 while targets != 0 {
                     let to = targets.trailing_zeros();
                     targets &= targets - 1;
@@ -147,6 +150,7 @@ impl<'t> DarkSpace<'t> {
                 }
             }
         }
+        stepped
     }
 }
 
@@ -157,11 +161,10 @@ impl Space for DarkSpace<'_> {
 
     fn expand(&self, state: u64, children: &mut Successors) -> Node {
         let index = self.index;
-        let slot = state % index.per_side();
+        let (side, slot) = index.split(state);
         let Some(gm) = index.decode_groups(slot) else {
             return Node::Broken;
         };
-        let side = index.side_to_move(state);
         let board = index.board(&gm);
         let mut exits = Exits::default();
         let mut captured = false;
@@ -176,8 +179,8 @@ impl Space for DarkSpace<'_> {
                 };
                 exits.add(self.capture_value(&board, side, capture));
             });
-        self.push_steps(&gm, slot, side, side.other(), children);
-        if !captured && children.distinct().is_empty() {
+        let stepped = self.push_steps(&gm, slot, side, side.other(), children);
+        if !captured && !stepped {
             return Node::Terminal(self.no_move);
         }
         Node::Inner(exits)
@@ -185,11 +188,11 @@ impl Space for DarkSpace<'_> {
 
     fn parents(&self, state: u64, parents: &mut Successors) {
         let index = self.index;
-        let slot = state % index.per_side();
+        let (side, slot) = index.split(state);
         let gm = index
             .decode_groups(slot)
             .expect("the solver asks only for the parents of legal states");
-        let previous = index.side_to_move(state).other();
+        let previous = side.other();
         self.push_steps(&gm, slot, previous, previous, parents);
     }
 }
