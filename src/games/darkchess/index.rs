@@ -32,7 +32,7 @@ use std::sync::OnceLock;
 
 use anyhow::{Result, bail};
 
-use super::board::{Board, KINDS, MAX_GROUP, SQUARES, SYMMETRIES, binomial, transform};
+use super::board::{Board, GEOMETRY, KINDS, MAX_GROUP, SQUARES, SYMMETRIES, binomial, transform};
 use crate::games::IndexSpace;
 use crate::material::{Material, Side};
 
@@ -144,7 +144,6 @@ pub struct DarkIndex {
     groups: Vec<Group>,
     side_groups: [Vec<usize>; 2],
     anchors: &'static SquareSets,
-    pieces: u32,
     per_side: u64,
 }
 
@@ -203,7 +202,6 @@ impl DarkIndex {
             groups,
             side_groups,
             anchors,
-            pieces: pieces as u32,
             per_side,
         })
     }
@@ -283,26 +281,13 @@ impl DarkIndex {
         board
     }
 
-    /// The digit of group `j >= 1`.
+    /// The digit of group `j >= 1` when its squares are `mask`.
     #[inline]
-    fn digit(&self, j: usize, mask: u32) -> u64 {
+    pub fn digit(&self, j: usize, mask: u32) -> u64 {
         if self.groups[j].count == 1 {
             u64::from(mask.trailing_zeros())
         } else {
             u64::from(colex(mask))
-        }
-    }
-
-    /// The slot of a step of a piece of group `j >= 1` from `from` to `to`, the anchor staying
-    /// where it is and the slot's position being `gm` (the slot changes by the digit's change).
-    #[inline]
-    pub fn step_slot(&self, slot: u64, gm: &GroupMasks, j: usize, from: u32, to: u32) -> u64 {
-        let group = &self.groups[j];
-        if group.count == 1 {
-            (slot + u64::from(to) * group.stride) - u64::from(from) * group.stride
-        } else {
-            let after = gm[j] ^ (1 << from | 1 << to);
-            (slot + u64::from(colex(after)) * group.stride) - u64::from(colex(gm[j])) * group.stride
         }
     }
 
@@ -311,7 +296,13 @@ impl DarkIndex {
     #[inline]
     fn slot_of_image(&self, rep: u64, gm: &GroupMasks, g: usize) -> u64 {
         (1..self.groups.len()).fold(rep * self.groups[0].stride, |slot, j| {
-            slot + self.digit(j, transform(gm[j], g)) * self.groups[j].stride
+            let group = &self.groups[j];
+            let digit = if group.count == 1 {
+                u64::from(GEOMETRY.symmetry[g][gm[j].trailing_zeros() as usize])
+            } else {
+                u64::from(colex(transform(gm[j], g)))
+            };
+            slot + digit * group.stride
         })
     }
 
@@ -343,7 +334,7 @@ impl DarkIndex {
         let mut occupied = 0;
         for j in (1..self.groups.len()).rev() {
             let g = &self.groups[j];
-            gm[j] = if g.count == 1 {
+            let mask = if g.count == 1 {
                 let square = rest & 31;
                 rest >>= 5;
                 1 << square
@@ -352,11 +343,14 @@ impl DarkIndex {
                 rest /= g.radix;
                 SquareSets::of(g.count).by_colex[digit as usize]
             };
-            occupied |= gm[j];
+            if occupied & mask != 0 {
+                return None;
+            }
+            occupied |= mask;
+            gm[j] = mask;
         }
         gm[0] = self.anchors.reps[rest as usize];
-        occupied |= gm[0];
-        if occupied.count_ones() != self.pieces || !self.is_canonical(&gm, slot) {
+        if occupied & gm[0] != 0 || !self.is_canonical(&gm, slot) {
             return None;
         }
         Some(gm)

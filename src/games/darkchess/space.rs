@@ -123,23 +123,33 @@ impl<'t> DarkSpace<'t> {
         let empty = !gm[..groups].iter().fold(0, |acc, &m| acc | m);
         let mut stepped = false;
         for &j in index.side_groups(mover) {
+            let group = &index.groups()[j];
             let mut pieces = gm[j];
             while pieces != 0 {
                 let from = pieces.trailing_zeros();
                 pieces &= pieces - 1;
                 let mut targets = GEOMETRY.steps[from as usize] & empty;
                 stepped |= targets != 0;
+                if j > 0 && !symmetric {
+                    // The anchor stays: only this group's digit changes.
+                    let others = gm[j] ^ 1 << from;
+                    let origin = base + slot - index.digit(j, gm[j]) * group.stride;
+                    while targets != 0 {
+                        let to = targets.trailing_zeros();
+                        targets &= targets - 1;
+                        out.push_plain(origin + index.digit(j, others | 1 << to) * group.stride);
+                    }
+                    continue;
+                }
                 while targets != 0 {
                     let to = targets.trailing_zeros();
                     targets &= targets - 1;
-                    let plain = if symmetric {
+                    let unmapped = if symmetric {
                         None
-                    } else if j == 0 {
-                        index.anchor_step_slot(slot, from, to)
                     } else {
-                        Some(index.step_slot(slot, gm, j, from, to))
+                        index.anchor_step_slot(slot, from, to)
                     };
-                    if let Some(child) = plain {
+                    if let Some(child) = unmapped {
                         out.push_plain(base + child);
                     } else {
                         let mut child = *gm;
