@@ -281,16 +281,6 @@ impl DarkIndex {
         board
     }
 
-    /// The digit of group `j >= 1` when its squares are `mask`.
-    #[inline]
-    pub fn digit(&self, j: usize, mask: u32) -> u64 {
-        if self.groups[j].count == 1 {
-            u64::from(mask.trailing_zeros())
-        } else {
-            u64::from(colex(mask))
-        }
-    }
-
     /// The slot of the image under symmetry `g` of group masks, the image's anchor being the
     /// representative `rep`.
     #[inline]

@@ -4,8 +4,8 @@
 use anyhow::Result;
 
 use super::DarkRules;
-use super::board::{Board, GEOMETRY, KINDS};
-use super::index::{DarkIndex, GroupMasks, Position};
+use super::board::{Board, GEOMETRY, KINDS, for_each_square};
+use super::index::{DarkIndex, GroupMasks, Position, colex};
 use super::moves::CaptureRules;
 use crate::games::IndexSpace;
 use crate::material::Side;
@@ -124,40 +124,47 @@ impl<'t> DarkSpace<'t> {
         let mut stepped = false;
         for &j in index.side_groups(mover) {
             let group = &index.groups()[j];
-            let mut pieces = gm[j];
-            while pieces != 0 {
-                let from = pieces.trailing_zeros();
-                pieces &= pieces - 1;
-                let mut targets = GEOMETRY.steps[from as usize] & empty;
+            let stride = group.stride;
+            if j > 0 && !symmetric && group.count == 1 {
+                // The anchor stays where it is: only this piece's square (its digit) changes.
+                let from = gm[j].trailing_zeros();
+                let targets = GEOMETRY.steps[from as usize] & empty;
                 stepped |= targets != 0;
-                if j > 0 && !symmetric {
-                    // The anchor stays: only this group's digit changes.
+                let origin = base + slot - u64::from(from) * stride;
+                for_each_square(targets, |to| {
+                    out.push_plain(origin + u64::from(to) * stride)
+                });
+            } else if j > 0 && !symmetric {
+                // Likewise, with the group's colex rank as its digit.
+                let origin = base + slot - u64::from(colex(gm[j])) * stride;
+                for_each_square(gm[j], |from| {
+                    let targets = GEOMETRY.steps[from as usize] & empty;
+                    stepped |= targets != 0;
                     let others = gm[j] ^ 1 << from;
-                    let origin = base + slot - index.digit(j, gm[j]) * group.stride;
-                    while targets != 0 {
-                        let to = targets.trailing_zeros();
-                        targets &= targets - 1;
-                        out.push_plain(origin + index.digit(j, others | 1 << to) * group.stride);
-                    }
-                    continue;
-                }
-                while targets != 0 {
-                    let to = targets.trailing_zeros();
-                    targets &= targets - 1;
-                    let unmapped = if symmetric {
-                        None
-                    } else {
-                        index.anchor_step_slot(slot, from, to)
-                    };
-                    if let Some(child) = unmapped {
-                        out.push_plain(base + child);
-                    } else {
-                        let mut child = *gm;
-                        child[j] ^= 1 << from | 1 << to;
-                        let (s, g) = index.canonical_slot(&child);
-                        out.push(base + s, g != 0);
-                    }
-                }
+                    for_each_square(targets, |to| {
+                        out.push_plain(origin + u64::from(colex(others | 1 << to)) * stride)
+                    });
+                });
+            } else {
+                for_each_square(gm[j], |from| {
+                    let targets = GEOMETRY.steps[from as usize] & empty;
+                    stepped |= targets != 0;
+                    for_each_square(targets, |to| {
+                        let unmapped = if symmetric {
+                            None
+                        } else {
+                            index.anchor_step_slot(slot, from, to)
+                        };
+                        if let Some(child) = unmapped {
+                            out.push_plain(base + child);
+                        } else {
+                            let mut child = *gm;
+                            child[j] ^= 1 << from | 1 << to;
+                            let (s, g) = index.canonical_slot(&child);
+                            out.push(base + s, g != 0);
+                        }
+                    });
+                });
             }
         }
         stepped
