@@ -145,6 +145,8 @@ pub struct DarkIndex {
     side_groups: [Vec<usize>; 2],
     anchors: &'static SquareSets,
     per_side: u64,
+    /// The first of the single pieces after the anchor: groups `first_single..` are 5-bit fields.
+    first_single: usize,
 }
 
 impl DarkIndex {
@@ -197,12 +199,16 @@ impl DarkIndex {
                 .filter(|&j| groups[j].side == side)
                 .collect()
         });
+        let first_single = (1..groups.len())
+            .find(|&j| groups[j].count == 1)
+            .unwrap_or(groups.len());
         Ok(DarkIndex {
             material: *material,
             groups,
             side_groups,
             anchors,
             per_side,
+            first_single,
         })
     }
 
@@ -317,18 +323,18 @@ impl DarkIndex {
 
     /// The group masks of a slot, `None` when it is broken (pieces overlap, or a symmetric
     /// image has a smaller slot).
-    #[inline]
+    #[inline(always)]
     pub fn decode_groups(&self, slot: u64) -> Option<GroupMasks> {
         let mut gm = [0; MAX_GROUPS];
         let mut rest = slot;
         let mut occupied = 0;
         for j in (1..self.groups.len()).rev() {
-            let g = &self.groups[j];
-            let mask = if g.count == 1 {
+            let mask = if j >= self.first_single {
                 let square = rest & 31;
                 rest >>= 5;
                 1 << square
             } else {
+                let g = &self.groups[j];
                 let digit = rest % g.radix;
                 rest /= g.radix;
                 SquareSets::of(g.count).by_colex[digit as usize]
