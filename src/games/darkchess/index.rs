@@ -67,7 +67,8 @@ pub struct SquareSets {
 impl SquareSets {
     /// The tables for sets of `k` squares, computed once.
     pub fn of(k: usize) -> &'static SquareSets {
-        static TABLES: [OnceLock<SquareSets>; MAX_GROUP + 1] = [const { OnceLock::new() }; 6];
+        static TABLES: [OnceLock<SquareSets>; MAX_GROUP + 1] =
+            [const { OnceLock::new() }; MAX_GROUP + 1];
         TABLES[k].get_or_init(|| SquareSets::new(k))
     }
 
@@ -220,11 +221,6 @@ impl DarkIndex {
     /// The groups in index order (anchor first).
     pub fn groups(&self) -> &[Group] {
         &self.groups
-    }
-
-    /// The anchor tables this index uses.
-    pub fn anchors(&self) -> &'static SquareSets {
-        self.anchors
     }
 
     /// Slots per side to move.

@@ -5,6 +5,11 @@
 //! Modules: [`board`] (squares, geometry, bitboards), [`index`] (the dense symmetric index and
 //! positions), [`moves`] (move generation), [`space`] (the solver's view with exits),
 //! [`notation`] (positions and moves as text).
+//!
+//! Everything a GPU twin of these rules needs is plain data computed here once:
+//! [`board::GEOMETRY`] (steps, rays, symmetry maps, binomials), [`index::SquareSets::of`]
+//! (colex unranking, anchor representatives, canonicalising symmetries, stabilizers),
+//! [`moves::CaptureRules`] (who takes whom) and [`index::DarkIndex::groups`] (radices, strides).
 
 pub mod board;
 pub mod index;

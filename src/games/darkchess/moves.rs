@@ -2,7 +2,7 @@
 //! jumps. Un-moves need no generator of their own: captures are never un-made and every step
 //! is undone by a step of the same piece back to the square it left, which is empty.
 
-use super::board::{Board, CANNON, GEOMETRY, KINDS, KING, SOLDIER, strength};
+use super::board::{Board, CANNON, GEOMETRY, KINDS, KING, SOLDIER, for_each_square, strength};
 use super::{Cannon, DarkRules};
 use crate::material::Side;
 
@@ -23,6 +23,7 @@ pub struct CaptureRules {
 }
 
 impl CaptureRules {
+    /// The capture tables of a rule set.
     pub fn new(rules: DarkRules) -> CaptureRules {
         let mut adjacent = [0; KINDS];
         for (attacker, victims) in adjacent.iter_mut().enumerate() {
@@ -114,25 +115,6 @@ fn jump_target(ray_occupied: u32, d: usize) -> Option<u32> {
     Some(nearest(beyond))
 }
 
-/// Calls `step(kind, from, to)` for every step of `side` to an empty square.
-#[inline]
-pub fn for_each_step(board: &Board, side: Side, mut step: impl FnMut(usize, u32, u32)) {
-    let empty = !board.occupied();
-    for (kind, &pieces) in board.masks[side.index()].iter().enumerate() {
-        let mut m = pieces;
-        while m != 0 {
-            let from = m.trailing_zeros();
-            m &= m - 1;
-            let mut targets = GEOMETRY.steps[from as usize] & empty;
-            while targets != 0 {
-                let to = targets.trailing_zeros();
-                targets &= targets - 1;
-                step(kind, from, to);
-            }
-        }
-    }
-}
-
 /// Every legal move of `side`, captures first.
 pub fn legal_moves(board: &Board, side: Side, captures: &CaptureRules) -> Vec<Move> {
     let mut moves = Vec::new();
@@ -143,7 +125,10 @@ pub fn legal_moves(board: &Board, side: Side, captures: &CaptureRules) -> Vec<Mo
         })
     };
     captures.for_each_capture(board, side, |_, from, to, _| push(from, to));
-    for_each_step(board, side, |_, from, to| push(from, to));
+    let empty = !board.occupied();
+    for_each_square(board.side_mask(side), |from| {
+        for_each_square(GEOMETRY.steps[from as usize] & empty, |to| push(from, to))
+    });
     moves
 }
 

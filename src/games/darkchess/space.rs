@@ -11,7 +11,7 @@ use crate::games::IndexSpace;
 use crate::material::Side;
 use crate::solver::{Exits, Node, Space, Successors};
 use crate::table::{Table, TableSet};
-use crate::value::{Entry, Value};
+use crate::value::Value;
 
 /// Where capturing a piece of one (side, kind) leads.
 enum CaptureExit<'t> {
@@ -99,8 +99,8 @@ impl<'t> DarkSpace<'t> {
                         side_to_move: enemy,
                     }
                 };
-                let entry: Entry = table.entry(index.locate(&position));
-                Value::from_entry(entry).expect("a legal position of a solved table")
+                Value::from_entry(table.entry(index.locate(&position)))
+                    .expect("a legal position of a solved table")
             }
             None => unreachable!("the material has the victim"),
         }
