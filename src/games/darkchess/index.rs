@@ -275,6 +275,7 @@ impl DarkIndex {
     }
 
     /// The board of group masks.
+    #[inline]
     pub fn board(&self, gm: &GroupMasks) -> Board {
         let mut board = Board::default();
         for (j, g) in self.groups.iter().enumerate() {

@@ -59,13 +59,22 @@ impl CaptureRules {
         if enemy_all == 0 {
             return;
         }
+        let own = &board.masks[side.index()];
+        let jumping_cannons = if self.cannon_jumps { own[CANNON] } else { 0 };
+        let mut near_enemy = 0;
+        for_each_square(enemy_all, |square| {
+            near_enemy |= GEOMETRY.steps[square as usize]
+        });
+        if own.iter().fold(0, |acc, &m| acc | m) & near_enemy == 0 && jumping_cannons == 0 {
+            return;
+        }
         let occupied = board.occupied();
         let victim_at = |square: u32| {
             (0..KINDS)
                 .find(|&k| enemy[k] >> square & 1 == 1)
                 .unwrap_or(KINDS)
         };
-        for (kind, &pieces) in board.masks[side.index()].iter().enumerate() {
+        for (kind, &pieces) in own.iter().enumerate() {
             if pieces == 0 {
                 continue;
             }
