@@ -22,6 +22,8 @@
 //!   The single pieces after the anchor are thus 5-bit fields at the bottom of the slot, the
 //!   last one lowest. `state = side_to_move * per_side + slot` with `per_side` the product of the
 //!   radices.
+//! - **Sizes.** `n` single pieces take `2 * 8 * 32^(n - 1)` states: 2^19 for 4 pieces, 2^24 for
+//!   5, 2^29 for 6 (so a 6-piece state still fits a `u32`); groups of identical pieces take less.
 //! - **Symmetry.** A position is first mapped by the `g` of its anchor's `canon` entry. When the
 //!   representative is itself symmetric (`stabilizer[rep]`, a bit set over `g` in 1..4, is not
 //!   empty; never for a single anchor piece), the position and its images under the stabilizer
