@@ -151,3 +151,51 @@ fn seed_rules_agree_with_brute_force() {
     // Two elephants can wall a soldier into a corner: positions without a move exist.
     assert!(check_against_brute_force("EEvP", DarkRules::SEED) > 0);
 }
+
+/// Random legal states of larger materials: every child lists the state among its parents and
+/// every parent lists it among its children.
+#[test]
+fn random_states_are_retro_consistent() {
+    for (name, rules) in [
+        ("AAvPPP", JUMP),
+        ("CCvKPP", DarkRules::SEED),
+        ("KCPvKA", JUMP),
+    ] {
+        let generator = build(name, rules);
+        let m = material(name);
+        let index = DarkChess::index(&m, rules).unwrap();
+        let space = DarkChess::space(&index, rules, generator.tables()).unwrap();
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut checked = 0;
+        let (mut first, mut second) = (Successors::default(), Successors::default());
+        while checked < 3000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let state = x % index.states();
+            first.clear();
+            if !matches!(space.expand(state, &mut first), Node::Inner(_)) {
+                continue;
+            }
+            checked += 1;
+            for &child in first.distinct() {
+                second.clear();
+                space.parents(child, &mut second);
+                assert!(
+                    second.distinct().contains(&state),
+                    "{name} {state} -> {child}"
+                );
+            }
+            first.clear();
+            space.parents(state, &mut first);
+            for &parent in first.distinct() {
+                second.clear();
+                assert!(matches!(space.expand(parent, &mut second), Node::Inner(_)));
+                assert!(
+                    second.distinct().contains(&state),
+                    "{name} {parent} -> {state}"
+                );
+            }
+        }
+    }
+}

@@ -125,6 +125,16 @@ pub fn transform(mask: u32, g: usize) -> u32 {
     }
 }
 
+/// Calls `f` with every square of a mask, lowest first.
+#[inline]
+pub fn for_each_square(mask: u32, mut f: impl FnMut(u32)) {
+    let mut m = mask;
+    while m != 0 {
+        f(m.trailing_zeros());
+        m &= m - 1;
+    }
+}
+
 /// `C(n, k)` for the small groups the index uses.
 #[inline]
 pub fn binomial(n: u32, k: usize) -> u32 {

@@ -22,6 +22,8 @@
 //!   The single pieces after the anchor are thus 5-bit fields at the bottom of the slot, the
 //!   last one lowest. `state = side_to_move * per_side + slot` with `per_side` the product of the
 //!   radices.
+//! - **Sizes.** `n` single pieces take `2 * 8 * 32^(n - 1)` states: 2^19 for 4 pieces, 2^24 for
+//!   5, 2^29 for 6 (so a 6-piece state still fits a `u32`); groups of identical pieces take less.
 //! - **Symmetry.** A position is first mapped by the `g` of its anchor's `canon` entry. When the
 //!   representative is itself symmetric (`stabilizer[rep]`, a bit set over `g` in 1..4, is not
 //!   empty; never for a single anchor piece), the position and its images under the stabilizer
@@ -32,7 +34,7 @@ use std::sync::OnceLock;
 
 use anyhow::{Result, bail};
 
-use super::board::{Board, KINDS, MAX_GROUP, SQUARES, SYMMETRIES, binomial, transform};
+use super::board::{Board, GEOMETRY, KINDS, MAX_GROUP, SQUARES, SYMMETRIES, binomial, transform};
 use crate::games::IndexSpace;
 use crate::material::{Material, Side};
 
@@ -40,8 +42,6 @@ use crate::material::{Material, Side};
 pub const MAX_GROUPS: usize = 2 * KINDS;
 /// Masks of the groups, in index order.
 pub type GroupMasks = [u32; MAX_GROUPS];
-/// `group_of` entry of a (side, kind) with no pieces.
-pub const NO_GROUP: u8 = u8::MAX;
 
 /// One group of identical pieces.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -69,20 +69,29 @@ pub struct SquareSets {
 impl SquareSets {
     /// The tables for sets of `k` squares, computed once.
     pub fn of(k: usize) -> &'static SquareSets {
-        static TABLES: [OnceLock<SquareSets>; MAX_GROUP + 1] = [const { OnceLock::new() }; 6];
+        static TABLES: [OnceLock<SquareSets>; MAX_GROUP + 1] =
+            [const { OnceLock::new() }; MAX_GROUP + 1];
         TABLES[k].get_or_init(|| SquareSets::new(k))
     }
 
     fn new(k: usize) -> SquareSets {
         let by_colex = k_masks(k);
         let smallest = |m: u32| (0..SYMMETRIES).map(|g| transform(m, g)).min().unwrap_or(m);
-        let reps: Vec<u32> = by_colex.iter().copied().filter(|&m| smallest(m) == m).collect();
+        let reps: Vec<u32> = by_colex
+            .iter()
+            .copied()
+            .filter(|&m| smallest(m) == m)
+            .collect();
         let canon = by_colex
             .iter()
             .map(|&m| {
                 let min = smallest(m);
-                let g = (0..SYMMETRIES).find(|&g| transform(m, g) == min).unwrap_or(0);
-                let rep = reps.binary_search(&min).expect("the minimum is a representative");
+                let g = (0..SYMMETRIES)
+                    .find(|&g| transform(m, g) == min)
+                    .unwrap_or(0);
+                let rep = reps
+                    .binary_search(&min)
+                    .expect("the minimum is a representative");
                 (rep as u32) << 2 | g as u32
             })
             .collect();
@@ -136,10 +145,11 @@ pub fn colex(mask: u32) -> u32 {
 pub struct DarkIndex {
     material: Material,
     groups: Vec<Group>,
-    group_of: [[u8; KINDS]; 2],
+    side_groups: [Vec<usize>; 2],
     anchors: &'static SquareSets,
-    pieces: u32,
     per_side: u64,
+    /// The first of the single pieces after the anchor: groups `first_single..` are 5-bit fields.
+    first_single: usize,
 }
 
 impl DarkIndex {
@@ -187,17 +197,21 @@ impl DarkIndex {
                 _ => bail!("material {material} is too large to index"),
             };
         }
-        let mut group_of = [[NO_GROUP; KINDS]; 2];
-        for (j, g) in groups.iter().enumerate() {
-            group_of[g.side.index()][g.kind] = j as u8;
-        }
+        let side_groups = Side::BOTH.map(|side| {
+            (0..groups.len())
+                .filter(|&j| groups[j].side == side)
+                .collect()
+        });
+        let first_single = (1..groups.len())
+            .find(|&j| groups[j].count == 1)
+            .unwrap_or(groups.len());
         Ok(DarkIndex {
             material: *material,
             groups,
-            group_of,
+            side_groups,
             anchors,
-            pieces: pieces as u32,
             per_side,
+            first_single,
         })
     }
 
@@ -211,27 +225,45 @@ impl DarkIndex {
         &self.groups
     }
 
-    /// The anchor tables this index uses.
-    pub fn anchors(&self) -> &'static SquareSets {
-        self.anchors
-    }
-
     /// Slots per side to move.
     pub fn per_side(&self) -> u64 {
         self.per_side
     }
 
-    /// The group of a (side, kind), [`NO_GROUP`] if the material has none.
+    /// The side to move and the slot of a state.
     #[inline]
-    pub fn group_of(&self, side: Side, kind: usize) -> u8 {
-        self.group_of[side.index()][kind]
+    pub fn split(&self, state: u64) -> (Side, u64) {
+        if state < self.per_side {
+            (Side::First, state)
+        } else {
+            (Side::Second, state - self.per_side)
+        }
+    }
+
+    /// The groups of one side's pieces.
+    #[inline]
+    pub fn side_groups(&self, side: Side) -> &[usize] {
+        &self.side_groups[side.index()]
     }
 
     /// Whether the anchor of a slot is a symmetric representative, so that moves of the other
-    /// pieces may need a symmetry too.
+    /// pieces may need a symmetry too (never for a single anchor piece).
     #[inline]
     pub fn symmetric_anchor(&self, slot: u64) -> bool {
-        self.anchors.stabilizer[(slot / self.groups[0].stride) as usize] != 0
+        self.groups[0].count > 1
+            && self.anchors.stabilizer[(slot / self.groups[0].stride) as usize] != 0
+    }
+
+    /// The slot after a single anchor piece steps from `from` to `to`, when the position stays
+    /// canonical as it stands (`to` is a representative square too); `None` otherwise.
+    #[inline]
+    pub fn anchor_step_slot(&self, slot: u64, from: u32, to: u32) -> Option<u64> {
+        let anchor = &self.groups[0];
+        let after = self.anchors.canon[to as usize];
+        (anchor.count == 1 && after & 3 == 0).then(|| {
+            let before = self.anchors.canon[from as usize];
+            (slot + u64::from(after >> 2) * anchor.stride) - u64::from(before >> 2) * anchor.stride
+        })
     }
 
     /// Group masks of a board of this material.
@@ -245,6 +277,7 @@ impl DarkIndex {
     }
 
     /// The board of group masks.
+    #[inline]
     pub fn board(&self, gm: &GroupMasks) -> Board {
         let mut board = Board::default();
         for (j, g) in self.groups.iter().enumerate() {
@@ -253,41 +286,19 @@ impl DarkIndex {
         board
     }
 
-    /// The digit of group `j >= 1`.
+    /// The slot of the image under symmetry `g` of group masks, the image's anchor being the
+    /// representative `rep`.
     #[inline]
-    fn digit(&self, j: usize, mask: u32) -> u64 {
-        if self.groups[j].count == 1 {
-            u64::from(mask.trailing_zeros())
-        } else {
-            u64::from(colex(mask))
-        }
-    }
-
-    /// The slot of a step of a piece of group `j >= 1` from `from` to `to`, the anchor staying
-    /// where it is and the slot's position being `gm` (the slot changes by the digit's change).
-    #[inline]
-    pub fn step_slot(&self, slot: u64, gm: &GroupMasks, j: usize, from: u32, to: u32) -> u64 {
-        let group = &self.groups[j];
-        if group.count == 1 {
-            (slot + u64::from(to) * group.stride) - u64::from(from) * group.stride
-        } else {
-            let after = gm[j] ^ (1 << from | 1 << to);
-            (slot + u64::from(colex(after)) * group.stride) - u64::from(colex(gm[j])) * group.stride
-        }
-    }
-
-    /// The slot of group masks whose anchor is the representative `rep`, as they stand.
-    #[inline]
-    fn slot_as_is(&self, rep: u64, gm: &GroupMasks) -> u64 {
+    fn slot_of_image(&self, rep: u64, gm: &GroupMasks, g: usize) -> u64 {
         (1..self.groups.len()).fold(rep * self.groups[0].stride, |slot, j| {
-            slot + self.digit(j, gm[j]) * self.groups[j].stride
+            let group = &self.groups[j];
+            let digit = if group.count == 1 {
+                u64::from(GEOMETRY.symmetry[g][gm[j].trailing_zeros() as usize])
+            } else {
+                u64::from(colex(transform(gm[j], g)))
+            };
+            slot + digit * group.stride
         })
-    }
-
-    fn transformed(&self, gm: &GroupMasks, g: usize) -> GroupMasks {
-        let mut out = *gm;
-        out[..self.groups.len()].iter_mut().for_each(|m| *m = transform(*m, g));
-        out
     }
 
     /// The canonical slot of a position given by its group masks, and the symmetry that made it
@@ -296,13 +307,12 @@ impl DarkIndex {
     pub fn canonical_slot(&self, gm: &GroupMasks) -> (u64, usize) {
         let entry = self.anchors.canon[colex(gm[0]) as usize];
         let (rep, g) = (u64::from(entry >> 2), (entry & 3) as usize);
-        let base = self.transformed(gm, g);
-        let mut best = (self.slot_as_is(rep, &base), g);
+        let mut best = (self.slot_of_image(rep, gm, g), g);
         let mut stabilizer = self.anchors.stabilizer[rep as usize];
         while stabilizer != 0 {
             let h = stabilizer.trailing_zeros() as usize;
             stabilizer &= stabilizer - 1;
-            let slot = self.slot_as_is(rep, &self.transformed(&base, h));
+            let slot = self.slot_of_image(rep, gm, g ^ h);
             if slot < best.0 {
                 best = (slot, g ^ h);
             }
@@ -312,36 +322,30 @@ impl DarkIndex {
 
     /// The group masks of a slot, `None` when it is broken (pieces overlap, or a symmetric
     /// image has a smaller slot).
-    #[inline]
+    #[inline(always)]
     pub fn decode_groups(&self, slot: u64) -> Option<GroupMasks> {
         let mut gm = [0; MAX_GROUPS];
         let mut rest = slot;
         let mut occupied = 0;
-        for (j, g) in self.groups.iter().enumerate().rev() {
-            let digit = if j == 0 {
-                rest
-            } else if g.count == 1 {
-                rest & 31
+        for j in (1..self.groups.len()).rev() {
+            let mask = if j >= self.first_single {
+                let square = rest & 31;
+                rest >>= 5;
+                1 << square
             } else {
-                rest % g.radix
-            };
-            rest = if j == 0 {
-                0
-            } else if g.count == 1 {
-                rest >> 5
-            } else {
-                rest / g.radix
-            };
-            gm[j] = if j == 0 {
-                self.anchors.reps[digit as usize]
-            } else if g.count == 1 {
-                1 << digit
-            } else {
+                let g = &self.groups[j];
+                let digit = rest % g.radix;
+                rest /= g.radix;
                 SquareSets::of(g.count).by_colex[digit as usize]
             };
-            occupied |= gm[j];
+            if occupied & mask != 0 {
+                return None;
+            }
+            occupied |= mask;
+            gm[j] = mask;
         }
-        if occupied.count_ones() != self.pieces || !self.is_canonical(&gm, slot) {
+        gm[0] = self.anchors.reps[rest as usize];
+        if occupied & gm[0] != 0 || !self.is_canonical(&gm, slot) {
             return None;
         }
         Some(gm)
@@ -350,12 +354,15 @@ impl DarkIndex {
     /// Whether group masks with a representative anchor are the canonical position of `slot`.
     #[inline]
     fn is_canonical(&self, gm: &GroupMasks, slot: u64) -> bool {
+        if self.groups[0].count == 1 {
+            return true;
+        }
         let rep = slot / self.groups[0].stride;
         let mut stabilizer = self.anchors.stabilizer[rep as usize];
         while stabilizer != 0 {
             let h = stabilizer.trailing_zeros() as usize;
             stabilizer &= stabilizer - 1;
-            if self.slot_as_is(rep, &self.transformed(gm, h)) < slot {
+            if self.slot_of_image(rep, gm, h) < slot {
                 return false;
             }
         }
@@ -383,27 +390,26 @@ impl IndexSpace for DarkIndex {
     }
 
     fn decode(&self, state: u64) -> Option<Position> {
-        let gm = self.decode_groups(state % self.per_side)?;
+        let (side_to_move, slot) = self.split(state);
+        let gm = self.decode_groups(slot)?;
         Some(Position {
             board: self.board(&gm),
-            side_to_move: self.side_to_move(state),
+            side_to_move,
         })
     }
 
     fn weight(&self, state: u64) -> u32 {
-        let Some(gm) = self.decode_groups(state % self.per_side) else {
+        let Some(gm) = self.decode_groups(self.split(state).1) else {
             return 0;
         };
-        let fixed = (0..SYMMETRIES).filter(|&g| self.transformed(&gm, g) == gm).count();
+        let fixed = (0..SYMMETRIES)
+            .filter(|&g| gm.iter().all(|&m| transform(m, g) == m))
+            .count();
         (SYMMETRIES / fixed) as u32
     }
 
     fn side_to_move(&self, state: u64) -> Side {
-        if state < self.per_side {
-            Side::First
-        } else {
-            Side::Second
-        }
+        self.split(state).0
     }
 }
 
@@ -414,7 +420,10 @@ mod tests {
 
     #[test]
     fn anchor_tables_cover_every_orbit() {
-        assert_eq!(SquareSets::of(1).reps, [0, 1, 2, 3, 8, 9, 10, 11].map(|s| 1 << s));
+        assert_eq!(
+            SquareSets::of(1).reps,
+            [0, 1, 2, 3, 8, 9, 10, 11].map(|s| 1 << s)
+        );
         // Burnside: (C(32,2) + 3 * 16 pairs swapped by a fixed-point-free involution) / 4.
         assert_eq!(SquareSets::of(2).reps.len(), (496 + 48) / 4);
         for k in 1..=MAX_GROUP {
@@ -433,7 +442,10 @@ mod tests {
         let m = Material::parse(GameId::DarkChess, "KPPvAA").unwrap();
         let index = DarkIndex::new(&m).unwrap();
         let kinds: Vec<(Side, usize)> = index.groups().iter().map(|g| (g.side, g.kind)).collect();
-        assert_eq!(kinds, [(Side::First, 0), (Side::First, 6), (Side::Second, 1)]);
+        assert_eq!(
+            kinds,
+            [(Side::First, 0), (Side::First, 6), (Side::Second, 1)]
+        );
         assert_eq!(index.per_side(), 8 * 496 * 496);
     }
 }
