@@ -22,8 +22,8 @@ use crate::value::{BROKEN, DRAW, Entry, MAX_DTM};
 
 /// Tag of a pending resolution in a working entry (final entries are below it).
 const PENDING: u16 = 0x8000;
-/// States per block: the unit of skipping and of parallel work.
-const BLOCK: usize = 1 << 10;
+/// States per block, the unit of skipping: small, so that sparse layers skip most blocks.
+const BLOCK: usize = 1 << 6;
 /// `next_pending` of a block with nothing pending.
 const NONE_PENDING: u16 = u16::MAX;
 
@@ -149,7 +149,7 @@ fn sweep<S: Space + ?Sized>(space: &S, entries: &[AtomicU16], hp: &[AtomicU8], f
     let blocks = entries.len().div_ceil(BLOCK);
     let found = (0..blocks)
         .into_par_iter()
-        .with_min_len(4)
+        .with_min_len(64)
         .map_init(Successors::default, |parents, block| {
             if !frontier.visits(t, block) {
                 return 0;
