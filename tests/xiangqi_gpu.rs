@@ -1,0 +1,84 @@
+//! Xiangqi tables solved on the GPU equal the CPU solver's, byte for byte.
+
+use std::path::PathBuf;
+
+use egtb::games::Game;
+use egtb::games::xiangqi::Xiangqi;
+use egtb::games::xiangqi::gpu::XiangqiGpu;
+use egtb::generate::Generator;
+use egtb::material::{GameId, Material};
+use egtb::solver::Silent;
+use egtb::solver::gpu::{Gpu, GpuOptions};
+
+/// Opens the GPU, or says why the test is skipped; with `EGTB_REQUIRE_GPU=1` a missing GPU fails.
+fn gpu_or_skip() -> Option<Gpu> {
+    match Gpu::open() {
+        Ok(gpu) => Some(gpu),
+        Err(e) if std::env::var("EGTB_REQUIRE_GPU").is_ok_and(|v| v == "1") => {
+            panic!("EGTB_REQUIRE_GPU=1 but no GPU: {e:#}")
+        }
+        Err(e) => {
+            eprintln!("skipping GPU test: {e:#}");
+            None
+        }
+    }
+}
+
+/// A fresh folder for one test's tables.
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("egtb-xiangqi-gpu-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// Builds each material on the CPU (with what it needs), solves it again on the GPU from the
+/// same smaller tables, and compares; returns the number of decisive entries seen.
+fn gpu_equals_cpu(test: &str, materials: &[&str], options: &GpuOptions) -> usize {
+    let Some(gpu) = gpu_or_skip() else { return 0 };
+    let dir = temp_dir(test);
+    let mut generator = Generator::<Xiangqi>::new(&dir, Default::default(), &Silent);
+    let mut decisive = 0;
+    for name in materials {
+        let material = Material::parse(GameId::Xiangqi, name).unwrap();
+        let cpu = generator.ensure(&material).unwrap().entries().to_vec();
+        let index = Xiangqi::index(&material, Default::default()).unwrap();
+        let rules = XiangqiGpu::new(&index, generator.tables()).unwrap();
+        let solution = gpu.solve(&rules, options, &Silent).unwrap();
+        assert_eq!(solution.entries.len(), cpu.len(), "{name}");
+        let differing = cpu.iter().zip(&solution.entries).filter(|(a, b)| a != b).count();
+        assert_eq!(differing, 0, "{name}: {differing} entries differ");
+        decisive += cpu.iter().filter(|&&e| e != 0 && e != u16::MAX).count();
+        eprintln!(
+            "{name}: {} states, {} layers, kernels {:?}",
+            cpu.len(),
+            solution.layers,
+            solution.kernel_time
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+    decisive
+}
+
+#[test]
+fn single_attackers_match_the_cpu() {
+    let decisive = gpu_equals_cpu(
+        "single",
+        &["KvK", "KRvK", "KNvK", "KCvK", "KPvK"],
+        &GpuOptions::default(),
+    );
+    assert!(decisive > 0 || gpu_or_skip().is_none());
+}
+
+#[test]
+fn advisors_and_elephants_on_both_sides_match_the_cpu() {
+    gpu_equals_cpu("defenders", &["KAvKE", "KCvKA", "KNAvKE"], &GpuOptions::default());
+}
+
+#[test]
+fn kcvka_matches_the_cpu_split_over_many_bindings() {
+    let options = GpuOptions {
+        split_bytes: Some(24_000),
+        ..GpuOptions::default()
+    };
+    gpu_equals_cpu("split", &["KCvKA"], &options);
+}
