@@ -14,9 +14,11 @@
 
 var<private> sq: array<u32, PIECES>;
 var<private> side_occ: array<vec3<u32>, 2>;
-// The decoded state: its slot and the side to move.
+// The decoded state: its slot, the side to move, and whether the king that a move (or an
+// un-move) must leave safe is safe there.
 var<private> cur_slot: u32;
 var<private> cur_side: u32;
+var<private> king_safe: bool;
 
 fn bb_bit(s: u32) -> vec3<u32> {
     var b = vec3<u32>(0u);
@@ -98,6 +100,12 @@ fn in_check(side: u32) -> bool {
         }
     }
     return false;
+}
+
+// Whether emptying or filling square `s` can decide an attack on a king on `king` (see
+// moves.rs: only such moves need a full check test).
+fn sensitive(king: u32, s: u32) -> bool {
+    return ((xq_geo[GEO_SENSITIVE + king * 3u + (s >> 5u)] >> (s & 31u)) & 1u) != 0u;
 }
 
 // Moves the piece in `slot` to `to`, capturing what stands there; returns the captured slot or
@@ -264,8 +272,11 @@ fn exit_entry(victim: u32, next: u32) -> u32 {
 fn try_move(slot: u32, to: u32, node: ptr<function, Node>) -> u32 {
     let side = side_of(slot);
     let origin = sq[slot];
+    let king_slot = side_start(side);
+    let king = sq[king_slot];
+    let quiet = king_safe && slot != king_slot && !sensitive(king, origin) && !sensitive(king, to);
     let victim = make(slot, to);
-    let legal = !in_check(side);
+    let legal = quiet || !in_check(side);
     if legal {
         if victim == NONE {
             push_moved(slot, origin, (1u - side) * PER_SIDE);
@@ -283,6 +294,7 @@ fn game_expand(state: u32) -> Node {
     }
     let side = cur_side;
     let own = side_occ[side];
+    king_safe = !in_check(side);
     var node = node_inner();
     var moves = 0u;
     for (var slot = side_start(side); slot < side_end(side); slot += 1u) {
@@ -333,10 +345,19 @@ fn game_expand(state: u32) -> Node {
 }
 
 // Takes the piece in `slot` back to the empty `origin` and pushes that parent if it is legal.
+// Unless the move could open a line to the king, only the moved piece's own attack matters.
 fn try_unmove(slot: u32, origin: u32, base: u32) {
     let to = sq[slot];
+    let king = sq[side_start(cur_side)];
+    let quiet = king_safe && !sensitive(king, to) && !sensitive(king, origin);
     make(slot, origin);
-    if !in_check(cur_side) {
+    var safe: bool;
+    if quiet {
+        safe = slot >= attackers_end(side_of(slot)) || !attacks(slot_kind(slot), side_of(slot), origin, king);
+    } else {
+        safe = !in_check(cur_side);
+    }
+    if safe {
         push_moved(slot, to, base);
     }
     unmake(slot, to, NONE);
@@ -348,6 +369,7 @@ fn game_parents(state: u32) {
     }
     let side = 1u - cur_side;
     let base = side * PER_SIDE;
+    king_safe = !in_check(cur_side);
     for (var slot = side_start(side); slot < side_end(side); slot += 1u) {
         let to = sq[slot];
         let kind = slot_kind(slot);

@@ -32,13 +32,13 @@ fn temp_dir(name: &str) -> PathBuf {
 }
 
 /// Builds each material on the CPU (with what it needs), solves it again on the GPU from the
-/// same smaller tables, and compares; returns the number of decisive entries seen.
-fn gpu_equals_cpu(test: &str, materials: &[&str], options: &GpuOptions) -> usize {
-    let Some(gpu) = gpu_or_skip() else { return 0 };
+/// same smaller tables, and compares. Each material given with `true` must have decisive
+/// entries, so that the comparison covers wins and losses, not only draws.
+fn gpu_equals_cpu(test: &str, materials: &[(&str, bool)], options: &GpuOptions) {
+    let Some(gpu) = gpu_or_skip() else { return };
     let dir = temp_dir(test);
     let mut generator = Generator::<Xiangqi>::new(&dir, Default::default(), &Silent);
-    let mut decisive = 0;
-    for name in materials {
+    for &(name, decisive) in materials {
         let material = Material::parse(GameId::Xiangqi, name).unwrap();
         let cpu = generator.ensure(&material).unwrap().entries().to_vec();
         let index = Xiangqi::index(&material, Default::default()).unwrap();
@@ -47,7 +47,12 @@ fn gpu_equals_cpu(test: &str, materials: &[&str], options: &GpuOptions) -> usize
         assert_eq!(solution.entries.len(), cpu.len(), "{name}");
         let differing = cpu.iter().zip(&solution.entries).filter(|(a, b)| a != b).count();
         assert_eq!(differing, 0, "{name}: {differing} entries differ");
-        decisive += cpu.iter().filter(|&&e| e != 0 && e != u16::MAX).count();
+        let wins_and_losses = cpu.iter().filter(|&&e| e != 0 && e != u16::MAX).count();
+        assert_eq!(
+            wins_and_losses > 0,
+            decisive,
+            "{name}: {wins_and_losses} decisive entries"
+        );
         eprintln!(
             "{name}: {} states, {} layers, kernels {:?}",
             cpu.len(),
@@ -56,29 +61,38 @@ fn gpu_equals_cpu(test: &str, materials: &[&str], options: &GpuOptions) -> usize
         );
     }
     std::fs::remove_dir_all(&dir).unwrap();
-    decisive
 }
 
 #[test]
 fn single_attackers_match_the_cpu() {
-    let decisive = gpu_equals_cpu(
-        "single",
-        &["KvK", "KRvK", "KNvK", "KCvK", "KPvK"],
-        &GpuOptions::default(),
-    );
-    assert!(decisive > 0 || gpu_or_skip().is_none());
+    let materials = [
+        ("KvK", false),
+        ("KRvK", true),
+        ("KNvK", true),
+        ("KCvK", false),
+        ("KPvK", true),
+    ];
+    gpu_equals_cpu("single", &materials, &GpuOptions::default());
 }
 
 #[test]
 fn advisors_and_elephants_on_both_sides_match_the_cpu() {
-    gpu_equals_cpu("defenders", &["KAvKE", "KCvKA", "KNAvKE"], &GpuOptions::default());
+    let materials = [("KAvKE", false), ("KCvKA", false), ("KCAvK", true), ("KNAvKE", true)];
+    gpu_equals_cpu("defenders", &materials, &GpuOptions::default());
 }
 
 #[test]
-fn kcvka_matches_the_cpu_split_over_many_bindings() {
+fn pairs_of_identical_pieces_match_the_cpu() {
+    let materials = [("KAAvKEE", false), ("KPPvK", true)];
+    gpu_equals_cpu("pairs", &materials, &GpuOptions::default());
+}
+
+#[test]
+fn krvka_matches_the_cpu_split_over_many_bindings() {
+    // Twelve chunks of 4096 states, each its own binding.
     let options = GpuOptions {
         split_bytes: Some(24_000),
         ..GpuOptions::default()
     };
-    gpu_equals_cpu("split", &["KCvKA"], &options);
+    gpu_equals_cpu("split", &[("KRvKA", true)], &options);
 }

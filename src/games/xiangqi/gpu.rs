@@ -189,7 +189,8 @@ type Section = (&'static str, Vec<u32>);
 /// - `GEO_RAYS`: at `(square * 4 + direction) * 9`, as `rays`;
 /// - `GEO_BETWEEN`: per pair `a * 90 + b`, [`BETWEEN_WORDS`] words (the between bitboard, then
 ///   0, [`LINE_RANK`] or [`LINE_FILE`]);
-/// - `GEO_HORSE_LEG`: `horse_leg_for`.
+/// - `GEO_HORSE_LEG`: `horse_leg_for`;
+/// - `GEO_SENSITIVE`: per square, the three words of its `sensitive` bitboard.
 fn geo_sections(g: &Geometry) -> Vec<Section> {
     let words = |bytes: &[u8]| bytes.iter().map(|&b| u32::from(b)).collect::<Vec<u32>>();
     let per_kind = |table: &[[[u8; SQUARES]; 7]; 2]| words(table.as_flattened().as_flattened());
@@ -253,6 +254,13 @@ fn geo_sections(g: &Geometry) -> Vec<Section> {
         ("GEO_RAYS", words(g.rays.as_flattened().as_flattened())),
         ("GEO_BETWEEN", between),
         ("GEO_HORSE_LEG", words(&g.horse_leg_for)),
+        (
+            "GEO_SENSITIVE",
+            g.sensitive
+                .iter()
+                .flat_map(|&bits| [bits as u32, (bits >> 32) as u32, (bits >> 64) as u32])
+                .collect(),
+        ),
     ]
 }
 
