@@ -301,7 +301,8 @@ fn game_expand(state: u32) -> Node {
         let origin = sq[slot];
         let kind = slot_kind(slot);
         if kind == ROOK || kind == CANNON {
-            for (var ray = GEO_RAYS + origin * 4u * RAY_WIDTH; ray < GEO_RAYS + (origin + 1u) * 4u * RAY_WIDTH; ray += RAY_WIDTH) {
+            for (var d = 0u; d < DIRECTIONS; d += 1u) {
+                let ray = GEO_RAYS + (origin * DIRECTIONS + d) * RAY_WIDTH;
                 var screened = false;
                 for (var i = 0u; i < RAY_WIDTH; i += 1u) {
                     let to = xq_geo[ray + i];
@@ -345,15 +346,17 @@ fn game_expand(state: u32) -> Node {
 }
 
 // Takes the piece in `slot` back to the empty `origin` and pushes that parent if it is legal.
-// Unless the move could open a line to the king, only the moved piece's own attack matters.
+// Unless the move could open a line to the king, only the moved piece's own attack matters (and
+// advisors and elephants, past the side's attackers, never attack).
 fn try_unmove(slot: u32, origin: u32, base: u32) {
     let to = sq[slot];
+    let side = side_of(slot);
     let king = sq[side_start(cur_side)];
     let quiet = king_safe && !sensitive(king, to) && !sensitive(king, origin);
     make(slot, origin);
     var safe: bool;
     if quiet {
-        safe = slot >= attackers_end(side_of(slot)) || !attacks(slot_kind(slot), side_of(slot), origin, king);
+        safe = slot >= attackers_end(side) || !attacks(slot_kind(slot), side, origin, king);
     } else {
         safe = !in_check(cur_side);
     }
@@ -374,7 +377,8 @@ fn game_parents(state: u32) {
         let to = sq[slot];
         let kind = slot_kind(slot);
         if kind == ROOK || kind == CANNON {
-            for (var ray = GEO_RAYS + to * 4u * RAY_WIDTH; ray < GEO_RAYS + (to + 1u) * 4u * RAY_WIDTH; ray += RAY_WIDTH) {
+            for (var d = 0u; d < DIRECTIONS; d += 1u) {
+                let ray = GEO_RAYS + (to * DIRECTIONS + d) * RAY_WIDTH;
                 for (var i = 0u; i < RAY_WIDTH; i += 1u) {
                     let origin = xq_geo[ray + i];
                     if origin == NONE || !is_empty(origin) {

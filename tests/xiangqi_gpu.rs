@@ -1,6 +1,7 @@
 //! Xiangqi tables solved on the GPU equal the CPU solver's, byte for byte.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use egtb::games::Game;
 use egtb::games::xiangqi::Xiangqi;
@@ -95,4 +96,37 @@ fn krvka_matches_the_cpu_split_over_many_bindings() {
         ..GpuOptions::default()
     };
     gpu_equals_cpu("split", &[("KRvKA", true)], &options);
+}
+
+/// Runs the egtb binary on a tables folder; its stdout, after checking that it succeeded.
+fn egtb(tables: &Path, args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_egtb"))
+        .arg("--tables")
+        .arg(tables)
+        .args(args)
+        .output()
+        .expect("egtb runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{args:?} failed: {stderr}");
+    String::from_utf8(out.stdout).expect("utf-8 output")
+}
+
+#[test]
+fn the_command_line_generates_and_verifies_on_the_gpu() {
+    if gpu_or_skip().is_none() {
+        return;
+    }
+    let (gpu_dir, cpu_dir) = (temp_dir("cli-gpu"), temp_dir("cli-cpu"));
+    let summary = egtb(&gpu_dir, &["generate", "xiangqi", "KPvK", "--backend", "gpu"]);
+    assert!(summary.contains("GPU solver"), "{summary}");
+    egtb(&cpu_dir, &["generate", "xiangqi", "KPvK", "--backend", "cpu"]);
+    for table in ["KvK.rules-draw.egtb", "KPvK.rules-draw.egtb"] {
+        let read = |dir: &Path| std::fs::read(dir.join("xiangqi").join(table)).unwrap();
+        assert!(read(&gpu_dir) == read(&cpu_dir), "{table} differs");
+    }
+    let report = egtb(&gpu_dir, &["verify", "xiangqi", "KNvK"]);
+    assert!(report.contains("identical, byte for byte"), "{report}");
+    for dir in [gpu_dir, cpu_dir] {
+        std::fs::remove_dir_all(dir).unwrap();
+    }
 }

@@ -31,7 +31,8 @@ const XIANGQI_WGSL: &str = include_str!("../../../shaders/xiangqi.wgsl");
 
 /// Entries per square of a leaper table (the horse's eight moves at most).
 const LEAP_WIDTH: usize = 8;
-/// Squares per ray (a file has ten points).
+/// Rays per square and squares per ray (a file has ten points).
+const DIRECTIONS: usize = 4;
 const RAY_WIDTH: usize = 9;
 /// Words per square pair of the `between` section: the three words of the between bitboard, then
 /// the line the squares share.
@@ -134,6 +135,7 @@ impl XiangqiGpu {
             ("PAWN", Kind::Pawn.index()),
             ("NONE", usize::from(NONE)),
             ("LEAP_WIDTH", LEAP_WIDTH),
+            ("DIRECTIONS", DIRECTIONS),
             ("RAY_WIDTH", RAY_WIDTH),
             ("BETWEEN_WORDS", BETWEEN_WORDS),
             ("LINE_FILE", LINE_FILE as usize),
@@ -186,7 +188,7 @@ type Section = (&'static str, Vec<u32>);
 ///   `square | block << 8` (block: the elephant's eye or the horse's leg, else [`NONE`]) for the
 ///   leaping kinds (king, advisor, elephant, horse, pawn): where a piece moves to, and where it
 ///   moves here from;
-/// - `GEO_RAYS`: at `(square * 4 + direction) * 9`, as `rays`;
+/// - `GEO_RAYS`: at `(square * DIRECTIONS + direction) * RAY_WIDTH`, as `rays`;
 /// - `GEO_BETWEEN`: per pair `a * 90 + b`, [`BETWEEN_WORDS`] words (the between bitboard, then
 ///   0, [`LINE_RANK`] or [`LINE_FILE`]);
 /// - `GEO_HORSE_LEG`: `horse_leg_for`;
@@ -232,6 +234,7 @@ fn geo_sections(g: &Geometry) -> Vec<Section> {
             });
         }
     }
+    let rays: &[[[u8; RAY_WIDTH]; DIRECTIONS]; SQUARES] = &g.rays;
     vec![
         ("GEO_POINTS", per_kind(&g.points)),
         ("GEO_MIRRORED", per_kind(&g.mirrored_points)),
@@ -251,7 +254,7 @@ fn geo_sections(g: &Geometry) -> Vec<Section> {
         ("GEO_FLIP", words(&g.flip)),
         ("GEO_LEAP_TO", leaps(false)),
         ("GEO_LEAP_FROM", leaps(true)),
-        ("GEO_RAYS", words(g.rays.as_flattened().as_flattened())),
+        ("GEO_RAYS", words(rays.as_flattened().as_flattened())),
         ("GEO_BETWEEN", between),
         ("GEO_HORSE_LEG", words(&g.horse_leg_for)),
         (
