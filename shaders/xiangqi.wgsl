@@ -14,10 +14,13 @@
 
 var<private> sq: array<u32, PIECES>;
 var<private> side_occ: array<vec3<u32>, 2>;
-// The decoded state: its slot, the side to move, and whether the king that a move (or an
-// un-move) must leave safe is safe there.
+// The decoded state: its slot, the side to move, whether the red king stands on the centre file
+// (and if so the mirror image's slot), and whether the king that a move (or an un-move) must
+// leave safe is safe there.
 var<private> cur_slot: u32;
 var<private> cur_side: u32;
+var<private> cur_centre: bool;
+var<private> cur_mirror: u32;
 var<private> king_safe: bool;
 
 fn bb_bit(s: u32) -> vec3<u32> {
@@ -220,8 +223,12 @@ fn decode(state: u32) -> bool {
         }
     }
     let king = sq[0];
-    if xq_geo[GEO_MIRROR + king] == king && raw_slot(0u, true) < cur_slot {
-        return false;
+    cur_centre = xq_geo[GEO_MIRROR + king] == king;
+    if cur_centre {
+        cur_mirror = raw_slot(0u, true);
+        if cur_mirror < cur_slot {
+            return false;
+        }
     }
     side_occ[0] = vec3<u32>(0u);
     side_occ[1] = vec3<u32>(0u);
@@ -235,12 +242,21 @@ fn decode(state: u32) -> bool {
     return !in_check(1u - cur_side);
 }
 
+// How much the rank of group `g` changed (modulo 2^32) since the piece in `moved` left `origin`.
+fn rank_change(g: u32, moved: u32, origin: u32, mirrored: bool) -> u32 {
+    let now = sq[moved];
+    let new_rank = group_rank(0u, g, mirrored);
+    sq[moved] = origin;
+    let old_rank = group_rank(0u, g, mirrored);
+    sq[moved] = now;
+    return new_rank - old_rank;
+}
+
 // Pushes the state (`base`: its side's first state) of the board after the piece in `moved`
-// left `origin`, the square it has in the decoded state. Only its group's digit changes, unless
-// the red king moved or stands on the centre file (where the mirror decides).
+// left `origin`, the square it has in the decoded state. Unless the red king moved, only the
+// moved piece's digit changes, in the slot and (red king on the centre file) in the mirror slot.
 fn push_moved(moved: u32, origin: u32, base: u32) {
-    let king = sq[0];
-    if moved == 0u || xq_geo[GEO_MIRROR + king] == king {
+    if moved == 0u {
         let child = canonical_slot(0u);
         if child.y == 0u {
             succ_push_plain(base + child.x);
@@ -250,12 +266,16 @@ fn push_moved(moved: u32, origin: u32, base: u32) {
         return;
     }
     let g = xq_material[MAT_GROUP + moved];
-    let now = sq[moved];
-    let new_rank = group_rank(0u, g, false);
-    sq[moved] = origin;
-    let old_rank = group_rank(0u, g, false);
-    sq[moved] = now;
-    succ_push_plain(base + cur_slot + (new_rank - old_rank) * group_word(0u, g, G_STRIDE));
+    let stride = group_word(0u, g, G_STRIDE);
+    let slot = cur_slot + rank_change(g, moved, origin, false) * stride;
+    if cur_centre {
+        let mirrored = cur_mirror + rank_change(g, moved, origin, true) * stride;
+        if mirrored < slot {
+            succ_push_mapped(base + mirrored);
+            return;
+        }
+    }
+    succ_push_plain(base + slot);
 }
 
 // The entry, for the side then to move, of the position after capturing `victim`.
