@@ -15,6 +15,7 @@
 
 use std::borrow::Cow;
 use std::fmt::Write;
+use std::sync::OnceLock;
 
 use anyhow::{Result, bail};
 
@@ -68,7 +69,6 @@ const EXIT_ORDER: usize = 2;
 pub struct XiangqiGpu {
     states: u64,
     prelude: String,
-    geo: Vec<u32>,
     material: Vec<u32>,
     exit_entries: Vec<u32>,
 }
@@ -80,12 +80,11 @@ impl XiangqiGpu {
             bail!("{} has too many states for the GPU", index.material);
         }
         let g = geometry();
-        let sections = geo_sections(g);
-        let offsets = section_offsets(&sections);
+        let offsets = &geo_words().offsets;
         let layout = &index.layout;
         let pieces = layout.pieces;
 
-        let mut material = descriptor(index, &offsets)?;
+        let mut material = descriptor(index, offsets)?;
         let mut exits = Vec::with_capacity(pieces * EXIT_WORDS);
         let mut exit_entries: Vec<u16> = Vec::new();
         let mut placed: Vec<(Material, u32)> = Vec::new();
@@ -96,7 +95,7 @@ impl XiangqiGpu {
                 continue;
             }
             let map = ExitMap::new(index, victim)?;
-            material.extend(descriptor(&map.index, &offsets)?);
+            material.extend(descriptor(&map.index, offsets)?);
             let sub = map.index.material;
             let offset = match placed.iter().find(|(m, _)| *m == sub) {
                 Some(&(_, offset)) => offset,
@@ -159,13 +158,12 @@ impl XiangqiGpu {
             ("EXIT_OFFSET", EXIT_OFFSET),
             ("EXIT_ORDER", EXIT_ORDER),
         ];
-        for (name, value) in constants.into_iter().chain(offsets.iter().map(|&(n, o)| (n, o))) {
+        for (name, value) in constants.into_iter().chain(offsets.iter().copied()) {
             let _ = writeln!(prelude, "const {name}: u32 = {value}u;");
         }
         Ok(XiangqiGpu {
             states: index.states(),
             prelude,
-            geo: sections.into_iter().flat_map(|(_, words)| words).collect(),
             material,
             exit_entries: exit_entries
                 .chunks(2)
@@ -177,6 +175,24 @@ impl XiangqiGpu {
 
 /// A named section of `xq_geo`; its offset becomes the WGSL constant of that name.
 type Section = (&'static str, Vec<u32>);
+
+/// `xq_geo` and the offset of each section, computed once for every material.
+struct GeoWords {
+    words: Vec<u32>,
+    offsets: Vec<(&'static str, usize)>,
+}
+
+fn geo_words() -> &'static GeoWords {
+    static GEO_WORDS: OnceLock<GeoWords> = OnceLock::new();
+    GEO_WORDS.get_or_init(|| {
+        let sections = geo_sections(geometry());
+        let offsets = section_offsets(&sections);
+        GeoWords {
+            words: sections.into_iter().flat_map(|(_, words)| words).collect(),
+            offsets,
+        }
+    })
+}
 
 /// The geometry as `xq_geo` holds it:
 /// - `GEO_POINTS`, `GEO_MIRRORED`, `GEO_POINT_SQUARES`: `points`, `mirrored_points` and
@@ -351,7 +367,7 @@ impl GpuRules for XiangqiGpu {
         vec![
             GpuData {
                 name: "xq_geo",
-                words: Cow::Borrowed(&self.geo),
+                words: Cow::Borrowed(&geo_words().words),
             },
             GpuData {
                 name: "xq_material",
