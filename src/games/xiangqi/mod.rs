@@ -3,6 +3,7 @@
 //! loses; under the default rules a repetition is a draw.
 
 pub mod geometry;
+pub mod gpu;
 pub mod index;
 pub mod moves;
 pub mod notation;
@@ -16,6 +17,7 @@ use self::moves::Board;
 use self::space::XiangqiSpace;
 use crate::games::{Game, Rules};
 use crate::material::{GameId, Material, Side, count_vectors};
+use crate::solver::gpu::GpuRules;
 use crate::table::TableSet;
 use crate::value::Value;
 
@@ -239,6 +241,14 @@ impl Game for Xiangqi {
 
     fn space<'t>(index: &'t XiangqiIndex, _rules: XiangqiRules, tables: &'t TableSet) -> Result<XiangqiSpace<'t>> {
         XiangqiSpace::new(index, tables)
+    }
+
+    fn gpu_rules<'t>(
+        index: &'t XiangqiIndex,
+        _rules: XiangqiRules,
+        tables: &'t TableSet,
+    ) -> Result<Option<Box<dyn GpuRules + 't>>> {
+        Ok(Some(Box::new(gpu::XiangqiGpu::new(index, tables)?)))
     }
 
     fn parse_position(text: &str) -> Result<Position> {

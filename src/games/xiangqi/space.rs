@@ -12,14 +12,48 @@ use crate::solver::{Exits, Node, Space, Successors};
 use crate::table::{Table, TableSet};
 use crate::value::Value;
 
-/// Where a capture of one slot leads: the smaller table and how to read the position in it.
-struct ExitTable<'t> {
-    index: XiangqiIndex,
-    table: &'t Table,
+/// Where a capture of one slot leads: the smaller material's index and how to read the
+/// position in it.
+pub struct ExitMap {
+    pub index: XiangqiIndex,
     /// The sub-material is canonical with the colours swapped: flip ranks and sides.
-    flip: bool,
+    pub flip: bool,
     /// `order[j]`: the slot of this material that fills slot j of the sub-material.
-    order: Squares,
+    pub order: Squares,
+}
+
+impl ExitMap {
+    /// The exit of capturing the (non-king) piece in slot `victim` of `index`.
+    pub fn new(index: &XiangqiIndex, victim: usize) -> Result<ExitMap> {
+        let layout = &index.layout;
+        let side = Side::BOTH[usize::from(layout.side[victim])];
+        let (sub, flip) = index.material.without(side, layout.kind[victim].index()).canonical();
+        let sub_index = XiangqiIndex::new(&sub)?;
+        let mut order = [NONE; MAX_PIECES];
+        for group in &sub_index.layout.groups {
+            let own_side = if flip { 1 - group.side } else { group.side };
+            let own = layout
+                .groups
+                .iter()
+                .find(|g| g.side == own_side && g.kind == group.kind)
+                .expect("every sub-material group comes from a group of the material");
+            let slots = (own.first..own.first + own.count).filter(|&s| s != victim);
+            for (j, slot) in (group.first..group.first + group.count).zip(slots) {
+                order[j] = slot as u8;
+            }
+        }
+        Ok(ExitMap {
+            index: sub_index,
+            flip,
+            order,
+        })
+    }
+}
+
+/// An exit with the solved table it reads.
+struct ExitTable<'t> {
+    map: ExitMap,
+    table: &'t Table,
 }
 
 /// One material's states, moves and exits.
@@ -38,28 +72,10 @@ impl<'t> XiangqiSpace<'t> {
                 exits.push(None);
                 continue;
             }
-            let side = Side::BOTH[usize::from(layout.side[victim])];
-            let (sub, flip) = index.material.without(side, layout.kind[victim].index()).canonical();
-            let sub_index = XiangqiIndex::new(&sub)?;
-            let mut order = [NONE; MAX_PIECES];
-            let sub_layout = &sub_index.layout;
-            for group in &sub_layout.groups {
-                let own_side = if flip { 1 - group.side } else { group.side };
-                let own = layout
-                    .groups
-                    .iter()
-                    .find(|g| g.side == own_side && g.kind == group.kind)
-                    .expect("every sub-material group comes from a group of the material");
-                let slots = (own.first..own.first + own.count).filter(|&s| s != victim);
-                for (j, slot) in (group.first..group.first + group.count).zip(slots) {
-                    order[j] = slot as u8;
-                }
-            }
+            let map = ExitMap::new(index, victim)?;
             exits.push(Some(ExitTable {
-                table: tables.require(&sub)?,
-                index: sub_index,
-                flip,
-                order,
+                table: tables.require(&map.index.material)?,
+                map,
             }));
         }
         Ok(XiangqiSpace { index, exits })
@@ -68,14 +84,14 @@ impl<'t> XiangqiSpace<'t> {
     /// The value, for the side to move there, of the position after a capture of `victim`.
     fn exit_value(&self, board: &Board, victim: usize, child_to_move: usize) -> Value {
         let exit = self.exits[victim].as_ref().expect("only non-king pieces are captured");
-        let g = geometry();
+        let (map, g) = (&exit.map, geometry());
         let mut squares = [NONE; MAX_PIECES];
-        for (j, square) in squares.iter_mut().enumerate().take(exit.index.layout.pieces) {
-            let s = board.squares[usize::from(exit.order[j])];
-            *square = if exit.flip { g.flip[usize::from(s)] } else { s };
+        for (j, square) in squares.iter_mut().enumerate().take(map.index.layout.pieces) {
+            let s = board.squares[usize::from(map.order[j])];
+            *square = if map.flip { g.flip[usize::from(s)] } else { s };
         }
-        let to_move = if exit.flip { 1 - child_to_move } else { child_to_move };
-        let (state, _) = exit.index.state_of(&squares, to_move);
+        let to_move = if map.flip { 1 - child_to_move } else { child_to_move };
+        let (state, _) = map.index.state_of(&squares, to_move);
         Value::from_entry(exit.table.entry(state)).expect("a legal capture reaches a legal slot")
     }
 }
