@@ -43,7 +43,9 @@ fn bench<G: Game>(dir: &Path, name: &str) -> Result<()> {
 
 fn main() -> Result<()> {
     if let Ok(threads) = std::env::var("EGTB_BENCH_THREADS") {
-        rayon::ThreadPoolBuilder::new().num_threads(threads.parse()?).build_global()?;
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads.parse()?)
+            .build_global()?;
     }
     let mut args: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).collect();
     if args.is_empty() {

@@ -240,7 +240,14 @@ fn decode(state: u32) -> Decoded {
 
 // Pushes the state of `next` (`side` to move), reached from `p` (slot `slot`) by moving `man`
 // (NO_MAN: the king). A man's move off the diagonal changes only its group's rank.
-fn push_successor(out: ptr<function, Successors>, p: Placement, slot: u32, man: u32, next: Placement, side: u32) {
+fn push_successor(
+    out: ptr<function, Successors>,
+    p: Placement,
+    slot: u32,
+    man: u32,
+    next: Placement,
+    side: u32,
+) {
     let base = side * ix_word(0u, IX_PER_SIDE);
     if man != NO_MAN && !kings_on_diagonal(p) {
         let first = ix_word(0u, IX_GROUP_FIRST + man);

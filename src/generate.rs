@@ -1,5 +1,5 @@
 //! Generation of tables in dependency order: a table's exits reach smaller tables, which are
-//! generated first (or reused after verification), each once.
+//! generated first (or reused after verification), each once; and the choice of solver.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -8,9 +8,43 @@ use anyhow::{Result, bail};
 
 use crate::games::{Game, IndexSpace, Rules};
 use crate::material::Material;
+use crate::solver::gpu::{Gpu, GpuOptions};
 use crate::solver::{Progress, cpu};
 use crate::table::{self, Header, Table, TableSet};
 use crate::value::Entry;
+
+/// Which solver builds tables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// The rayon reference solver.
+    Cpu,
+    /// The wgpu solver; an error when there is no adapter or the game has no GPU rules.
+    Gpu,
+    /// The GPU when wgpu finds a hardware adapter and the game has GPU rules, else the CPU
+    /// (a software driver such as llvmpipe is slower than the CPU solver on the same cores).
+    Auto,
+}
+
+impl Backend {
+    pub fn parse(text: &str) -> Result<Backend> {
+        match text {
+            "cpu" => Ok(Backend::Cpu),
+            "gpu" => Ok(Backend::Gpu),
+            "auto" => Ok(Backend::Auto),
+            _ => bail!("unknown backend '{text}' (expected gpu, cpu or auto)"),
+        }
+    }
+}
+
+/// One solve: the entries and what ran them.
+pub struct Solved {
+    pub entries: Vec<Entry>,
+    /// The solver in words: "CPU solver (2 threads)" or "GPU <adapter>".
+    pub solver: String,
+    pub wall: Duration,
+    /// GPU kernel time from timestamp queries, where the adapter has them.
+    pub kernel: Option<Duration>,
+}
 
 /// How one table came to be available.
 #[derive(Clone, Debug)]
@@ -18,8 +52,8 @@ pub struct Built {
     pub material: Material,
     pub path: PathBuf,
     pub states: u64,
-    /// `None` when an existing file was verified and reused.
-    pub solve_time: Option<Duration>,
+    /// The solver and the solve's wall time; `None` when an existing file was verified and reused.
+    pub solved: Option<(String, Duration)>,
 }
 
 /// Generates and loads the tables of one game under one rule set, in a folder.
@@ -28,19 +62,37 @@ pub struct Generator<'p, G: Game> {
     rules: G::Rules,
     tables: TableSet,
     progress: &'p dyn Progress,
+    backend: Backend,
+    gpu_options: GpuOptions,
+    /// The GPU, opened on first use; the error when it could not be.
+    gpu: Option<Result<Gpu, String>>,
     /// Tables made available so far, in order.
     pub built: Vec<Built>,
+    /// Things a user should know about the run (for example a fallback to the CPU).
+    pub notes: Vec<String>,
 }
 
 impl<'p, G: Game> Generator<'p, G> {
+    /// A generator on the CPU solver.
     pub fn new(dir: &Path, rules: G::Rules, progress: &'p dyn Progress) -> Self {
         Generator {
             dir: dir.to_path_buf(),
             rules,
             tables: TableSet::default(),
             progress,
+            backend: Backend::Cpu,
+            gpu_options: GpuOptions::default(),
+            gpu: None,
             built: Vec::new(),
+            notes: Vec::new(),
         }
+    }
+
+    /// Chooses the solver for the tables this generator builds.
+    pub fn with_backend(mut self, backend: Backend, gpu_options: GpuOptions) -> Self {
+        self.backend = backend;
+        self.gpu_options = gpu_options;
+        self
     }
 
     /// The loaded tables.
@@ -51,14 +103,20 @@ impl<'p, G: Game> Generator<'p, G> {
     /// Makes the table of a canonical material available, generating what it needs first.
     pub fn ensure(&mut self, material: &Material) -> Result<&Table> {
         if self.tables.get(material).is_none() {
-            G::check_material(material)?;
-            for sub in G::sub_materials(material) {
-                self.ensure(&sub)?;
-            }
+            self.ensure_smaller(material)?;
             let table = self.load_or_solve(material)?;
             self.tables.insert(*material, table);
         }
         self.tables.require(material)
+    }
+
+    /// Makes every table that a material's exits reach available.
+    pub fn ensure_smaller(&mut self, material: &Material) -> Result<()> {
+        G::check_material(material)?;
+        for sub in G::sub_materials(material) {
+            self.ensure(&sub)?;
+        }
+        Ok(())
     }
 
     fn load_or_solve(&mut self, material: &Material) -> Result<Table> {
@@ -71,15 +129,15 @@ impl<'p, G: Game> Generator<'p, G> {
                 material: *material,
                 path,
                 states: index.states(),
-                solve_time: None,
+                solved: None,
             });
             return Ok(table);
         }
-        self.progress.table(&material.to_string());
-        let start = Instant::now();
-        let entries = self.solve(&index)?;
-        let solve_time = start.elapsed();
-        table::write(&path, expect.clone(), &entries)?;
+        let solved = self.solve(material, self.backend)?;
+        table::write(&path, expect.clone(), &solved.entries)?;
+        let Solved {
+            entries, solver, wall, ..
+        } = solved;
         // Free the working copy before mapping the file, so the two never add to the peak.
         drop(entries);
         let table = Table::open(&path, &expect)?;
@@ -87,14 +145,65 @@ impl<'p, G: Game> Generator<'p, G> {
             material: *material,
             path,
             states: index.states(),
-            solve_time: Some(solve_time),
+            solved: Some((solver, wall)),
         });
         Ok(table)
     }
 
-    fn solve(&self, index: &G::Index) -> Result<Vec<Entry>> {
-        let space = G::space(index, self.rules, &self.tables)?;
-        Ok(cpu::solve(&space, self.progress))
+    /// Solves a material whose smaller tables are available, without writing it.
+    pub fn solve(&mut self, material: &Material, backend: Backend) -> Result<Solved> {
+        let index = G::index(material, self.rules)?;
+        self.progress.table(&material.to_string());
+        if backend != Backend::Cpu {
+            match self.solve_on_gpu(&index, backend) {
+                Ok(solved) => return Ok(solved),
+                Err(e) if backend == Backend::Auto => {
+                    let note = format!("auto backend chose the CPU solver: {e:#}");
+                    if !self.notes.contains(&note) {
+                        self.notes.push(note);
+                    }
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        let start = Instant::now();
+        let space = G::space(&index, self.rules, &self.tables)?;
+        let entries = cpu::solve(&space, self.progress);
+        let solver = format!("CPU solver ({} threads)", rayon::current_num_threads());
+        Ok(Solved {
+            entries,
+            solver,
+            wall: start.elapsed(),
+            kernel: None,
+        })
+    }
+
+    fn solve_on_gpu(&mut self, index: &G::Index, backend: Backend) -> Result<Solved> {
+        let Some(rules) = G::gpu_rules(index, self.rules, &self.tables)? else {
+            bail!("{} has no GPU rules module yet", G::ID);
+        };
+        let gpu = match self
+            .gpu
+            .get_or_insert_with(|| Gpu::open().map_err(|e| format!("{e:#}")))
+        {
+            Ok(gpu) => gpu,
+            Err(e) => bail!("{e}"),
+        };
+        if backend == Backend::Auto && gpu.is_software() {
+            bail!(
+                "the only adapter, {}, is a software driver (use --backend gpu to run it anyway)",
+                gpu.description()
+            );
+        }
+        let start = Instant::now();
+        let solution = gpu.solve(rules.as_ref(), &self.gpu_options, self.progress)?;
+        let solver = format!("GPU solver on {}", gpu.description());
+        Ok(Solved {
+            entries: solution.entries,
+            solver,
+            wall: start.elapsed(),
+            kernel: solution.kernel_time,
+        })
     }
 }
 
@@ -123,20 +232,12 @@ pub fn expected_header<G: Game>(material: &Material, rules: G::Rules, index: &G:
 
 /// Opens the existing table of a canonical material, with a clear error naming the command that
 /// builds it when it is missing.
-pub fn open_table<G: Game>(
-    dir: &Path,
-    material: &Material,
-    rules: G::Rules,
-) -> Result<(G::Index, Table)> {
+pub fn open_table<G: Game>(dir: &Path, material: &Material, rules: G::Rules) -> Result<(G::Index, Table)> {
     G::check_material(material)?;
     let index = G::index(material, rules)?;
     let path = table_path::<G>(dir, material, rules);
     if !path.exists() {
-        let options: String = rules
-            .options()
-            .iter()
-            .map(|(k, v)| format!(" --{k} {v}"))
-            .collect();
+        let options: String = rules.options().iter().map(|(k, v)| format!(" --{k} {v}")).collect();
         bail!(
             "table {material} not found at {}; build it with: egtb generate {} {material}{options} --tables {}",
             path.display(),

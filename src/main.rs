@@ -6,10 +6,16 @@ use std::process::ExitCode;
 use anyhow::Result;
 use clap::{Parser, Subcommand};
 use egtb::commands::{self, Env, generate::Request};
+use egtb::generate::Backend;
 use egtb::material::GameId;
+use egtb::solver::gpu::GpuOptions;
 
 #[derive(Parser)]
-#[command(name = "egtb", version, about = "Endgame tablebases for chess, xiangqi and Chinese dark chess")]
+#[command(
+    name = "egtb",
+    version,
+    about = "Endgame tablebases for chess, xiangqi and Chinese dark chess"
+)]
 struct Cli {
     /// Folder holding the tables.
     #[arg(long, global = true, env = "EGTB_TABLES", default_value = "tables")]
@@ -26,6 +32,13 @@ struct Cli {
     /// Xiangqi: the repetition rules (`draw`: a repeated position is a draw).
     #[arg(long, global = true, value_name = "draw")]
     rules: Option<String>,
+    /// Worker threads of the CPU solver (default: all cores).
+    #[arg(long, global = true)]
+    threads: Option<usize>,
+    /// Largest GPU storage binding in MiB (default: the device's limit); tables larger than one
+    /// binding are split over several.
+    #[arg(long, global = true, value_name = "MIB")]
+    gpu_split_mib: Option<u64>,
     #[command(subcommand)]
     command: Command,
 }
@@ -41,9 +54,9 @@ enum Command {
         /// Generate every supported material with at most this many pieces.
         #[arg(long)]
         pieces: Option<usize>,
-        /// Worker threads (default: all cores).
-        #[arg(long)]
-        threads: Option<usize>,
+        /// gpu, cpu, or auto: the GPU when wgpu finds an adapter and the game has GPU rules.
+        #[arg(long, default_value = "auto")]
+        backend: String,
     },
     /// Show a position's value and every legal move's outcome (the game is told by the position).
     Query { position: String },
@@ -53,6 +66,10 @@ enum Command {
     Stats { game: String, material: String },
     /// List the tables present, their size, and whether they verify.
     List,
+    /// Build a table with both solvers and compare them byte for byte.
+    Verify { game: String, material: String },
+    /// Time both solvers on the same tables in one run.
+    Bench { game: String, materials: Vec<String> },
 }
 
 /// Runs `$body` with `$G` the `Game` type of a `GameId`.
@@ -76,17 +93,39 @@ macro_rules! with_game {
 }
 
 fn run(cli: Cli) -> Result<()> {
-    let options = [("cannon", &cli.cannon), ("stalemate", &cli.stalemate), ("rules", &cli.rules)]
-        .into_iter()
-        .filter_map(|(key, value)| value.as_ref().map(|v| (key.to_string(), v.clone())))
-        .collect();
-    let env = Env { tables: cli.tables, options, json: cli.json };
+    let options = [
+        ("cannon", &cli.cannon),
+        ("stalemate", &cli.stalemate),
+        ("rules", &cli.rules),
+    ]
+    .into_iter()
+    .filter_map(|(key, value)| value.as_ref().map(|v| (key.to_string(), v.clone())))
+    .collect();
+    let env = Env {
+        tables: cli.tables,
+        options,
+        json: cli.json,
+    };
+    if let Some(threads) = cli.threads {
+        rayon::ThreadPoolBuilder::new().num_threads(threads).build_global()?;
+    }
+    let gpu = GpuOptions {
+        split_bytes: cli.gpu_split_mib.map(|m| m << 20),
+        ..GpuOptions::default()
+    };
     match cli.command {
-        Command::Generate { game, materials, pieces, threads } => {
-            if let Some(threads) = threads {
-                rayon::ThreadPoolBuilder::new().num_threads(threads).build_global()?;
-            }
-            let request = Request { materials, pieces };
+        Command::Generate {
+            game,
+            materials,
+            pieces,
+            backend,
+        } => {
+            let request = Request {
+                materials,
+                pieces,
+                backend: Backend::parse(&backend)?,
+                gpu,
+            };
             with_game!(GameId::parse(&game)?, G => commands::generate::run::<G>(&env, &request))
         }
         Command::Query { position } => {
@@ -99,10 +138,29 @@ fn run(cli: Cli) -> Result<()> {
             with_game!(GameId::parse(&game)?, G => commands::stats::run::<G>(&env, &material))
         }
         Command::List => commands::list::run(&env),
+        Command::Verify { game, material } => {
+            with_game!(GameId::parse(&game)?, G => commands::verify::run::<G>(&env, &material, &gpu))
+        }
+        Command::Bench { game, materials } => {
+            with_game!(GameId::parse(&game)?, G => commands::bench::run::<G>(&env, &materials, &gpu))
+        }
     }
 }
 
 fn main() -> ExitCode {
+    // Printing into a closed pipe (`egtb query ... | head`) ends the program quietly, as in
+    // other command-line tools, instead of failing on the write.
+    #[cfg(unix)]
+    // SAFETY: restoring the default disposition of a signal before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+    // Mesa's device-selection layer probes for a display server (and prints errors when there is
+    // none); a compute-only program has no use for it.
+    if std::env::var_os("NODEVICE_SELECT").is_none() {
+        // SAFETY: no other thread exists yet.
+        unsafe { std::env::set_var("NODEVICE_SELECT", "1") };
+    }
     match run(Cli::parse()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

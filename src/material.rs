@@ -144,10 +144,7 @@ impl Material {
 
     /// Pieces of one side.
     pub fn side_pieces(&self, side: Side) -> usize {
-        self.counts[side.index()]
-            .iter()
-            .map(|&c| usize::from(c))
-            .sum()
+        self.counts[side.index()].iter().map(|&c| usize::from(c)).sum()
     }
 
     /// The same material with the sides swapped.
@@ -208,12 +205,7 @@ impl Material {
 
 impl fmt::Display for Material {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}v{}",
-            self.side_name(Side::First),
-            self.side_name(Side::Second)
-        )
+        write!(f, "{}v{}", self.side_name(Side::First), self.side_name(Side::Second))
     }
 }
 
@@ -252,10 +244,7 @@ mod tests {
         let m = Material::parse(GameId::Chess, "KRvKQ").unwrap();
         assert!(!m.is_canonical());
         assert_eq!(m.canonical().0.to_string(), "KQvKR");
-        assert_eq!(
-            Material::parse(GameId::Chess, "RKvK").unwrap().to_string(),
-            "KRvK"
-        );
+        assert_eq!(Material::parse(GameId::Chess, "RKvK").unwrap().to_string(), "KRvK");
         let x = Material::parse(GameId::Xiangqi, "KHBBvK").unwrap();
         assert_eq!(x.to_string(), "KNEEvK");
         assert_eq!(
@@ -283,11 +272,7 @@ mod tests {
     #[test]
     fn captures_reach_canonical_smaller_materials() {
         let m = Material::parse(GameId::Chess, "KQvKR").unwrap();
-        let subs: Vec<String> = m
-            .captures(|k| k != 0)
-            .iter()
-            .map(|m| m.to_string())
-            .collect();
+        let subs: Vec<String> = m.captures(|k| k != 0).iter().map(|m| m.to_string()).collect();
         assert_eq!(subs, ["KRvK", "KQvK"]);
     }
 }

@@ -32,7 +32,11 @@ pub struct MoveValue<M> {
 
 impl<G: Game> Prober<G> {
     pub fn new(dir: &Path, rules: G::Rules) -> Self {
-        Prober { dir: dir.to_path_buf(), rules, open: HashMap::new() }
+        Prober {
+            dir: dir.to_path_buf(),
+            rules,
+            open: HashMap::new(),
+        }
     }
 
     /// The path of the table a position is read from, if it needs one.
@@ -69,7 +73,10 @@ impl<G: Game> Prober<G> {
         let state = index.locate(position);
         match table.value(state) {
             Some(value) => Ok(value),
-            None => bail!("table {} marks this legal position as broken (slot {state})", table.path.display()),
+            None => bail!(
+                "table {} marks this legal position as broken (slot {state})",
+                table.path.display()
+            ),
         }
     }
 
@@ -81,7 +88,12 @@ impl<G: Game> Prober<G> {
             let child = G::play(position, mv);
             let (name, coords) = G::move_names(position, mv);
             let value = Value::parent_of(self.value(&child)?);
-            moves.push(MoveValue { mv, name, coords, value });
+            moves.push(MoveValue {
+                mv,
+                name,
+                coords,
+                value,
+            });
         }
         moves.sort_by_key(|m| std::cmp::Reverse(m.value.preference()));
         Ok(moves)
@@ -95,9 +107,15 @@ impl<G: Game> Prober<G> {
         let mut position = position.clone();
         let mut value = self.value(&position)?;
         while value.dtm().is_some_and(|d| d > 0) {
-            let Some(best) = self.moves(&position)?.into_iter().next() else { break };
+            let Some(best) = self.moves(&position)?.into_iter().next() else {
+                break;
+            };
             if best.value != value {
-                bail!("table inconsistency: best move {} gives {} but the position is {value}", best.name, best.value);
+                bail!(
+                    "table inconsistency: best move {} gives {} but the position is {value}",
+                    best.name,
+                    best.value
+                );
             }
             position = G::play(&position, best.mv);
             value = self.value(&position)?;

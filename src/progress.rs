@@ -20,7 +20,10 @@ impl Bar {
                 .expect("valid template")
                 .progress_chars("=> "),
         );
-        Bar { bar, table: Mutex::new(String::new()) }
+        Bar {
+            bar,
+            table: Mutex::new(String::new()),
+        }
     }
 
     /// Removes the bar from the terminal.

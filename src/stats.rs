@@ -24,11 +24,7 @@ impl SideStats {
         self.draw += other.draw;
         self.loss += other.loss;
         self.longest = match (self.longest, other.longest) {
-            (Some(a), Some(b)) => Some(if b.0 > a.0 || (b.0 == a.0 && b.1 < a.1) {
-                b
-            } else {
-                a
-            }),
+            (Some(a), Some(b)) => Some(if b.0 > a.0 || (b.0 == a.0 && b.1 < a.1) { b } else { a }),
             (a, b) => a.or(b),
         };
         self
@@ -64,8 +60,5 @@ pub fn table_stats<I: IndexSpace + ?Sized>(index: &I, entries: &[Entry]) -> [Sid
                 acc
             },
         )
-        .reduce(
-            || [SideStats::default(); 2],
-            |a, b| [a[0].add(b[0]), a[1].add(b[1])],
-        )
+        .reduce(|| [SideStats::default(); 2], |a, b| [a[0].add(b[0]), a[1].add(b[1])])
 }

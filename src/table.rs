@@ -98,9 +98,7 @@ impl Header {
                     .context("bad rules field")
             })
             .collect::<Result<_>>()?;
-        let (a, b) = field("states")?
-            .split_once(',')
-            .context("bad states field")?;
+        let (a, b) = field("states")?.split_once(',').context("bad states field")?;
         Ok(Header {
             game: GameId::parse(field("game")?)?,
             rules,
@@ -117,12 +115,7 @@ impl Header {
 }
 
 /// Where a table lives: `<dir>/<game>/<material>[.<key>-<value>...].egtb`.
-pub fn table_path(
-    dir: &Path,
-    game: GameId,
-    material: &Material,
-    rules: &[(&str, &str)],
-) -> PathBuf {
+pub fn table_path(dir: &Path, game: GameId, material: &Material, rules: &[(&str, &str)]) -> PathBuf {
     let mut name = material.to_string();
     for (key, value) in rules {
         name.push_str(&format!(".{key}-{value}"));
@@ -179,10 +172,7 @@ impl Table {
         let table = Table::open_unchecked(path)?;
         let h = &table.header;
         let mismatch = |what: &str, found: String, wanted: String| -> Result<Table> {
-            bail!(
-                "table {} is for {what} {found}, expected {wanted}",
-                path.display()
-            )
+            bail!("table {} is for {what} {found}, expected {wanted}", path.display())
         };
         if h.game != expect.game {
             return mismatch("game", h.game.to_string(), expect.game.to_string());
@@ -191,11 +181,7 @@ impl Table {
             return mismatch("material", h.material.clone(), expect.material.clone());
         }
         if h.rules != expect.rules {
-            return mismatch(
-                "rules",
-                format!("{:?}", h.rules),
-                format!("{:?}", expect.rules),
-            );
+            return mismatch("rules", format!("{:?}", h.rules), format!("{:?}", expect.rules));
         }
         if h.metric != expect.metric || h.index_version != expect.index_version {
             return mismatch(
@@ -218,16 +204,14 @@ impl Table {
 
     /// Opens and maps a table, reading only its header (for listing).
     pub fn open_unchecked(path: &Path) -> Result<Table> {
-        let file =
-            File::open(path).with_context(|| format!("cannot open table {}", path.display()))?;
+        let file = File::open(path).with_context(|| format!("cannot open table {}", path.display()))?;
         // SAFETY: tables are written once by rename and never modified in place.
-        let map = unsafe { Mmap::map(&file) }
-            .with_context(|| format!("cannot map table {}", path.display()))?;
+        let map = unsafe { Mmap::map(&file) }.with_context(|| format!("cannot map table {}", path.display()))?;
         if map.len() < HEADER_BYTES {
             bail!("table {} is truncated (no complete header)", path.display());
         }
-        let header = Header::parse(&map[..HEADER_BYTES])
-            .with_context(|| format!("table {} is corrupt", path.display()))?;
+        let header =
+            Header::parse(&map[..HEADER_BYTES]).with_context(|| format!("table {} is corrupt", path.display()))?;
         let want = HEADER_BYTES as u64 + 2 * header.states();
         if map.len() as u64 != want {
             bail!(

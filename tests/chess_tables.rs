@@ -1,21 +1,16 @@
 //! Solved chess tables against published statistics (figures copied from REFERENCE.md).
 
-use std::path::PathBuf;
+mod common;
 
-use egtb::games::chess::Chess;
+use common::temp_dir;
+use egtb::games::chess::{Chess, Position};
 use egtb::games::{Game, IndexSpace};
 use egtb::generate::Generator;
 use egtb::material::{GameId, Material};
 use egtb::solver::Silent;
 use egtb::stats::{SideStats, table_stats};
+use egtb::table::TableSet;
 use egtb::value::Value;
-
-/// A fresh folder for one test's tables.
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("egtb-chess-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
 
 /// Solves a material (and what it needs) and returns its index, entries and statistics.
 fn solve(name: &str) -> (<Chess as Game>::Index, Vec<u16>, [SideStats; 2]) {
@@ -75,4 +70,46 @@ fn kbnvk_longest_win_is_65_plies() {
 fn kqvkr_longest_win_is_69_plies() {
     let (_, _, [white, _]) = solve("KQvKR");
     assert_eq!(white.longest.unwrap().0, 69);
+}
+
+/// The value of any position, looked up in its canonical table.
+fn value_of(tables: &TableSet, position: &Position) -> Value {
+    let (canonical, flip) = position.material().canonical();
+    let position = if flip { Chess::flip(position) } else { position.clone() };
+    let index = Chess::index(&canonical, Default::default()).unwrap();
+    let state = index.locate(&position);
+    tables.require(&canonical).unwrap().value(state).unwrap()
+}
+
+#[test]
+fn every_value_is_the_best_over_the_moves() {
+    let dir = temp_dir("best-move");
+    let mut generator = Generator::<Chess>::new(&dir, Default::default(), &Silent);
+    for name in ["KQvKR", "KBNvK", "KRvKN"] {
+        let material = Material::parse(GameId::Chess, name).unwrap();
+        generator.ensure(&material).unwrap();
+        let index = Chess::index(&material, Default::default()).unwrap();
+        let tables = generator.tables();
+        let mut checked = [0u32; 3];
+        for state in (0..index.states()).step_by(101) {
+            let Some(position) = index.decode(state) else {
+                continue;
+            };
+            let value = value_of(tables, &position);
+            let moves = Chess::legal_moves(&position, Default::default());
+            let best = moves
+                .iter()
+                .map(|&mv| Value::parent_of(value_of(tables, &Chess::play(&position, mv))))
+                .max_by_key(|v| v.preference())
+                .or_else(|| Chess::game_over(&position, Default::default()));
+            assert_eq!(Some(value), best, "{name} {}", Chess::format_position(&position));
+            checked[match value {
+                Value::Win(_) => 0,
+                Value::Draw => 1,
+                Value::Loss(_) => 2,
+            }] += 1;
+        }
+        assert!(checked.iter().all(|&c| c > 0), "{name}: {checked:?}");
+    }
+    std::fs::remove_dir_all(dir).unwrap();
 }

@@ -26,10 +26,7 @@ fn king_against_king_matches_the_seed() {
 
 #[test]
 fn king_and_soldier_against_king_matches_the_seed() {
-    assert_eq!(
-        wld("KPvK", DarkRules::SEED),
-        [(29760, 0, 0), (0, 28200, 1560)]
-    );
+    assert_eq!(wld("KPvK", DarkRules::SEED), [(29760, 0, 0), (0, 28200, 1560)]);
 }
 
 /// Two lone kings: the side to move wins exactly when the kings' Manhattan distance is odd.
@@ -44,8 +41,7 @@ fn lone_kings_parity_decides_under_every_rule_set() {
             let mut generator = build("KvK", rules);
             for red in 0..FILES * RANKS {
                 for black in (0..FILES * RANKS).filter(|&b| b != red) {
-                    let distance = (red / FILES).abs_diff(black / FILES)
-                        + (red % FILES).abs_diff(black % FILES);
+                    let distance = (red / FILES).abs_diff(black / FILES) + (red % FILES).abs_diff(black % FILES);
                     for side in ["w", "b"] {
                         let text = kings(red, black, side);
                         let value = probe(&mut generator, rules, &position(&text));

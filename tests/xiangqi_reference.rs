@@ -39,18 +39,12 @@ fn check(name: &str, expected: Expected) {
 
 #[test]
 fn krvk() {
-    check(
-        "KRvK",
-        ((3834, 3834, 0), (4914, 4806, 108), (Some(3), Some(4))),
-    );
+    check("KRvK", ((3834, 3834, 0), (4914, 4806, 108), (Some(3), Some(4))));
 }
 
 #[test]
 fn knvk() {
-    check(
-        "KNvK",
-        ((4590, 4590, 0), (4914, 4806, 108), (Some(13), Some(14))),
-    );
+    check("KNvK", ((4590, 4590, 0), (4914, 4806, 108), (Some(13), Some(14))));
 }
 
 #[test]
@@ -60,8 +54,5 @@ fn kcvk() {
 
 #[test]
 fn kpvk() {
-    check(
-        "KPvK",
-        ((2826, 2394, 432), (3015, 2469, 546), (Some(19), Some(20))),
-    );
+    check("KPvK", ((2826, 2394, 432), (3015, 2469, 546), (Some(19), Some(20))));
 }

@@ -7,17 +7,20 @@ use serde_json::json;
 
 use super::{Env, parse_material};
 use crate::games::Game;
-use crate::generate::Generator;
+use crate::generate::{Backend, Generator};
 use crate::material::Material;
 use crate::progress::{Bar, peak_memory};
+use crate::solver::gpu::GpuOptions;
 
 /// What to generate.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Request {
     /// Material names; empty with `pieces` for a batch.
     pub materials: Vec<String>,
     /// Every supported material with at most this many pieces.
     pub pieces: Option<usize>,
+    pub backend: Backend,
+    pub gpu: GpuOptions,
 }
 
 /// Generates the requested tables and prints what was built.
@@ -35,12 +38,23 @@ pub fn run<G: Game>(env: &Env, request: &Request) -> Result<()> {
     }
     let bar = Bar::new();
     let start = Instant::now();
-    let mut generator = Generator::<G>::new(&env.tables, rules, &bar);
+    let mut generator =
+        Generator::<G>::new(&env.tables, rules, &bar).with_backend(request.backend, request.gpu.clone());
     let result = materials.iter().try_for_each(|m| generator.ensure(m).map(|_| ()));
     bar.finish();
     result?;
     let wall = start.elapsed().as_secs_f64();
-    let solver = format!("CPU solver ({} threads)", rayon::current_num_threads());
+    let mut solvers: Vec<&str> = generator
+        .built
+        .iter()
+        .filter_map(|b| b.solved.as_ref().map(|s| s.0.as_str()))
+        .collect();
+    solvers.dedup();
+    let solver = if solvers.is_empty() {
+        "no solver: every table was already there".to_string()
+    } else {
+        solvers.join(", ")
+    };
     let peak = peak_memory();
     if env.json {
         let tables: Vec<_> = generator
@@ -51,8 +65,9 @@ pub fn run<G: Game>(env: &Env, request: &Request) -> Result<()> {
                     "material": b.material.to_string(),
                     "path": b.path.display().to_string(),
                     "states": b.states,
-                    "seconds": b.solve_time.map(|t| t.as_secs_f64()),
-                    "reused": b.solve_time.is_none(),
+                    "solver": b.solved.as_ref().map(|s| &s.0),
+                    "seconds": b.solved.as_ref().map(|s| s.1.as_secs_f64()),
+                    "reused": b.solved.is_none(),
                 })
             })
             .collect();
@@ -60,29 +75,46 @@ pub fn run<G: Game>(env: &Env, request: &Request) -> Result<()> {
             "game": G::ID.name(),
             "solver": solver,
             "tables": tables,
+            "notes": generator.notes,
             "seconds": wall,
             "peak_memory_bytes": peak,
         });
         println!("{out}");
         return Ok(());
     }
-    println!("{:<16}{:>14}{:>11}{:>16}  file", "table", "states", "seconds", "states/s");
+    println!(
+        "{:<16}{:>14}{:>11}{:>16}  file",
+        "table", "states", "seconds", "states/s"
+    );
     let mut solved_states = 0u64;
     for b in &generator.built {
-        let (secs, rate) = match b.solve_time {
-            Some(t) => {
+        let (secs, rate) = match &b.solved {
+            Some((_, t)) => {
                 solved_states += b.states;
                 let s = t.as_secs_f64();
                 (format!("{s:.3}"), format!("{:.0}", b.states as f64 / s.max(1e-9)))
             }
             None => ("reused".to_string(), "-".to_string()),
         };
-        println!("{:<16}{:>14}{:>11}{:>16}  {}", b.material.to_string(), b.states, secs, rate, b.path.display());
+        println!(
+            "{:<16}{:>14}{:>11}{:>16}  {}",
+            b.material.to_string(),
+            b.states,
+            secs,
+            rate,
+            b.path.display()
+        );
+    }
+    for note in &generator.notes {
+        println!("note: {note}");
     }
     println!(
-        "Solved {solved_states} states in {wall:.3} s ({:.0} states/s) with the {solver}; peak memory {}.",
+        "Solved {solved_states} states in {wall:.3} s ({:.0} states/s) with: {solver}; peak memory {}.",
         solved_states as f64 / wall.max(1e-9),
-        peak.map_or("unknown".to_string(), |b| format!("{:.1} MiB", b as f64 / (1 << 20) as f64)),
+        peak.map_or("unknown".to_string(), |b| format!(
+            "{:.1} MiB",
+            b as f64 / (1 << 20) as f64
+        )),
     );
     Ok(())
 }

@@ -51,7 +51,10 @@ pub fn run(env: &Env) -> Result<()> {
         return Ok(());
     }
     if listed.is_empty() {
-        println!("No tables in {} (build some with: egtb generate chess KQvK).", env.tables.display());
+        println!(
+            "No tables in {} (build some with: egtb generate chess KQvK).",
+            env.tables.display()
+        );
     }
     for l in &listed {
         let status = match &l.check {
@@ -59,7 +62,12 @@ pub fn run(env: &Env) -> Result<()> {
             Err(e) => format!("BAD: {e}"),
         };
         let states = l.about.as_ref().map_or(String::new(), |a| format!("{} states", a.2));
-        println!("{:<44} {:>10.1} MiB  {:>18}  {status}", l.file, l.bytes as f64 / (1 << 20) as f64, states);
+        println!(
+            "{:<44} {:>10.1} MiB  {:>18}  {status}",
+            l.file,
+            l.bytes as f64 / (1 << 20) as f64,
+            states
+        );
     }
     Ok(())
 }
@@ -73,8 +81,18 @@ fn inspect(root: &Path, path: &Path) -> Listed {
             let rules: Vec<String> = h.rules.iter().map(|(k, v)| format!("{k}={v}")).collect();
             let about = Some((h.material.clone(), rules.join(","), h.states()));
             let check = table.verify().map_err(|e| e.to_string());
-            Listed { file, bytes, about, check }
+            Listed {
+                file,
+                bytes,
+                about,
+                check,
+            }
         }
-        Err(e) => Listed { file, bytes, about: None, check: Err(format!("{e:#}")) },
+        Err(e) => Listed {
+            file,
+            bytes,
+            about: None,
+            check: Err(format!("{e:#}")),
+        },
     }
 }

@@ -1,10 +1,12 @@
 //! The commands behind the CLI, written once for every game. `main.rs` only parses arguments,
 //! picks the game and calls these.
 
+pub mod bench;
 pub mod generate;
 pub mod list;
 pub mod query;
 pub mod stats;
+pub mod verify;
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -39,9 +41,7 @@ pub fn detect_game(position: &str) -> Result<GameId> {
         8 => Ok(GameId::Chess),
         10 => Ok(GameId::Xiangqi),
         4 => Ok(GameId::DarkChess),
-        n => bail!(
-            "cannot tell the game of '{position}': {n} ranks (chess FEN has 8, xiangqi 10, dark chess 4)"
-        ),
+        n => bail!("cannot tell the game of '{position}': {n} ranks (chess FEN has 8, xiangqi 10, dark chess 4)"),
     }
 }
 
@@ -79,7 +79,9 @@ pub struct Palette {
 
 impl Palette {
     pub fn detect() -> Palette {
-        Palette { on: std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none() }
+        Palette {
+            on: std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+        }
     }
 
     /// `text` in green for a win, yellow for a draw, red for a loss.
@@ -103,5 +105,11 @@ pub fn value_json(value: Value) -> serde_json::Value {
 
 /// Rule options as a JSON object.
 pub fn rules_json<R: Rules>(rules: R) -> serde_json::Value {
-    serde_json::Value::Object(rules.options().into_iter().map(|(k, v)| (k.to_string(), v.into())).collect())
+    serde_json::Value::Object(
+        rules
+            .options()
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.into()))
+            .collect(),
+    )
 }

@@ -76,10 +76,15 @@ pub fn line<G: Game>(env: &Env, text: &str) -> Result<()> {
         println!("No forced line: neither side can force the end of the game.");
     }
     for (ply, (m, after)) in line.iter().enumerate() {
-        let mover = if ply % 2 == 0 { side } else { side.other() };
+        let mover = if ply.is_multiple_of(2) { side } else { side.other() };
         let number = ply / 2 + 1;
         let dots = if mover == side { "." } else { "..." };
-        println!("{number:>3}{dots:<3} {:<8} {:<6} DTM {}", m.name, m.coords, after.dtm().unwrap_or(0));
+        println!(
+            "{number:>3}{dots:<3} {:<8} {:<6} DTM {}",
+            m.name,
+            m.coords,
+            after.dtm().unwrap_or(0)
+        );
     }
     if line.last().is_some_and(|(_, after)| *after == Value::LOST) {
         println!("The game is over.");

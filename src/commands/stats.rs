@@ -47,14 +47,20 @@ pub fn run<G: Game>(env: &Env, material: &str) -> Result<()> {
         return Ok(());
     }
     println!("{} {shown}  ({})", G::ID, table.path.display());
-    println!("{:<14}{:>14}{:>14}{:>14}{:>14}  longest", "to move", "legal", "win", "draw", "loss");
+    println!(
+        "{:<14}{:>14}{:>14}{:>14}{:>14}  longest",
+        "to move", "legal", "win", "draw", "loss"
+    );
     for (side, s) in &sides {
         let longest = match example(s) {
             Some((plies, fen)) => format!("{plies} plies  {fen}"),
             None => "-".to_string(),
         };
         let name = G::ID.side_names()[side.index()];
-        println!("{name:<14}{:>14}{:>14}{:>14}{:>14}  {longest}", s.legal, s.win, s.draw, s.loss);
+        println!(
+            "{name:<14}{:>14}{:>14}{:>14}{:>14}  {longest}",
+            s.legal, s.win, s.draw, s.loss
+        );
     }
     Ok(())
 }

@@ -9,6 +9,7 @@ use anyhow::Result;
 
 use crate::material::{GameId, Material, Side};
 use crate::solver::Space;
+use crate::solver::gpu::GpuRules;
 use crate::table::TableSet;
 use crate::value::Value;
 
@@ -62,11 +63,17 @@ pub trait Game: Sized + Send + Sync + 'static {
     /// The index space of a canonical material.
     fn index(material: &Material, rules: Self::Rules) -> Result<Self::Index>;
     /// The solver's view of a material: its index plus the solved tables its exits reach.
-    fn space<'t>(
-        index: &'t Self::Index,
-        rules: Self::Rules,
-        tables: &'t TableSet,
-    ) -> Result<Self::Space<'t>>;
+    fn space<'t>(index: &'t Self::Index, rules: Self::Rules, tables: &'t TableSet) -> Result<Self::Space<'t>>;
+
+    /// The GPU twin of the solver's view (a WGSL rules module and its data), `None` when the
+    /// game has no GPU rules module yet.
+    fn gpu_rules<'t>(
+        _index: &'t Self::Index,
+        _rules: Self::Rules,
+        _tables: &'t TableSet,
+    ) -> Result<Option<Box<dyn GpuRules + 't>>> {
+        Ok(None)
+    }
 
     /// Parses a position in the game's notation, checking that it is legal.
     fn parse_position(text: &str) -> Result<Self::Position>;

@@ -11,6 +11,7 @@ use egtb::games::{Game, IndexSpace};
 use egtb::generate::Generator;
 use egtb::material::{GameId, Material};
 use egtb::solver::Silent;
+use egtb::table::TableSet;
 use egtb::value::Value;
 
 /// A fresh, empty folder for one test's tables.
@@ -42,19 +43,25 @@ pub fn build(name: &str, rules: DarkRules) -> Generator<'static, DarkChess> {
 }
 
 /// The value of a position for its side to move, from the tables (built on demand).
-pub fn probe(
-    generator: &mut Generator<'_, DarkChess>,
-    rules: DarkRules,
-    position: &Position,
-) -> Value {
+pub fn probe(generator: &mut Generator<'_, DarkChess>, rules: DarkRules, position: &Position) -> Value {
+    if let Some(value) = DarkChess::game_over(position, rules) {
+        return value;
+    }
+    let (canonical, _) = DarkChess::material_of(position).canonical();
+    generator.ensure(&canonical).expect("table builds");
+    probe_in(generator.tables(), rules, position)
+}
+
+/// The value of a position for its side to move, from solved tables: a side to move without
+/// pieces has lost, anything else is looked up (sides swapped when the material needs it).
+pub fn probe_in(tables: &TableSet, rules: DarkRules, position: &Position) -> Value {
+    if position.board.side_mask(position.side_to_move) == 0 {
+        return Value::LOST;
+    }
     let (canonical, swapped) = DarkChess::material_of(position).canonical();
-    let position = if swapped {
-        DarkChess::flip(position)
-    } else {
-        *position
-    };
+    let position = if swapped { DarkChess::flip(position) } else { *position };
     let index = DarkChess::index(&canonical, rules).expect("index");
-    let table = generator.ensure(&canonical).expect("table builds");
+    let table = tables.require(&canonical).expect("table built");
     Value::from_entry(table.entry(index.locate(&position))).expect("a legal position")
 }
 

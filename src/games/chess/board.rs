@@ -34,13 +34,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    pub const ALL: [Kind; 5] = [
-        Kind::King,
-        Kind::Queen,
-        Kind::Rook,
-        Kind::Bishop,
-        Kind::Knight,
-    ];
+    pub const ALL: [Kind; 5] = [Kind::King, Kind::Queen, Kind::Rook, Kind::Bishop, Kind::Knight];
     /// The kinds that are not kings, in group order.
     pub const MEN: [Kind; 4] = [Kind::Queen, Kind::Rook, Kind::Bishop, Kind::Knight];
 
@@ -100,16 +94,7 @@ pub fn apply_symmetry(sym: usize, sq: Square) -> Square {
 
 /// Ray directions as (file step, rank step): the first four go to higher squares, the last four
 /// to lower ones, so the nearest blocker on a ray is its lowest (first four) or highest set bit.
-const DIRECTIONS: [(i8, i8); 8] = [
-    (0, 1),
-    (1, 0),
-    (1, 1),
-    (-1, 1),
-    (0, -1),
-    (-1, 0),
-    (-1, -1),
-    (1, -1),
-];
+const DIRECTIONS: [(i8, i8); 8] = [(0, 1), (1, 0), (1, 1), (-1, 1), (0, -1), (-1, 0), (-1, -1), (1, -1)];
 /// Directions along which a rook slides.
 const ROOK_DIRECTIONS: [usize; 4] = [0, 1, 4, 5];
 /// Directions along which a bishop slides.
@@ -140,16 +125,7 @@ impl Geometry {
             let r = rank(sq) as i8 + dr;
             ((0..8).contains(&f) && (0..8).contains(&r)).then(|| (f + 8 * r) as Square)
         };
-        const KNIGHT_STEPS: [(i8, i8); 8] = [
-            (1, 2),
-            (2, 1),
-            (2, -1),
-            (1, -2),
-            (-1, -2),
-            (-2, -1),
-            (-2, 1),
-            (-1, 2),
-        ];
+        const KNIGHT_STEPS: [(i8, i8); 8] = [(1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2)];
         for sq in 0..64u8 {
             for sym in 0..SYMMETRIES {
                 g.symmetry[sym][sq as usize] = apply_symmetry(sym, sq);
@@ -189,10 +165,7 @@ impl Geometry {
             Kind::King | Kind::Knight => self.pattern[kind.index()][sq as usize],
             Kind::Rook => self.slide(&ROOK_DIRECTIONS, sq, occupied),
             Kind::Bishop => self.slide(&BISHOP_DIRECTIONS, sq, occupied),
-            Kind::Queen => {
-                self.slide(&ROOK_DIRECTIONS, sq, occupied)
-                    | self.slide(&BISHOP_DIRECTIONS, sq, occupied)
-            }
+            Kind::Queen => self.slide(&ROOK_DIRECTIONS, sq, occupied) | self.slide(&BISHOP_DIRECTIONS, sq, occupied),
         }
     }
 
@@ -218,13 +191,7 @@ impl Geometry {
 
     /// Whether a piece of `kind` on `from` attacks `target`, with `occupied` blocking sliders.
     #[inline]
-    pub fn attacks_square(
-        &self,
-        kind: Kind,
-        from: Square,
-        target: Square,
-        occupied: Bitboard,
-    ) -> bool {
+    pub fn attacks_square(&self, kind: Kind, from: Square, target: Square, occupied: Bitboard) -> bool {
         self.pattern[kind.index()][from as usize] & bit(target) != 0
             && self.between[from as usize][target as usize] & occupied == 0
     }
@@ -281,72 +248,105 @@ impl Men {
     }
 }
 
-/// Where the pieces of a position stand: the two kings (white, black) and the men in the order
-/// of their [`Men`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Placement {
-    pub kings: [Square; 2],
-    pub men: [Square; MAX_MEN],
-}
+/// Where the pieces of a position stand, packed into one word so that it lives in a register
+/// (byte arrays written square by square and read back whole stall the CPU): byte 0 holds the
+/// white king's square, byte 1 the black king's, byte `2 + i` the square of man `i` in the
+/// order of its [`Men`].
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+pub struct Placement(u64);
 
 impl Placement {
+    /// A placement of two kings (white, black) and the men in order.
+    pub fn new(kings: [Square; 2], men: &[Square]) -> Placement {
+        let mut placement = Placement(u64::from(kings[0]) | u64::from(kings[1]) << 8);
+        for (i, &sq) in men.iter().enumerate() {
+            placement = placement.with_man(i, sq);
+        }
+        placement
+    }
+
+    /// The square of the king of `side`.
+    #[inline]
+    pub fn king(self, side: Side) -> Square {
+        (self.0 >> (8 * side.index())) as Square
+    }
+
+    /// The squares of the white and the black king.
+    #[inline]
+    pub fn kings(self) -> [Square; 2] {
+        [self.0 as Square, (self.0 >> 8) as Square]
+    }
+
+    /// The square of man `i`.
+    #[inline]
+    pub fn man(self, i: usize) -> Square {
+        (self.0 >> (16 + 8 * i)) as Square
+    }
+
+    fn with_byte(self, byte: usize, sq: Square) -> Placement {
+        let shift = 8 * byte;
+        Placement((self.0 & !(0xFF << shift)) | u64::from(sq) << shift)
+    }
+
+    /// The placement with the king of `side` on `sq`.
+    #[inline]
+    pub fn with_king(self, side: Side, sq: Square) -> Placement {
+        self.with_byte(side.index(), sq)
+    }
+
+    /// The placement with man `i` on `sq`.
+    #[inline]
+    pub fn with_man(self, i: usize, sq: Square) -> Placement {
+        self.with_byte(2 + i, sq)
+    }
+
     /// The occupied squares (men may overlap in a broken slot; the set then has fewer bits).
     #[inline]
-    pub fn occupied(&self, count: usize) -> Bitboard {
-        self.men[..count]
-            .iter()
-            .fold(bit(self.kings[0]) | bit(self.kings[1]), |occ, &sq| {
-                occ | bit(sq)
-            })
+    pub fn occupied(self, count: usize) -> Bitboard {
+        (0..count).fold(bit(self.king(Side::First)) | bit(self.king(Side::Second)), |occ, i| {
+            occ | bit(self.man(i))
+        })
     }
 
     /// The image of the placement under a symmetry.
     #[inline]
-    pub fn mapped(&self, geo: &Geometry, sym: usize, count: usize) -> Placement {
+    pub fn mapped(self, geo: &Geometry, sym: usize, count: usize) -> Placement {
         let map = &geo.symmetry[sym];
-        let mut out = Placement {
-            kings: [map[self.kings[0] as usize], map[self.kings[1] as usize]],
-            men: self.men,
-        };
-        for sq in &mut out.men[..count] {
-            *sq = map[*sq as usize];
+        let mut out = 0;
+        for byte in 0..2 + count {
+            let sq = (self.0 >> (8 * byte)) as u8;
+            out |= u64::from(map[sq as usize]) << (8 * byte);
         }
-        out
+        Placement(out)
     }
 
-    /// Whether `target` is attacked by the pieces of side `by` (the man at `skip`, a victim
-    /// being captured, excluded), with `occupied` blocking sliders.
+    /// Whether `target` is attacked by the pieces of side `by`, with `occupied` blocking
+    /// sliders.
     #[inline]
-    pub fn attacked(
-        &self,
-        geo: &Geometry,
-        men: &Men,
-        target: Square,
-        by: Side,
-        occupied: Bitboard,
-        skip: usize,
-    ) -> bool {
-        if geo.pattern[Kind::King.index()][self.kings[by.index()] as usize] & bit(target) != 0 {
+    pub fn attacked(self, geo: &Geometry, men: &Men, target: Square, by: Side, occupied: Bitboard) -> bool {
+        if geo.pattern[Kind::King.index()][self.king(by) as usize] & bit(target) != 0 {
             return true;
         }
-        (0..men.count).any(|i| {
-            i != skip
-                && men.side[i] == by
-                && geo.attacks_square(men.kind[i], self.men[i], target, occupied)
-        })
+        (0..men.count).any(|i| men.side[i] == by && geo.attacks_square(men.kind[i], self.man(i), target, occupied))
     }
 
     /// Whether the king of `side` is in check.
     #[inline]
-    pub fn in_check(&self, geo: &Geometry, men: &Men, side: Side) -> bool {
-        let occ = self.occupied(men.count);
-        self.attacked(
-            geo,
-            men,
-            self.kings[side.index()],
-            side.other(),
-            occ,
-            usize::MAX,
+    pub fn in_check(self, geo: &Geometry, men: &Men, side: Side) -> bool {
+        let occupied = self.occupied(men.count);
+        self.attacked(geo, men, self.king(side), side.other(), occupied)
+    }
+}
+
+impl std::fmt::Debug for Placement {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let men: Vec<String> = (0..MAX_MEN).map(|i| square_name(self.man(i))).collect();
+        write!(
+            f,
+            "Placement(K{} k{} men {})",
+            square_name(self.king(Side::First)),
+            square_name(self.king(Side::Second)),
+            men.join(" ")
         )
     }
 }
@@ -364,9 +364,7 @@ mod tests {
         assert_eq!(images.len(), 8);
         for s in 0..SYMMETRIES {
             let mut seen = [false; 64];
-            geo.symmetry[s]
-                .iter()
-                .for_each(|&t| seen[t as usize] = true);
+            geo.symmetry[s].iter().for_each(|&t| seen[t as usize] = true);
             assert!(seen.iter().all(|&x| x), "symmetry {s} is a permutation");
         }
         assert_eq!(apply_symmetry(TRANSPOSE, 1), 8);

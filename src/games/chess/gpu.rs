@@ -20,7 +20,7 @@ use std::fmt::Write;
 use anyhow::{Result, bail};
 
 use super::board::{Geometry, Kind, MAX_MEN, Men, SYMMETRIES, TRANSPOSE, geometry};
-use super::index::{ChessIndex, IndexTables, index_tables};
+use super::index::{ChessIndex, IndexTables, NONE, index_tables};
 use crate::games::IndexSpace;
 use crate::material::{Material, Side};
 use crate::solver::gpu::{GpuData, GpuRules};
@@ -147,12 +147,47 @@ struct TableOffsets {
     unrank: usize,
 }
 
+/// The index tables as the WGSL twin reads them: the CPU's one-lookup `king_canonical` split
+/// into the pair number of a pair already in the table and the symmetry bringing any pair there,
+/// plus `binomial[n * 4 + k] = C(n, k)` for the combinadic ranks.
+struct GpuIndexTables {
+    king_pair_index: Vec<u32>,
+    king_symmetry: Vec<u32>,
+    binomial: Vec<u32>,
+}
+
+fn gpu_index_tables(t: &IndexTables) -> GpuIndexTables {
+    let split = |v: u32| (v & 0xFFFF, v >> 16 & 7);
+    let king_pair_index = t
+        .king_canonical
+        .iter()
+        .map(|&v| match split(v) {
+            (pair, 0) if v != NONE => pair,
+            _ => NONE,
+        })
+        .collect();
+    let king_symmetry = t
+        .king_canonical
+        .iter()
+        .map(|&v| if v == NONE { NONE } else { split(v).1 })
+        .collect();
+    let binomial = (0..64u32)
+        .flat_map(|n| (0..4u32).map(move |k| (0..k).fold(1, |c, i| c * (n - i) / (i + 1))))
+        .collect();
+    GpuIndexTables {
+        king_pair_index,
+        king_symmetry,
+        binomial,
+    }
+}
+
 fn table_offsets(t: &IndexTables) -> TableOffsets {
+    let g = gpu_index_tables(t);
     let king_pairs = 0;
     let king_pair_index = king_pairs + t.king_pairs.len();
-    let king_symmetry = king_pair_index + t.king_pair_index.len();
-    let binomial = king_symmetry + t.king_symmetry.len();
-    let unrank = binomial + t.binomial.len();
+    let king_symmetry = king_pair_index + g.king_pair_index.len();
+    let binomial = king_symmetry + g.king_symmetry.len();
+    let unrank = binomial + g.binomial.len();
     TableOffsets {
         king_pairs,
         king_pair_index,
@@ -164,11 +199,12 @@ fn table_offsets(t: &IndexTables) -> TableOffsets {
 
 fn table_words(t: &IndexTables) -> Vec<u32> {
     let offsets = table_offsets(t);
+    let g = gpu_index_tables(t);
     let mut words = Vec::new();
     words.extend(&t.king_pairs);
-    words.extend(&t.king_pair_index);
-    words.extend(&t.king_symmetry);
-    words.extend(&t.binomial);
+    words.extend(&g.king_pair_index);
+    words.extend(&g.king_symmetry);
+    words.extend(&g.binomial);
     let mut next = offsets.unrank + MAX_MEN;
     for unrank in &t.unrank {
         words.push(next as u32);

@@ -15,6 +15,7 @@ use anyhow::{Result, bail};
 
 use crate::games::{Game, Rules};
 use crate::material::{GameId, Material, Side, count_vectors};
+use crate::solver::gpu::GpuRules;
 use crate::table::TableSet;
 use crate::value::Value;
 use board::{Kind, MAX_MEN, Men, Placement, Square, geometry};
@@ -84,10 +85,8 @@ impl Position {
         }
         let position = Position { board, turn };
         let (men, placement) = position.men_and_placement();
-        let [wk, bk] = placement.kings;
-        if board::file(wk).abs_diff(board::file(bk)) <= 1
-            && board::rank(wk).abs_diff(board::rank(bk)) <= 1
-        {
+        let [wk, bk] = placement.kings();
+        if board::file(wk).abs_diff(board::file(bk)) <= 1 && board::rank(wk).abs_diff(board::rank(bk)) <= 1 {
             bail!("the kings stand on adjacent squares");
         }
         let waiting = turn.other();
@@ -120,37 +119,31 @@ impl Position {
     /// The men of the position in group order and where everything stands.
     pub fn men_and_placement(&self) -> (Men, Placement) {
         let men = Men::of_material(&self.material());
-        let mut placement = Placement {
-            kings: [0; 2],
-            men: [0; MAX_MEN],
-        };
+        let mut placement = Placement::default();
         let mut filled = [false; MAX_MEN];
         for (sq, piece) in self.board.iter().enumerate() {
             let Some(piece) = piece else { continue };
             if piece.kind == Kind::King {
-                placement.kings[piece.side.index()] = sq as Square;
+                placement = placement.with_king(piece.side, sq as Square);
                 continue;
             }
             let man = (0..men.count)
                 .find(|&m| !filled[m] && men.side[m] == piece.side && men.kind[m] == piece.kind)
                 .expect("every man of the material has a place");
             filled[man] = true;
-            placement.men[man] = sq as Square;
+            placement = placement.with_man(man, sq as Square);
         }
         (men, placement)
     }
 
     /// The position of a legal placement.
-    pub fn from_placement(men: &Men, placement: &Placement, turn: Side) -> Position {
+    pub fn from_placement(men: &Men, placement: Placement, turn: Side) -> Position {
         let mut board = [None; 64];
         for side in Side::BOTH {
-            board[placement.kings[side.index()] as usize] = Some(Piece {
-                side,
-                kind: Kind::King,
-            });
+            board[placement.king(side) as usize] = Some(Piece { side, kind: Kind::King });
         }
         for m in 0..men.count {
-            board[placement.men[m] as usize] = Some(Piece {
+            board[placement.man(m) as usize] = Some(Piece {
                 side: men.side[m],
                 kind: men.kind[m],
             });
@@ -162,11 +155,12 @@ impl Position {
     pub fn legal_moves(&self) -> Vec<ChessMove> {
         let (men, placement) = self.men_and_placement();
         let mut moves = Vec::new();
-        for_each_move(geometry(), &men, &placement, self.turn, |step| {
-            moves.push(ChessMove {
-                from: step.from,
-                to: step.to,
-            })
+        for_each_move(geometry(), &men, placement, self.turn, |_, from, mut targets| {
+            while targets != 0 {
+                let to = targets.trailing_zeros() as Square;
+                targets &= targets - 1;
+                moves.push(ChessMove { from, to });
+            }
         });
         moves
     }
@@ -266,12 +260,16 @@ impl Game for Chess {
         ChessIndex::new(material)
     }
 
-    fn space<'t>(
+    fn space<'t>(index: &'t ChessIndex, _rules: ChessRules, tables: &'t TableSet) -> Result<ChessSpace<'t>> {
+        ChessSpace::new(index, tables)
+    }
+
+    fn gpu_rules<'t>(
         index: &'t ChessIndex,
         _rules: ChessRules,
         tables: &'t TableSet,
-    ) -> Result<ChessSpace<'t>> {
-        ChessSpace::new(index, tables)
+    ) -> Result<Option<Box<dyn GpuRules + 't>>> {
+        Ok(Some(Box::new(gpu::ChessGpu::new(index, tables)?)))
     }
 
     fn parse_position(text: &str) -> Result<Position> {

@@ -130,18 +130,14 @@ pub fn uci(mv: ChessMove) -> String {
 
 /// A legal move in SAN (`Ra8+`, `Nbxd5`, `Qh4#`), disambiguated by file, rank or both.
 pub fn san(position: &Position, mv: ChessMove) -> String {
-    let piece = position
-        .piece_at(mv.from)
-        .expect("a legal move starts on a piece");
+    let piece = position.piece_at(mv.from).expect("a legal move starts on a piece");
     let mut out = String::new();
     out.push(piece.kind.letter());
     if piece.kind != Kind::King {
         let rivals: Vec<Square> = position
             .legal_moves()
             .into_iter()
-            .filter(|m| {
-                m.to == mv.to && m.from != mv.from && position.piece_at(m.from) == Some(piece)
-            })
+            .filter(|m| m.to == mv.to && m.from != mv.from && position.piece_at(m.from) == Some(piece))
             .map(|m| m.from)
             .collect();
         if !rivals.is_empty() {
@@ -161,11 +157,7 @@ pub fn san(position: &Position, mv: ChessMove) -> String {
     out.push_str(&square_name(mv.to));
     let after = position.play(mv);
     if after.in_check() {
-        out.push(if after.legal_moves().is_empty() {
-            '#'
-        } else {
-            '+'
-        });
+        out.push(if after.legal_moves().is_empty() { '#' } else { '+' });
     }
     out
 }

@@ -125,6 +125,16 @@ pub fn transform(mask: u32, g: usize) -> u32 {
     }
 }
 
+/// Calls `f` with every square of a mask, lowest first.
+#[inline]
+pub fn for_each_square(mask: u32, mut f: impl FnMut(u32)) {
+    let mut m = mask;
+    while m != 0 {
+        f(m.trailing_zeros());
+        m &= m - 1;
+    }
+}
+
 /// `C(n, k)` for the small groups the index uses.
 #[inline]
 pub fn binomial(n: u32, k: usize) -> u32 {
@@ -169,22 +179,14 @@ impl Board {
     /// The image of the board under symmetry `g`.
     pub fn transformed(&self, g: usize) -> Board {
         let mut board = *self;
-        board
-            .masks
-            .iter_mut()
-            .flatten()
-            .for_each(|m| *m = transform(*m, g));
+        board.masks.iter_mut().flatten().for_each(|m| *m = transform(*m, g));
         board
     }
 }
 
 /// The name of a square, `a1` to `h4`.
 pub fn square_name(square: usize) -> String {
-    format!(
-        "{}{}",
-        (b'a' + (square % FILES) as u8) as char,
-        square / FILES + 1
-    )
+    format!("{}{}", (b'a' + (square % FILES) as u8) as char, square / FILES + 1)
 }
 
 #[cfg(test)]
@@ -201,10 +203,7 @@ mod tests {
         }
         // Klein group: composing is xor of the indices.
         for (g, h) in (0..4).flat_map(|g| (0..4).map(move |h| (g, h))) {
-            assert_eq!(
-                transform(transform(0x1234_5678, g), h),
-                transform(0x1234_5678, g ^ h)
-            );
+            assert_eq!(transform(transform(0x1234_5678, g), h), transform(0x1234_5678, g ^ h));
         }
     }
 

@@ -5,6 +5,11 @@
 //! Modules: [`board`] (squares, geometry, bitboards), [`index`] (the dense symmetric index and
 //! positions), [`moves`] (move generation), [`space`] (the solver's view with exits),
 //! [`notation`] (positions and moves as text).
+//!
+//! Everything a GPU twin of these rules needs is plain data computed here once:
+//! [`board::GEOMETRY`] (steps, rays, symmetry maps, binomials), [`index::SquareSets::of`]
+//! (colex unranking, anchor representatives, canonicalising symmetries, stabilizers),
+//! [`moves::CaptureRules`] (who takes whom) and [`index::DarkIndex::groups`] (radices, strides).
 
 pub mod board;
 pub mod index;
@@ -116,10 +121,7 @@ impl Game for DarkChess {
             if material.side_pieces(side) == 0 {
                 bail!("material {material}: each side needs at least one piece");
             }
-            if material.counts[side.index()][KINDS..]
-                .iter()
-                .any(|&c| c > 0)
-            {
+            if material.counts[side.index()][KINDS..].iter().any(|&c| c > 0) {
                 bail!("material {material} has pieces dark chess does not know");
             }
             if let Some(kind) = (0..KINDS).find(|&k| material.count(side, k) > MAX_COUNTS[k]) {
@@ -147,9 +149,7 @@ impl Game for DarkChess {
         let mut materials: Vec<Material> = sides
             .iter()
             .flat_map(|first| sides.iter().map(move |second| [*first, *second]))
-            .filter(|[first, second]| {
-                size(first) > 0 && size(second) > 0 && size(first) + size(second) <= pieces
-            })
+            .filter(|[first, second]| size(first) > 0 && size(second) > 0 && size(first) + size(second) <= pieces)
             .map(|counts| Material {
                 game: GameId::DarkChess,
                 counts,
@@ -165,11 +165,7 @@ impl Game for DarkChess {
         DarkIndex::new(material)
     }
 
-    fn space<'t>(
-        index: &'t DarkIndex,
-        rules: DarkRules,
-        tables: &'t TableSet,
-    ) -> Result<DarkSpace<'t>> {
+    fn space<'t>(index: &'t DarkIndex, rules: DarkRules, tables: &'t TableSet) -> Result<DarkSpace<'t>> {
         DarkSpace::new(index, rules, tables)
     }
 
@@ -185,8 +181,7 @@ impl Game for DarkChess {
         let mut material = Material::empty(GameId::DarkChess);
         for side in Side::BOTH {
             for kind in 0..KINDS {
-                material.counts[side.index()][kind] =
-                    position.board.masks[side.index()][kind].count_ones() as u8;
+                material.counts[side.index()][kind] = position.board.masks[side.index()][kind].count_ones() as u8;
             }
         }
         material
@@ -204,11 +199,7 @@ impl Game for DarkChess {
     }
 
     fn legal_moves(position: &Position, rules: DarkRules) -> Vec<Move> {
-        moves::legal_moves(
-            &position.board,
-            position.side_to_move,
-            &CaptureRules::new(rules),
-        )
+        moves::legal_moves(&position.board, position.side_to_move, &CaptureRules::new(rules))
     }
 
     fn play(position: &Position, mv: Move) -> Position {
@@ -231,5 +222,65 @@ impl Game for DarkChess {
     fn move_names(_position: &Position, mv: Move) -> (String, String) {
         let name = notation::move_name(mv);
         (name.clone(), name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    #[test]
+    fn rule_options_parse_in_order_and_reject_unknowns() {
+        let seed = DarkRules::from_options(&options(&[("stalemate", "draw"), ("cannon", "step")]));
+        assert_eq!(seed.unwrap(), DarkRules::SEED);
+        assert_eq!(
+            DarkRules::default().options(),
+            [("cannon", "jump"), ("stalemate", "loss")]
+        );
+        for bad in [[("cannon", "fly")], [("stalemate", "win")], [("flip", "yes")]] {
+            let err = DarkRules::from_options(&options(&bad)).unwrap_err().to_string();
+            assert!(err.contains(bad[0].0) || err.contains(bad[0].1), "{err}");
+        }
+    }
+
+    #[test]
+    fn materials_are_every_canonical_split_smaller_first() {
+        // Side vectors with 1, 2, 3 pieces: 7; C(7,2) + 6 pairs = 27; C(9,3) multisets less the
+        // 7 with two kings and the 5 triples of a kind limited to two = 72. Ordered pairs of at
+        // most 4 pieces: 7*7 + 2*7*27 + 2*7*72 + 27*27 = 2164, of which 7 + 27 = 34 are
+        // symmetric, so (2164 + 34) / 2 materials.
+        let all = DarkChess::materials(4);
+        assert_eq!(all.len(), (2164 + 34) / 2);
+        assert_eq!(DarkChess::materials(2).len(), 7 * 8 / 2);
+        for (i, m) in all.iter().enumerate() {
+            assert!(m.is_canonical(), "{m}");
+            DarkChess::check_material(m).unwrap();
+            assert!(i == 0 || all[i - 1].pieces() <= m.pieces());
+            for sub in DarkChess::sub_materials(m) {
+                assert!(all[..i].contains(&sub), "{sub} of {m}");
+            }
+        }
+        let kpk = Material::parse(GameId::DarkChess, "KPvK").unwrap();
+        let mut subs: Vec<String> = DarkChess::sub_materials(&kpk).iter().map(|m| m.to_string()).collect();
+        subs.sort();
+        // The red soldier or the red king taken; taking the black king ends the game instead.
+        assert_eq!(subs, ["KvK", "KvP"]);
+    }
+
+    #[test]
+    fn unsupported_materials_are_rejected_in_one_line() {
+        for name in ["KKvK", "PPPPPPvK", "KvAAA"] {
+            let m = Material::parse(GameId::DarkChess, name).unwrap();
+            let err = DarkChess::check_material(&m).unwrap_err().to_string();
+            assert!(!err.contains('\n'), "{err}");
+        }
+        let chess = Material::parse(GameId::Chess, "KQvK").unwrap();
+        assert!(DarkChess::check_material(&chess).is_err());
+        let lone = Material::parse(GameId::DarkChess, "KAv").unwrap();
+        assert!(DarkChess::index(&lone, DarkRules::default()).is_err());
     }
 }

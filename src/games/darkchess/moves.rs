@@ -2,7 +2,7 @@
 //! jumps. Un-moves need no generator of their own: captures are never un-made and every step
 //! is undone by a step of the same piece back to the square it left, which is empty.
 
-use super::board::{Board, CANNON, GEOMETRY, KINDS, KING, SOLDIER, strength};
+use super::board::{Board, CANNON, GEOMETRY, KINDS, KING, SOLDIER, for_each_square, strength};
 use super::{Cannon, DarkRules};
 use crate::material::Side;
 
@@ -23,6 +23,7 @@ pub struct CaptureRules {
 }
 
 impl CaptureRules {
+    /// The capture tables of a rule set.
     pub fn new(rules: DarkRules) -> CaptureRules {
         let mut adjacent = [0; KINDS];
         for (attacker, victims) in adjacent.iter_mut().enumerate() {
@@ -47,24 +48,22 @@ impl CaptureRules {
 
     /// Calls `capture(kind, from, to, victim_kind)` for every capture by `side`.
     #[inline]
-    pub fn for_each_capture(
-        &self,
-        board: &Board,
-        side: Side,
-        mut capture: impl FnMut(usize, u32, u32, usize),
-    ) {
+    pub fn for_each_capture(&self, board: &Board, side: Side, mut capture: impl FnMut(usize, u32, u32, usize)) {
         let enemy = &board.masks[side.other().index()];
         let enemy_all = enemy.iter().fold(0, |acc, &m| acc | m);
         if enemy_all == 0 {
             return;
         }
+        let own = &board.masks[side.index()];
+        let jumping_cannons = if self.cannon_jumps { own[CANNON] } else { 0 };
+        let mut near_enemy = 0;
+        for_each_square(enemy_all, |square| near_enemy |= GEOMETRY.steps[square as usize]);
+        if own.iter().fold(0, |acc, &m| acc | m) & near_enemy == 0 && jumping_cannons == 0 {
+            return;
+        }
         let occupied = board.occupied();
-        let victim_at = |square: u32| {
-            (0..KINDS)
-                .find(|&k| enemy[k] >> square & 1 == 1)
-                .unwrap_or(KINDS)
-        };
-        for (kind, &pieces) in board.masks[side.index()].iter().enumerate() {
+        let victim_at = |square: u32| (0..KINDS).find(|&k| enemy[k] >> square & 1 == 1).unwrap_or(KINDS);
+        for (kind, &pieces) in own.iter().enumerate() {
             if pieces == 0 {
                 continue;
             }
@@ -114,25 +113,6 @@ fn jump_target(ray_occupied: u32, d: usize) -> Option<u32> {
     Some(nearest(beyond))
 }
 
-/// Calls `step(kind, from, to)` for every step of `side` to an empty square.
-#[inline]
-pub fn for_each_step(board: &Board, side: Side, mut step: impl FnMut(usize, u32, u32)) {
-    let empty = !board.occupied();
-    for (kind, &pieces) in board.masks[side.index()].iter().enumerate() {
-        let mut m = pieces;
-        while m != 0 {
-            let from = m.trailing_zeros();
-            m &= m - 1;
-            let mut targets = GEOMETRY.steps[from as usize] & empty;
-            while targets != 0 {
-                let to = targets.trailing_zeros();
-                targets &= targets - 1;
-                step(kind, from, to);
-            }
-        }
-    }
-}
-
 /// Every legal move of `side`, captures first.
 pub fn legal_moves(board: &Board, side: Side, captures: &CaptureRules) -> Vec<Move> {
     let mut moves = Vec::new();
@@ -143,7 +123,10 @@ pub fn legal_moves(board: &Board, side: Side, captures: &CaptureRules) -> Vec<Mo
         })
     };
     captures.for_each_capture(board, side, |_, from, to, _| push(from, to));
-    for_each_step(board, side, |_, from, to| push(from, to));
+    let empty = !board.occupied();
+    for_each_square(board.side_mask(side), |from| {
+        for_each_square(GEOMETRY.steps[from as usize] & empty, |to| push(from, to))
+    });
     moves
 }
 

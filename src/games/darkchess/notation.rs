@@ -21,10 +21,7 @@ pub fn parse_position(text: &str) -> Result<Position> {
     };
     let ranks: Vec<&str> = placement.split('/').collect();
     if ranks.len() != RANKS {
-        bail!(
-            "position '{text}' has {} ranks, expected {RANKS}",
-            ranks.len()
-        );
+        bail!("position '{text}' has {} ranks, expected {RANKS}", ranks.len());
     }
     let mut board = Board::default();
     for (i, row) in ranks.iter().enumerate() {
@@ -34,13 +31,8 @@ pub fn parse_position(text: &str) -> Result<Position> {
             if let Some(empty) = c.to_digit(10).filter(|&d| (1..=FILES as u32).contains(&d)) {
                 file += empty as usize;
             } else {
-                let Some(kind) = LETTERS
-                    .iter()
-                    .position(|&l| l == c.to_ascii_uppercase() as u8)
-                else {
-                    bail!(
-                        "position '{text}': '{c}' is no dark chess piece (KAERNCP, red uppercase)"
-                    );
+                let Some(kind) = LETTERS.iter().position(|&l| l == c.to_ascii_uppercase() as u8) else {
+                    bail!("position '{text}': '{c}' is no dark chess piece (KAERNCP, red uppercase)");
                 };
                 if file < FILES {
                     let side = if c.is_ascii_uppercase() { 0 } else { 1 };
@@ -49,10 +41,7 @@ pub fn parse_position(text: &str) -> Result<Position> {
                 file += 1;
             }
             if file > FILES {
-                bail!(
-                    "position '{text}': rank {} has more than {FILES} squares",
-                    rank + 1
-                );
+                bail!("position '{text}': rank {} has more than {FILES} squares", rank + 1);
             }
         }
         if file != FILES {
@@ -64,8 +53,7 @@ pub fn parse_position(text: &str) -> Result<Position> {
     }
     for side in Side::BOTH {
         let counts = &board.masks[side.index()];
-        if let Some(kind) = (0..KINDS).find(|&k| counts[k].count_ones() > u32::from(MAX_COUNTS[k]))
-        {
+        if let Some(kind) = (0..KINDS).find(|&k| counts[k].count_ones() > u32::from(MAX_COUNTS[k])) {
             bail!(
                 "position '{text}': {} has more than {} of '{}'",
                 side_name(side),
@@ -77,10 +65,7 @@ pub fn parse_position(text: &str) -> Result<Position> {
             bail!("position '{text}': {} has no pieces", side_name(side));
         }
     }
-    Ok(Position {
-        board,
-        side_to_move,
-    })
+    Ok(Position { board, side_to_move })
 }
 
 fn side_name(side: Side) -> &'static str {
@@ -143,10 +128,7 @@ mod tests {
         for text in ["k7/8/8/6PK w", "1c2P3/8/a6E/KPPPP2p b"] {
             assert_eq!(format_position(&parse_position(text).unwrap()), text);
         }
-        assert_eq!(
-            parse_position("k7/8/8/6PK r").unwrap().side_to_move,
-            Side::First
-        );
+        assert_eq!(parse_position("k7/8/8/6PK r").unwrap().side_to_move, Side::First);
         for bad in [
             "k7/8/8/6PK",
             "k7/8/8/6PK x",

@@ -4,14 +4,14 @@
 use anyhow::Result;
 
 use super::DarkRules;
-use super::board::{Board, GEOMETRY, KINDS};
-use super::index::{DarkIndex, GroupMasks, MAX_GROUPS, NO_GROUP, Position};
+use super::board::{Board, GEOMETRY, KINDS, for_each_square};
+use super::index::{DarkIndex, GroupMasks, Position, colex};
 use super::moves::CaptureRules;
 use crate::games::IndexSpace;
 use crate::material::Side;
 use crate::solver::{Exits, Node, Space, Successors};
 use crate::table::{Table, TableSet};
-use crate::value::{Entry, Value};
+use crate::value::Value;
 
 /// Where capturing a piece of one (side, kind) leads.
 enum CaptureExit<'t> {
@@ -48,12 +48,12 @@ impl<'t> DarkSpace<'t> {
         let material = index.material();
         let mut exits: [[Option<CaptureExit<'t>>; KINDS]; 2] = Default::default();
         for side in Side::BOTH {
-            for kind in 0..KINDS {
+            for (kind, exit) in exits[side.index()].iter_mut().enumerate() {
                 if material.count(side, kind) == 0 {
                     continue;
                 }
                 let after = material.without(side, kind);
-                exits[side.index()][kind] = Some(if after.side_pieces(side) == 0 {
+                *exit = Some(if after.side_pieces(side) == 0 {
                     CaptureExit::Lost
                 } else {
                     let (canonical, swap) = after.canonical();
@@ -75,12 +75,7 @@ impl<'t> DarkSpace<'t> {
 
     /// The value (for the side then to move) of the position after `side` captures.
     fn capture_value(&self, board: &Board, side: Side, capture: Capture) -> Value {
-        let Capture {
-            kind,
-            from,
-            to,
-            victim,
-        } = capture;
+        let Capture { kind, from, to, victim } = capture;
         let enemy = side.other();
         match &self.exits[enemy.index()][victim] {
             Some(CaptureExit::Lost) => Value::LOST,
@@ -99,63 +94,65 @@ impl<'t> DarkSpace<'t> {
                         side_to_move: enemy,
                     }
                 };
-                let entry: Entry = table.entry(index.locate(&position));
-                Value::from_entry(entry).expect("a legal position of a solved table")
+                Value::from_entry(table.entry(index.locate(&position))).expect("a legal position of a solved table")
             }
             None => unreachable!("the material has the victim"),
         }
     }
 
-    /// Pushes the canonical states reached when `mover` steps one piece, with `next` to move.
-    fn push_steps(
-        &self,
-        gm: &GroupMasks,
-        slot: u64,
-        mover: Side,
-        next: Side,
-        out: &mut Successors,
-    ) {
+    /// Pushes the canonical states reached when `mover` steps one piece, with `next` to move;
+    /// says whether there was any.
+    fn push_steps(&self, gm: &GroupMasks, slot: u64, mover: Side, next: Side, out: &mut Successors) -> bool {
         let index = self.index;
-        let groups = index.groups();
         let base = next.index() as u64 * index.per_side();
-        let symmetric = index.symmetric_anchor(slot / groups[0].stride);
-        let mut occupied_before = [0u32; MAX_GROUPS + 1];
-        for j in 0..groups.len() {
-            occupied_before[j + 1] = occupied_before[j] | gm[j];
-        }
-        let empty = !occupied_before[groups.len()];
-        for kind in 0..KINDS {
-            let j = index.group_of(mover, kind);
-            if j == NO_GROUP {
-                continue;
-            }
-            let j = usize::from(j);
-            let kept = if j == 0 {
-                0
+        let symmetric = index.symmetric_anchor(slot);
+        let groups = index.groups().len();
+        let empty = !gm[..groups].iter().fold(0, |acc, &m| acc | m);
+        let mut stepped = false;
+        for &j in index.side_groups(mover) {
+            let group = &index.groups()[j];
+            let stride = group.stride;
+            if j > 0 && !symmetric && group.count == 1 {
+                // The anchor stays where it is: only this piece's square (its digit) changes.
+                let from = gm[j].trailing_zeros();
+                let targets = GEOMETRY.steps[from as usize] & empty;
+                stepped |= targets != 0;
+                let origin = base + slot - u64::from(from) * stride;
+                for_each_square(targets, |to| out.push_plain(origin + u64::from(to) * stride));
+            } else if j > 0 && !symmetric {
+                // Likewise, with the group's colex rank as its digit.
+                let origin = base + slot - u64::from(colex(gm[j])) * stride;
+                for_each_square(gm[j], |from| {
+                    let targets = GEOMETRY.steps[from as usize] & empty;
+                    stepped |= targets != 0;
+                    let others = gm[j] ^ 1 << from;
+                    for_each_square(targets, |to| {
+                        out.push_plain(origin + u64::from(colex(others | 1 << to)) * stride)
+                    });
+                });
             } else {
-                slot - slot % groups[j - 1].stride
-            };
-            let mut pieces = gm[j];
-            while pieces != 0 {
-                let from = pieces.trailing_zeros();
-                pieces &= pieces - 1;
-                let mut targets = GEOMETRY.steps[from as usize] & empty;
-                while targets != 0 {
-                    let to = targets.trailing_zeros();
-                    targets &= targets - 1;
-                    let mut child = *gm;
-                    child[j] ^= 1 << from | 1 << to;
-                    if j == 0 || symmetric {
-                        let (s, g) = index.canonical_slot(&child);
-                        out.push(base + s, g != 0);
-                    } else {
-                        out.push_plain(
-                            base + kept + index.partial_slot(&child, j, occupied_before[j]),
-                        );
-                    }
-                }
+                for_each_square(gm[j], |from| {
+                    let targets = GEOMETRY.steps[from as usize] & empty;
+                    stepped |= targets != 0;
+                    for_each_square(targets, |to| {
+                        let unmapped = if symmetric {
+                            None
+                        } else {
+                            index.anchor_step_slot(slot, from, to)
+                        };
+                        if let Some(child) = unmapped {
+                            out.push_plain(base + child);
+                        } else {
+                            let mut child = *gm;
+                            child[j] ^= 1 << from | 1 << to;
+                            let (s, g) = index.canonical_slot(&child);
+                            out.push(base + s, g != 0);
+                        }
+                    });
+                });
             }
         }
+        stepped
     }
 }
 
@@ -166,28 +163,20 @@ impl Space for DarkSpace<'_> {
 
     fn expand(&self, state: u64, children: &mut Successors) -> Node {
         let index = self.index;
-        let slot = state % index.per_side();
-        let gm = index.decode_groups(slot);
-        if !index.is_canonical(&gm, slot) {
+        let (side, slot) = index.split(state);
+        let Some(gm) = index.decode_groups(slot) else {
             return Node::Broken;
-        }
-        let side = index.side_to_move(state);
+        };
         let board = index.board(&gm);
         let mut exits = Exits::default();
         let mut captured = false;
-        self.captures
-            .for_each_capture(&board, side, |kind, from, to, victim| {
-                captured = true;
-                let capture = Capture {
-                    kind,
-                    from,
-                    to,
-                    victim,
-                };
-                exits.add(self.capture_value(&board, side, capture));
-            });
-        self.push_steps(&gm, slot, side, side.other(), children);
-        if !captured && children.distinct().is_empty() {
+        self.captures.for_each_capture(&board, side, |kind, from, to, victim| {
+            captured = true;
+            let capture = Capture { kind, from, to, victim };
+            exits.add(self.capture_value(&board, side, capture));
+        });
+        let stepped = self.push_steps(&gm, slot, side, side.other(), children);
+        if !captured && !stepped {
             return Node::Terminal(self.no_move);
         }
         Node::Inner(exits)
@@ -195,9 +184,11 @@ impl Space for DarkSpace<'_> {
 
     fn parents(&self, state: u64, parents: &mut Successors) {
         let index = self.index;
-        let slot = state % index.per_side();
-        let gm = index.decode_groups(slot);
-        let previous = index.side_to_move(state).other();
+        let (side, slot) = index.split(state);
+        let gm = index
+            .decode_groups(slot)
+            .expect("the solver asks only for the parents of legal states");
+        let previous = side.other();
         self.push_steps(&gm, slot, previous, previous, parents);
     }
 }

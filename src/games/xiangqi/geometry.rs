@@ -115,6 +115,10 @@ pub struct Geometry {
     /// Number of the red king's square among the six points on files d and e (the red king
     /// after the mirror reduction), or [`NONE`].
     pub red_king_reduced: [u8; SQUARES],
+    /// `points` and `red_king_reduced` read through the mirror: the point number of the
+    /// mirror image of each square (the index of a position's mirror image).
+    pub mirrored_points: [[[u8; SQUARES]; 7]; 2],
+    pub red_king_reduced_mirrored: [u8; SQUARES],
     /// The six squares of the reduced red king, in order.
     pub red_king_squares: [u8; 6],
     /// Left-right mirror (file f -> 8 - f).
@@ -144,6 +148,9 @@ pub struct Geometry {
     pub between: Vec<u128>,
     /// `aligned[a * 90 + b]`: 1 if the squares differ and share a rank or file.
     pub aligned: Vec<u8>,
+    /// `sensitive[king]`: the squares whose emptiness can decide an attack on a king there
+    /// (its rank and file, and its diagonal neighbours, the legs of horses attacking it).
+    pub sensitive: [u128; SQUARES],
     /// `horse_leg_for[a * 90 + b]`: the leg a horse on `a` needs to reach `b`, or [`NONE`].
     pub horse_leg_for: Vec<u8>,
     /// `pair_unrank[rank]`: the two point numbers (low, high) of the pair with this rank, where
@@ -193,11 +200,15 @@ impl Geometry {
             }
         }
         let mut red_king_reduced = [NONE; SQUARES];
-        let red_king_squares: [u8; 6] =
-            padded(all().filter(|&s| red_point(Kind::King, s) && file(s) <= 4));
+        let red_king_squares: [u8; 6] = padded(all().filter(|&s| red_point(Kind::King, s) && file(s) <= 4));
         for (n, &s) in red_king_squares.iter().enumerate() {
             red_king_reduced[usize::from(s)] = n as u8;
         }
+
+        let through_mirror =
+            |table: &[u8; SQUARES]| -> [u8; SQUARES] { std::array::from_fn(|s| table[usize::from(mirror[s])]) };
+        let mirrored_points = points.map(|side| side.map(|kind| through_mirror(&kind)));
+        let red_king_reduced_mirrored = through_mirror(&red_king_reduced);
 
         let steps = |dirs: [(i32, i32); 4], s: u8| -> [u8; 4] {
             padded(
@@ -219,42 +230,27 @@ impl Geometry {
         let elephant_eye = std::array::from_fn(|s| padded(elephant(s as u8).map(|m| m.1)));
 
         let horse = |s: u8| {
-            [
-                (1, 2),
-                (-1, 2),
-                (1, -2),
-                (-1, -2),
-                (2, 1),
-                (2, -1),
-                (-2, 1),
-                (-2, -1),
-            ]
-            .into_iter()
-            .filter_map(move |(df, dr): (i32, i32)| {
-                let t = offset(s, df, dr)?;
-                let leg = if dr.abs() == 2 {
-                    offset(s, 0, dr.signum())
-                } else {
-                    offset(s, df.signum(), 0)
-                };
-                Some((t, leg.expect("leg on board")))
-            })
+            [(1, 2), (-1, 2), (1, -2), (-1, -2), (2, 1), (2, -1), (-2, 1), (-2, -1)]
+                .into_iter()
+                .filter_map(move |(df, dr): (i32, i32)| {
+                    let t = offset(s, df, dr)?;
+                    let leg = if dr.abs() == 2 {
+                        offset(s, 0, dr.signum())
+                    } else {
+                        offset(s, df.signum(), 0)
+                    };
+                    Some((t, leg.expect("leg on board")))
+                })
         };
         let horse_to = std::array::from_fn(|s| padded(horse(s as u8).map(|m| m.0)));
         let horse_leg = std::array::from_fn(|s| padded(horse(s as u8).map(|m| m.1)));
-        let horse_sources = |t: u8| {
-            all().flat_map(move |s| horse(s).filter(move |m| m.0 == t).map(move |m| (s, m.1)))
-        };
+        let horse_sources = |t: u8| all().flat_map(move |s| horse(s).filter(move |m| m.0 == t).map(move |m| (s, m.1)));
         let horse_from = std::array::from_fn(|t| padded(horse_sources(t as u8).map(|m| m.0)));
         let horse_from_leg = std::array::from_fn(|t| padded(horse_sources(t as u8).map(|m| m.1)));
 
         let pawn = |side: usize, s: u8| {
             let forward = if side == 0 { 1 } else { -1 };
-            let crossed = if side == 0 {
-                rank(s) >= 5
-            } else {
-                rank(s) <= 4
-            };
+            let crossed = if side == 0 { rank(s) >= 5 } else { rank(s) <= 4 };
             let sideways: &[(i32, i32)] = if crossed { &[(-1, 0), (1, 0)] } else { &[] };
             [(0, forward)]
                 .iter()
@@ -262,15 +258,11 @@ impl Geometry {
                 .filter_map(move |&(df, dr)| offset(s, df, dr))
                 .collect::<Vec<u8>>()
         };
-        let is_pawn_point =
-            |side: usize, s: u8| points[side][Kind::Pawn.index()][usize::from(s)] != NONE;
-        let pawn_to =
-            std::array::from_fn(|side| std::array::from_fn(|s| padded(pawn(side, s as u8))));
+        let is_pawn_point = |side: usize, s: u8| points[side][Kind::Pawn.index()][usize::from(s)] != NONE;
+        let pawn_to = std::array::from_fn(|side| std::array::from_fn(|s| padded(pawn(side, s as u8))));
         let pawn_from = std::array::from_fn(|side| {
             std::array::from_fn(|t| {
-                padded(
-                    all().filter(|&s| is_pawn_point(side, s) && pawn(side, s).contains(&(t as u8))),
-                )
+                padded(all().filter(|&s| is_pawn_point(side, s) && pawn(side, s).contains(&(t as u8))))
             })
         });
 
@@ -303,6 +295,13 @@ impl Geometry {
             }
         }
 
+        let sensitive = std::array::from_fn(|k| {
+            let k = k as u8;
+            let lines = all().filter(|&s| s != k && (file(s) == file(k) || rank(s) == rank(k)));
+            let legs = DIAGONAL.iter().filter_map(|&(df, dr)| offset(k, df, dr));
+            lines.chain(legs).fold(0u128, |mask, s| mask | 1u128 << s)
+        });
+
         let mut pair_unrank = Vec::with_capacity(pair_base(SQUARES as u32) as usize);
         for high in 1..SQUARES as u8 {
             for low in 0..high {
@@ -315,6 +314,8 @@ impl Geometry {
             point_squares,
             point_count,
             red_king_reduced,
+            mirrored_points,
+            red_king_reduced_mirrored,
             red_king_squares,
             mirror,
             flip,
@@ -331,6 +332,7 @@ impl Geometry {
             rays,
             between,
             aligned,
+            sensitive,
             horse_leg_for,
             pair_unrank,
         }
@@ -339,12 +341,6 @@ impl Geometry {
     /// Whether a piece of `side` (0 red, 1 black) and `kind` may stand on `square`.
     pub fn allowed(&self, side: usize, kind: Kind, square: u8) -> bool {
         self.points[side][kind.index()][usize::from(square)] != NONE
-    }
-
-    /// Squares strictly between `a` and `b`, or `None` when they share no rank or file.
-    pub fn line_between(&self, a: u8, b: u8) -> Option<u128> {
-        let i = usize::from(a) * SQUARES + usize::from(b);
-        (self.aligned[i] != 0).then(|| self.between[i])
     }
 }
 
@@ -360,10 +356,7 @@ mod tests {
         }
         assert_eq!(g.red_king_reduced.iter().filter(|&&n| n != NONE).count(), 6);
         assert_eq!(g.pair_unrank.len(), 4005);
-        assert_eq!(
-            g.pair_unrank[usize::try_from(pair_base(7)).unwrap() + 3],
-            [3, 7]
-        );
+        assert_eq!(g.pair_unrank[usize::try_from(pair_base(7)).unwrap() + 3], [3, 7]);
     }
 
     #[test]
@@ -376,20 +369,11 @@ mod tests {
                     continue;
                 }
                 moves += 1;
-                let back = g.horse_from[usize::from(t)]
-                    .iter()
-                    .position(|&f| f == s as u8);
+                let back = g.horse_from[usize::from(t)].iter().position(|&f| f == s as u8);
                 let back = back.expect("source listed");
                 assert_eq!(g.horse_from_leg[usize::from(t)][back], leg);
             }
         }
-        assert_eq!(
-            moves,
-            g.horse_from
-                .iter()
-                .flatten()
-                .filter(|&&f| f != NONE)
-                .count()
-        );
+        assert_eq!(moves, g.horse_from.iter().flatten().filter(|&&f| f != NONE).count());
     }
 }

@@ -21,7 +21,7 @@
 
 use anyhow::{Result, bail};
 
-use super::geometry::{Kind, NONE, file, geometry, pair_base};
+use super::geometry::{Kind, NONE, SQUARES, file, geometry, pair_base};
 use super::moves::Board;
 use crate::games::IndexSpace;
 use crate::material::{Material, Side};
@@ -31,6 +31,17 @@ pub const MAX_PIECES: usize = 14;
 
 /// Squares of the pieces in slot order ([`NONE`] beyond the last piece, or for a captured one).
 pub type Squares = [u8; MAX_PIECES];
+
+/// The rank of each group, in group order.
+pub type Ranks = [u64; MAX_PIECES];
+
+/// A slot's index digits, from which a neighbour's slot follows by changing one digit.
+pub struct Digits {
+    pub slot: u64,
+    pub ranks: Ranks,
+    /// With the red king on file e: the mirror image's slot and digits.
+    pub mirror: Option<(u64, Ranks)>,
+}
 
 /// Identical pieces sharing one index digit.
 #[derive(Clone, Copy, Debug)]
@@ -43,7 +54,28 @@ pub struct Group {
     /// 1 or 2 pieces.
     pub count: usize,
     pub radix: u64,
+    /// `ceil(2^64 / radix)`, to divide by the radix with a multiplication.
+    pub reciprocal: u64,
     pub stride: u64,
+    /// Point number of each square for this group (`points` or `red_king_reduced`).
+    pub points: &'static [u8; SQUARES],
+    /// The same for the mirror image of each square.
+    pub mirrored_points: &'static [u8; SQUARES],
+    /// The squares by point number.
+    pub squares: &'static [u8],
+}
+
+impl Group {
+    /// `n / radix`, by a multiplication when `n` is below 2^32 (exact there for divisors below
+    /// 2^32: Lemire, Kaser & Kurz 2019).
+    #[inline(always)]
+    pub fn divide(&self, n: u64) -> u64 {
+        if n >> 32 == 0 {
+            ((u128::from(n) * u128::from(self.reciprocal)) >> 64) as u64
+        } else {
+            n / self.radix
+        }
+    }
 }
 
 /// Which piece stands in which slot, for one material (sides as on the board).
@@ -57,6 +89,9 @@ pub struct Layout {
     pub group_of: [u8; MAX_PIECES],
     /// Slots of each side: `sides[side]` is a range start and end.
     pub sides: [(usize, usize); 2],
+    /// End of each side's pieces that can give check (king, rooks, cannons, horses, pawns come
+    /// first in a side's slots).
+    pub attackers_end: [usize; 2],
 }
 
 impl Layout {
@@ -69,6 +104,7 @@ impl Layout {
             groups: Vec::new(),
             group_of: [0; MAX_PIECES],
             sides: [(0, 0); 2],
+            attackers_end: [0; 2],
         };
         let g = geometry();
         for side in Side::BOTH {
@@ -86,10 +122,20 @@ impl Layout {
                     bail!("material {material} has more than {MAX_PIECES} pieces");
                 }
                 let points = u64::from(g.point_count[s][kind.index()]);
-                let radix = match (s, kind, count) {
-                    (0, Kind::King, _) => g.red_king_squares.len() as u64,
-                    (_, _, 1) => points,
-                    _ => u64::from(pair_base(points as u32)),
+                let reduced_king = s == 0 && kind == Kind::King;
+                let radix = match (reduced_king, count) {
+                    (true, _) => g.red_king_squares.len() as u64,
+                    (false, 1) => points,
+                    (false, _) => u64::from(pair_base(points as u32)),
+                };
+                let (point_table, mirrored_points, squares): (_, _, &'static [u8]) = if reduced_king {
+                    (&g.red_king_reduced, &g.red_king_reduced_mirrored, &g.red_king_squares)
+                } else {
+                    (
+                        &g.points[s][kind.index()],
+                        &g.mirrored_points[s][kind.index()],
+                        &g.point_squares[s][kind.index()],
+                    )
                 };
                 for slot in layout.pieces..layout.pieces + count {
                     layout.side[slot] = s as u8;
@@ -102,9 +148,16 @@ impl Layout {
                     first: layout.pieces,
                     count,
                     radix,
+                    reciprocal: u64::MAX / radix + 1,
                     stride: 0,
+                    points: point_table,
+                    mirrored_points,
+                    squares,
                 });
                 layout.pieces += count;
+                if kind.attacks() {
+                    layout.attackers_end[s] = layout.pieces;
+                }
             }
             layout.sides[s].1 = layout.pieces;
             if material.count(side, Kind::King.index()) != 1 {
@@ -131,17 +184,12 @@ impl Layout {
         self.groups.first().map_or(1, |g| g.radix * g.stride)
     }
 
-    /// Rank of a group with its pieces on `squares` (read through `map`, the identity or the
-    /// mirror); every square must be one of the group's points.
-    #[inline]
-    pub fn group_rank(&self, group: &Group, squares: &Squares, map: &[u8; 90]) -> u64 {
-        let g = geometry();
-        let table = if group.side == 0 && group.kind == Kind::King {
-            &g.red_king_reduced
-        } else {
-            &g.points[group.side][group.kind.index()]
-        };
-        let point = |slot: usize| u32::from(table[usize::from(map[usize::from(squares[slot])])]);
+    /// Rank of a group with its pieces on `squares`, or of their mirror images; every square
+    /// must be one of the group's points.
+    #[inline(always)]
+    pub fn group_rank(group: &Group, squares: &Squares, mirrored: bool) -> u64 {
+        let table = if mirrored { group.mirrored_points } else { group.points };
+        let point = |slot: usize| u32::from(table[usize::from(squares[slot])]);
         if group.count == 1 {
             u64::from(point(group.first))
         } else {
@@ -150,25 +198,23 @@ impl Layout {
         }
     }
 
-    /// Slot of the pieces as they stand (red king on file d or e).
-    pub fn raw_slot(&self, squares: &Squares, map: &[u8; 90]) -> u64 {
+    /// Slot of the pieces as they stand (red king on file d or e), or of their mirror image.
+    pub fn raw_slot(&self, squares: &Squares, mirrored: bool) -> u64 {
         self.groups
             .iter()
-            .map(|group| self.group_rank(group, squares, map) * group.stride)
+            .map(|group| Layout::group_rank(group, squares, mirrored) * group.stride)
             .sum()
     }
 
     /// The canonical slot of a position, and whether the mirror was needed to reach it.
     pub fn canonical_slot(&self, squares: &Squares) -> (u64, bool) {
-        let g = geometry();
-        let identity = identity();
         let king_file = file(squares[0]);
         if king_file > 4 {
-            return (self.raw_slot(squares, &g.mirror), true);
+            return (self.raw_slot(squares, true), true);
         }
-        let slot = self.raw_slot(squares, identity);
+        let slot = self.raw_slot(squares, false);
         if king_file == 4 {
-            let mirrored = self.raw_slot(squares, &g.mirror);
+            let mirrored = self.raw_slot(squares, true);
             if mirrored < slot {
                 return (mirrored, true);
             }
@@ -176,50 +222,53 @@ impl Layout {
         (slot, false)
     }
 
-    /// The squares a slot stands for (pieces may overlap).
-    pub fn decode_slot(&self, slot: u64) -> Squares {
+    /// The squares a slot stands for (pieces may overlap), and its digits (group ranks).
+    pub fn decode_slot(&self, slot: u64) -> (Squares, Ranks) {
         let g = geometry();
         let mut squares = [NONE; MAX_PIECES];
-        for group in &self.groups {
-            let rank = (slot / group.stride) % group.radix;
-            let list = if group.side == 0 && group.kind == Kind::King {
-                &g.red_king_squares[..]
-            } else {
-                &g.point_squares[group.side][group.kind.index()][..]
-            };
+        let mut ranks = [0; MAX_PIECES];
+        let mut rest = slot;
+        for (group, digit) in self.groups.iter().zip(&mut ranks).rev() {
+            let quotient = group.divide(rest);
+            let rank = rest - quotient * group.radix;
+            rest = quotient;
+            *digit = rank;
             if group.count == 1 {
-                squares[group.first] = list[rank as usize];
+                squares[group.first] = group.squares[rank as usize];
             } else {
                 let [low, high] = g.pair_unrank[rank as usize];
-                squares[group.first] = list[usize::from(low)];
-                squares[group.first + 1] = list[usize::from(high)];
+                squares[group.first] = group.squares[usize::from(low)];
+                squares[group.first + 1] = group.squares[usize::from(high)];
             }
         }
-        squares
+        (squares, ranks)
     }
 
-    /// Whether every piece stands on one of its points.
-    pub fn on_points(&self, squares: &Squares) -> bool {
-        let g = geometry();
-        (0..self.pieces).all(|slot| {
-            let s = squares[slot];
-            s != NONE && g.allowed(usize::from(self.side[slot]), self.kind[slot], s)
-        })
-    }
-}
-
-/// The identity square map.
-pub fn identity() -> &'static [u8; 90] {
-    static IDENTITY: [u8; 90] = {
-        let mut map = [0u8; 90];
-        let mut s = 0;
-        while s < 90 {
-            map[s] = s as u8;
-            s += 1;
+    /// The canonical slot after the piece in `moved` went to another square (no capture), from
+    /// the digits of the position before: only the moved piece's digit changes, unless the red
+    /// king moved (which can change the mirror).
+    #[inline]
+    pub fn slot_after(&self, digits: &Digits, squares: &Squares, moved: usize) -> (u64, bool) {
+        if moved == 0 {
+            return self.canonical_slot(squares);
         }
-        map
-    };
-    &IDENTITY
+        let g = usize::from(self.group_of[moved]);
+        let group = &self.groups[g];
+        let rank = Layout::group_rank(group, squares, false);
+        let slot = digits.slot + rank * group.stride - digits.ranks[g] * group.stride;
+        match &digits.mirror {
+            Some((mirror_slot, mirror_ranks)) => {
+                let rank = Layout::group_rank(group, squares, true);
+                let mirrored = mirror_slot + rank * group.stride - mirror_ranks[g] * group.stride;
+                if mirrored < slot {
+                    (mirrored, true)
+                } else {
+                    (slot, false)
+                }
+            }
+            None => (slot, false),
+        }
+    }
 }
 
 /// The index space of one xiangqi material.
@@ -233,12 +282,9 @@ pub struct XiangqiIndex {
 /// What a slot holds once decoded and checked.
 pub struct Decoded<'l> {
     pub board: Board<'l>,
-    /// The slot (side to move removed).
-    pub slot: u64,
+    pub digits: Digits,
     /// 0 red, 1 black.
     pub to_move: usize,
-    /// The slot of the mirror image when the red king stands on file e.
-    pub mirror_slot: Option<u64>,
 }
 
 impl XiangqiIndex {
@@ -262,18 +308,29 @@ impl XiangqiIndex {
     pub fn decode_state(&self, state: u64) -> Option<Decoded<'_>> {
         let to_move = usize::from(state >= self.per_side);
         let slot = state - to_move as u64 * self.per_side;
-        let squares = self.layout.decode_slot(slot);
+        let (squares, ranks) = self.layout.decode_slot(slot);
+        let mirror = if file(squares[0]) == 4 {
+            let mut mirror_ranks = [0; MAX_PIECES];
+            let mut mirror_slot = 0;
+            for (group, rank) in self.layout.groups.iter().zip(&mut mirror_ranks) {
+                *rank = Layout::group_rank(group, &squares, true);
+                mirror_slot += *rank * group.stride;
+            }
+            if mirror_slot < slot {
+                return None;
+            }
+            Some((mirror_slot, mirror_ranks))
+        } else {
+            None
+        };
         let board = Board::new(&self.layout, squares)?;
-        let mirror_slot =
-            (file(squares[0]) == 4).then(|| self.layout.raw_slot(&squares, &geometry().mirror));
-        if mirror_slot.is_some_and(|m| m < slot) || board.in_check(1 - to_move) {
+        if board.in_check(1 - to_move) {
             return None;
         }
         Some(Decoded {
             board,
-            slot,
+            digits: Digits { slot, ranks, mirror },
             to_move,
-            mirror_slot,
         })
     }
 }
@@ -302,7 +359,7 @@ impl IndexSpace for XiangqiIndex {
     fn weight(&self, state: u64) -> u32 {
         match self.decode_state(state) {
             None => 0,
-            Some(d) if d.mirror_slot == Some(d.slot) => 1,
+            Some(d) if d.digits.mirror.is_some_and(|m| m.0 == d.digits.slot) => 1,
             Some(_) => 2,
         }
     }
@@ -312,6 +369,56 @@ impl IndexSpace for XiangqiIndex {
             Side::First
         } else {
             Side::Second
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::material::GameId;
+
+    fn layout(name: &str) -> Layout {
+        Layout::new(&Material::parse(GameId::Xiangqi, name).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn groups_are_mixed_radix_digits_first_most_significant() {
+        let l = layout("KRvKAAEE");
+        let radices: Vec<u64> = l.groups.iter().map(|g| g.radix).collect();
+        assert_eq!(radices, [6, 90, 9, 10, 21]);
+        let strides: Vec<u64> = l.groups.iter().map(|g| g.stride).collect();
+        assert_eq!(strides, [90 * 9 * 10 * 21, 9 * 10 * 21, 10 * 21, 21, 1]);
+        assert_eq!(l.per_side(), 6 * 90 * 9 * 10 * 21);
+        assert_eq!((l.sides, l.attackers_end), ([(0, 2), (2, 7)], [2, 3]));
+        assert_eq!(layout("KvK").per_side(), 54);
+    }
+
+    #[test]
+    fn division_by_reciprocal_is_exact() {
+        let l = layout("KRRvKPPAAEE");
+        let mut radices: Vec<u64> = l.groups.iter().map(|g| g.radix).collect();
+        radices.extend([5, 7, 9, 10, 21, 55, 1485]);
+        for radix in radices {
+            let group = Group {
+                radix,
+                reciprocal: u64::MAX / radix + 1,
+                ..l.groups[0]
+            };
+            let mut n = 0u64;
+            while n < 1 << 40 {
+                for m in [n, n * radix, (n * radix).saturating_sub(1), u64::from(u32::MAX)] {
+                    assert_eq!(group.divide(m), m / radix, "{m} / {radix}");
+                }
+                n = n * 5 / 4 + 1;
+            }
+        }
+    }
+
+    #[test]
+    fn rejects_unsupported_counts() {
+        for bad in ["KKvK", "KRRRvK", "KvR"] {
+            assert!(Layout::new(&Material::parse(GameId::Xiangqi, bad).unwrap()).is_err());
         }
     }
 }

@@ -3,6 +3,7 @@
 //! loses; under the default rules a repetition is a draw.
 
 pub mod geometry;
+pub mod gpu;
 pub mod index;
 pub mod moves;
 pub mod notation;
@@ -16,6 +17,7 @@ use self::moves::Board;
 use self::space::XiangqiSpace;
 use crate::games::{Game, Rules};
 use crate::material::{GameId, Material, Side, count_vectors};
+use crate::solver::gpu::GpuRules;
 use crate::table::TableSet;
 use crate::value::Value;
 
@@ -214,8 +216,9 @@ impl Game for Xiangqi {
         }
         max[Kind::Advisor.index()] = 2;
         max[Kind::Elephant.index()] = 2;
-        let sides: Vec<_> = (1..=pieces.saturating_sub(1))
-            .flat_map(|n| count_vectors(7, &max, n))
+        // Every side with at most `pieces - 1` pieces (the other side has a king at least).
+        let sides: Vec<_> = count_vectors(7, &max, pieces.saturating_sub(1))
+            .into_iter()
             .filter(|counts| counts[Kind::King.index()] == 1)
             .collect();
         let mut all: Vec<Material> = sides
@@ -236,12 +239,16 @@ impl Game for Xiangqi {
         XiangqiIndex::new(material)
     }
 
-    fn space<'t>(
+    fn space<'t>(index: &'t XiangqiIndex, _rules: XiangqiRules, tables: &'t TableSet) -> Result<XiangqiSpace<'t>> {
+        XiangqiSpace::new(index, tables)
+    }
+
+    fn gpu_rules<'t>(
         index: &'t XiangqiIndex,
         _rules: XiangqiRules,
         tables: &'t TableSet,
-    ) -> Result<XiangqiSpace<'t>> {
-        XiangqiSpace::new(index, tables)
+    ) -> Result<Option<Box<dyn GpuRules + 't>>> {
+        Ok(Some(Box::new(gpu::XiangqiGpu::new(index, tables)?)))
     }
 
     fn parse_position(text: &str) -> Result<Position> {
@@ -299,9 +306,7 @@ impl Game for Xiangqi {
     }
 
     fn game_over(position: &Position, rules: XiangqiRules) -> Option<Value> {
-        Xiangqi::legal_moves(position, rules)
-            .is_empty()
-            .then_some(Value::LOST)
+        Xiangqi::legal_moves(position, rules).is_empty().then_some(Value::LOST)
     }
 
     fn move_names(position: &Position, mv: Move) -> (String, String) {

@@ -1,8 +1,14 @@
-//! Move and un-move generation and check detection on a working board: pieces by slot, a
-//! square-to-slot map and an occupancy bitboard, updated in place by make / unmake.
+//! Move and un-move generation and check detection on a working board: pieces by slot and
+//! occupancy bitboards (all pieces, each side's), updated in place by make / unmake.
+//!
+//! Check after a move is tested in full only when the move could matter: a king that is not in
+//! check can come under attack from the other side's pieces only when a move (not its own)
+//! vacates or fills one of its `sensitive` squares: its rank and file, where rooks, cannons,
+//! screens and the other king act, and its four diagonal neighbours, the legs of horses that
+//! attack it. An un-move moves an attacker, whose own attack is tested directly.
 
 use super::geometry::{Geometry, Kind, NONE, SQUARES, file, geometry};
-use super::index::{Layout, MAX_PIECES, Squares};
+use super::index::{Layout, Squares};
 
 /// Most targets (or sources) of one piece: a rook or cannon sees at most 17 squares.
 const MAX_TARGETS: usize = 17;
@@ -38,9 +44,9 @@ pub struct Board<'l> {
     pub layout: &'l Layout,
     /// Square of each slot, [`NONE`] while captured.
     pub squares: Squares,
-    /// Slot on each square, or [`NONE`].
-    pub at: [u8; SQUARES],
     pub occupied: u128,
+    /// Squares of each side's pieces.
+    pub side_occupied: [u128; 2],
 }
 
 /// What [`Board::make`] changed, for [`Board::unmake`].
@@ -59,22 +65,18 @@ impl<'l> Board<'l> {
         let mut board = Board {
             layout,
             squares,
-            at: [NONE; SQUARES],
             occupied: 0,
+            side_occupied: [0; 2],
         };
         for (slot, &s) in squares.iter().enumerate().take(layout.pieces) {
-            if board.at[usize::from(s)] != NONE {
+            let bit = 1u128 << s;
+            if board.occupied & bit != 0 {
                 return None;
             }
-            board.at[usize::from(s)] = slot as u8;
-            board.occupied |= 1u128 << s;
+            board.occupied |= bit;
+            board.side_occupied[usize::from(layout.side[slot])] |= bit;
         }
         Some(board)
-    }
-
-    fn side_of_square(&self, square: u8) -> Option<u8> {
-        let slot = self.at[usize::from(square)];
-        (slot != NONE).then(|| self.layout.side[usize::from(slot)])
     }
 
     fn empty(&self, square: u8) -> bool {
@@ -84,34 +86,38 @@ impl<'l> Board<'l> {
     /// Moves the piece in `slot` to `to`, capturing what stands there.
     #[inline]
     pub fn make(&mut self, slot: usize, to: u8) -> Undo {
+        let side = usize::from(self.layout.side[slot]);
         let from = self.squares[slot];
-        let victim = self.at[usize::from(to)];
-        if victim != NONE {
-            self.squares[usize::from(victim)] = NONE;
+        let (from_bit, to_bit) = (1u128 << from, 1u128 << to);
+        let mut victim = NONE;
+        if self.side_occupied[1 - side] & to_bit != 0 {
+            let (start, end) = self.layout.sides[1 - side];
+            let captured = (start..end)
+                .find(|&v| self.squares[v] == to)
+                .expect("an occupied enemy square holds an enemy piece");
+            self.squares[captured] = NONE;
+            self.side_occupied[1 - side] &= !to_bit;
+            victim = captured as u8;
         }
-        self.at[usize::from(from)] = NONE;
-        self.at[usize::from(to)] = slot as u8;
         self.squares[slot] = to;
-        self.occupied = (self.occupied & !(1u128 << from)) | (1u128 << to);
-        Undo {
-            slot,
-            from,
-            to,
-            victim,
-        }
+        self.side_occupied[side] = (self.side_occupied[side] & !from_bit) | to_bit;
+        self.occupied = (self.occupied & !from_bit) | to_bit;
+        Undo { slot, from, to, victim }
     }
 
     /// Takes back a [`Board::make`].
     #[inline]
     pub fn unmake(&mut self, undo: Undo) {
+        let side = usize::from(self.layout.side[undo.slot]);
+        let (from_bit, to_bit) = (1u128 << undo.from, 1u128 << undo.to);
         self.squares[undo.slot] = undo.from;
-        self.at[usize::from(undo.from)] = undo.slot as u8;
-        self.at[usize::from(undo.to)] = undo.victim;
-        self.occupied |= 1u128 << undo.from;
+        self.side_occupied[side] = (self.side_occupied[side] & !to_bit) | from_bit;
+        self.occupied |= from_bit;
         if undo.victim == NONE {
-            self.occupied &= !(1u128 << undo.to);
+            self.occupied &= !to_bit;
         } else {
             self.squares[usize::from(undo.victim)] = undo.to;
+            self.side_occupied[1 - side] |= to_bit;
         }
     }
 
@@ -119,10 +125,10 @@ impl<'l> Board<'l> {
     pub fn in_check(&self, side: usize) -> bool {
         let g = geometry();
         let king = self.squares[self.layout.king(side)];
-        let (start, end) = self.layout.sides[1 - side];
-        (start..end).any(|slot| {
+        let enemy = 1 - side;
+        (self.layout.sides[enemy].0..self.layout.attackers_end[enemy]).any(|slot| {
             let s = self.squares[slot];
-            s != NONE && attacks(g, self.layout.kind[slot], 1 - side, s, king, self.occupied)
+            s != NONE && attacks(g, self.layout.kind[slot], enemy, s, king, self.occupied)
         })
     }
 
@@ -133,8 +139,9 @@ impl<'l> Board<'l> {
         let from = usize::from(self.squares[slot]);
         let side = usize::from(self.layout.side[slot]);
         let mut list = SquareList::new();
+        let own = self.side_occupied[side];
         let mut take = |t: u8| {
-            if t != NONE && self.side_of_square(t) != Some(side as u8) {
+            if t != NONE && own & (1u128 << t) == 0 {
                 list.push(t);
             }
         };
@@ -225,15 +232,21 @@ impl<'l> Board<'l> {
         list
     }
 
-    /// Calls `visit(slot, to, victim)` for every legal move of `side` (its king safe after the
+    /// Calls `visit(slot, victim)` for every legal move of `side` (its king safe after the
     /// move), with the move made on the board; `victim` is the captured slot or [`NONE`].
     #[inline]
     pub fn for_each_legal_move(&mut self, side: usize, mut visit: impl FnMut(&Self, usize, u8)) {
+        let g = geometry();
+        let king_slot = self.layout.king(side);
+        let sensitive = g.sensitive[usize::from(self.squares[king_slot])];
+        let safe_before = !self.in_check(side);
         let (start, end) = self.layout.sides[side];
         for slot in start..end {
+            let from_sensitive = sensitive & (1u128 << self.squares[slot]) != 0;
             for &to in self.targets(slot).as_slice() {
                 let undo = self.make(slot, to);
-                if !self.in_check(side) {
+                let quiet = safe_before && slot != king_slot && !from_sensitive && sensitive & (1u128 << to) == 0;
+                if quiet || !self.in_check(side) {
                     visit(self, slot, undo.victim);
                 }
                 self.unmake(undo);
@@ -246,11 +259,24 @@ impl<'l> Board<'l> {
     /// that position on the board.
     #[inline]
     pub fn for_each_unmove(&mut self, side: usize, mut visit: impl FnMut(&Self, usize)) {
+        let g = geometry();
+        let enemy = 1 - side;
+        let king = self.squares[self.layout.king(enemy)];
+        let sensitive = g.sensitive[usize::from(king)];
+        let safe_before = !self.in_check(enemy);
         let (start, end) = self.layout.sides[side];
         for slot in start..end {
+            let kind = self.layout.kind[slot];
+            let to_sensitive = sensitive & (1u128 << self.squares[slot]) != 0;
             for &from in self.sources(slot).as_slice() {
                 let undo = self.make(slot, from);
-                if !self.in_check(1 - side) {
+                let quiet = safe_before && !to_sensitive && sensitive & (1u128 << from) == 0;
+                let safe = if quiet {
+                    !attacks(g, kind, side, from, king, self.occupied)
+                } else {
+                    !self.in_check(enemy)
+                };
+                if safe {
                     visit(self, slot);
                 }
                 self.unmake(undo);
@@ -264,9 +290,7 @@ impl<'l> Board<'l> {
 fn attacks(g: &Geometry, kind: Kind, side: usize, from: u8, target: u8, occupied: u128) -> bool {
     let pair = usize::from(from) * SQUARES + usize::from(target);
     match kind {
-        Kind::King => {
-            file(from) == file(target) && g.aligned[pair] != 0 && g.between[pair] & occupied == 0
-        }
+        Kind::King => file(from) == file(target) && g.aligned[pair] != 0 && g.between[pair] & occupied == 0,
         Kind::Rook => g.aligned[pair] != 0 && g.between[pair] & occupied == 0,
         Kind::Cannon => g.aligned[pair] != 0 && (g.between[pair] & occupied).count_ones() == 1,
         Kind::Horse => {
@@ -276,9 +300,4 @@ fn attacks(g: &Geometry, kind: Kind, side: usize, from: u8, target: u8, occupied
         Kind::Pawn => g.pawn_to[side][usize::from(from)].contains(&target),
         Kind::Advisor | Kind::Elephant => false,
     }
-}
-
-/// The squares of a fresh board (all [`NONE`]).
-pub fn no_squares() -> Squares {
-    [NONE; MAX_PIECES]
 }

@@ -55,8 +55,8 @@ pub fn parse_fen(text: &str) -> Result<Position> {
             if let Some(empty) = c.to_digit(10) {
                 f += empty as u8;
             } else {
-                let kind = kind_of_letter(c)
-                    .with_context(|| format!("position '{text}': '{c}' is no xiangqi piece"))?;
+                let kind =
+                    kind_of_letter(c).with_context(|| format!("position '{text}': '{c}' is no xiangqi piece"))?;
                 if usize::from(f) >= FILES {
                     bail!("position '{text}': rank {r} has more than 9 points");
                 }
@@ -114,11 +114,7 @@ pub fn format_fen(position: &Position) -> String {
             out.push('/');
         }
     }
-    let side = if position.to_move == Side::First {
-        'w'
-    } else {
-        'b'
-    };
+    let side = if position.to_move == Side::First { 'w' } else { 'b' };
     format!("{out} {side} - - 0 1")
 }
 
@@ -136,29 +132,19 @@ pub fn wxf(position: &Position, mv: Move) -> String {
         if red { 9 - file(s) } else { file(s) + 1 }
     };
     let ahead = |a: u8, b: u8| {
-        if red {
-            rank(a) > rank(b)
-        } else {
-            rank(a) < rank(b)
-        }
+        if red { rank(a) > rank(b) } else { rank(a) < rank(b) }
     };
     let letter = match piece.kind {
         Kind::Elephant => 'E',
         Kind::Horse => 'H',
         kind => fen_letter(kind),
     };
-    let tandem = matches!(
-        piece.kind,
-        Kind::Rook | Kind::Cannon | Kind::Horse | Kind::Pawn
-    )
-    .then(|| {
-        (0..SQUARES as u8).find(|&s| {
-            s != mv.from
-                && file(s) == file(mv.from)
-                && position.cells[usize::from(s)] == Some(piece)
+    let tandem = matches!(piece.kind, Kind::Rook | Kind::Cannon | Kind::Horse | Kind::Pawn)
+        .then(|| {
+            (0..SQUARES as u8)
+                .find(|&s| s != mv.from && file(s) == file(mv.from) && position.cells[usize::from(s)] == Some(piece))
         })
-    })
-    .flatten();
+        .flatten();
     let origin = match tandem {
         Some(other) if ahead(mv.from, other) => '+',
         Some(_) => '-',

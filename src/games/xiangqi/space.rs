@@ -5,21 +5,55 @@
 use anyhow::Result;
 
 use super::geometry::{NONE, geometry};
-use super::index::{Decoded, Layout, MAX_PIECES, Squares, XiangqiIndex, identity};
+use super::index::{MAX_PIECES, Squares, XiangqiIndex};
 use super::moves::Board;
 use crate::material::Side;
 use crate::solver::{Exits, Node, Space, Successors};
 use crate::table::{Table, TableSet};
 use crate::value::Value;
 
-/// Where a capture of one slot leads: the smaller table and how to read the position in it.
-struct ExitTable<'t> {
-    index: XiangqiIndex,
-    table: &'t Table,
+/// Where a capture of one slot leads: the smaller material's index and how to read the
+/// position in it.
+pub struct ExitMap {
+    pub index: XiangqiIndex,
     /// The sub-material is canonical with the colours swapped: flip ranks and sides.
-    flip: bool,
+    pub flip: bool,
     /// `order[j]`: the slot of this material that fills slot j of the sub-material.
-    order: Squares,
+    pub order: Squares,
+}
+
+impl ExitMap {
+    /// The exit of capturing the (non-king) piece in slot `victim` of `index`.
+    pub fn new(index: &XiangqiIndex, victim: usize) -> Result<ExitMap> {
+        let layout = &index.layout;
+        let side = Side::BOTH[usize::from(layout.side[victim])];
+        let (sub, flip) = index.material.without(side, layout.kind[victim].index()).canonical();
+        let sub_index = XiangqiIndex::new(&sub)?;
+        let mut order = [NONE; MAX_PIECES];
+        for group in &sub_index.layout.groups {
+            let own_side = if flip { 1 - group.side } else { group.side };
+            let own = layout
+                .groups
+                .iter()
+                .find(|g| g.side == own_side && g.kind == group.kind)
+                .expect("every sub-material group comes from a group of the material");
+            let slots = (own.first..own.first + own.count).filter(|&s| s != victim);
+            for (j, slot) in (group.first..group.first + group.count).zip(slots) {
+                order[j] = slot as u8;
+            }
+        }
+        Ok(ExitMap {
+            index: sub_index,
+            flip,
+            order,
+        })
+    }
+}
+
+/// An exit with the solved table it reads.
+struct ExitTable<'t> {
+    map: ExitMap,
+    table: &'t Table,
 }
 
 /// One material's states, moves and exits.
@@ -38,31 +72,10 @@ impl<'t> XiangqiSpace<'t> {
                 exits.push(None);
                 continue;
             }
-            let side = Side::BOTH[usize::from(layout.side[victim])];
-            let (sub, flip) = index
-                .material
-                .without(side, layout.kind[victim].index())
-                .canonical();
-            let sub_index = XiangqiIndex::new(&sub)?;
-            let mut order = [NONE; MAX_PIECES];
-            let sub_layout = &sub_index.layout;
-            for group in &sub_layout.groups {
-                let own_side = if flip { 1 - group.side } else { group.side };
-                let own = layout
-                    .groups
-                    .iter()
-                    .find(|g| g.side == own_side && g.kind == group.kind)
-                    .expect("every sub-material group comes from a group of the material");
-                let slots = (own.first..own.first + own.count).filter(|&s| s != victim);
-                for (j, slot) in (group.first..group.first + group.count).zip(slots) {
-                    order[j] = slot as u8;
-                }
-            }
+            let map = ExitMap::new(index, victim)?;
             exits.push(Some(ExitTable {
-                table: tables.require(&sub)?,
-                index: sub_index,
-                flip,
-                order,
+                table: tables.require(&map.index.material)?,
+                map,
             }));
         }
         Ok(XiangqiSpace { index, exits })
@@ -70,79 +83,16 @@ impl<'t> XiangqiSpace<'t> {
 
     /// The value, for the side to move there, of the position after a capture of `victim`.
     fn exit_value(&self, board: &Board, victim: usize, child_to_move: usize) -> Value {
-        let exit = self.exits[victim]
-            .as_ref()
-            .expect("only non-king pieces are captured");
-        let g = geometry();
+        let exit = self.exits[victim].as_ref().expect("only non-king pieces are captured");
+        let (map, g) = (&exit.map, geometry());
         let mut squares = [NONE; MAX_PIECES];
-        for (j, square) in squares
-            .iter_mut()
-            .enumerate()
-            .take(exit.index.layout.pieces)
-        {
-            let s = board.squares[usize::from(exit.order[j])];
-            *square = if exit.flip { g.flip[usize::from(s)] } else { s };
+        for (j, square) in squares.iter_mut().enumerate().take(map.index.layout.pieces) {
+            let s = board.squares[usize::from(map.order[j])];
+            *square = if map.flip { g.flip[usize::from(s)] } else { s };
         }
-        let to_move = if exit.flip {
-            1 - child_to_move
-        } else {
-            child_to_move
-        };
-        let (state, _) = exit.index.state_of(&squares, to_move);
+        let to_move = if map.flip { 1 - child_to_move } else { child_to_move };
+        let (state, _) = map.index.state_of(&squares, to_move);
         Value::from_entry(exit.table.entry(state)).expect("a legal capture reaches a legal slot")
-    }
-}
-
-/// The index digits of a decoded position, from which a child's slot follows by one digit.
-struct Digits {
-    slot: u64,
-    mirror_slot: Option<u64>,
-    ranks: [u64; MAX_PIECES],
-    mirror_ranks: [u64; MAX_PIECES],
-}
-
-impl Digits {
-    fn new(layout: &Layout, decoded: &Decoded) -> Digits {
-        let mut digits = Digits {
-            slot: decoded.slot,
-            mirror_slot: decoded.mirror_slot,
-            ranks: [0; MAX_PIECES],
-            mirror_ranks: [0; MAX_PIECES],
-        };
-        let squares = &decoded.board.squares;
-        for (g, group) in layout.groups.iter().enumerate() {
-            digits.ranks[g] = layout.group_rank(group, squares, identity());
-            if decoded.mirror_slot.is_some() {
-                digits.mirror_ranks[g] = layout.group_rank(group, squares, &geometry().mirror);
-            }
-        }
-        digits
-    }
-
-    /// The canonical slot after the piece in `moved` moved (captures excluded), and whether the
-    /// mirror was needed.
-    #[inline]
-    fn after(&self, layout: &Layout, squares: &Squares, moved: usize) -> (u64, bool) {
-        if moved == 0 {
-            return layout.canonical_slot(squares);
-        }
-        let g = usize::from(layout.group_of[moved]);
-        let group = &layout.groups[g];
-        let rank = layout.group_rank(group, squares, identity());
-        let slot = (self.slot + rank * group.stride) - self.ranks[g] * group.stride;
-        match self.mirror_slot {
-            Some(mirror_slot) => {
-                let mirror_rank = layout.group_rank(group, squares, &geometry().mirror);
-                let mirrored = (mirror_slot + mirror_rank * group.stride)
-                    - self.mirror_ranks[g] * group.stride;
-                if mirrored < slot {
-                    (mirrored, true)
-                } else {
-                    (slot, false)
-                }
-            }
-            None => (slot, false),
-        }
     }
 }
 
@@ -156,22 +106,19 @@ impl Space for XiangqiSpace<'_> {
             return Node::Broken;
         };
         let layout = &self.index.layout;
-        let digits = Digits::new(layout, &decoded);
         let mover = decoded.to_move;
         let child_base = (1 - mover) as u64 * self.index.per_side;
         let mut exits = Exits::default();
         let mut any = false;
-        decoded
-            .board
-            .for_each_legal_move(mover, |board, slot, victim| {
-                any = true;
-                if victim == NONE {
-                    let (child, mapped) = digits.after(layout, &board.squares, slot);
-                    children.push(child_base + child, mapped);
-                } else {
-                    exits.add(self.exit_value(board, usize::from(victim), 1 - mover));
-                }
-            });
+        decoded.board.for_each_legal_move(mover, |board, slot, victim| {
+            any = true;
+            if victim == NONE {
+                let (child, mapped) = layout.slot_after(&decoded.digits, &board.squares, slot);
+                children.push(child_base + child, mapped);
+            } else {
+                exits.add(self.exit_value(board, usize::from(victim), 1 - mover));
+            }
+        });
         if any {
             Node::Inner(exits)
         } else {
@@ -184,11 +131,10 @@ impl Space for XiangqiSpace<'_> {
             return;
         };
         let layout = &self.index.layout;
-        let digits = Digits::new(layout, &decoded);
         let unmover = 1 - decoded.to_move;
         let parent_base = unmover as u64 * self.index.per_side;
         decoded.board.for_each_unmove(unmover, |board, slot| {
-            let (parent, mapped) = digits.after(layout, &board.squares, slot);
+            let (parent, mapped) = layout.slot_after(&decoded.digits, &board.squares, slot);
             parents.push(parent_base + parent, mapped);
         });
     }

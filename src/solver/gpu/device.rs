@@ -36,13 +36,20 @@ pub struct Gpu {
     pub(super) timestamps: bool,
     errors: ErrorLog,
     description: String,
+    software: bool,
 }
 
 impl Gpu {
     /// Opens the first adapter wgpu finds (a discrete GPU preferred; Mesa's software Vulkan driver
     /// where there is no GPU). Fails with a clear error when there is none.
     pub fn open() -> Result<Gpu> {
-        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+        // Compute needs no window system: the primary backends only (no GL, whose EGL probe
+        // complains about missing display servers); WGPU_BACKEND still overrides.
+        let descriptor = wgpu::InstanceDescriptor {
+            backends: wgpu::Backends::PRIMARY,
+            ..wgpu::InstanceDescriptor::new_without_display_handle()
+        };
+        let instance = wgpu::Instance::new(descriptor.with_env());
         let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
             power_preference: wgpu::PowerPreference::HighPerformance,
             ..Default::default()
@@ -77,12 +84,18 @@ impl Gpu {
             timestamps,
             errors,
             description: format!("{} ({:?}, {:?})", info.name, info.device_type, info.backend),
+            software: info.device_type == wgpu::DeviceType::Cpu,
         })
     }
 
     /// The adapter's name, type and backend, for reports.
     pub fn description(&self) -> &str {
         &self.description
+    }
+
+    /// Whether the adapter is a software driver running on the CPU (such as Mesa's llvmpipe).
+    pub fn is_software(&self) -> bool {
+        self.software
     }
 
     /// The largest buffer one storage binding may cover, in bytes.

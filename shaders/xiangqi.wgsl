@@ -1,0 +1,430 @@
+// Xiangqi rules for the GPU solver: the twin of src/games/xiangqi (index.rs, moves.rs, space.rs).
+//
+// Joined after a prelude that src/games/xiangqi/gpu.rs generates: the material's constants
+// (PIECES, BLACK_START, *_ATTACKERS_END, PER_SIDE, GROUPS, GAME_MAX_SUCCESSORS), the kind numbers
+// and the layout constants of the data buffers below (GEO_*, G_*, IX_*, MAT_*, EXIT_*). Every
+// table comes from Rust:
+//   xq_geo:          geometry::Geometry (points, symmetry maps, leaper tables with their blocking
+//                    squares, rays, between bitboards with the line they share, horse legs)
+//   xq_material:     index descriptors (this table, then per slot the table capturing it leads
+//                    to), each slot's kind and group, the capture exits
+//   xq_exit_entries: the smaller tables' entries, two per word
+// Red owns slots 0..BLACK_START (its king first), black the rest (its king first). Bitboards are
+// vec3<u32> (low word: squares 0..31); a captured piece's square is NONE.
+
+var<private> sq: array<u32, PIECES>;
+var<private> side_occ: array<vec3<u32>, 2>;
+// The decoded state: its slot, the side to move, whether the red king stands on the centre file
+// (and if so the mirror image's slot), and whether the king that a move (or an un-move) must
+// leave safe is safe there.
+var<private> cur_slot: u32;
+var<private> cur_side: u32;
+var<private> cur_centre: bool;
+var<private> cur_mirror: u32;
+var<private> king_safe: bool;
+
+fn bb_bit(s: u32) -> vec3<u32> {
+    var b = vec3<u32>(0u);
+    b[s >> 5u] = 1u << (s & 31u);
+    return b;
+}
+
+fn bb_has(b: vec3<u32>, s: u32) -> bool {
+    return ((b[s >> 5u] >> (s & 31u)) & 1u) != 0u;
+}
+
+fn occupied() -> vec3<u32> {
+    return side_occ[0] | side_occ[1];
+}
+
+fn is_empty(s: u32) -> bool {
+    return !bb_has(occupied(), s);
+}
+
+fn side_of(slot: u32) -> u32 {
+    return select(0u, 1u, slot >= BLACK_START);
+}
+
+fn side_start(side: u32) -> u32 {
+    return select(0u, BLACK_START, side == 1u);
+}
+
+fn side_end(side: u32) -> u32 {
+    return select(BLACK_START, PIECES, side == 1u);
+}
+
+fn attackers_end(side: u32) -> u32 {
+    return select(RED_ATTACKERS_END, BLACK_ATTACKERS_END, side == 1u);
+}
+
+fn slot_kind(slot: u32) -> u32 {
+    return xq_material[MAT_KIND + slot];
+}
+
+// The leaper entries (`square | block << 8`) of `table` (GEO_LEAP_TO or GEO_LEAP_FROM).
+fn leap_base(table: u32, side: u32, kind: u32, s: u32) -> u32 {
+    return table + ((side * KINDS + kind) * SQUARES + s) * LEAP_WIDTH;
+}
+
+// Whether an attacking piece of `kind` and `side` on `origin` attacks `aim`.
+fn attacks(kind: u32, side: u32, origin: u32, aim: u32) -> bool {
+    if kind == PAWN {
+        let base = leap_base(GEO_LEAP_TO, side, PAWN, origin);
+        for (var i = 0u; i < LEAP_WIDTH; i += 1u) {
+            if (xq_geo[base + i] & 0xFFu) == aim {
+                return true;
+            }
+        }
+        return false;
+    }
+    if kind == HORSE {
+        let leg = xq_geo[GEO_HORSE_LEG + origin * SQUARES + aim];
+        return leg != NONE && is_empty(leg);
+    }
+    // King (facing along a file), rook, cannon (exactly one screen).
+    let at = GEO_BETWEEN + (origin * SQUARES + aim) * BETWEEN_WORDS;
+    let line = xq_geo[at + 3u];
+    if line == 0u || (kind == KING && line != LINE_FILE) {
+        return false;
+    }
+    let blockers = vec3<u32>(xq_geo[at], xq_geo[at + 1u], xq_geo[at + 2u]) & occupied();
+    let count = countOneBits(blockers.x) + countOneBits(blockers.y) + countOneBits(blockers.z);
+    return count == select(0u, 1u, kind == CANNON);
+}
+
+// Whether the king of `side` is attacked, the facing kings included.
+fn in_check(side: u32) -> bool {
+    let king = sq[side_start(side)];
+    let enemy = 1u - side;
+    for (var slot = side_start(enemy); slot < attackers_end(enemy); slot += 1u) {
+        let s = sq[slot];
+        if s != NONE && attacks(slot_kind(slot), enemy, s, king) {
+            return true;
+        }
+    }
+    return false;
+}
+
+// Whether emptying or filling square `s` can decide an attack on a king on `king` (see
+// moves.rs: only such moves need a full check test).
+fn sensitive(king: u32, s: u32) -> bool {
+    return ((xq_geo[GEO_SENSITIVE + king * 3u + (s >> 5u)] >> (s & 31u)) & 1u) != 0u;
+}
+
+// Moves the piece in `slot` to `to`, capturing what stands there; returns the captured slot or
+// NONE.
+fn make(slot: u32, to: u32) -> u32 {
+    let side = side_of(slot);
+    let enemy = 1u - side;
+    var victim = NONE;
+    if bb_has(side_occ[enemy], to) {
+        for (var v = side_start(enemy); v < side_end(enemy); v += 1u) {
+            if sq[v] == to {
+                victim = v;
+            }
+        }
+        sq[victim] = NONE;
+        side_occ[enemy] ^= bb_bit(to);
+    }
+    side_occ[side] ^= bb_bit(sq[slot]) | bb_bit(to);
+    sq[slot] = to;
+    return victim;
+}
+
+// Takes back a `make` of the piece in `slot` from `origin`.
+fn unmake(slot: u32, origin: u32, victim: u32) {
+    let side = side_of(slot);
+    let to = sq[slot];
+    side_occ[side] ^= bb_bit(origin) | bb_bit(to);
+    sq[slot] = origin;
+    if victim != NONE {
+        sq[victim] = to;
+        side_occ[1u - side] |= bb_bit(to);
+    }
+}
+
+// Descriptor words of index `ix` (0: this table, 1 + slot: the table capturing the slot leads to).
+fn ix_word(ix: u32, field: u32) -> u32 {
+    return xq_material[ix * IX_WORDS + field];
+}
+
+fn group_word(ix: u32, g: u32, field: u32) -> u32 {
+    return xq_material[ix * IX_WORDS + IX_GROUP + g * G_WORDS + field];
+}
+
+// The square of slot `j` of index `ix`'s material, read from the board (through the capture
+// exit's slot order and colour flip for a smaller table).
+fn square_in(ix: u32, j: u32) -> u32 {
+    if ix == 0u {
+        return sq[j];
+    }
+    let exit = MAT_EXITS + (ix - 1u) * EXIT_WORDS;
+    let s = sq[xq_material[exit + EXIT_ORDER + j]];
+    if xq_material[exit + EXIT_FLIP] != 0u {
+        return xq_geo[GEO_FLIP + s];
+    }
+    return s;
+}
+
+// Rank of group `g` of index `ix`, as the pieces stand or through the mirror.
+fn group_rank(ix: u32, g: u32, mirrored: bool) -> u32 {
+    let table = group_word(ix, g, select(G_POINTS, G_MIRRORED, mirrored));
+    let first = group_word(ix, g, G_FIRST);
+    let a = xq_geo[table + square_in(ix, first)];
+    if group_word(ix, g, G_COUNT) == 1u {
+        return a;
+    }
+    let b = xq_geo[table + square_in(ix, first + 1u)];
+    return xq_geo[GEO_PAIR_BASE + max(a, b)] + min(a, b);
+}
+
+fn raw_slot(ix: u32, mirrored: bool) -> u32 {
+    var slot = 0u;
+    let groups = ix_word(ix, IX_GROUPS);
+    for (var g = 0u; g < groups; g += 1u) {
+        slot += group_rank(ix, g, mirrored) * group_word(ix, g, G_STRIDE);
+    }
+    return slot;
+}
+
+// The canonical slot of index `ix` for the board, and whether the mirror produced it.
+fn canonical_slot(ix: u32) -> vec2<u32> {
+    let king = square_in(ix, 0u);
+    if xq_geo[GEO_RED_KING + king] == NONE {
+        return vec2<u32>(raw_slot(ix, true), 1u);
+    }
+    let slot = raw_slot(ix, false);
+    if xq_geo[GEO_MIRROR + king] == king {
+        let mirrored = raw_slot(ix, true);
+        if mirrored < slot {
+            return vec2<u32>(mirrored, 1u);
+        }
+    }
+    return vec2<u32>(slot, 0u);
+}
+
+// Sets up the board of a state; false for a broken slot.
+fn decode(state: u32) -> bool {
+    cur_side = select(0u, 1u, state >= PER_SIDE);
+    cur_slot = state - cur_side * PER_SIDE;
+    var rest = cur_slot;
+    for (var g = GROUPS; g > 0u; g -= 1u) {
+        let radix = group_word(0u, g - 1u, G_RADIX);
+        let rank = rest % radix;
+        rest /= radix;
+        let first = group_word(0u, g - 1u, G_FIRST);
+        let squares = group_word(0u, g - 1u, G_SQUARES);
+        if group_word(0u, g - 1u, G_COUNT) == 1u {
+            sq[first] = xq_geo[squares + rank];
+        } else {
+            let pair = xq_geo[GEO_PAIR_UNRANK + rank];
+            sq[first] = xq_geo[squares + (pair & 0xFFu)];
+            sq[first + 1u] = xq_geo[squares + (pair >> 8u)];
+        }
+    }
+    let king = sq[0];
+    cur_centre = xq_geo[GEO_MIRROR + king] == king;
+    if cur_centre {
+        cur_mirror = raw_slot(0u, true);
+        if cur_mirror < cur_slot {
+            return false;
+        }
+    }
+    side_occ[0] = vec3<u32>(0u);
+    side_occ[1] = vec3<u32>(0u);
+    for (var j = 0u; j < PIECES; j += 1u) {
+        let s = sq[j];
+        if bb_has(occupied(), s) {
+            return false;
+        }
+        side_occ[side_of(j)] |= bb_bit(s);
+    }
+    return !in_check(1u - cur_side);
+}
+
+// How much the rank of group `g` changed (modulo 2^32) since the piece in `moved` left `origin`.
+fn rank_change(g: u32, moved: u32, origin: u32, mirrored: bool) -> u32 {
+    let now = sq[moved];
+    let new_rank = group_rank(0u, g, mirrored);
+    sq[moved] = origin;
+    let old_rank = group_rank(0u, g, mirrored);
+    sq[moved] = now;
+    return new_rank - old_rank;
+}
+
+// Pushes the state (`base`: its side's first state) of the board after the piece in `moved`
+// left `origin`, the square it has in the decoded state. Unless the red king moved, only the
+// moved piece's digit changes, in the slot and (red king on the centre file) in the mirror slot.
+fn push_moved(out: ptr<function, Successors>, moved: u32, origin: u32, base: u32) {
+    if moved == 0u {
+        let child = canonical_slot(0u);
+        if child.y == 0u {
+            succ_push_plain(out, base + child.x);
+        } else {
+            succ_push_mapped(out, base + child.x);
+        }
+        return;
+    }
+    let g = xq_material[MAT_GROUP + moved];
+    let stride = group_word(0u, g, G_STRIDE);
+    let slot = cur_slot + rank_change(g, moved, origin, false) * stride;
+    if cur_centre {
+        let mirrored = cur_mirror + rank_change(g, moved, origin, true) * stride;
+        if mirrored < slot {
+            succ_push_mapped(out, base + mirrored);
+            return;
+        }
+    }
+    succ_push_plain(out, base + slot);
+}
+
+// The entry, for the side then to move, of the position after capturing `victim`.
+fn exit_entry(victim: u32, next: u32) -> u32 {
+    let exit = MAT_EXITS + victim * EXIT_WORDS;
+    let ix = 1u + victim;
+    let side = select(next, 1u - next, xq_material[exit + EXIT_FLIP] != 0u);
+    let at = xq_material[exit + EXIT_OFFSET] + side * ix_word(ix, IX_PER_SIDE) + canonical_slot(ix).x;
+    return (xq_exit_entries[at >> 1u] >> (16u * (at & 1u))) & 0xFFFFu;
+}
+
+// Plays the piece in `slot` to `to` if its king stays safe, recording the child or the exit;
+// returns 1 for a legal move.
+fn try_move(
+    out: ptr<function, Successors>,
+    slot: u32,
+    to: u32,
+    node: ptr<function, Node>,
+) -> u32 {
+    let side = side_of(slot);
+    let origin = sq[slot];
+    let king_slot = side_start(side);
+    let king = sq[king_slot];
+    let quiet = king_safe && slot != king_slot && !sensitive(king, origin) && !sensitive(king, to);
+    let victim = make(slot, to);
+    let legal = quiet || !in_check(side);
+    if legal {
+        if victim == NONE {
+            push_moved(out, slot, origin, (1u - side) * PER_SIDE);
+        } else {
+            node_add_exit(node, exit_entry(victim, 1u - side));
+        }
+    }
+    unmake(slot, origin, victim);
+    return select(0u, 1u, legal);
+}
+
+fn game_expand(state: u32, out: ptr<function, Successors>) -> Node {
+    if !decode(state) {
+        return node_broken();
+    }
+    let side = cur_side;
+    let own = side_occ[side];
+    king_safe = !in_check(side);
+    var node = node_inner();
+    var moves = 0u;
+    for (var slot = side_start(side); slot < side_end(side); slot += 1u) {
+        let origin = sq[slot];
+        let kind = slot_kind(slot);
+        if kind == ROOK || kind == CANNON {
+            for (var d = 0u; d < DIRECTIONS; d += 1u) {
+                let ray = GEO_RAYS + (origin * DIRECTIONS + d) * RAY_WIDTH;
+                var screened = false;
+                for (var i = 0u; i < RAY_WIDTH; i += 1u) {
+                    let to = xq_geo[ray + i];
+                    if to == NONE {
+                        break;
+                    }
+                    if is_empty(to) {
+                        if !screened {
+                            moves += try_move(out, slot, to, &node);
+                        }
+                        continue;
+                    }
+                    if kind == ROOK || screened {
+                        if !bb_has(own, to) {
+                            moves += try_move(out, slot, to, &node);
+                        }
+                        break;
+                    }
+                    screened = true;
+                }
+            }
+        } else {
+            let base = leap_base(GEO_LEAP_TO, side, kind, origin);
+            for (var i = 0u; i < LEAP_WIDTH; i += 1u) {
+                let entry = xq_geo[base + i];
+                let to = entry & 0xFFu;
+                if to == NONE {
+                    break;
+                }
+                let block = entry >> 8u;
+                if (block == NONE || is_empty(block)) && !bb_has(own, to) {
+                    moves += try_move(out, slot, to, &node);
+                }
+            }
+        }
+    }
+    if moves > 0u {
+        return node;
+    }
+    return node_terminal(LOST);
+}
+
+// Takes the piece in `slot` back to the empty `origin` and pushes that parent if it is legal.
+// Unless the move could open a line to the king, only the moved piece's own attack matters (and
+// advisors and elephants, past the side's attackers, never attack).
+fn try_unmove(out: ptr<function, Successors>, slot: u32, origin: u32, base: u32) {
+    let to = sq[slot];
+    let side = side_of(slot);
+    let king = sq[side_start(cur_side)];
+    let quiet = king_safe && !sensitive(king, to) && !sensitive(king, origin);
+    make(slot, origin);
+    var safe: bool;
+    if quiet {
+        safe = slot >= attackers_end(side) || !attacks(slot_kind(slot), side, origin, king);
+    } else {
+        safe = !in_check(cur_side);
+    }
+    if safe {
+        push_moved(out, slot, to, base);
+    }
+    unmake(slot, to, NONE);
+}
+
+fn game_parents(state: u32, out: ptr<function, Successors>) {
+    if !decode(state) {
+        return;
+    }
+    let side = 1u - cur_side;
+    let base = side * PER_SIDE;
+    king_safe = !in_check(cur_side);
+    for (var slot = side_start(side); slot < side_end(side); slot += 1u) {
+        let to = sq[slot];
+        let kind = slot_kind(slot);
+        if kind == ROOK || kind == CANNON {
+            for (var d = 0u; d < DIRECTIONS; d += 1u) {
+                let ray = GEO_RAYS + (to * DIRECTIONS + d) * RAY_WIDTH;
+                for (var i = 0u; i < RAY_WIDTH; i += 1u) {
+                    let origin = xq_geo[ray + i];
+                    if origin == NONE || !is_empty(origin) {
+                        break;
+                    }
+                    try_unmove(out, slot, origin, base);
+                }
+            }
+        } else {
+            let table = leap_base(GEO_LEAP_FROM, side, kind, to);
+            for (var i = 0u; i < LEAP_WIDTH; i += 1u) {
+                let entry = xq_geo[table + i];
+                let origin = entry & 0xFFu;
+                if origin == NONE {
+                    break;
+                }
+                let block = entry >> 8u;
+                if is_empty(origin) && (block == NONE || is_empty(block)) {
+                    try_unmove(out, slot, origin, base);
+                }
+            }
+        }
+    }
+}

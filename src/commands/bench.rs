@@ -1,0 +1,74 @@
+//! `egtb bench`: both solvers on the same tables in one run, timed side by side.
+
+use anyhow::{Result, bail};
+use serde_json::json;
+
+use super::{Env, parse_material};
+use crate::games::Game;
+use crate::generate::{Backend, Generator};
+use crate::progress::Bar;
+use crate::solver::gpu::GpuOptions;
+
+/// Times the CPU and the GPU solver on each material (smaller tables read from the folder or
+/// built there first, untimed) and prints a table of seconds, ratios and rates.
+pub fn run<G: Game>(env: &Env, materials: &[String], gpu: &GpuOptions) -> Result<()> {
+    let rules = env.rules::<G>()?;
+    if materials.is_empty() {
+        bail!("nothing to bench: name one or more materials (for example KQvKR)");
+    }
+    let bar = Bar::new();
+    let mut generator = Generator::<G>::new(&env.tables, rules, &bar).with_backend(Backend::Cpu, gpu.clone());
+    let mut rows = Vec::new();
+    let mut solvers = (String::new(), String::new());
+    let result = materials.iter().try_for_each(|name| {
+        let (material, _) = parse_material::<G>(name)?;
+        generator.ensure_smaller(&material)?;
+        let cpu = generator.solve(&material, Backend::Cpu)?;
+        let gpu = generator.solve(&material, Backend::Gpu)?;
+        if cpu.entries != gpu.entries {
+            bail!("{material}: the GPU table differs from the CPU table (run egtb verify)");
+        }
+        solvers = (cpu.solver, gpu.solver);
+        rows.push((material, cpu.entries.len() as u64, cpu.wall, gpu.wall, gpu.kernel));
+        Ok(())
+    });
+    bar.finish();
+    result?;
+    if env.json {
+        let rows: Vec<_> = rows
+            .iter()
+            .map(|(m, states, cpu, gpu, kernel)| {
+                json!({
+                    "material": m.to_string(),
+                    "states": states,
+                    "cpu_seconds": cpu.as_secs_f64(),
+                    "gpu_seconds": gpu.as_secs_f64(),
+                    "gpu_kernel_seconds": kernel.map(|k| k.as_secs_f64()),
+                    "cpu_over_gpu": cpu.as_secs_f64() / gpu.as_secs_f64(),
+                })
+            })
+            .collect();
+        println!(
+            "{}",
+            json!({ "game": G::ID.name(), "cpu": solvers.0, "gpu": solvers.1, "tables": rows })
+        );
+        return Ok(());
+    }
+    println!("CPU: {}\nGPU: {}", solvers.0, solvers.1);
+    println!(
+        "{:<14}{:>12}{:>10}{:>10}{:>10}{:>14}{:>14}{:>11}",
+        "table", "states", "CPU s", "GPU s", "CPU/GPU", "CPU states/s", "GPU states/s", "kernel s"
+    );
+    for (material, states, cpu, gpu, kernel) in &rows {
+        let (c, g) = (cpu.as_secs_f64(), gpu.as_secs_f64());
+        let kernel = kernel.map_or("-".to_string(), |k| format!("{:.3}", k.as_secs_f64()));
+        println!(
+            "{:<14}{states:>12}{c:>10.3}{g:>10.3}{:>10.2}{:>14.0}{:>14.0}{kernel:>11}",
+            material.to_string(),
+            c / g,
+            *states as f64 / c,
+            *states as f64 / g,
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,382 @@
+//! Xiangqi on the GPU: the data and prelude of `shaders/xiangqi.wgsl`, the WGSL twin of
+//! [`super::index`], [`super::moves`] and [`super::space`].
+//!
+//! Three u32 buffers, all computed here from the Rust tables:
+//! - `xq_geo`: the [`Geometry`] arrays as named sections (see [`geo_sections`]), one word per
+//!   entry unless said otherwise;
+//! - `xq_material`: index descriptors of [`IX_WORDS`] words (this table first, then per slot the
+//!   smaller table that capturing it leads to; zeros for the kings), each slot's kind and group,
+//!   and per slot its capture exit (colour flip, entry offset, which slot fills each slot of the
+//!   smaller table);
+//! - `xq_exit_entries`: the entries of every distinct smaller table, two per word.
+//!
+//! Every offset into them is a WGSL constant of the generated prelude, so the layouts are written
+//! down once, here.
+
+use std::borrow::Cow;
+use std::fmt::Write;
+use std::sync::OnceLock;
+
+use anyhow::{Result, bail};
+
+use super::geometry::{Geometry, Kind, NONE, SQUARES, file, geometry, pair_base};
+use super::index::{Layout, MAX_PIECES, XiangqiIndex};
+use super::space::ExitMap;
+use crate::games::IndexSpace;
+use crate::material::Material;
+use crate::solver::gpu::{GpuData, GpuRules};
+use crate::table::TableSet;
+
+/// The xiangqi rules module, joined after the prelude.
+const XIANGQI_WGSL: &str = include_str!("../../../shaders/xiangqi.wgsl");
+
+/// Entries per square of a leaper table (the horse's eight moves at most).
+const LEAP_WIDTH: usize = 8;
+/// Rays per square and squares per ray (a file has ten points).
+const DIRECTIONS: usize = 4;
+const RAY_WIDTH: usize = 9;
+/// Words per square pair of the `between` section: the three words of the between bitboard, then
+/// the line the squares share.
+const BETWEEN_WORDS: usize = 4;
+/// Line codes of the `between` section.
+const LINE_RANK: u32 = 1;
+const LINE_FILE: u32 = 2;
+
+/// Words of one group in an index descriptor.
+const G_WORDS: usize = 7;
+const G_FIRST: usize = 0;
+const G_COUNT: usize = 1;
+const G_RADIX: usize = 2;
+const G_STRIDE: usize = 3;
+/// Offsets in `xq_geo` of the group's point numbers by square, of the same through the mirror,
+/// and of its squares by point number.
+const G_POINTS: usize = 4;
+const G_MIRRORED: usize = 5;
+const G_SQUARES: usize = 6;
+/// Words of one index descriptor: group count, slots per side, then the groups.
+const IX_GROUPS: usize = 0;
+const IX_PER_SIDE: usize = 1;
+const IX_GROUP: usize = 2;
+const IX_WORDS: usize = IX_GROUP + MAX_PIECES * G_WORDS;
+/// Words of one capture exit: flip, entry offset, then per slot of the smaller table the slot of
+/// this table that fills it.
+const EXIT_WORDS: usize = 2 + MAX_PIECES;
+const EXIT_FLIP: usize = 0;
+const EXIT_OFFSET: usize = 1;
+const EXIT_ORDER: usize = 2;
+
+/// One xiangqi material's GPU rules, with the smaller tables its captures reach.
+pub struct XiangqiGpu {
+    states: u64,
+    prelude: String,
+    material: Vec<u32>,
+    exit_entries: Vec<u32>,
+}
+
+impl XiangqiGpu {
+    /// The GPU rules of `index`'s material; `tables` must hold every table its captures reach.
+    pub fn new(index: &XiangqiIndex, tables: &TableSet) -> Result<XiangqiGpu> {
+        if index.states() > u64::from(u32::MAX) {
+            bail!("{} has too many states for the GPU", index.material);
+        }
+        let g = geometry();
+        let offsets = &geo_words().offsets;
+        let layout = &index.layout;
+        let pieces = layout.pieces;
+
+        let mut material = descriptor(index, offsets)?;
+        let mut exits = Vec::with_capacity(pieces * EXIT_WORDS);
+        let mut exit_entries: Vec<u16> = Vec::new();
+        let mut placed: Vec<(Material, u32)> = Vec::new();
+        for victim in 0..pieces {
+            if victim == layout.king(usize::from(layout.side[victim])) {
+                material.extend(std::iter::repeat_n(0, IX_WORDS));
+                exits.extend(std::iter::repeat_n(0, EXIT_WORDS));
+                continue;
+            }
+            let map = ExitMap::new(index, victim)?;
+            material.extend(descriptor(&map.index, offsets)?);
+            let sub = map.index.material;
+            let offset = match placed.iter().find(|(m, _)| *m == sub) {
+                Some(&(_, offset)) => offset,
+                None => {
+                    let offset = u32::try_from(exit_entries.len())?;
+                    exit_entries.extend_from_slice(tables.require(&sub)?.entries());
+                    placed.push((sub, offset));
+                    offset
+                }
+            };
+            exits.extend([u32::from(map.flip), offset]);
+            exits.extend(map.order.iter().map(|&slot| u32::from(slot)));
+        }
+        let slot_kind = material.len();
+        material.extend((0..pieces).map(|slot| layout.kind[slot].index() as u32));
+        let slot_group = material.len();
+        material.extend((0..pieces).map(|slot| u32::from(layout.group_of[slot])));
+        let exit_base = material.len();
+        material.extend(exits);
+
+        let mut prelude = String::new();
+        let constants = [
+            ("GAME_MAX_SUCCESSORS", max_successors(g, layout)),
+            ("PIECES", pieces),
+            ("BLACK_START", layout.sides[1].0),
+            ("RED_ATTACKERS_END", layout.attackers_end[0]),
+            ("BLACK_ATTACKERS_END", layout.attackers_end[1]),
+            ("PER_SIDE", index.per_side as usize),
+            ("GROUPS", layout.groups.len()),
+            ("SQUARES", SQUARES),
+            ("KINDS", Kind::ALL.len()),
+            ("KING", Kind::King.index()),
+            ("ROOK", Kind::Rook.index()),
+            ("CANNON", Kind::Cannon.index()),
+            ("HORSE", Kind::Horse.index()),
+            ("PAWN", Kind::Pawn.index()),
+            ("NONE", usize::from(NONE)),
+            ("LEAP_WIDTH", LEAP_WIDTH),
+            ("DIRECTIONS", DIRECTIONS),
+            ("RAY_WIDTH", RAY_WIDTH),
+            ("BETWEEN_WORDS", BETWEEN_WORDS),
+            ("LINE_FILE", LINE_FILE as usize),
+            ("G_WORDS", G_WORDS),
+            ("G_FIRST", G_FIRST),
+            ("G_COUNT", G_COUNT),
+            ("G_RADIX", G_RADIX),
+            ("G_STRIDE", G_STRIDE),
+            ("G_POINTS", G_POINTS),
+            ("G_MIRRORED", G_MIRRORED),
+            ("G_SQUARES", G_SQUARES),
+            ("IX_WORDS", IX_WORDS),
+            ("IX_GROUPS", IX_GROUPS),
+            ("IX_PER_SIDE", IX_PER_SIDE),
+            ("IX_GROUP", IX_GROUP),
+            ("MAT_KIND", slot_kind),
+            ("MAT_GROUP", slot_group),
+            ("MAT_EXITS", exit_base),
+            ("EXIT_WORDS", EXIT_WORDS),
+            ("EXIT_FLIP", EXIT_FLIP),
+            ("EXIT_OFFSET", EXIT_OFFSET),
+            ("EXIT_ORDER", EXIT_ORDER),
+        ];
+        for (name, value) in constants.into_iter().chain(offsets.iter().copied()) {
+            let _ = writeln!(prelude, "const {name}: u32 = {value}u;");
+        }
+        Ok(XiangqiGpu {
+            states: index.states(),
+            prelude,
+            material,
+            exit_entries: exit_entries
+                .chunks(2)
+                .map(|pair| u32::from(pair[0]) | u32::from(*pair.get(1).unwrap_or(&0)) << 16)
+                .collect(),
+        })
+    }
+}
+
+/// A named section of `xq_geo`; its offset becomes the WGSL constant of that name.
+type Section = (&'static str, Vec<u32>);
+
+/// `xq_geo` and the offset of each section, computed once for every material.
+struct GeoWords {
+    words: Vec<u32>,
+    offsets: Vec<(&'static str, usize)>,
+}
+
+fn geo_words() -> &'static GeoWords {
+    static GEO_WORDS: OnceLock<GeoWords> = OnceLock::new();
+    GEO_WORDS.get_or_init(|| {
+        let sections = geo_sections(geometry());
+        let offsets = section_offsets(&sections);
+        GeoWords {
+            words: sections.into_iter().flat_map(|(_, words)| words).collect(),
+            offsets,
+        }
+    })
+}
+
+/// The geometry as `xq_geo` holds it:
+/// - `GEO_POINTS`, `GEO_MIRRORED`, `GEO_POINT_SQUARES`: `points`, `mirrored_points` and
+///   `point_squares`, at `((side * 7 + kind) * 90 + square)`;
+/// - `GEO_RED_KING`, `GEO_RED_KING_MIRRORED`, `GEO_RED_KING_SQUARES`: the reduced red king's;
+/// - `GEO_PAIR_BASE` (`pair_base(n)`), `GEO_PAIR_UNRANK` (`low | high << 8`);
+/// - `GEO_MIRROR`, `GEO_FLIP`: the symmetry maps;
+/// - `GEO_LEAP_TO`, `GEO_LEAP_FROM`: per side, kind and square, [`LEAP_WIDTH`] words
+///   `square | block << 8` (block: the elephant's eye or the horse's leg, else [`NONE`]) for the
+///   leaping kinds (king, advisor, elephant, horse, pawn): where a piece moves to, and where it
+///   moves here from;
+/// - `GEO_RAYS`: at `(square * DIRECTIONS + direction) * RAY_WIDTH`, as `rays`;
+/// - `GEO_BETWEEN`: per pair `a * 90 + b`, [`BETWEEN_WORDS`] words (the between bitboard, then
+///   0, [`LINE_RANK`] or [`LINE_FILE`]);
+/// - `GEO_HORSE_LEG`: `horse_leg_for`;
+/// - `GEO_SENSITIVE`: per square, the three words of its `sensitive` bitboard.
+fn geo_sections(g: &Geometry) -> Vec<Section> {
+    let words = |bytes: &[u8]| bytes.iter().map(|&b| u32::from(b)).collect::<Vec<u32>>();
+    let per_kind = |table: &[[[u8; SQUARES]; 7]; 2]| words(table.as_flattened().as_flattened());
+    let leaps = |sources: bool| {
+        let mut out = Vec::with_capacity(2 * 7 * SQUARES * LEAP_WIDTH);
+        for side in 0..2 {
+            for kind in Kind::ALL {
+                for s in 0..SQUARES {
+                    let moves: Vec<(u8, u8)> = match (kind, sources) {
+                        (Kind::King, _) => g.king_steps[s].iter().map(|&t| (t, NONE)).collect(),
+                        (Kind::Advisor, _) => g.advisor_steps[s].iter().map(|&t| (t, NONE)).collect(),
+                        (Kind::Elephant, _) => g.elephant_to[s].iter().copied().zip(g.elephant_eye[s]).collect(),
+                        (Kind::Horse, false) => g.horse_to[s].iter().copied().zip(g.horse_leg[s]).collect(),
+                        (Kind::Horse, true) => g.horse_from[s].iter().copied().zip(g.horse_from_leg[s]).collect(),
+                        (Kind::Pawn, false) => g.pawn_to[side][s].iter().map(|&t| (t, NONE)).collect(),
+                        (Kind::Pawn, true) => g.pawn_from[side][s].iter().map(|&t| (t, NONE)).collect(),
+                        (Kind::Rook | Kind::Cannon, _) => Vec::new(),
+                    };
+                    let mut entries = [u32::from(NONE) | u32::from(NONE) << 8; LEAP_WIDTH];
+                    for (entry, (to, block)) in entries.iter_mut().zip(moves.into_iter().filter(|m| m.0 != NONE)) {
+                        *entry = u32::from(to) | u32::from(block) << 8;
+                    }
+                    out.extend(entries);
+                }
+            }
+        }
+        out
+    };
+    let mut between = Vec::with_capacity(SQUARES * SQUARES * BETWEEN_WORDS);
+    for a in 0..SQUARES {
+        for b in 0..SQUARES {
+            let pair = a * SQUARES + b;
+            let bits = g.between[pair];
+            between.extend([bits as u32, (bits >> 32) as u32, (bits >> 64) as u32]);
+            between.push(match g.aligned[pair] {
+                0 => 0,
+                _ if file(a as u8) == file(b as u8) => LINE_FILE,
+                _ => LINE_RANK,
+            });
+        }
+    }
+    let rays: &[[[u8; RAY_WIDTH]; DIRECTIONS]; SQUARES] = &g.rays;
+    vec![
+        ("GEO_POINTS", per_kind(&g.points)),
+        ("GEO_MIRRORED", per_kind(&g.mirrored_points)),
+        ("GEO_POINT_SQUARES", per_kind(&g.point_squares)),
+        ("GEO_RED_KING", words(&g.red_king_reduced)),
+        ("GEO_RED_KING_MIRRORED", words(&g.red_king_reduced_mirrored)),
+        ("GEO_RED_KING_SQUARES", words(&g.red_king_squares)),
+        ("GEO_PAIR_BASE", (0..=SQUARES as u32).map(pair_base).collect()),
+        (
+            "GEO_PAIR_UNRANK",
+            g.pair_unrank
+                .iter()
+                .map(|&[low, high]| u32::from(low) | u32::from(high) << 8)
+                .collect(),
+        ),
+        ("GEO_MIRROR", words(&g.mirror)),
+        ("GEO_FLIP", words(&g.flip)),
+        ("GEO_LEAP_TO", leaps(false)),
+        ("GEO_LEAP_FROM", leaps(true)),
+        ("GEO_RAYS", words(rays.as_flattened().as_flattened())),
+        ("GEO_BETWEEN", between),
+        ("GEO_HORSE_LEG", words(&g.horse_leg_for)),
+        (
+            "GEO_SENSITIVE",
+            g.sensitive
+                .iter()
+                .flat_map(|&bits| [bits as u32, (bits >> 32) as u32, (bits >> 64) as u32])
+                .collect(),
+        ),
+    ]
+}
+
+/// The word offset of each section.
+fn section_offsets(sections: &[Section]) -> Vec<(&'static str, usize)> {
+    let mut at = 0;
+    sections
+        .iter()
+        .map(|(name, words)| {
+            let offset = at;
+            at += words.len();
+            (*name, offset)
+        })
+        .collect()
+}
+
+/// The descriptor of one index (see [`IX_WORDS`]).
+fn descriptor(index: &XiangqiIndex, offsets: &[(&'static str, usize)]) -> Result<Vec<u32>> {
+    let offset = |name: &str| offsets.iter().find(|(n, _)| *n == name).map_or(0, |&(_, o)| o);
+    let mut words = vec![0u32; IX_WORDS];
+    words[IX_GROUPS] = index.layout.groups.len() as u32;
+    words[IX_PER_SIDE] = u32::try_from(index.per_side)?;
+    for (n, group) in index.layout.groups.iter().enumerate() {
+        let at = IX_GROUP + n * G_WORDS;
+        // The red king's group uses the reduced points (see `Layout::new`).
+        let (points, mirrored, squares) = if group.side == 0 && group.kind == Kind::King {
+            (
+                offset("GEO_RED_KING"),
+                offset("GEO_RED_KING_MIRRORED"),
+                offset("GEO_RED_KING_SQUARES"),
+            )
+        } else {
+            let kind_table = (group.side * 7 + group.kind.index()) * SQUARES;
+            (
+                offset("GEO_POINTS") + kind_table,
+                offset("GEO_MIRRORED") + kind_table,
+                offset("GEO_POINT_SQUARES") + kind_table,
+            )
+        };
+        words[at + G_FIRST] = group.first as u32;
+        words[at + G_COUNT] = group.count as u32;
+        words[at + G_RADIX] = u32::try_from(group.radix)?;
+        words[at + G_STRIDE] = u32::try_from(group.stride)?;
+        words[at + G_POINTS] = points as u32;
+        words[at + G_MIRRORED] = mirrored as u32;
+        words[at + G_SQUARES] = squares as u32;
+    }
+    Ok(words)
+}
+
+/// The most successors one state can push: per side, every piece moving to (or from) every
+/// square of its widest pattern; the larger side.
+fn max_successors(g: &Geometry, layout: &Layout) -> usize {
+    let widest = |side: usize, kind: Kind| -> usize {
+        let count = |list: &[u8]| list.iter().filter(|&&s| s != NONE).count();
+        (0..SQUARES)
+            .map(|s| match kind {
+                Kind::Rook | Kind::Cannon => g.rays[s].iter().map(|ray| count(ray)).sum(),
+                Kind::King => count(&g.king_steps[s]),
+                Kind::Advisor => count(&g.advisor_steps[s]),
+                Kind::Elephant => count(&g.elephant_to[s]),
+                Kind::Horse => count(&g.horse_to[s]).max(count(&g.horse_from[s])),
+                Kind::Pawn => count(&g.pawn_to[side][s]).max(count(&g.pawn_from[side][s])),
+            })
+            .max()
+            .unwrap_or(0)
+    };
+    let side_total = |side: usize| -> usize {
+        let (start, end) = layout.sides[side];
+        (start..end).map(|slot| widest(side, layout.kind[slot])).sum()
+    };
+    side_total(0).max(side_total(1)).max(1)
+}
+
+impl GpuRules for XiangqiGpu {
+    fn states(&self) -> u64 {
+        self.states
+    }
+
+    fn wgsl(&self) -> String {
+        format!("{}{XIANGQI_WGSL}", self.prelude)
+    }
+
+    fn data(&self) -> Vec<GpuData<'_>> {
+        vec![
+            GpuData {
+                name: "xq_geo",
+                words: Cow::Borrowed(&geo_words().words),
+            },
+            GpuData {
+                name: "xq_material",
+                words: Cow::Borrowed(&self.material),
+            },
+            GpuData {
+                name: "xq_exit_entries",
+                words: Cow::Borrowed(&self.exit_entries),
+            },
+        ]
+    }
+}

@@ -1,0 +1,139 @@
+//! The command line as a user meets it: bad input gives one clear line and a non-zero exit,
+//! never a panic; good input gives the table's answers.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("egtb-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn egtb(tables: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_egtb"))
+        .arg("--tables")
+        .arg(tables)
+        .args(args)
+        .env_remove("EGTB_TABLES")
+        .output()
+        .expect("egtb runs")
+}
+
+/// Runs a command that must fail and returns its one error line.
+fn fails(tables: &Path, args: &[&str]) -> String {
+    let out = egtb(tables, args);
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(!out.status.success(), "{args:?} succeeded");
+    assert!(!stderr.contains("panicked"), "{args:?} panicked: {stderr}");
+    assert_eq!(
+        stderr.trim_end().lines().count(),
+        1,
+        "{args:?} printed more than one line: {stderr}"
+    );
+    assert!(stderr.starts_with("egtb: error: "), "{stderr}");
+    stderr
+}
+
+fn succeeds(tables: &Path, args: &[&str]) -> String {
+    let out = egtb(tables, args);
+    assert!(
+        out.status.success(),
+        "{args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("utf-8 output")
+}
+
+#[test]
+fn bad_positions_and_materials_are_reported_in_one_line() {
+    let dir = temp_dir("bad");
+    let cases: &[(&[&str], &str)] = &[
+        (&["query", "8/8/8/4k3/8/8/8/R3K3 x"], "side to move"),
+        (&["query", "8/8/8/4k3/8/8/8/R3K3Q w"], "more than 8"),
+        (&["query", "8/8/8/4k3/8/8/8/R3K2Z w"], "Z"),
+        (&["query", "8/8/8/4k3/8/8/8/K3K3 w"], "king"),
+        (&["query", "8/8/8/8/8/8/8/R3K3 w"], "king"),
+        (&["query", "8/8/8/4k3/4K3/8/8/8 w"], "adjacent"),
+        (&["query", "4k3/4R3/8/8/8/8/8/4K3 w"], "check"),
+        (&["query", "8/8/8/4k3/8/8/P7/4K3 w"], "pawns are not supported"),
+        (&["query", "8/8/8/4k3/8/8/8/RRRRK3 w"], "at most 5"),
+        (&["query", "hello"], "cannot tell the game"),
+        (&["generate", "chess", "KXvK"], "'X'"),
+        (&["generate", "chess", "KQK"], "'v'"),
+        (&["generate", "chess", "KPvK"], "pawns are not supported"),
+        (&["generate", "chess", "KQRBNvK"], "at most 5"),
+        (&["generate", "chess", "QvK"], "king"),
+        (&["generate", "chss", "KQvK"], "unknown game"),
+        (&["generate", "chess"], "nothing to generate"),
+        (&["generate", "chess", "KQvK", "--cannon", "step"], "cannon"),
+        (&["stats", "chess", "KBvK"], "egtb generate chess KBvK"),
+        (&["query", "4k3/8/8/8/8/8/8/2B1K3 w"], "egtb generate chess KBvK"),
+    ];
+    for (args, needle) in cases {
+        let line = fails(&dir, args);
+        assert!(line.contains(needle), "{args:?}: '{line}' lacks '{needle}'");
+    }
+}
+
+#[test]
+fn corrupt_and_truncated_tables_are_never_trusted() {
+    let dir = temp_dir("corrupt");
+    succeeds(&dir, &["generate", "chess", "KQvK"]);
+    let path = dir.join("chess").join("KQvK.egtb");
+    let good = std::fs::read(&path).unwrap();
+    let fen = "8/8/8/3k4/8/8/8/Q3K3 w";
+    assert!(succeeds(&dir, &["query", fen]).contains("White to move wins"));
+
+    let mut flipped = good.clone();
+    let last = flipped.len() - 1;
+    flipped[last] ^= 0x40;
+    std::fs::write(&path, &flipped).unwrap();
+    assert!(fails(&dir, &["query", fen]).contains("corrupt"));
+    assert!(fails(&dir, &["generate", "chess", "KQvK"]).contains("corrupt"));
+    assert!(succeeds(&dir, &["list"]).contains("BAD"));
+
+    std::fs::write(&path, &good[..good.len() - 10]).unwrap();
+    assert!(fails(&dir, &["query", fen]).contains("truncated"));
+    std::fs::write(&path, &good[..100]).unwrap();
+    assert!(fails(&dir, &["stats", "chess", "KQvK"]).contains("truncated"));
+
+    std::fs::write(&path, &good).unwrap();
+    assert!(succeeds(&dir, &["list"]).contains("ok"));
+}
+
+#[test]
+fn query_line_and_stats_answer_from_the_tables() {
+    let dir = temp_dir("answers");
+    let summary = succeeds(&dir, &["generate", "chess", "KRvK"]);
+    assert!(summary.contains("KRvK") && summary.contains("CPU solver"), "{summary}");
+
+    let fen = "8/8/8/4k3/8/8/8/R3K3 w - - 0 1";
+    let query = succeeds(&dir, &["query", fen]);
+    assert!(query.contains("White to move wins: mate in 14"), "{query}");
+    assert!(query.contains("Ra5+") && query.contains("a1a5"), "{query}");
+
+    let json: serde_json::Value = serde_json::from_str(&succeeds(&dir, &["query", fen, "--json"])).unwrap();
+    assert_eq!(json["value"]["dtm"], 27);
+    let moves = json["moves"].as_array().unwrap();
+    assert_eq!(moves[0]["dtm"], 27);
+    assert!(moves.iter().all(|m| m["outcome"] == "win"));
+
+    let line = succeeds(&dir, &["line", fen]);
+    assert!(line.trim_end().ends_with("The game is over."), "{line}");
+    assert!(line.contains('#'), "{line}");
+
+    let stats: serde_json::Value =
+        serde_json::from_str(&succeeds(&dir, &["stats", "chess", "KRvK", "--json"])).unwrap();
+    assert_eq!(stats["sides"]["white"]["win"], 175168);
+    assert_eq!(stats["sides"]["black"]["longest"]["plies"], 32);
+    let flipped: serde_json::Value =
+        serde_json::from_str(&succeeds(&dir, &["stats", "chess", "KvKR", "--json"])).unwrap();
+    assert_eq!(flipped["material"], "KvKR");
+    for key in ["legal", "win", "draw", "loss"] {
+        assert_eq!(flipped["sides"]["black"][key], stats["sides"]["white"][key], "{key}");
+        assert_eq!(flipped["sides"]["white"][key], stats["sides"]["black"][key], "{key}");
+    }
+    let example = flipped["sides"]["white"]["longest"]["fen"].as_str().unwrap();
+    assert!(example.contains('r') && example.contains(" w"), "{example}");
+}

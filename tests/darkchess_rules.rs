@@ -1,0 +1,106 @@
+//! Worked dark chess positions whose answers follow from the rules by hand.
+
+mod darkchess_support;
+
+use darkchess_support::{fresh_dir, position, probe};
+use egtb::games::Game;
+use egtb::games::darkchess::{Cannon, DarkChess, DarkRules, Stalemate};
+use egtb::generate::Generator;
+use egtb::solver::Silent;
+use egtb::value::Value;
+
+const JUMP: DarkRules = DarkRules {
+    cannon: Cannon::Jump,
+    stalemate: Stalemate::Loss,
+};
+
+fn moves(text: &str, rules: DarkRules) -> Vec<String> {
+    let p = position(text);
+    let mut names: Vec<String> = DarkChess::legal_moves(&p, rules)
+        .into_iter()
+        .map(|m| DarkChess::move_names(&p, m).1)
+        .collect();
+    names.sort();
+    names
+}
+
+fn value(text: &str, rules: DarkRules) -> Value {
+    let mut generator = Generator::<DarkChess>::new(&fresh_dir("rules"), rules, &Silent);
+    probe(&mut generator, rules, &position(text))
+}
+
+#[test]
+fn cannon_jumps_over_one_screen_to_take_the_last_piece() {
+    // Red cannon a1, red king a2 as the screen, black king a4 beyond an empty a3.
+    let text = "k7/8/K7/C7 w";
+    assert!(moves(text, JUMP).contains(&"a1a4".to_string()));
+    assert_eq!(value(text, JUMP), Value::Win(1));
+    // Stepping cannons do not jump, and nothing else reaches a4 in one move.
+    assert!(!moves(text, DarkRules::SEED).contains(&"a1a4".to_string()));
+    assert_ne!(value(text, DarkRules::SEED), Value::Win(1));
+    // Along a rank too, over an enemy screen, whatever the victim's rank.
+    assert!(moves("8/8/8/C1pk4 w", JUMP).contains(&"a1d1".to_string()));
+}
+
+#[test]
+fn cannon_without_a_screen_or_behind_two_screens_cannot_take_the_king() {
+    // No screen: the cannon only steps.
+    assert_eq!(moves("k7/8/8/C7 w", JUMP), ["a1a2", "a1b1"]);
+    // Two screens: the jump lands on the second piece (a soldier), never on the king.
+    let two = moves("k7/p7/p7/C7 w", JUMP);
+    assert_eq!(two, ["a1a3", "a1b1"]);
+    // A jumping cannon does not take the adjacent soldier: it uses it as the screen.
+    assert_eq!(moves("8/8/8/Cp5k w", JUMP), ["a1a2", "a1h1"]);
+    // A stepping cannon takes an adjacent soldier or cannon, not a higher piece.
+    assert_eq!(moves("8/8/8/Cp5k w", DarkRules::SEED), ["a1a2", "a1b1"]);
+    assert_eq!(moves("8/8/8/Cn5k w", DarkRules::SEED), ["a1a2"]);
+}
+
+#[test]
+fn king_cannot_take_a_soldier_but_the_soldier_takes_the_king() {
+    let rules = DarkRules::SEED;
+    // The red king's only move is away: b1 holds a soldier it may not take.
+    assert_eq!(moves("8/8/8/Kp6 w", rules), ["a1a2"]);
+    // Black to move: the soldier takes the last red piece.
+    assert!(moves("8/8/8/Kp6 b", rules).contains(&"b1a1".to_string()));
+    assert_eq!(value("8/8/8/Kp6 b", rules), Value::Win(1));
+    // A king takes an advisor (lower rank), an advisor never takes the king.
+    assert!(moves("8/8/8/Ka5k w", rules).contains(&"a1b1".to_string()));
+    assert_eq!(moves("8/8/8/kA5K w", rules), ["b1b2", "b1c1", "h1g1", "h1h2"]);
+}
+
+#[test]
+fn a_blocked_side_loses_or_draws_by_the_stalemate_option() {
+    // The red soldier on a1 is walled in by black elephants, which it may not take.
+    let text = "8/8/e7/Pe6 w";
+    assert!(moves(text, JUMP).is_empty());
+    let blocked = position(text);
+    assert_eq!(DarkChess::game_over(&blocked, JUMP), Some(Value::LOST));
+    assert_eq!(DarkChess::game_over(&blocked, DarkRules::SEED), Some(Value::Draw));
+    assert_eq!(value(text, JUMP), Value::LOST);
+    assert_eq!(value(text, DarkRules::SEED), Value::Draw);
+}
+
+#[test]
+fn walling_in_the_last_piece_wins_only_when_stalemate_loses() {
+    // Jumping cannons on b1 and a3 cannot take the soldier on a1 (no screen), nor can it take
+    // them; after a3a2 the soldier has no move.
+    let text = "8/C7/8/pC6 w";
+    assert!(moves(text, JUMP).contains(&"a3a2".to_string()));
+    assert!(moves("8/8/C7/pC6 b", JUMP).is_empty());
+    assert_eq!(value(text, JUMP), Value::Win(1));
+    let draw = DarkRules {
+        stalemate: Stalemate::Draw,
+        ..JUMP
+    };
+    assert_ne!(value(text, draw), Value::Win(1));
+}
+
+#[test]
+fn a_side_without_pieces_has_lost() {
+    let mut p = position("8/8/8/Kk6 w");
+    p.board.masks[0] = [0; 7];
+    assert_eq!(DarkChess::game_over(&p, JUMP), Some(Value::LOST));
+    assert_eq!(DarkChess::game_over(&p, DarkRules::SEED), Some(Value::LOST));
+    assert!(DarkChess::legal_moves(&p, JUMP).is_empty());
+}

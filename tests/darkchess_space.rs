@@ -1,0 +1,191 @@
+//! The dark chess index and the solver's view of it, against brute force: every slot of several
+//! materials decodes and locates consistently, symmetric images share a slot, weights add up to
+//! the full-board count, and the children, exits and parents the solver sees are exactly what
+//! the legal moves (through the `Game` API) produce.
+
+mod darkchess_support;
+
+use std::collections::BTreeSet;
+
+use darkchess_support::{build, material, probe_in};
+use egtb::games::darkchess::board::SYMMETRIES;
+use egtb::games::darkchess::index::Position;
+use egtb::games::darkchess::{Cannon, DarkChess, DarkRules, Stalemate};
+use egtb::games::{Game, IndexSpace};
+use egtb::material::{Material, Side};
+use egtb::solver::{Exits, Node, Space, Successors};
+
+const JUMP: DarkRules = DarkRules {
+    cannon: Cannon::Jump,
+    stalemate: Stalemate::Loss,
+};
+
+/// Full-board placements of a material for one side to move: 32! / ((32 - n)! * prod count!).
+fn placements(m: &Material) -> u64 {
+    let mut total: u64 = 1;
+    let mut free = 32;
+    for side in Side::BOTH {
+        for kind in 0..7 {
+            for i in 1..=u64::from(m.count(side, kind)) {
+                total = total * free / i;
+                free -= 1;
+            }
+        }
+    }
+    total
+}
+
+#[test]
+fn slots_round_trip_images_share_a_slot_and_weights_count_the_board() {
+    for name in ["KvK", "KPvK", "AAvPP", "EEvEE", "KvPPPPP", "CCPvPP", "KAvKA", "RRvNNC"] {
+        let m = material(name);
+        let index = DarkChess::index(&m, JUMP).unwrap();
+        let mut weights = [0u64; 2];
+        let mut legal = 0u64;
+        for state in 0..index.states() {
+            let weight = index.weight(state);
+            let Some(position) = index.decode(state) else {
+                assert_eq!(weight, 0, "{name} {state}");
+                continue;
+            };
+            legal += 1;
+            assert_eq!(DarkChess::material_of(&position), m, "{name} {state}");
+            assert_eq!(index.side_to_move(state), position.side_to_move);
+            let mut images = BTreeSet::new();
+            for g in 0..SYMMETRIES {
+                let image = Position {
+                    board: position.board.transformed(g),
+                    ..position
+                };
+                assert_eq!(index.locate(&image), state, "{name} {state} g={g}");
+                images.insert(image.board.masks);
+            }
+            assert_eq!(weight as usize, images.len(), "{name} {state}");
+            weights[position.side_to_move.index()] += u64::from(weight);
+        }
+        assert!(legal > 0);
+        assert_eq!(weights, [placements(&m); 2], "{name}");
+    }
+}
+
+/// Checks every slot of a material: the solver's children, exits and terminal verdicts against
+/// the legal moves, and its parents against the children inverted (retro-consistency).
+/// Returns how many positions have no move.
+fn check_against_brute_force(name: &str, rules: DarkRules) -> usize {
+    let generator = build(name, rules);
+    let m = material(name);
+    let index = DarkChess::index(&m, rules).unwrap();
+    let space = DarkChess::space(&index, rules, generator.tables()).unwrap();
+    let n = index.states() as usize;
+    let mut inverse: Vec<Vec<u64>> = vec![Vec::new(); n];
+    let mut found = Successors::default();
+    let mut terminal = 0;
+    for state in 0..n as u64 {
+        found.clear();
+        let node = space.expand(state, &mut found);
+        let Some(position) = index.decode(state) else {
+            assert_eq!(node, Node::Broken, "{name} {state}");
+            continue;
+        };
+        let moves = DarkChess::legal_moves(&position, rules);
+        let mut children = BTreeSet::new();
+        let mut exits = Exits::default();
+        for mv in &moves {
+            let after = DarkChess::play(&position, *mv);
+            if DarkChess::material_of(&after) == m {
+                children.insert(index.locate(&after));
+            } else {
+                exits.add(probe_in(generator.tables(), rules, &after));
+            }
+        }
+        let expected = if moves.is_empty() {
+            terminal += 1;
+            Node::Terminal(rules.no_move_value())
+        } else {
+            Node::Inner(exits)
+        };
+        assert_eq!(node, expected, "{name} {}", DarkChess::format_position(&position));
+        let distinct = found.distinct().to_vec();
+        let as_set: BTreeSet<u64> = distinct.iter().copied().collect();
+        assert_eq!(as_set.len(), distinct.len(), "{name} {state}: repeated child");
+        assert_eq!(as_set, children, "{name} {}", DarkChess::format_position(&position));
+        for c in children {
+            inverse[c as usize].push(state);
+        }
+    }
+    for state in 0..n as u64 {
+        if index.decode(state).is_none() {
+            continue;
+        }
+        found.clear();
+        space.parents(state, &mut found);
+        let distinct = found.distinct().to_vec();
+        let as_set: BTreeSet<u64> = distinct.iter().copied().collect();
+        assert_eq!(as_set.len(), distinct.len(), "{name} {state}: repeated parent");
+        let expected: BTreeSet<u64> = inverse[state as usize].iter().copied().collect();
+        assert_eq!(as_set, expected, "{name} {state}: parents");
+    }
+    terminal
+}
+
+#[test]
+fn cannons_and_kings_agree_with_brute_force_under_default_rules() {
+    for name in ["KvK", "KCvK", "CCvK", "KCvCP"] {
+        check_against_brute_force(name, JUMP);
+    }
+    assert!(check_against_brute_force("EEvP", JUMP) > 0);
+}
+
+#[test]
+fn symmetric_anchors_agree_with_brute_force() {
+    check_against_brute_force("AAvPP", JUMP);
+    check_against_brute_force("PPvPP", DarkRules::SEED);
+    check_against_brute_force("CCvEE", JUMP);
+}
+
+#[test]
+fn seed_rules_agree_with_brute_force() {
+    for name in ["KPvK", "KCvKP"] {
+        check_against_brute_force(name, DarkRules::SEED);
+    }
+    // Two elephants can wall a soldier into a corner: positions without a move exist.
+    assert!(check_against_brute_force("EEvP", DarkRules::SEED) > 0);
+}
+
+/// Random legal states of larger materials: every child lists the state among its parents and
+/// every parent lists it among its children.
+#[test]
+fn random_states_are_retro_consistent() {
+    for (name, rules) in [("AAvPPP", JUMP), ("CCvKPP", DarkRules::SEED), ("KCPvKA", JUMP)] {
+        let generator = build(name, rules);
+        let m = material(name);
+        let index = DarkChess::index(&m, rules).unwrap();
+        let space = DarkChess::space(&index, rules, generator.tables()).unwrap();
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut checked = 0;
+        let (mut first, mut second) = (Successors::default(), Successors::default());
+        while checked < 3000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let state = x % index.states();
+            first.clear();
+            if !matches!(space.expand(state, &mut first), Node::Inner(_)) {
+                continue;
+            }
+            checked += 1;
+            for &child in first.distinct() {
+                second.clear();
+                space.parents(child, &mut second);
+                assert!(second.distinct().contains(&state), "{name} {state} -> {child}");
+            }
+            first.clear();
+            space.parents(state, &mut first);
+            for &parent in first.distinct() {
+                second.clear();
+                assert!(matches!(space.expand(parent, &mut second), Node::Inner(_)));
+                assert!(second.distinct().contains(&state), "{name} {parent} -> {state}");
+            }
+        }
+    }
+}

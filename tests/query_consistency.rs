@@ -1,0 +1,66 @@
+//! Query agrees with the table, for every game: a position's value follows from its moves'
+//! values (a win has a move to a child lost in one ply less and none quicker, a loss has every
+//! move lose and one of them last exactly one ply less, a draw has a drawing move and no win), and
+//! the best-play line ends the game.
+
+use std::path::PathBuf;
+
+use egtb::games::chess::Chess;
+use egtb::games::darkchess::DarkChess;
+use egtb::games::xiangqi::Xiangqi;
+use egtb::games::{Game, IndexSpace};
+use egtb::generate::Generator;
+use egtb::material::Material;
+use egtb::probe::Prober;
+use egtb::solver::Silent;
+use egtb::value::Value;
+
+fn check<G: Game>(material: &str, samples: u64) {
+    let dir: PathBuf = std::env::temp_dir().join(format!("egtb-consistency-{material}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let (material, _) = Material::parse(G::ID, material).unwrap().canonical();
+    let mut generator = Generator::<G>::new(&dir, G::Rules::default(), &Silent);
+    generator.ensure(&material).unwrap();
+    let index = G::index(&material, G::Rules::default()).unwrap();
+    let mut prober = Prober::<G>::new(&dir, G::Rules::default());
+    let stride = (index.states() / samples).max(1) | 1;
+    let mut checked = 0;
+    let mut lines = 0;
+    for state in (0..index.states()).step_by(stride as usize) {
+        let Some(position) = index.decode(state) else { continue };
+        let value = prober.value(&position).unwrap();
+        let moves = prober.moves(&position).unwrap();
+        let fen = G::format_position(&position);
+        match moves.first() {
+            None => assert_eq!(Some(value), G::game_over(&position, Default::default()), "{fen}"),
+            Some(best) => assert_eq!(best.value, value, "{fen}: best move {} gives {}", best.name, best.value),
+        }
+        checked += 1;
+        if value.dtm().is_some_and(|d| d > 0) && lines < 20 {
+            let line = prober.line(&position).unwrap();
+            assert_eq!(line.len(), usize::from(value.dtm().unwrap()), "{fen}");
+            assert_eq!(
+                line.last().unwrap().1,
+                Value::LOST,
+                "{fen}: the line does not end the game"
+            );
+            lines += 1;
+        }
+    }
+    assert!(checked > samples / 4, "only {checked} legal samples");
+}
+
+#[test]
+fn chess_queries_agree_with_tables() {
+    check::<Chess>("KRvKN", 3000);
+}
+
+#[test]
+fn xiangqi_queries_agree_with_tables() {
+    check::<Xiangqi>("KNvKA", 3000);
+}
+
+#[test]
+fn darkchess_queries_agree_with_tables() {
+    check::<DarkChess>("KCvKP", 3000);
+}

@@ -1,0 +1,112 @@
+//! Larger xiangqi tables build, and every sampled position's value is what its children's
+//! values make it (read through the public API: decode, legal moves, play, flip, locate).
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use egtb::games::xiangqi::{Position, Xiangqi, XiangqiRules, notation};
+use egtb::games::{Game, IndexSpace};
+use egtb::generate::Generator;
+use egtb::material::{GameId, Material};
+use egtb::solver::Silent;
+use egtb::table::TableSet;
+use egtb::value::Value;
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("egtb-xql-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// Looks up positions of any material in solved tables.
+struct Prober<'t> {
+    tables: &'t TableSet,
+    indices: HashMap<Material, <Xiangqi as Game>::Index>,
+}
+
+impl Prober<'_> {
+    fn value(&mut self, position: &Position) -> Value {
+        let (material, flipped) = Xiangqi::material_of(position).canonical();
+        let position = if flipped {
+            Xiangqi::flip(position)
+        } else {
+            position.clone()
+        };
+        let index = self
+            .indices
+            .entry(material)
+            .or_insert_with(|| Xiangqi::index(&material, XiangqiRules::default()).unwrap());
+        let state = index.locate(&position);
+        self.tables
+            .require(&material)
+            .unwrap()
+            .value(state)
+            .expect("a legal position has a value")
+    }
+}
+
+/// Builds `name` and checks up to `samples` of its legal positions against their children.
+fn consistent(name: &str, samples: u64) {
+    let dir = temp_dir(name);
+    let material = Material::parse(GameId::Xiangqi, name).unwrap();
+    let rules = XiangqiRules::default();
+    let mut generator = Generator::<Xiangqi>::new(&dir, rules, &Silent);
+    let start = Instant::now();
+    generator.ensure(&material).unwrap();
+    eprintln!("{name}: built with its sub-tables in {:.2?}", start.elapsed());
+    let index = Xiangqi::index(&material, rules).unwrap();
+    let mut prober = Prober {
+        tables: generator.tables(),
+        indices: HashMap::new(),
+    };
+    let mut seen = [0u64; 3];
+    for state in (0..index.states()).step_by((index.states() / samples + 1) as usize) {
+        let Some(position) = index.decode(state) else {
+            continue;
+        };
+        let value = prober.value(&position);
+        let best = Xiangqi::legal_moves(&position, rules)
+            .into_iter()
+            .map(|mv| Value::parent_of(prober.value(&Xiangqi::play(&position, mv))))
+            .max_by_key(|v| v.preference())
+            .unwrap_or(Value::LOST);
+        assert_eq!(value, best, "{name}: {}", notation::format_fen(&position));
+        seen[match value {
+            Value::Win(_) => 0,
+            Value::Draw => 1,
+            Value::Loss(_) => 2,
+        }] += 1;
+    }
+    eprintln!("{name}: checked win/draw/loss {seen:?}");
+    assert!(seen.iter().sum::<u64>() > samples / 4);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn krvkaaee() {
+    consistent("KRvKAAEE", 60_000);
+}
+
+#[test]
+fn knvkaa() {
+    consistent("KNvKAA", 60_000);
+}
+
+#[test]
+fn kcvka() {
+    consistent("KCvKA", 60_000);
+}
+
+#[test]
+fn kppvkae() {
+    consistent("KPPvKAE", 60_000);
+}
+
+#[test]
+fn black_attackers_flip_into_canonical_tables() {
+    consistent("KRvKN", 60_000);
+    consistent("KPvKP", 60_000);
+    consistent("KCvKP", 60_000);
+    consistent("KNvKPA", 60_000);
+}
