@@ -1,9 +1,9 @@
 // The generic retrograde kernels: the CPU solver's algorithm (src/solver/cpu.rs), state by state.
 //
-// Joined after a generated prelude (the control words CTRL_*, the error bits
-// ERROR_*, WORKGROUP, QUEUE_CAPACITY, STATES, the chunk bindings and their accessors chunk_load, chunk_store,
-// chunk_or, chunk_sub and chunk_swap, the game's data bindings) and before the
-// game's rules module, which must define:
+// Joined after a generated prelude (the control words CTRL_*, the error bits ERROR_*, WORKGROUP,
+// QUEUE_CAPACITY, STATES, the chunk bindings and their accessors chunk_load, chunk_store,
+// chunk_or, chunk_sub and chunk_swap, the game's data bindings) and before the game's rules
+// module, which must define:
 //   const GAME_MAX_SUCCESSORS: u32;       // the most succ_push_* calls for one state
 //   fn game_expand(state: u32, out: ptr<function, Successors>) -> Node;
 //       // pushes the in-table children into `out`
