@@ -1,8 +1,8 @@
 // Pawnless chess rules for the GPU solver: the twin of src/games/chess (index.rs, moves.rs).
 //
 // Joined after a prelude that src/games/chess/gpu.rs generates: the layout constants of the data
-// buffers below (GEO_*, TAB_*, IX_*, MEN_*, EXIT_*), KING, TRANSPOSE, COLOUR_FLIP, NO_MAN and
-// GAME_MAX_SUCCESSORS. Every table comes from Rust:
+// buffers below (GEO_*, TAB_*, IX_*, MEN_*, EXIT_*), KING, SLIDERS (a bit per kind), DIRECTIONS,
+// TRANSPOSE, COLOUR_FLIP, NO_MAN and GAME_MAX_SUCCESSORS. Every table comes from Rust:
 //   chess_geo:      board::Geometry::gpu_words (symmetry maps, attack patterns, rays, between)
 //   chess_tables:   index::IndexTables (king pairs, pair numbers, pair symmetries, binomials,
 //                   combinadic unrank tables)
@@ -69,14 +69,43 @@ fn attacks_square(kind: u32, origin: u32, aim: u32, occupied: vec2<u32>) -> bool
     return bb_has(pattern(kind, origin), aim) && bb_empty(between(origin, aim) & occupied);
 }
 
-// Squares a piece of `kind` on `origin` attacks.
+fn bb_lowest(b: vec2<u32>) -> u32 {
+    if b.x != 0u {
+        return firstTrailingBit(b.x);
+    }
+    return 32u + firstTrailingBit(b.y);
+}
+
+fn bb_highest(b: vec2<u32>) -> u32 {
+    if b.y != 0u {
+        return 32u + firstLeadingBit(b.y);
+    }
+    return firstLeadingBit(b.x);
+}
+
+fn ray(direction: u32, sq: u32) -> vec2<u32> {
+    return geo_board(GEO_RAY + 2u * (direction * 64u + sq));
+}
+
+// Squares a piece of `kind` on `origin` attacks. A slider's pattern holds whole rays: along
+// each, the attack stops at the nearest blocker (the lowest square on rays to higher squares).
 fn attacks(kind: u32, origin: u32, occupied: vec2<u32>) -> vec2<u32> {
-    var candidates = pattern(kind, origin);
+    let reach = pattern(kind, origin);
+    if (SLIDERS & (1u << kind)) == 0u {
+        return reach;
+    }
     var result = vec2<u32>(0u);
-    while !bb_empty(candidates) {
-        let to = bb_pop(&candidates);
-        if bb_empty(between(origin, to) & occupied) {
-            result |= bb_bit(to);
+    for (var d = 0u; d < DIRECTIONS; d += 1u) {
+        let line = ray(d, origin);
+        if bb_empty(line) || !bb_empty(line & ~reach) {
+            continue;
+        }
+        let blockers = line & occupied;
+        if bb_empty(blockers) {
+            result |= line;
+        } else {
+            let nearest = select(bb_highest(blockers), bb_lowest(blockers), bb_lowest(line) > origin);
+            result |= line ^ ray(d, nearest);
         }
     }
     return result;

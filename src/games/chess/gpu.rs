@@ -239,6 +239,22 @@ fn max_successors(geo: &Geometry, men: &Men) -> u32 {
         .unwrap_or(0)
 }
 
+/// A bit per kind whose pattern holds whole rays of two squares or more: the sliders, which the
+/// shader stops at the nearest blocker along each ray of their pattern.
+fn sliders(geo: &Geometry) -> usize {
+    Kind::ALL
+        .into_iter()
+        .filter(|kind| {
+            (0..64).any(|sq| {
+                geo.ray.iter().any(|rays| {
+                    let line = rays[sq];
+                    line.count_ones() >= 2 && line & !geo.pattern[kind.index()][sq] == 0
+                })
+            })
+        })
+        .fold(0, |bits, kind| bits | 1 << kind.index())
+}
+
 /// The board symmetry that mirrors the ranks (a1 <-> a8), which swapping colours applies.
 fn colour_flip(geo: &Geometry) -> usize {
     (0..SYMMETRIES)
@@ -251,14 +267,18 @@ fn prelude(men_side: usize, men_kind: usize, exit_base: usize, max_successors: u
     let geo = geometry();
     let t = table_offsets(index_tables());
     let geo_pattern = SYMMETRIES * 64;
-    let geo_between = geo_pattern + 2 * 64 * (geo.pattern.len() + geo.ray.len());
+    let geo_ray = geo_pattern + 2 * 64 * geo.pattern.len();
+    let geo_between = geo_ray + 2 * 64 * geo.ray.len();
     let constants = [
         ("GAME_MAX_SUCCESSORS", max_successors as usize),
         ("KING", Kind::King.index()),
+        ("SLIDERS", sliders(geo)),
+        ("DIRECTIONS", geo.ray.len()),
         ("TRANSPOSE", TRANSPOSE),
         ("COLOUR_FLIP", colour_flip(geo)),
         ("GEO_SYMMETRY", 0),
         ("GEO_PATTERN", geo_pattern),
+        ("GEO_RAY", geo_ray),
         ("GEO_BETWEEN", geo_between),
         ("TAB_KING_PAIRS", t.king_pairs),
         ("TAB_KING_PAIR_INDEX", t.king_pair_index),
@@ -316,5 +336,30 @@ impl GpuRules for ChessGpu {
                 words: Cow::Borrowed(&self.exit_entries),
             },
         ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn queens_rooks_and_bishops_slide() {
+        let expected = [Kind::Queen, Kind::Rook, Kind::Bishop]
+            .iter()
+            .fold(0, |b, k| b | 1 << k.index());
+        assert_eq!(sliders(geometry()), expected);
+        assert_eq!(colour_flip(geometry()), 2);
+    }
+
+    #[test]
+    fn the_prelude_offsets_cover_the_geometry_words() {
+        let prelude = prelude(0, 0, 0, 1);
+        let between = prelude
+            .lines()
+            .find_map(|l| l.strip_prefix("const GEO_BETWEEN: u32 = "))
+            .and_then(|v| v.trim_end_matches("u;").parse::<usize>().ok())
+            .unwrap();
+        assert_eq!(between + 2 * 64 * 64, geometry().gpu_words().len());
     }
 }
