@@ -4,7 +4,7 @@
 //!
 //! Modules: [`board`] (squares, geometry, bitboards), [`index`] (the dense symmetric index and
 //! positions), [`moves`] (move generation), [`space`] (the solver's view with exits),
-//! [`notation`] (positions and moves as text).
+//! [`notation`] (positions and moves as text), [`gpu`] (the data of the WGSL twin).
 //!
 //! Everything a GPU twin of these rules needs is plain data computed here once:
 //! [`board::GEOMETRY`] (steps, rays, symmetry maps, binomials), [`index::SquareSets::of`]
@@ -12,6 +12,7 @@
 //! [`moves::CaptureRules`] (who takes whom) and [`index::DarkIndex::groups`] (radices, strides).
 
 pub mod board;
+pub mod gpu;
 pub mod index;
 pub mod moves;
 pub mod notation;
@@ -25,6 +26,7 @@ use self::moves::{CaptureRules, Move};
 use self::space::DarkSpace;
 use super::{Game, Rules};
 use crate::material::{GameId, MAX_KINDS, Material, Side, count_vectors};
+use crate::solver::gpu::GpuRules;
 use crate::table::TableSet;
 use crate::value::Value;
 
@@ -169,6 +171,14 @@ impl Game for DarkChess {
         DarkSpace::new(index, rules, tables)
     }
 
+    fn gpu_rules<'t>(
+        index: &'t DarkIndex,
+        rules: DarkRules,
+        tables: &'t TableSet,
+    ) -> Result<Option<Box<dyn GpuRules + 't>>> {
+        Ok(Some(Box::new(gpu::DarkGpu::new(index, rules, tables)?)))
+    }
+
     fn parse_position(text: &str) -> Result<Position> {
         notation::parse_position(text)
     }
@@ -230,10 +240,7 @@ mod tests {
     use super::*;
 
     fn options(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
+        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
     }
 
     #[test]
@@ -244,14 +251,8 @@ mod tests {
             DarkRules::default().options(),
             [("cannon", "jump"), ("stalemate", "loss")]
         );
-        for bad in [
-            [("cannon", "fly")],
-            [("stalemate", "win")],
-            [("flip", "yes")],
-        ] {
-            let err = DarkRules::from_options(&options(&bad))
-                .unwrap_err()
-                .to_string();
+        for bad in [[("cannon", "fly")], [("stalemate", "win")], [("flip", "yes")]] {
+            let err = DarkRules::from_options(&options(&bad)).unwrap_err().to_string();
             assert!(err.contains(bad[0].0) || err.contains(bad[0].1), "{err}");
         }
     }
@@ -274,10 +275,7 @@ mod tests {
             }
         }
         let kpk = Material::parse(GameId::DarkChess, "KPvK").unwrap();
-        let mut subs: Vec<String> = DarkChess::sub_materials(&kpk)
-            .iter()
-            .map(|m| m.to_string())
-            .collect();
+        let mut subs: Vec<String> = DarkChess::sub_materials(&kpk).iter().map(|m| m.to_string()).collect();
         subs.sort();
         // The red soldier or the red king taken; taking the black king ends the game instead.
         assert_eq!(subs, ["KvK", "KvP"]);
