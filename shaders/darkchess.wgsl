@@ -3,7 +3,7 @@
 //
 // Joined after a prelude that src/games/darkchess/gpu.rs generates: the rule options
 // (CANNON_JUMPS, NO_MOVE_ENTRY), the layout constants of the data buffers below (GEO_*, SET_*,
-// RULE_*, IX_*, EXIT_*), SQUARES, CANNON, MAX_GROUPS and GAME_MAX_SUCCESSORS. Every table comes
+// RULE_*, IX_*, EXIT_*), SQUARES, CANNON, GROUPS and GAME_MAX_SUCCESSORS. Every table comes
 // from Rust:
 //   dark_geo:          board::GEOMETRY (steps, rays, symmetry maps, binomials)
 //   dark_sets:         index::SquareSets of each group size used (colex unranking, anchor
@@ -12,9 +12,10 @@
 //                      per group the smaller table capturing one of its pieces leads to) and the
 //                      capture exits
 //   dark_exit_entries: the smaller tables' entries, two per word
-// A position is the square masks of its groups, in index order.
+// A position is the square masks of its groups, in index order; no smaller table has more groups
+// than this one's GROUPS, which keeps the per-thread arrays small.
 
-alias Masks = array<u32, MAX_GROUPS>;
+alias Masks = array<u32, GROUPS>;
 
 fn steps_of(sq: u32) -> u32 {
     return dark_geo[GEO_STEPS + sq];
@@ -120,7 +121,7 @@ fn decode(state: u32) -> Decoded {
     d.side = select(0u, 1u, state >= per_side);
     d.slot = state - d.side * per_side;
     d.legal = false;
-    let groups = ix_word(0u, IX_GROUPS);
+    let groups = GROUPS;
     let first_single = ix_word(0u, IX_FIRST_SINGLE);
     var rest = d.slot;
     var occupied = 0u;
@@ -161,7 +162,7 @@ fn decode(state: u32) -> Decoded {
 // there was any. As on the CPU, a step that leaves a plain anchor in place changes one digit.
 fn push_steps(gm: Masks, slot: u32, mover: u32, next: u32) -> bool {
     let base = next * ix_word(0u, IX_PER_SIDE);
-    let groups = ix_word(0u, IX_GROUPS);
+    let groups = GROUPS;
     let anchor_count = ix_word(0u, IX_COUNT);
     let anchor_stride = ix_word(0u, IX_STRIDE);
     let anchor_rep = slot / anchor_stride;
@@ -263,7 +264,7 @@ fn exit_entry(gm: Masks, side: u32, attacker: u32, origin: u32, to: u32, victim:
 
 // The group of side `enemy` with a piece on `to`.
 fn group_on(gm: Masks, to: u32, enemy: u32) -> u32 {
-    let groups = ix_word(0u, IX_GROUPS);
+    let groups = GROUPS;
     for (var v = 0u; v < groups; v += 1u) {
         if ix_word(0u, IX_SIDE + v) == enemy && ((gm[v] >> to) & 1u) == 1u {
             return v;
@@ -291,7 +292,7 @@ fn game_expand(state: u32) -> Node {
     let gm = d.gm;
     let side = d.side;
     let enemy = 1u - side;
-    let groups = ix_word(0u, IX_GROUPS);
+    let groups = GROUPS;
     var occupied = 0u;
     var enemy_all = 0u;
     for (var j = 0u; j < groups; j += 1u) {

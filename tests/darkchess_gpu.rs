@@ -79,10 +79,12 @@ fn small_tables_match_the_cpu_with_stepping_cannons_and_drawn_stalemates() {
     assert!(stalemates > 0, "no stalemate covered");
 }
 
+/// Four pieces: a jumping cannon against two soldiers, and two identical pairs, whose anchor
+/// (the advisors) can stand symmetrically, so that steps of the soldiers need a symmetry too.
 #[test]
 fn four_pieces_match_the_cpu_under_both_rule_sets() {
     for rules in [DarkRules::default(), STEP_DRAW] {
-        gpu_equals_cpu(&["KCvPP", "CvCP"], rules, &GpuOptions::default());
+        gpu_equals_cpu(&["CvCP", "KCvPP", "AAvPP"], rules, &GpuOptions::default());
     }
 }
 

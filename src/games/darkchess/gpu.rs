@@ -136,7 +136,7 @@ impl DarkGpu {
         let widest_step = GEOMETRY.steps.iter().map(|s| s.count_ones()).max().unwrap_or(0);
         Ok(DarkGpu {
             states: index.states(),
-            prelude: prelude(rules, pieces * widest_step),
+            prelude: prelude(rules, groups.len(), pieces * widest_step),
             geometry: geometry_words(),
             sets: set_words(&set_sizes),
             material,
@@ -196,7 +196,7 @@ fn set_words(sizes: &[bool; MAX_GROUP + 1]) -> Vec<u32> {
 }
 
 /// The WGSL constants of the rules and the data layouts.
-fn prelude(rules: DarkRules, max_successors: u32) -> String {
+fn prelude(rules: DarkRules, groups: usize, max_successors: u32) -> String {
     let constants = [
         ("GAME_MAX_SUCCESSORS", max_successors as usize),
         ("SQUARES", SQUARES),
@@ -229,7 +229,7 @@ fn prelude(rules: DarkRules, max_successors: u32) -> String {
         ("EXIT_SWAP", EXIT_SWAP),
         ("EXIT_OFFSET", EXIT_OFFSET),
         ("EXIT_SOURCE", EXIT_SOURCE),
-        ("MAX_GROUPS", MAX_GROUPS),
+        ("GROUPS", groups),
     ];
     let mut s = String::new();
     for (name, value) in constants {
