@@ -4,14 +4,18 @@
 
 mod darkchess_support;
 
+use std::process::Command;
+
 use darkchess_support::{fresh_dir, material};
 use egtb::games::darkchess::gpu::DarkGpu;
 use egtb::games::darkchess::index::DarkIndex;
 use egtb::games::darkchess::{Cannon, DarkChess, DarkRules, Stalemate};
-use egtb::games::{Game, IndexSpace};
+use egtb::games::{Game, IndexSpace, Rules};
 use egtb::generate::Generator;
+use egtb::material::GameId;
 use egtb::solver::Silent;
 use egtb::solver::gpu::{Gpu, GpuOptions};
+use egtb::table::{Table, table_path};
 
 /// The seed program's rules: stepping cannons, drawn stalemates.
 const STEP_DRAW: DarkRules = DarkRules {
@@ -95,4 +99,44 @@ fn a_table_split_over_many_bindings_matches_the_cpu() {
         ..GpuOptions::default()
     };
     gpu_equals_cpu(&["KCvP"], DarkRules::default(), &options);
+}
+
+/// The command line: `generate --backend gpu` writes the entries `--backend cpu` writes, and
+/// `verify` finds both solvers identical, with non-default rule options.
+#[test]
+fn the_command_line_generates_and_verifies_on_the_gpu() {
+    if gpu_or_skip().is_none() {
+        return;
+    }
+    let run = |dir: &std::path::Path, args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_egtb"))
+            .arg("--tables")
+            .arg(dir)
+            .args(["--cannon", "step", "--stalemate", "draw"])
+            .args(args)
+            .output()
+            .expect("egtb runs");
+        let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        stdout
+    };
+    let (gpu_dir, cpu_dir) = (fresh_dir("cli-gpu"), fresh_dir("cli-cpu"));
+    run(&gpu_dir, &["generate", "darkchess", "KCvP", "--backend", "gpu"]);
+    run(&cpu_dir, &["generate", "darkchess", "KCvP", "--backend", "cpu"]);
+    let entries = |dir: &std::path::Path| {
+        let path = table_path(dir, GameId::DarkChess, &material("KCvP"), &STEP_DRAW.options());
+        Table::open_unchecked(&path).unwrap().entries().to_vec()
+    };
+    let gpu_entries = entries(&gpu_dir);
+    assert_eq!(gpu_entries.len(), 2 * 8 * 32 * 32);
+    assert_eq!(gpu_entries, entries(&cpu_dir));
+    let verified = run(&gpu_dir, &["verify", "darkchess", "KCvP"]);
+    assert!(verified.contains("identical, byte for byte"), "{verified}");
+    for dir in [gpu_dir, cpu_dir] {
+        std::fs::remove_dir_all(dir).unwrap();
+    }
 }
