@@ -110,7 +110,8 @@ impl DarkGpu {
             let offset = match placed.iter().find(|(m, _)| *m == canonical) {
                 Some(&(_, offset)) => offset,
                 None => {
-                    let offset = u32::try_from(exit_entries.len())?;
+                    // Entry offsets and the states added to them stay below the total: a u32.
+                    let offset = exit_entries.len() as u32;
                     exit_entries.extend_from_slice(tables.require(&canonical)?.entries());
                     if u32::try_from(exit_entries.len()).is_err() {
                         bail!(
