@@ -121,11 +121,10 @@ fn decode(state: u32) -> Decoded {
     d.side = select(0u, 1u, state >= per_side);
     d.slot = state - d.side * per_side;
     d.legal = false;
-    let groups = GROUPS;
     let first_single = ix_word(0u, IX_FIRST_SINGLE);
     var rest = d.slot;
     var occupied = 0u;
-    for (var j = groups - 1u; j > 0u; j -= 1u) {
+    for (var j = GROUPS - 1u; j > 0u; j -= 1u) {
         var mask: u32;
         if j >= first_single {
             mask = 1u << (rest & 31u);
@@ -162,18 +161,17 @@ fn decode(state: u32) -> Decoded {
 // there was any. As on the CPU, a step that leaves a plain anchor in place changes one digit.
 fn push_steps(gm: Masks, slot: u32, mover: u32, next: u32) -> bool {
     let base = next * ix_word(0u, IX_PER_SIDE);
-    let groups = GROUPS;
     let anchor_count = ix_word(0u, IX_COUNT);
     let anchor_stride = ix_word(0u, IX_STRIDE);
     let anchor_rep = slot / anchor_stride;
     let symmetric = anchor_count > 1u && set_word(anchor_count, SET_STABILIZER, anchor_rep) != 0u;
     var occupied = 0u;
-    for (var j = 0u; j < groups; j += 1u) {
+    for (var j = 0u; j < GROUPS; j += 1u) {
         occupied |= gm[j];
     }
     let empty = ~occupied;
     var stepped = false;
-    for (var j = 0u; j < groups; j += 1u) {
+    for (var j = 0u; j < GROUPS; j += 1u) {
         if ix_word(0u, IX_SIDE + j) != mover {
             continue;
         }
@@ -264,17 +262,17 @@ fn exit_entry(gm: Masks, side: u32, attacker: u32, origin: u32, to: u32, victim:
 
 // The group of side `enemy` with a piece on `to`.
 fn group_on(gm: Masks, to: u32, enemy: u32) -> u32 {
-    let groups = GROUPS;
-    for (var v = 0u; v < groups; v += 1u) {
+    for (var v = 0u; v < GROUPS; v += 1u) {
         if ix_word(0u, IX_SIDE + v) == enemy && ((gm[v] >> to) & 1u) == 1u {
             return v;
         }
     }
-    return groups;
+    return GROUPS;
 }
 
 // The square a cannon jump along direction `d` lands on, given the occupied squares of its ray
-// (at least two): the nearest piece is the screen, the next one the target.
+// (at least two): the nearest piece is the screen, the next one the target. Rays 0 and 1 run
+// towards higher squares, 2 and 3 towards lower ones (board::Geometry::rays).
 fn jump_target(ray_occupied: u32, d: u32) -> u32 {
     if d < 2u {
         let beyond = ray_occupied & (ray_occupied - 1u);
@@ -292,10 +290,9 @@ fn game_expand(state: u32) -> Node {
     let gm = d.gm;
     let side = d.side;
     let enemy = 1u - side;
-    let groups = GROUPS;
     var occupied = 0u;
     var enemy_all = 0u;
-    for (var j = 0u; j < groups; j += 1u) {
+    for (var j = 0u; j < GROUPS; j += 1u) {
         occupied |= gm[j];
         if ix_word(0u, IX_SIDE + j) == enemy {
             enemy_all |= gm[j];
@@ -303,14 +300,14 @@ fn game_expand(state: u32) -> Node {
     }
     var node = node_inner();
     var captured = false;
-    for (var j = 0u; j < groups; j += 1u) {
+    for (var j = 0u; j < GROUPS; j += 1u) {
         if ix_word(0u, IX_SIDE + j) != side {
             continue;
         }
         let kind = ix_word(0u, IX_KIND + j);
         let adjacent = dark_material[RULE_ADJACENT + kind];
         var prey = 0u;
-        for (var v = 0u; v < groups; v += 1u) {
+        for (var v = 0u; v < GROUPS; v += 1u) {
             if ix_word(0u, IX_SIDE + v) == enemy && ((adjacent >> ix_word(0u, IX_KIND + v)) & 1u) == 1u {
                 prey |= gm[v];
             }
