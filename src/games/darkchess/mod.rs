@@ -4,7 +4,7 @@
 //!
 //! Modules: [`board`] (squares, geometry, bitboards), [`index`] (the dense symmetric index and
 //! positions), [`moves`] (move generation), [`space`] (the solver's view with exits),
-//! [`notation`] (positions and moves as text).
+//! [`notation`] (positions and moves as text), [`gpu`] (the data of the WGSL twin).
 //!
 //! Everything a GPU twin of these rules needs is plain data computed here once:
 //! [`board::GEOMETRY`] (steps, rays, symmetry maps, binomials), [`index::SquareSets::of`]
@@ -12,6 +12,7 @@
 //! [`moves::CaptureRules`] (who takes whom) and [`index::DarkIndex::groups`] (radices, strides).
 
 pub mod board;
+pub mod gpu;
 pub mod index;
 pub mod moves;
 pub mod notation;
@@ -25,6 +26,7 @@ use self::moves::{CaptureRules, Move};
 use self::space::DarkSpace;
 use super::{Game, Rules};
 use crate::material::{GameId, MAX_KINDS, Material, Side, count_vectors};
+use crate::solver::gpu::GpuRules;
 use crate::table::TableSet;
 use crate::value::Value;
 
@@ -167,6 +169,14 @@ impl Game for DarkChess {
 
     fn space<'t>(index: &'t DarkIndex, rules: DarkRules, tables: &'t TableSet) -> Result<DarkSpace<'t>> {
         DarkSpace::new(index, rules, tables)
+    }
+
+    fn gpu_rules<'t>(
+        index: &'t DarkIndex,
+        rules: DarkRules,
+        tables: &'t TableSet,
+    ) -> Result<Option<Box<dyn GpuRules + 't>>> {
+        Ok(Some(Box::new(gpu::DarkGpu::new(index, rules, tables)?)))
     }
 
     fn parse_position(text: &str) -> Result<Position> {

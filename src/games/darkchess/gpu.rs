@@ -1,0 +1,271 @@
+//! Dark chess on the GPU: the data and prelude of `shaders/darkchess.wgsl`, the WGSL twin of
+//! [`super::index`], [`super::moves`] and [`super::space`].
+//!
+//! Four u32 buffers, all computed here from the Rust tables:
+//! - `dark_geo`: [`GEOMETRY`]'s steps, rays (by direction), symmetry maps and binomials
+//!   (`C(n, k)` at `k * 33 + n`);
+//! - `dark_sets`: a directory of [`SET_TABLES`] word offsets per group size `k` (1 to 5, at
+//!   `(k - 1) * SET_TABLES`), then the [`SquareSets::of`] tables of every size the material or
+//!   its captures use (unused sizes point at offset 0);
+//! - `dark_material`: the capture table (`adjacent`), the index descriptors of [`IX_WORDS`]
+//!   words (this table first, then per group the smaller table that capturing one of its pieces
+//!   leads to) and per group the capture exit (last piece, colour swap, entry offset, and for
+//!   each group of the smaller table the group of this table it comes from);
+//! - `dark_exit_entries`: the entries of every distinct smaller table, two per word.
+//!
+//! The rule options become constants of the prelude (`CANNON_JUMPS`, `NO_MOVE_ENTRY`), and every
+//! offset into the buffers is one too, so the layouts are written down once, here.
+
+use std::borrow::Cow;
+use std::fmt::Write;
+
+use anyhow::{Result, bail};
+
+use super::DarkRules;
+use super::board::{CANNON, GEOMETRY, KINDS, MAX_GROUP, SQUARES};
+use super::index::{DarkIndex, MAX_GROUPS, SquareSets};
+use super::moves::CaptureRules;
+use crate::games::IndexSpace;
+use crate::material::Material;
+use crate::solver::gpu::{GpuData, GpuRules};
+use crate::table::TableSet;
+
+/// The dark chess rules module, joined after the prelude.
+const DARK_WGSL: &str = include_str!("../../../shaders/darkchess.wgsl");
+
+/// Tables per group size in `dark_sets`: by colex rank, canon, representatives, stabilizers.
+const SET_TABLES: usize = 4;
+const SET_BY_COLEX: usize = 0;
+const SET_CANON: usize = 1;
+const SET_REPS: usize = 2;
+const SET_STABILIZER: usize = 3;
+
+/// Words of one index descriptor: groups, slots per side, the first single piece after the
+/// anchor, then per group its side, kind, count, radix and stride.
+const IX_WORDS: usize = 3 + 5 * MAX_GROUPS;
+const IX_GROUPS: usize = 0;
+const IX_PER_SIDE: usize = 1;
+const IX_FIRST_SINGLE: usize = 2;
+const IX_SIDE: usize = 3;
+const IX_KIND: usize = IX_SIDE + MAX_GROUPS;
+const IX_COUNT: usize = IX_KIND + MAX_GROUPS;
+const IX_RADIX: usize = IX_COUNT + MAX_GROUPS;
+const IX_STRIDE: usize = IX_RADIX + MAX_GROUPS;
+/// Words of one capture exit: last piece taken, colour swap, entry offset, then per group of
+/// the smaller table its group in this table.
+const EXIT_WORDS: usize = 3 + MAX_GROUPS;
+const EXIT_LOST: usize = 0;
+const EXIT_SWAP: usize = 1;
+const EXIT_OFFSET: usize = 2;
+const EXIT_SOURCE: usize = 3;
+
+/// Where the parts of `dark_material` start.
+const RULE_ADJACENT: usize = 0;
+const IX_BASE: usize = RULE_ADJACENT + KINDS;
+const EXIT_BASE: usize = IX_BASE + (1 + MAX_GROUPS) * IX_WORDS;
+
+/// Where the parts of `dark_geo` start.
+const GEO_STEPS: usize = 0;
+const GEO_RAYS: usize = GEO_STEPS + SQUARES;
+const GEO_SYMMETRY: usize = GEO_RAYS + 4 * SQUARES;
+const GEO_BINOMIAL: usize = GEO_SYMMETRY + 4 * SQUARES;
+
+/// One dark chess material's GPU rules, with the smaller tables its captures reach.
+pub struct DarkGpu {
+    states: u64,
+    prelude: String,
+    geometry: Vec<u32>,
+    sets: Vec<u32>,
+    material: Vec<u32>,
+    exit_entries: Vec<u32>,
+}
+
+impl DarkGpu {
+    /// The GPU rules of `index`'s material under `rules`; `tables` must hold every table its
+    /// captures reach.
+    pub fn new(index: &DarkIndex, rules: DarkRules, tables: &TableSet) -> Result<DarkGpu> {
+        if index.states() > u64::from(u32::MAX) {
+            bail!("{} has too many states for the GPU", index.material());
+        }
+        let groups = index.groups();
+        let mut material = vec![0u32; EXIT_BASE + MAX_GROUPS * EXIT_WORDS];
+        material[RULE_ADJACENT..RULE_ADJACENT + KINDS].copy_from_slice(&CaptureRules::new(rules).adjacent);
+        write_descriptor(&mut material, 0, index);
+        let mut set_sizes = [false; MAX_GROUP + 1];
+        let mut mark = |index: &DarkIndex| index.groups().iter().for_each(|g| set_sizes[g.count] = true);
+        mark(index);
+        let mut exit_entries: Vec<u16> = Vec::new();
+        let mut placed: Vec<(Material, u32)> = Vec::new();
+        for (victim, group) in groups.iter().enumerate() {
+            let exit = EXIT_BASE + victim * EXIT_WORDS;
+            let after = index.material().without(group.side, group.kind);
+            if after.side_pieces(group.side) == 0 {
+                material[exit + EXIT_LOST] = 1;
+                continue;
+            }
+            let (canonical, swap) = after.canonical();
+            let sub = DarkIndex::new(&canonical)?;
+            mark(&sub);
+            write_descriptor(&mut material, 1 + victim, &sub);
+            let offset = match placed.iter().find(|(m, _)| *m == canonical) {
+                Some(&(_, offset)) => offset,
+                None => {
+                    // Entry offsets and the states added to them stay below the total: a u32.
+                    let offset = exit_entries.len() as u32;
+                    exit_entries.extend_from_slice(tables.require(&canonical)?.entries());
+                    if u32::try_from(exit_entries.len()).is_err() {
+                        bail!(
+                            "the tables {} captures into are too large for the GPU",
+                            index.material()
+                        );
+                    }
+                    placed.push((canonical, offset));
+                    offset
+                }
+            };
+            material[exit + EXIT_SWAP] = u32::from(swap);
+            material[exit + EXIT_OFFSET] = offset;
+            for (i, g) in sub.groups().iter().enumerate() {
+                let side = if swap { g.side.other() } else { g.side };
+                let Some(source) = groups.iter().position(|h| h.side == side && h.kind == g.kind) else {
+                    bail!("{canonical} has a group {} lacks", index.material());
+                };
+                material[exit + EXIT_SOURCE + i] = source as u32;
+            }
+        }
+        let pieces = groups.iter().map(|g| g.count as u32).sum::<u32>();
+        let widest_step = GEOMETRY.steps.iter().map(|s| s.count_ones()).max().unwrap_or(0);
+        Ok(DarkGpu {
+            states: index.states(),
+            prelude: prelude(rules, groups.len(), pieces * widest_step),
+            geometry: geometry_words(),
+            sets: set_words(&set_sizes),
+            material,
+            exit_entries: exit_entries
+                .chunks(2)
+                .map(|pair| u32::from(pair[0]) | u32::from(*pair.get(1).unwrap_or(&0)) << 16)
+                .collect(),
+        })
+    }
+}
+
+/// Writes the descriptor of `index` as descriptor number `at` (see [`IX_WORDS`]).
+fn write_descriptor(material: &mut [u32], at: usize, index: &DarkIndex) {
+    let words = &mut material[IX_BASE + at * IX_WORDS..IX_BASE + (at + 1) * IX_WORDS];
+    let groups = index.groups();
+    words[IX_GROUPS] = groups.len() as u32;
+    words[IX_PER_SIDE] = index.per_side() as u32;
+    words[IX_FIRST_SINGLE] = (1..groups.len())
+        .find(|&j| groups[j].count == 1)
+        .unwrap_or(groups.len()) as u32;
+    for (j, g) in groups.iter().enumerate() {
+        words[IX_SIDE + j] = g.side.index() as u32;
+        words[IX_KIND + j] = g.kind as u32;
+        words[IX_COUNT + j] = g.count as u32;
+        words[IX_RADIX + j] = g.radix as u32;
+        words[IX_STRIDE + j] = g.stride as u32;
+    }
+}
+
+/// `dark_geo`: steps, rays, symmetry maps, binomials (see the module doc).
+fn geometry_words() -> Vec<u32> {
+    let mut words = Vec::with_capacity(GEO_BINOMIAL + (MAX_GROUP + 1) * (SQUARES + 1));
+    words.extend(&GEOMETRY.steps);
+    GEOMETRY.rays.iter().for_each(|r| words.extend(r));
+    GEOMETRY.symmetry.iter().for_each(|s| words.extend(s));
+    GEOMETRY.binomial.iter().for_each(|b| words.extend(b));
+    words
+}
+
+/// `dark_sets`: the directory, then the tables of the group sizes marked in `sizes`.
+fn set_words(sizes: &[bool; MAX_GROUP + 1]) -> Vec<u32> {
+    let mut words = vec![0u32; MAX_GROUP * SET_TABLES];
+    for k in (1..=MAX_GROUP).filter(|&k| sizes[k]) {
+        let sets = SquareSets::of(k);
+        let tables = [
+            (SET_BY_COLEX, &sets.by_colex),
+            (SET_CANON, &sets.canon),
+            (SET_REPS, &sets.reps),
+            (SET_STABILIZER, &sets.stabilizer),
+        ];
+        for (table, data) in tables {
+            words[(k - 1) * SET_TABLES + table] = words.len() as u32;
+            words.extend(data);
+        }
+    }
+    words
+}
+
+/// The WGSL constants of the rules and the data layouts.
+fn prelude(rules: DarkRules, groups: usize, max_successors: u32) -> String {
+    let constants = [
+        ("GAME_MAX_SUCCESSORS", max_successors as usize),
+        ("SQUARES", SQUARES),
+        ("CANNON", CANNON),
+        ("CANNON_JUMPS", usize::from(CaptureRules::new(rules).cannon_jumps)),
+        ("NO_MOVE_ENTRY", usize::from(rules.no_move_value().entry())),
+        ("GEO_STEPS", GEO_STEPS),
+        ("GEO_RAYS", GEO_RAYS),
+        ("GEO_SYMMETRY", GEO_SYMMETRY),
+        ("GEO_BINOMIAL", GEO_BINOMIAL),
+        ("SET_TABLES", SET_TABLES),
+        ("SET_BY_COLEX", SET_BY_COLEX),
+        ("SET_CANON", SET_CANON),
+        ("SET_REPS", SET_REPS),
+        ("SET_STABILIZER", SET_STABILIZER),
+        ("RULE_ADJACENT", RULE_ADJACENT),
+        ("IX_BASE", IX_BASE),
+        ("IX_WORDS", IX_WORDS),
+        ("IX_GROUPS", IX_GROUPS),
+        ("IX_PER_SIDE", IX_PER_SIDE),
+        ("IX_FIRST_SINGLE", IX_FIRST_SINGLE),
+        ("IX_SIDE", IX_SIDE),
+        ("IX_KIND", IX_KIND),
+        ("IX_COUNT", IX_COUNT),
+        ("IX_RADIX", IX_RADIX),
+        ("IX_STRIDE", IX_STRIDE),
+        ("EXIT_BASE", EXIT_BASE),
+        ("EXIT_WORDS", EXIT_WORDS),
+        ("EXIT_LOST", EXIT_LOST),
+        ("EXIT_SWAP", EXIT_SWAP),
+        ("EXIT_OFFSET", EXIT_OFFSET),
+        ("EXIT_SOURCE", EXIT_SOURCE),
+        ("GROUPS", groups),
+    ];
+    let mut s = String::new();
+    for (name, value) in constants {
+        let _ = writeln!(s, "const {name}: u32 = {value}u;");
+    }
+    s
+}
+
+impl GpuRules for DarkGpu {
+    fn states(&self) -> u64 {
+        self.states
+    }
+
+    fn wgsl(&self) -> String {
+        format!("{}{DARK_WGSL}", self.prelude)
+    }
+
+    fn data(&self) -> Vec<GpuData<'_>> {
+        vec![
+            GpuData {
+                name: "dark_geo",
+                words: Cow::Borrowed(&self.geometry),
+            },
+            GpuData {
+                name: "dark_sets",
+                words: Cow::Borrowed(&self.sets),
+            },
+            GpuData {
+                name: "dark_material",
+                words: Cow::Borrowed(&self.material),
+            },
+            GpuData {
+                name: "dark_exit_entries",
+                words: Cow::Borrowed(&self.exit_entries),
+            },
+        ]
+    }
+}
