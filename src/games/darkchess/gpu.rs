@@ -26,7 +26,7 @@ use super::board::{CANNON, GEOMETRY, KINDS, MAX_GROUP, SQUARES};
 use super::index::{DarkIndex, MAX_GROUPS, SquareSets};
 use super::moves::CaptureRules;
 use crate::games::IndexSpace;
-use crate::material::Material;
+use crate::material::{Material, Side};
 use crate::solver::gpu::{GpuData, GpuRules};
 use crate::table::TableSet;
 
@@ -133,7 +133,12 @@ impl DarkGpu {
                 material[exit + EXIT_SOURCE + i] = source as u32;
             }
         }
-        let pieces = groups.iter().map(|g| g.count as u32).sum::<u32>();
+        // Children and parents are steps of one side's pieces; captures push nothing.
+        let pieces = Side::BOTH
+            .map(|side| index.material().side_pieces(side) as u32)
+            .into_iter()
+            .max()
+            .unwrap_or(0);
         let widest_step = GEOMETRY.steps.iter().map(|s| s.count_ones()).max().unwrap_or(0);
         Ok(DarkGpu {
             states: index.states(),
