@@ -159,7 +159,7 @@ fn decode(state: u32) -> Decoded {
 
 // Pushes the states reached when `mover` steps one piece, with `next` to move; says whether
 // there was any. As on the CPU, a step that leaves a plain anchor in place changes one digit.
-fn push_steps(gm: Masks, slot: u32, mover: u32, next: u32) -> bool {
+fn push_steps(out: ptr<function, Successors>, gm: Masks, slot: u32, mover: u32, next: u32) -> bool {
     let base = next * ix_word(0u, IX_PER_SIDE);
     let anchor_count = ix_word(0u, IX_COUNT);
     let anchor_stride = ix_word(0u, IX_STRIDE);
@@ -185,7 +185,7 @@ fn push_steps(gm: Masks, slot: u32, mover: u32, next: u32) -> bool {
             while targets != 0u {
                 let to = firstTrailingBit(targets);
                 targets &= targets - 1u;
-                succ_push_plain(cleared + to * stride);
+                succ_push_plain(out, cleared + to * stride);
             }
         } else if j > 0u && !symmetric {
             let cleared = base + slot - colex(gm[j]) * stride;
@@ -199,7 +199,7 @@ fn push_steps(gm: Masks, slot: u32, mover: u32, next: u32) -> bool {
                 while targets != 0u {
                     let to = firstTrailingBit(targets);
                     targets &= targets - 1u;
-                    succ_push_plain(cleared + colex(others | (1u << to)) * stride);
+                    succ_push_plain(out, cleared + colex(others | (1u << to)) * stride);
                 }
             }
         } else {
@@ -220,15 +220,15 @@ fn push_steps(gm: Masks, slot: u32, mover: u32, next: u32) -> bool {
                     }
                     if (after & 3u) == 0u {
                         let before = set_word(1u, SET_CANON, origin);
-                        succ_push_plain(base + slot + (after >> 2u) * stride - (before >> 2u) * stride);
+                        succ_push_plain(out, base + slot + (after >> 2u) * stride - (before >> 2u) * stride);
                     } else {
                         var child = gm;
                         child[j] ^= (1u << origin) | (1u << to);
                         let c = canonical_slot(0u, child);
                         if c.y == 0u {
-                            succ_push_plain(base + c.x);
+                            succ_push_plain(out, base + c.x);
                         } else {
-                            succ_push_mapped(base + c.x);
+                            succ_push_mapped(out, base + c.x);
                         }
                     }
                 }
@@ -282,7 +282,7 @@ fn jump_target(ray_occupied: u32, d: u32) -> u32 {
     return firstLeadingBit(beyond);
 }
 
-fn game_expand(state: u32) -> Node {
+fn game_expand(state: u32, out: ptr<function, Successors>) -> Node {
     let d = decode(state);
     if !d.legal {
         return node_broken();
@@ -339,7 +339,7 @@ fn game_expand(state: u32) -> Node {
             }
         }
     }
-    let stepped = push_steps(gm, d.slot, side, enemy);
+    let stepped = push_steps(out, gm, d.slot, side, enemy);
     if !captured && !stepped {
         return node_terminal(NO_MOVE_ENTRY);
     }
@@ -347,11 +347,11 @@ fn game_expand(state: u32) -> Node {
 }
 
 // Captures are never un-made and every step is undone by a step back to an empty square.
-fn game_parents(state: u32) {
+fn game_parents(state: u32, out: ptr<function, Successors>) {
     let d = decode(state);
     if !d.legal {
         return;
     }
     let previous = 1u - d.side;
-    _ = push_steps(d.gm, d.slot, previous, previous);
+    _ = push_steps(out, d.gm, d.slot, previous, previous);
 }
