@@ -166,11 +166,19 @@ fn gpu_index_tables(t: &IndexTables) -> GpuIndexTables {
             _ => NONE,
         })
         .collect();
-    let king_symmetry = t.king_canonical.iter().map(|&v| if v == NONE { NONE } else { split(v).1 }).collect();
+    let king_symmetry = t
+        .king_canonical
+        .iter()
+        .map(|&v| if v == NONE { NONE } else { split(v).1 })
+        .collect();
     let binomial = (0..64u32)
         .flat_map(|n| (0..4u32).map(move |k| (0..k).fold(1, |c, i| c * (n - i) / (i + 1))))
         .collect();
-    GpuIndexTables { king_pair_index, king_symmetry, binomial }
+    GpuIndexTables {
+        king_pair_index,
+        king_symmetry,
+        binomial,
+    }
 }
 
 fn table_offsets(t: &IndexTables) -> TableOffsets {
@@ -180,7 +188,13 @@ fn table_offsets(t: &IndexTables) -> TableOffsets {
     let king_symmetry = king_pair_index + g.king_pair_index.len();
     let binomial = king_symmetry + g.king_symmetry.len();
     let unrank = binomial + g.binomial.len();
-    TableOffsets { king_pairs, king_pair_index, king_symmetry, binomial, unrank }
+    TableOffsets {
+        king_pairs,
+        king_pair_index,
+        king_symmetry,
+        binomial,
+        unrank,
+    }
 }
 
 fn table_words(t: &IndexTables) -> Vec<u32> {
