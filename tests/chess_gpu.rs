@@ -10,20 +10,6 @@ use egtb::material::{GameId, Material};
 use egtb::solver::Silent;
 use egtb::solver::gpu::{Gpu, GpuOptions};
 
-/// Opens the GPU, or says why the test is skipped; with `EGTB_REQUIRE_GPU=1` a missing GPU fails.
-fn gpu_or_skip() -> Option<Gpu> {
-    match Gpu::open() {
-        Ok(gpu) => Some(gpu),
-        Err(e) if std::env::var("EGTB_REQUIRE_GPU").is_ok_and(|v| v == "1") => {
-            panic!("EGTB_REQUIRE_GPU=1 but no GPU: {e:#}")
-        }
-        Err(e) => {
-            eprintln!("skipping GPU test: {e:#}");
-            None
-        }
-    }
-}
-
 /// A fresh folder for one test's tables.
 fn temp_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("egtb-chess-gpu-{name}-{}", std::process::id()));
@@ -34,7 +20,9 @@ fn temp_dir(name: &str) -> PathBuf {
 /// Builds each material on the CPU (with what it needs), solves it again on the GPU from the
 /// same smaller tables, and compares.
 fn gpu_equals_cpu(test: &str, materials: &[&str], options: &GpuOptions) {
-    let Some(gpu) = gpu_or_skip() else { return };
+    let Some(gpu) = Gpu::open_unless_absent().unwrap() else {
+        return;
+    };
     let dir = temp_dir(test);
     let mut generator = Generator::<Chess>::new(&dir, Default::default(), &Silent);
     for name in materials {
@@ -78,10 +66,8 @@ fn kqvkr_matches_the_cpu() {
     gpu_equals_cpu("kqvkr", &["KQvKR"], &GpuOptions::default());
 }
 
-/// Every pawnless four-piece material: an hour on a software driver, so run on demand
-/// (`cargo test --release --test chess_gpu -- --ignored`).
+/// Every pawnless four-piece material (KQvKR and KBNvK again among them).
 #[test]
-#[ignore]
 fn every_material_of_four_pieces_matches_the_cpu() {
     let materials: Vec<String> = Chess::materials(4)
         .iter()

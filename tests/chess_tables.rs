@@ -75,11 +75,7 @@ fn kqvkr_longest_win_is_69_plies() {
 /// The value of any position, looked up in its canonical table.
 fn value_of(tables: &TableSet, position: &Position) -> Value {
     let (canonical, flip) = position.material().canonical();
-    let position = if flip {
-        Chess::flip(position)
-    } else {
-        position.clone()
-    };
+    let position = if flip { Chess::flip(position) } else { position.clone() };
     let index = Chess::index(&canonical, Default::default()).unwrap();
     let state = index.locate(&position);
     tables.require(&canonical).unwrap().value(state).unwrap()
@@ -106,12 +102,7 @@ fn every_value_is_the_best_over_the_moves() {
                 .map(|&mv| Value::parent_of(value_of(tables, &Chess::play(&position, mv))))
                 .max_by_key(|v| v.preference())
                 .or_else(|| Chess::game_over(&position, Default::default()));
-            assert_eq!(
-                Some(value),
-                best,
-                "{name} {}",
-                Chess::format_position(&position)
-            );
+            assert_eq!(Some(value), best, "{name} {}", Chess::format_position(&position));
             checked[match value {
                 Value::Win(_) => 0,
                 Value::Draw => 1,

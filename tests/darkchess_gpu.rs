@@ -23,25 +23,13 @@ const STEP_DRAW: DarkRules = DarkRules {
     stalemate: Stalemate::Draw,
 };
 
-/// Opens the GPU, or says why the test is skipped; with `EGTB_REQUIRE_GPU=1` a missing GPU fails.
-fn gpu_or_skip() -> Option<Gpu> {
-    match Gpu::open() {
-        Ok(gpu) => Some(gpu),
-        Err(e) if std::env::var("EGTB_REQUIRE_GPU").is_ok_and(|v| v == "1") => {
-            panic!("EGTB_REQUIRE_GPU=1 but no GPU: {e:#}")
-        }
-        Err(e) => {
-            eprintln!("skipping GPU test: {e:#}");
-            None
-        }
-    }
-}
-
 /// Builds each material on the CPU (with what it needs), solves it again on the GPU from the
 /// same smaller tables, and compares; returns how many stalemated positions the tables hold, so
 /// that a test can check that it covered some (`usize::MAX` when skipped).
 fn gpu_equals_cpu(materials: &[&str], rules: DarkRules, options: &GpuOptions) -> usize {
-    let Some(gpu) = gpu_or_skip() else { return usize::MAX };
+    let Some(gpu) = Gpu::open_unless_absent().unwrap() else {
+        return usize::MAX;
+    };
     let dir = fresh_dir("gpu");
     let mut generator = Generator::<DarkChess>::new(&dir, rules, &Silent);
     let mut stalemates = 0;
@@ -105,7 +93,7 @@ fn a_table_split_over_many_bindings_matches_the_cpu() {
 /// `verify` finds both solvers identical, with non-default rule options.
 #[test]
 fn the_command_line_generates_and_verifies_on_the_gpu() {
-    if gpu_or_skip().is_none() {
+    if Gpu::open_unless_absent().unwrap().is_none() {
         return;
     }
     let run = |dir: &std::path::Path, args: &[&str]| {

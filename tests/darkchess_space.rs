@@ -156,11 +156,7 @@ fn seed_rules_agree_with_brute_force() {
 /// every parent lists it among its children.
 #[test]
 fn random_states_are_retro_consistent() {
-    for (name, rules) in [
-        ("AAvPPP", JUMP),
-        ("CCvKPP", DarkRules::SEED),
-        ("KCPvKA", JUMP),
-    ] {
+    for (name, rules) in [("AAvPPP", JUMP), ("CCvKPP", DarkRules::SEED), ("KCPvKA", JUMP)] {
         let generator = build(name, rules);
         let m = material(name);
         let index = DarkChess::index(&m, rules).unwrap();
@@ -181,20 +177,14 @@ fn random_states_are_retro_consistent() {
             for &child in first.distinct() {
                 second.clear();
                 space.parents(child, &mut second);
-                assert!(
-                    second.distinct().contains(&state),
-                    "{name} {state} -> {child}"
-                );
+                assert!(second.distinct().contains(&state), "{name} {state} -> {child}");
             }
             first.clear();
             space.parents(state, &mut first);
             for &parent in first.distinct() {
                 second.clear();
                 assert!(matches!(space.expand(parent, &mut second), Node::Inner(_)));
-                assert!(
-                    second.distinct().contains(&state),
-                    "{name} {parent} -> {state}"
-                );
+                assert!(second.distinct().contains(&state), "{name} {parent} -> {state}");
             }
         }
     }

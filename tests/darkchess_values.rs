@@ -85,11 +85,7 @@ fn by_definition(name: &str, rules: DarkRules) -> (Vec<Option<Value>>, Vec<Optio
         }
     }
     let reference = (0..n as usize)
-        .map(|s| {
-            index
-                .decode(s as u64)
-                .map(|_| value[s].unwrap_or(Value::Draw))
-        })
+        .map(|s| index.decode(s as u64).map(|_| value[s].unwrap_or(Value::Draw)))
         .collect();
     let solved = (0..n).map(|s| Value::from_entry(table.entry(s))).collect();
     (reference, solved)

@@ -11,20 +11,6 @@ use egtb::material::{GameId, Material};
 use egtb::solver::Silent;
 use egtb::solver::gpu::{Gpu, GpuOptions};
 
-/// Opens the GPU, or says why the test is skipped; with `EGTB_REQUIRE_GPU=1` a missing GPU fails.
-fn gpu_or_skip() -> Option<Gpu> {
-    match Gpu::open() {
-        Ok(gpu) => Some(gpu),
-        Err(e) if std::env::var("EGTB_REQUIRE_GPU").is_ok_and(|v| v == "1") => {
-            panic!("EGTB_REQUIRE_GPU=1 but no GPU: {e:#}")
-        }
-        Err(e) => {
-            eprintln!("skipping GPU test: {e:#}");
-            None
-        }
-    }
-}
-
 /// A fresh folder for one test's tables.
 fn temp_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("egtb-xiangqi-gpu-{name}-{}", std::process::id()));
@@ -36,7 +22,9 @@ fn temp_dir(name: &str) -> PathBuf {
 /// same smaller tables, and compares. Each material given with `true` must have decisive
 /// entries, so that the comparison covers wins and losses, not only draws.
 fn gpu_equals_cpu(test: &str, materials: &[(&str, bool)], options: &GpuOptions) {
-    let Some(gpu) = gpu_or_skip() else { return };
+    let Some(gpu) = Gpu::open_unless_absent().unwrap() else {
+        return;
+    };
     let dir = temp_dir(test);
     let mut generator = Generator::<Xiangqi>::new(&dir, Default::default(), &Silent);
     for &(name, decisive) in materials {
@@ -113,7 +101,7 @@ fn egtb(tables: &Path, args: &[&str]) -> String {
 
 #[test]
 fn the_command_line_generates_and_verifies_on_the_gpu() {
-    if gpu_or_skip().is_none() {
+    if Gpu::open_unless_absent().unwrap().is_none() {
         return;
     }
     let (gpu_dir, cpu_dir) = (temp_dir("cli-gpu"), temp_dir("cli-cpu"));

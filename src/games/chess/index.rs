@@ -28,8 +28,7 @@ use anyhow::{Result, bail};
 
 use super::Position;
 use super::board::{
-    DIAGONAL, Geometry, MAX_MEN, Men, Placement, Square, TRANSPOSE, apply_symmetry, bit, file,
-    geometry, rank,
+    DIAGONAL, Geometry, MAX_MEN, Men, Placement, Square, TRANSPOSE, apply_symmetry, bit, file, geometry, rank,
 };
 use crate::games::IndexSpace;
 use crate::material::{Material, Side};
@@ -60,10 +59,7 @@ fn adjacent_or_same(a: Square, b: Square) -> bool {
 }
 
 fn pair_in_table(wk: Square, bk: Square) -> bool {
-    file(wk) <= 3
-        && rank(wk) <= file(wk)
-        && !adjacent_or_same(wk, bk)
-        && (file(wk) != rank(wk) || rank(bk) <= file(bk))
+    file(wk) <= 3 && rank(wk) <= file(wk) && !adjacent_or_same(wk, bk) && (file(wk) != rank(wk) || rank(bk) <= file(bk))
 }
 
 fn choose(n: u64, k: u64) -> u64 {
@@ -97,9 +93,7 @@ impl IndexTables {
                 sym.map_or(NONE, |s| {
                     let (w, b) = image(s);
                     let diagonal = (bit(w) | bit(b)) & !DIAGONAL == 0;
-                    pair_number[w as usize * 64 + b as usize]
-                        | (s as u32) << 16
-                        | u32::from(diagonal) << 19
+                    pair_number[w as usize * 64 + b as usize] | (s as u32) << 16 | u32::from(diagonal) << 19
                 })
             })
             .collect();
@@ -121,9 +115,7 @@ impl IndexTables {
 /// Fills `table[rank] = squares` for every increasing tuple of `k` squares among 62.
 fn fill_unrank(table: &mut [u32], squares: &mut [u32; MAX_MEN], k: usize, at: usize, low: u32) {
     if at == k {
-        let rank: u64 = (0..k)
-            .map(|i| choose(u64::from(squares[i]), i as u64 + 1))
-            .sum();
+        let rank: u64 = (0..k).map(|i| choose(u64::from(squares[i]), i as u64 + 1)).sum();
         table[rank as usize] = (0..k).fold(0, |p, i| p | squares[i] << (8 * i));
         return;
     }
@@ -153,11 +145,7 @@ struct Divisor {
 impl Divisor {
     fn new(d: u32) -> Divisor {
         assert!(d > 0, "division by zero");
-        let m = if d == 1 {
-            0
-        } else {
-            u64::MAX / u64::from(d) + 1
-        };
+        let m = if d == 1 { 0 } else { u64::MAX / u64::from(d) + 1 };
         Divisor { d, m }
     }
 
@@ -332,8 +320,7 @@ impl ChessIndex {
         };
         let slot = self.slot_as_is(pair, image);
         if canonical >> 19 != 0 {
-            let reflected =
-                self.slot_as_is(pair, image.mapped(self.geo, TRANSPOSE, self.men.count));
+            let reflected = self.slot_as_is(pair, image.mapped(self.geo, TRANSPOSE, self.men.count));
             if reflected < slot {
                 return (reflected, true);
             }
@@ -375,10 +362,7 @@ impl ChessIndex {
         let (wk, bk) = ((pair & 0xFF) as Square, (pair >> 8) as Square);
         let (low, high) = (wk.min(bk), wk.max(bk));
         let mut placement = Placement::new([wk, bk], &[]);
-        for (g, divisor) in self.groups[..self.group_count]
-            .iter()
-            .zip(&self.group_divisors)
-        {
+        for (g, divisor) in self.groups[..self.group_count].iter().zip(&self.group_divisors) {
             let (rank, left) = divisor.div_rem(rest);
             rest = left;
             let squares = self.tables.unrank[g.len - 1][rank as usize];
@@ -442,8 +426,7 @@ impl IndexSpace for ChessIndex {
             return 0;
         };
         let slot = self.split(state).1;
-        let symmetric =
-            Self::kings_on_diagonal(placement) && self.reflected(slot, placement) == slot;
+        let symmetric = Self::kings_on_diagonal(placement) && self.reflected(slot, placement) == slot;
         if symmetric { 4 } else { 8 }
     }
 
@@ -473,18 +456,7 @@ mod tests {
     #[test]
     fn divisors_agree_with_division() {
         let mut x: u32 = 12345;
-        for d in [
-            1u32,
-            2,
-            3,
-            62,
-            1891,
-            3844,
-            37820,
-            238_328,
-            110_013_792,
-            u32::MAX,
-        ] {
+        for d in [1u32, 2, 3, 62, 1891, 3844, 37820, 238_328, 110_013_792, u32::MAX] {
             let divisor = Divisor::new(d);
             for _ in 0..10_000 {
                 x = x.wrapping_mul(2_654_435_761).wrapping_add(d);
@@ -499,9 +471,7 @@ mod tests {
     #[test]
     fn every_legal_king_pair_has_one_symmetry_into_the_table() {
         let t = index_tables();
-        let legal = (0..64 * 64)
-            .filter(|&i| t.king_canonical[i] != NONE)
-            .count();
+        let legal = (0..64 * 64).filter(|&i| t.king_canonical[i] != NONE).count();
         assert_eq!(legal, 3612);
         assert_eq!(t.king_pairs.len(), 462);
     }

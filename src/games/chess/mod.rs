@@ -155,19 +155,13 @@ impl Position {
     pub fn legal_moves(&self) -> Vec<ChessMove> {
         let (men, placement) = self.men_and_placement();
         let mut moves = Vec::new();
-        for_each_move(
-            geometry(),
-            &men,
-            placement,
-            self.turn,
-            |_, from, mut targets| {
-                while targets != 0 {
-                    let to = targets.trailing_zeros() as Square;
-                    targets &= targets - 1;
-                    moves.push(ChessMove { from, to });
-                }
-            },
-        );
+        for_each_move(geometry(), &men, placement, self.turn, |_, from, mut targets| {
+            while targets != 0 {
+                let to = targets.trailing_zeros() as Square;
+                targets &= targets - 1;
+                moves.push(ChessMove { from, to });
+            }
+        });
         moves
     }
 

@@ -35,14 +35,7 @@ impl Placement {
 
 /// Whether man `j` attacks `target` when the squares `occupied` block.
 #[inline]
-fn man_attacks(
-    geo: &Geometry,
-    men: &Men,
-    placement: Placement,
-    j: usize,
-    target: Square,
-    occupied: Bitboard,
-) -> bool {
+fn man_attacks(geo: &Geometry, men: &Men, placement: Placement, j: usize, target: Square, occupied: Bitboard) -> bool {
     geo.attacks_square(men.kind[j], placement.man(j), target, occupied)
 }
 
@@ -75,15 +68,10 @@ pub fn for_each_move(
         let mut allowed = !own & !bit(enemy_king);
         for j in 0..men.count {
             if men.side[j] == enemy && man_attacks(geo, men, placement, j, king, vacated) {
-                allowed &=
-                    geo.between[placement.man(j) as usize][king as usize] | bit(placement.man(j));
+                allowed &= geo.between[placement.man(j) as usize][king as usize] | bit(placement.man(j));
             }
         }
-        visit(
-            Mover::Man(i),
-            from,
-            geo.attacks(men.kind[i], from, occupied) & allowed,
-        );
+        visit(Mover::Man(i), from, geo.attacks(men.kind[i], from, occupied) & allowed);
     }
 
     let king_pattern = &geo.pattern[Kind::King.index()];
@@ -94,11 +82,7 @@ pub fn for_each_move(
             attacked |= geo.attacks(men.kind[j], placement.man(j), without_king);
         }
     }
-    visit(
-        Mover::King,
-        king,
-        king_pattern[king as usize] & !own & !attacked,
-    );
+    visit(Mover::King, king, king_pattern[king as usize] & !own & !attacked);
 }
 
 /// The squares of the men of one side.
@@ -141,10 +125,7 @@ pub fn for_each_unmove(
         let vacated = occupied ^ bit(to);
         let mut allowed = !occupied;
         for j in 0..men.count {
-            if j != skip
-                && men.side[j] == mover
-                && man_attacks(geo, men, placement, j, waiting_king, vacated)
-            {
+            if j != skip && men.side[j] == mover && man_attacks(geo, men, placement, j, waiting_king, vacated) {
                 allowed &= geo.between[placement.man(j) as usize][waiting_king as usize];
             }
         }
@@ -168,9 +149,7 @@ pub fn for_each_unmove(
     visit(
         Mover::King,
         king,
-        king_pattern[king as usize]
-            & !king_pattern[waiting_king as usize]
-            & blocks(king, usize::MAX),
+        king_pattern[king as usize] & !king_pattern[waiting_king as usize] & blocks(king, usize::MAX),
     );
 }
 
@@ -198,9 +177,7 @@ impl<'t> ChessSpace<'t> {
         let men = index.men();
         let mut exits = Vec::with_capacity(men.count);
         for victim in 0..men.count {
-            let smaller = index
-                .material()
-                .without(men.side[victim], men.kind[victim].index());
+            let smaller = index.material().without(men.side[victim], men.kind[victim].index());
             let (canonical, flip) = smaller.canonical();
             let table = tables.require(&canonical)?;
             let sub = ChessIndex::new(&canonical)?;
@@ -208,15 +185,9 @@ impl<'t> ChessSpace<'t> {
             let mut taken = [false; MAX_MEN];
             let mut order = [usize::MAX; MAX_MEN];
             for man in (0..men.count).filter(|&m| m != victim) {
-                let side = if flip {
-                    men.side[man].other()
-                } else {
-                    men.side[man]
-                };
+                let side = if flip { men.side[man].other() } else { men.side[man] };
                 let place = (0..sub_men.count)
-                    .find(|&p| {
-                        !taken[p] && sub_men.side[p] == side && sub_men.kind[p] == men.kind[man]
-                    })
+                    .find(|&p| !taken[p] && sub_men.side[p] == side && sub_men.kind[p] == men.kind[man])
                     .expect("the smaller material has every surviving man");
                 taken[place] = true;
                 order[man] = place;
@@ -254,20 +225,13 @@ impl<'t> ChessSpace<'t> {
         let side = if exit.flip { next.other() } else { next };
         let (slot, _) = exit.index.canonical(smaller);
         let state = side.index() as u64 * exit.index.per_side() + slot;
-        Value::from_entry(exit.entries[state as usize])
-            .expect("a capture leads to a legal position")
+        Value::from_entry(exit.entries[state as usize]).expect("a capture leads to a legal position")
     }
 
     /// Prepares to push the states one move (or un-move) of `moving` away from `placement`
     /// (slot `slot`), which have `next` to move.
     #[inline]
-    fn neighbours<'a>(
-        &'a self,
-        placement: Placement,
-        slot: u64,
-        moving: Side,
-        next: Side,
-    ) -> Neighbours<'a> {
+    fn neighbours<'a>(&'a self, placement: Placement, slot: u64, moving: Side, next: Side) -> Neighbours<'a> {
         let base = next.index() as u64 * self.index.per_side();
         let men = self.index.men();
         let mut partial = [0; MAX_MEN];
@@ -386,12 +350,8 @@ impl Space for ChessSpace<'_> {
         let placement = self.index.placement(slot);
         let mover = side.other();
         let neighbours = self.neighbours(placement, slot, mover, mover);
-        for_each_unmove(
-            self.geo,
-            self.index.men(),
-            placement,
-            side,
-            |piece, _, sources| neighbours.push(parents, piece, sources),
-        );
+        for_each_unmove(self.geo, self.index.men(), placement, side, |piece, _, sources| {
+            neighbours.push(parents, piece, sources)
+        });
     }
 }

@@ -69,29 +69,20 @@ pub struct SquareSets {
 impl SquareSets {
     /// The tables for sets of `k` squares, computed once.
     pub fn of(k: usize) -> &'static SquareSets {
-        static TABLES: [OnceLock<SquareSets>; MAX_GROUP + 1] =
-            [const { OnceLock::new() }; MAX_GROUP + 1];
+        static TABLES: [OnceLock<SquareSets>; MAX_GROUP + 1] = [const { OnceLock::new() }; MAX_GROUP + 1];
         TABLES[k].get_or_init(|| SquareSets::new(k))
     }
 
     fn new(k: usize) -> SquareSets {
         let by_colex = k_masks(k);
         let smallest = |m: u32| (0..SYMMETRIES).map(|g| transform(m, g)).min().unwrap_or(m);
-        let reps: Vec<u32> = by_colex
-            .iter()
-            .copied()
-            .filter(|&m| smallest(m) == m)
-            .collect();
+        let reps: Vec<u32> = by_colex.iter().copied().filter(|&m| smallest(m) == m).collect();
         let canon = by_colex
             .iter()
             .map(|&m| {
                 let min = smallest(m);
-                let g = (0..SYMMETRIES)
-                    .find(|&g| transform(m, g) == min)
-                    .unwrap_or(0);
-                let rep = reps
-                    .binary_search(&min)
-                    .expect("the minimum is a representative");
+                let g = (0..SYMMETRIES).find(|&g| transform(m, g) == min).unwrap_or(0);
+                let rep = reps.binary_search(&min).expect("the minimum is a representative");
                 (rep as u32) << 2 | g as u32
             })
             .collect();
@@ -197,11 +188,7 @@ impl DarkIndex {
                 _ => bail!("material {material} is too large to index"),
             };
         }
-        let side_groups = Side::BOTH.map(|side| {
-            (0..groups.len())
-                .filter(|&j| groups[j].side == side)
-                .collect()
-        });
+        let side_groups = Side::BOTH.map(|side| (0..groups.len()).filter(|&j| groups[j].side == side).collect());
         let first_single = (1..groups.len())
             .find(|&j| groups[j].count == 1)
             .unwrap_or(groups.len());
@@ -250,8 +237,7 @@ impl DarkIndex {
     /// pieces may need a symmetry too (never for a single anchor piece).
     #[inline]
     pub fn symmetric_anchor(&self, slot: u64) -> bool {
-        self.groups[0].count > 1
-            && self.anchors.stabilizer[(slot / self.groups[0].stride) as usize] != 0
+        self.groups[0].count > 1 && self.anchors.stabilizer[(slot / self.groups[0].stride) as usize] != 0
     }
 
     /// The slot after a single anchor piece steps from `from` to `to`, when the position stays
@@ -420,10 +406,7 @@ mod tests {
 
     #[test]
     fn anchor_tables_cover_every_orbit() {
-        assert_eq!(
-            SquareSets::of(1).reps,
-            [0, 1, 2, 3, 8, 9, 10, 11].map(|s| 1 << s)
-        );
+        assert_eq!(SquareSets::of(1).reps, [0, 1, 2, 3, 8, 9, 10, 11].map(|s| 1 << s));
         // Burnside: (C(32,2) + 3 * 16 pairs swapped by a fixed-point-free involution) / 4.
         assert_eq!(SquareSets::of(2).reps.len(), (496 + 48) / 4);
         for k in 1..=MAX_GROUP {
@@ -442,10 +425,7 @@ mod tests {
         let m = Material::parse(GameId::DarkChess, "KPPvAA").unwrap();
         let index = DarkIndex::new(&m).unwrap();
         let kinds: Vec<(Side, usize)> = index.groups().iter().map(|g| (g.side, g.kind)).collect();
-        assert_eq!(
-            kinds,
-            [(Side::First, 0), (Side::First, 6), (Side::Second, 1)]
-        );
+        assert_eq!(kinds, [(Side::First, 0), (Side::First, 6), (Side::Second, 1)]);
         assert_eq!(index.per_side(), 8 * 496 * 496);
     }
 }

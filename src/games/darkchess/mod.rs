@@ -240,10 +240,7 @@ mod tests {
     use super::*;
 
     fn options(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
+        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
     }
 
     #[test]
@@ -254,14 +251,8 @@ mod tests {
             DarkRules::default().options(),
             [("cannon", "jump"), ("stalemate", "loss")]
         );
-        for bad in [
-            [("cannon", "fly")],
-            [("stalemate", "win")],
-            [("flip", "yes")],
-        ] {
-            let err = DarkRules::from_options(&options(&bad))
-                .unwrap_err()
-                .to_string();
+        for bad in [[("cannon", "fly")], [("stalemate", "win")], [("flip", "yes")]] {
+            let err = DarkRules::from_options(&options(&bad)).unwrap_err().to_string();
             assert!(err.contains(bad[0].0) || err.contains(bad[0].1), "{err}");
         }
     }
@@ -284,10 +275,7 @@ mod tests {
             }
         }
         let kpk = Material::parse(GameId::DarkChess, "KPvK").unwrap();
-        let mut subs: Vec<String> = DarkChess::sub_materials(&kpk)
-            .iter()
-            .map(|m| m.to_string())
-            .collect();
+        let mut subs: Vec<String> = DarkChess::sub_materials(&kpk).iter().map(|m| m.to_string()).collect();
         subs.sort();
         // The red soldier or the red king taken; taking the black king ends the game instead.
         assert_eq!(subs, ["KvK", "KvP"]);

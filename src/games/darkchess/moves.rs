@@ -48,12 +48,7 @@ impl CaptureRules {
 
     /// Calls `capture(kind, from, to, victim_kind)` for every capture by `side`.
     #[inline]
-    pub fn for_each_capture(
-        &self,
-        board: &Board,
-        side: Side,
-        mut capture: impl FnMut(usize, u32, u32, usize),
-    ) {
+    pub fn for_each_capture(&self, board: &Board, side: Side, mut capture: impl FnMut(usize, u32, u32, usize)) {
         let enemy = &board.masks[side.other().index()];
         let enemy_all = enemy.iter().fold(0, |acc, &m| acc | m);
         if enemy_all == 0 {
@@ -62,18 +57,12 @@ impl CaptureRules {
         let own = &board.masks[side.index()];
         let jumping_cannons = if self.cannon_jumps { own[CANNON] } else { 0 };
         let mut near_enemy = 0;
-        for_each_square(enemy_all, |square| {
-            near_enemy |= GEOMETRY.steps[square as usize]
-        });
+        for_each_square(enemy_all, |square| near_enemy |= GEOMETRY.steps[square as usize]);
         if own.iter().fold(0, |acc, &m| acc | m) & near_enemy == 0 && jumping_cannons == 0 {
             return;
         }
         let occupied = board.occupied();
-        let victim_at = |square: u32| {
-            (0..KINDS)
-                .find(|&k| enemy[k] >> square & 1 == 1)
-                .unwrap_or(KINDS)
-        };
+        let victim_at = |square: u32| (0..KINDS).find(|&k| enemy[k] >> square & 1 == 1).unwrap_or(KINDS);
         for (kind, &pieces) in own.iter().enumerate() {
             if pieces == 0 {
                 continue;

@@ -75,12 +75,7 @@ impl<'t> DarkSpace<'t> {
 
     /// The value (for the side then to move) of the position after `side` captures.
     fn capture_value(&self, board: &Board, side: Side, capture: Capture) -> Value {
-        let Capture {
-            kind,
-            from,
-            to,
-            victim,
-        } = capture;
+        let Capture { kind, from, to, victim } = capture;
         let enemy = side.other();
         match &self.exits[enemy.index()][victim] {
             Some(CaptureExit::Lost) => Value::LOST,
@@ -99,8 +94,7 @@ impl<'t> DarkSpace<'t> {
                         side_to_move: enemy,
                     }
                 };
-                Value::from_entry(table.entry(index.locate(&position)))
-                    .expect("a legal position of a solved table")
+                Value::from_entry(table.entry(index.locate(&position))).expect("a legal position of a solved table")
             }
             None => unreachable!("the material has the victim"),
         }
@@ -108,14 +102,7 @@ impl<'t> DarkSpace<'t> {
 
     /// Pushes the canonical states reached when `mover` steps one piece, with `next` to move;
     /// says whether there was any.
-    fn push_steps(
-        &self,
-        gm: &GroupMasks,
-        slot: u64,
-        mover: Side,
-        next: Side,
-        out: &mut Successors,
-    ) -> bool {
+    fn push_steps(&self, gm: &GroupMasks, slot: u64, mover: Side, next: Side, out: &mut Successors) -> bool {
         let index = self.index;
         let base = next.index() as u64 * index.per_side();
         let symmetric = index.symmetric_anchor(slot);
@@ -131,9 +118,7 @@ impl<'t> DarkSpace<'t> {
                 let targets = GEOMETRY.steps[from as usize] & empty;
                 stepped |= targets != 0;
                 let origin = base + slot - u64::from(from) * stride;
-                for_each_square(targets, |to| {
-                    out.push_plain(origin + u64::from(to) * stride)
-                });
+                for_each_square(targets, |to| out.push_plain(origin + u64::from(to) * stride));
             } else if j > 0 && !symmetric {
                 // Likewise, with the group's colex rank as its digit.
                 let origin = base + slot - u64::from(colex(gm[j])) * stride;
@@ -185,17 +170,11 @@ impl Space for DarkSpace<'_> {
         let board = index.board(&gm);
         let mut exits = Exits::default();
         let mut captured = false;
-        self.captures
-            .for_each_capture(&board, side, |kind, from, to, victim| {
-                captured = true;
-                let capture = Capture {
-                    kind,
-                    from,
-                    to,
-                    victim,
-                };
-                exits.add(self.capture_value(&board, side, capture));
-            });
+        self.captures.for_each_capture(&board, side, |kind, from, to, victim| {
+            captured = true;
+            let capture = Capture { kind, from, to, victim };
+            exits.add(self.capture_value(&board, side, capture));
+        });
         let stepped = self.push_steps(&gm, slot, side, side.other(), children);
         if !captured && !stepped {
             return Node::Terminal(self.no_move);

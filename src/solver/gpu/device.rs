@@ -88,6 +88,21 @@ impl Gpu {
         })
     }
 
+    /// Opens the GPU for work that can do without one (tests): `None`, with a note on stderr,
+    /// when there is no adapter, unless `EGTB_REQUIRE_GPU=1` makes a missing adapter a failure.
+    pub fn open_unless_absent() -> Result<Option<Gpu>> {
+        match Gpu::open() {
+            Ok(gpu) => Ok(Some(gpu)),
+            Err(e) if std::env::var("EGTB_REQUIRE_GPU").is_ok_and(|v| v == "1") => {
+                Err(e.context("EGTB_REQUIRE_GPU=1 but no GPU could be opened"))
+            }
+            Err(e) => {
+                eprintln!("no GPU, skipping: {e:#}");
+                Ok(None)
+            }
+        }
+    }
+
     /// The adapter's name, type and backend, for reports.
     pub fn description(&self) -> &str {
         &self.description

@@ -7,20 +7,6 @@ use crate::solver::test_graph::Graph;
 use crate::solver::{Silent, cpu};
 use crate::value::Value;
 
-/// Opens the GPU, or says why the test is skipped; with `EGTB_REQUIRE_GPU=1` a missing GPU fails.
-pub(crate) fn gpu_or_skip() -> Option<Gpu> {
-    match Gpu::open() {
-        Ok(gpu) => Some(gpu),
-        Err(e) if std::env::var("EGTB_REQUIRE_GPU").is_ok_and(|v| v == "1") => {
-            panic!("EGTB_REQUIRE_GPU=1 but no GPU: {e:#}")
-        }
-        Err(e) => {
-            eprintln!("skipping GPU test: {e:#}");
-            None
-        }
-    }
-}
-
 /// A graph's GPU rules: CSR arrays of children, parents and exit entries. Every second child and
 /// parent is pushed a second time as a mapped successor, so the kernel's deduplication must
 /// drop it for the counts to match the CPU's.
@@ -133,7 +119,9 @@ fn graphs() -> impl Iterator<Item = (u64, Graph)> {
 
 #[test]
 fn random_graphs_match_the_cpu_solver_byte_for_byte() {
-    let Some(gpu) = gpu_or_skip() else { return };
+    let Some(gpu) = Gpu::open_unless_absent().unwrap() else {
+        return;
+    };
     eprintln!("GPU: {}", gpu.description());
     for (seed, graph) in graphs() {
         let expected = cpu::solve(&graph, &Silent);
@@ -149,7 +137,9 @@ fn random_graphs_match_the_cpu_solver_byte_for_byte() {
 
 #[test]
 fn graphs_split_over_many_bindings_match_the_cpu_solver() {
-    let Some(gpu) = gpu_or_skip() else { return };
+    let Some(gpu) = Gpu::open_unless_absent().unwrap() else {
+        return;
+    };
     for (seed, graph) in graphs().step_by(3) {
         let states = graph.children.len() as u64;
         // About seven chunks, and few layers per submission for many round trips.
@@ -165,7 +155,9 @@ fn graphs_split_over_many_bindings_match_the_cpu_solver() {
 
 #[test]
 fn layers_overflowing_a_small_queue_match_the_cpu_solver() {
-    let Some(gpu) = gpu_or_skip() else { return };
+    let Some(gpu) = Gpu::open_unless_absent().unwrap() else {
+        return;
+    };
     for (seed, graph) in graphs().skip(1).step_by(3) {
         let options = GpuOptions {
             queue_capacity: Some(1 + seed as u32),
@@ -178,7 +170,9 @@ fn layers_overflowing_a_small_queue_match_the_cpu_solver() {
 
 #[test]
 fn too_many_successors_is_an_error() {
-    let Some(gpu) = gpu_or_skip() else { return };
+    let Some(gpu) = Gpu::open_unless_absent().unwrap() else {
+        return;
+    };
     let graph = Graph::random(500, 3, Value::LOST);
     let mut rules = GraphRules::new(&graph);
     rules.max_successors = 1;
@@ -188,7 +182,9 @@ fn too_many_successors_is_an_error() {
 
 #[test]
 fn a_split_needing_too_many_bindings_is_an_error() {
-    let Some(gpu) = gpu_or_skip() else { return };
+    let Some(gpu) = Gpu::open_unless_absent().unwrap() else {
+        return;
+    };
     let graph = Graph::random(20_000, 5, Value::LOST);
     let options = GpuOptions {
         split_bytes: Some(12),
@@ -216,14 +212,18 @@ impl GpuRules for Broken {
 
 #[test]
 fn invalid_rules_wgsl_is_an_error() {
-    let Some(gpu) = gpu_or_skip() else { return };
+    let Some(gpu) = Gpu::open_unless_absent().unwrap() else {
+        return;
+    };
     let error = gpu.solve(&Broken, &GpuOptions::default(), &Silent).unwrap_err();
     assert!(error.to_string().contains("WGSL"), "{error}");
 }
 
 #[test]
 fn a_submission_past_its_timeout_is_an_error() {
-    let Some(gpu) = gpu_or_skip() else { return };
+    let Some(gpu) = Gpu::open_unless_absent().unwrap() else {
+        return;
+    };
     let graph = Graph::random(200_000, 7, Value::LOST);
     let options = GpuOptions {
         timeout: Duration::ZERO,
