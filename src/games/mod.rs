@@ -41,6 +41,17 @@ pub trait IndexSpace: Send + Sync {
     fn side_to_move(&self, state: u64) -> Side;
 }
 
+/// The side to move and the slot of a state, in the layout every index space shares:
+/// `state = side * per_side + slot`.
+#[inline]
+pub fn split_state(state: u64, per_side: u64) -> (Side, u64) {
+    if state < per_side {
+        (Side::First, state)
+    } else {
+        (Side::Second, state - per_side)
+    }
+}
+
 /// A game: its materials, index spaces, positions, moves and notation.
 pub trait Game: Sized + Send + Sync + 'static {
     const ID: GameId;

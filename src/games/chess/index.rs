@@ -346,11 +346,7 @@ impl ChessIndex {
     /// The side to move of a state and its slot.
     #[inline]
     pub fn split(&self, state: u64) -> (Side, u64) {
-        if state < self.per_side {
-            (Side::First, state)
-        } else {
-            (Side::Second, state - self.per_side)
-        }
+        crate::games::split_state(state, self.per_side)
     }
 
     /// The placement a slot spells out, whether or not it is a legal position.

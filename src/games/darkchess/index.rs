@@ -220,11 +220,7 @@ impl DarkIndex {
     /// The side to move and the slot of a state.
     #[inline]
     pub fn split(&self, state: u64) -> (Side, u64) {
-        if state < self.per_side {
-            (Side::First, state)
-        } else {
-            (Side::Second, state - self.per_side)
-        }
+        crate::games::split_state(state, self.per_side)
     }
 
     /// The groups of one side's pieces.

@@ -306,8 +306,8 @@ impl XiangqiIndex {
 
     /// Decodes a state, `None` for a broken slot.
     pub fn decode_state(&self, state: u64) -> Option<Decoded<'_>> {
-        let to_move = usize::from(state >= self.per_side);
-        let slot = state - to_move as u64 * self.per_side;
+        let (side, slot) = crate::games::split_state(state, self.per_side);
+        let to_move = side.index();
         let (squares, ranks) = self.layout.decode_slot(slot);
         let mirror = if file(squares[0]) == 4 {
             let mut mirror_ranks = [0; MAX_PIECES];
