@@ -8,7 +8,7 @@ use anyhow::{Result, bail};
 
 use crate::games::{Game, IndexSpace, Rules};
 use crate::material::Material;
-use crate::solver::gpu::{Gpu, GpuOptions};
+use crate::solver::gpu::{Gpu, GpuOptions, KernelTime};
 use crate::solver::{Progress, cpu};
 use crate::table::{self, Header, Table, TableSet};
 use crate::value::Entry;
@@ -43,7 +43,7 @@ pub struct Solved {
     pub solver: String,
     pub wall: Duration,
     /// GPU kernel time from timestamp queries, where the adapter has them.
-    pub kernel: Option<Duration>,
+    pub kernel: Option<KernelTime>,
 }
 
 /// How one table came to be available.

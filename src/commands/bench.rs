@@ -1,5 +1,7 @@
 //! `egtb bench`: both solvers on the same tables in one run, timed side by side.
 
+use std::time::Duration;
+
 use anyhow::{Result, bail};
 use serde_json::json;
 
@@ -43,7 +45,9 @@ pub fn run<G: Game>(env: &Env, materials: &[String], gpu: &GpuOptions) -> Result
                     "states": states,
                     "cpu_seconds": cpu.as_secs_f64(),
                     "gpu_seconds": gpu.as_secs_f64(),
-                    "gpu_kernel_seconds": kernel.map(|k| k.as_secs_f64()),
+                    "gpu_kernel_seconds": kernel.map(|k| k.total().as_secs_f64()),
+                    "gpu_initialise_seconds": kernel.map(|k| k.initialise.as_secs_f64()),
+                    "gpu_layer_seconds": kernel.map(|k| k.layers.as_secs_f64()),
                     "cpu_over_gpu": cpu.as_secs_f64() / gpu.as_secs_f64(),
                 })
             })
@@ -56,14 +60,15 @@ pub fn run<G: Game>(env: &Env, materials: &[String], gpu: &GpuOptions) -> Result
     }
     println!("CPU: {}\nGPU: {}", solvers.0, solvers.1);
     println!(
-        "{:<14}{:>12}{:>10}{:>10}{:>10}{:>14}{:>14}{:>11}",
-        "table", "states", "CPU s", "GPU s", "CPU/GPU", "CPU states/s", "GPU states/s", "kernel s"
+        "{:<14}{:>12}{:>10}{:>10}{:>10}{:>14}{:>14}{:>11}{:>11}",
+        "table", "states", "CPU s", "GPU s", "CPU/GPU", "CPU states/s", "GPU states/s", "init s", "layers s"
     );
     for (material, states, cpu, gpu, kernel) in &rows {
         let (c, g) = (cpu.as_secs_f64(), gpu.as_secs_f64());
-        let kernel = kernel.map_or("-".to_string(), |k| format!("{:.3}", k.as_secs_f64()));
+        let seconds = |d: Option<Duration>| d.map_or("-".to_string(), |d| format!("{:.3}", d.as_secs_f64()));
+        let (init, layers) = (seconds(kernel.map(|k| k.initialise)), seconds(kernel.map(|k| k.layers)));
         println!(
-            "{:<14}{states:>12}{c:>10.3}{g:>10.3}{:>10.2}{:>14.0}{:>14.0}{kernel:>11}",
+            "{:<14}{states:>12}{c:>10.3}{g:>10.3}{:>10.2}{:>14.0}{:>14.0}{init:>11}{layers:>11}",
             material.to_string(),
             c / g,
             *states as f64 / c,

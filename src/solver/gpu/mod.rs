@@ -77,9 +77,22 @@ impl Default for GpuOptions {
 pub struct GpuSolution {
     pub entries: Vec<Entry>,
     /// Time spent in the kernels, measured by timestamp queries when the device has them.
-    pub kernel_time: Option<Duration>,
+    pub kernel_time: Option<KernelTime>,
     /// Layers swept.
     pub layers: u32,
+}
+
+/// Kernel time by phase: expanding every state, then the layers (with the final draw marking).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct KernelTime {
+    pub initialise: Duration,
+    pub layers: Duration,
+}
+
+impl KernelTime {
+    pub fn total(&self) -> Duration {
+        self.initialise + self.layers
+    }
 }
 
 /// Opens the GPU and solves one space (see [`Gpu::solve`] to reuse a device).
@@ -102,7 +115,7 @@ impl Gpu {
         if states == 0 {
             return Ok(GpuSolution {
                 entries: Vec::new(),
-                kernel_time: Some(Duration::ZERO),
+                kernel_time: Some(KernelTime::default()),
                 layers: 0,
             });
         }
@@ -126,6 +139,8 @@ impl Gpu {
             dispatch(pass, kernels.state_grid);
         })?;
         progress.advance(states);
+        let initialise_time = run.kernel_time.take();
+        run.kernel_time = initialise_time.map(|_| Duration::ZERO);
 
         progress.phase("layers", states);
         let mut layer = head.control[CTRL_LAYER];
@@ -154,7 +169,9 @@ impl Gpu {
         let entries = buffers.read_entries(self, options.timeout)?;
         Ok(GpuSolution {
             entries,
-            kernel_time: run.kernel_time,
+            kernel_time: initialise_time
+                .zip(run.kernel_time)
+                .map(|(initialise, layers)| KernelTime { initialise, layers }),
             layers,
         })
     }
