@@ -1,9 +1,11 @@
-// The generic retrograde kernels: the CPU solver's algorithm (src/solver/cpu.rs), state by state.
+// The generic retrograde kernels that expand states: the CPU solver's algorithm
+// (src/solver/cpu.rs), state by state. The layer sweep that selects each layer's states is in
+// select.wgsl, a module of its own.
 //
 // Joined after a generated prelude (the control words CTRL_*, the error bits ERROR_*, WORKGROUP,
-// QUEUE_CAPACITY, STATES, the chunk bindings and their accessors chunk_load, chunk_store,
-// chunk_or, chunk_sub and chunk_swap, the game's data bindings) and before the game's rules
-// module, which must define:
+// QUEUE_CAPACITY, STATES, the bindings control, queue and chunk_*, the chunk accessors
+// chunk_load, chunk_store, chunk_or, chunk_sub and chunk_swap, the game's data bindings) and
+// common.wgsl, and before the game's rules module, which must define:
 //   const GAME_MAX_SUCCESSORS: u32;       // the most succ_push_* calls for one state
 //   fn game_expand(state: u32, out: ptr<function, Successors>) -> Node;
 //       // pushes the in-table children into `out`
@@ -12,12 +14,7 @@
 // Successors needing no symmetry go through succ_push_plain (distinct among themselves), the
 // others through succ_push_mapped (deduplicated here), exactly as `Successors` on the CPU.
 
-// The prelude also defines the entries DRAW, LOST (already lost), BROKEN, the PENDING tag and
-// MAX_DTM, from their Rust definitions.
-
 const NO_WIN: u32 = 0xFFFFFFFFu;
-
-@group(0) @binding(0) var<storage, read_write> control: array<atomic<u32>>;
 
 const NODE_BROKEN: u32 = 0u;
 const NODE_TERMINAL: u32 = 1u;
@@ -116,16 +113,6 @@ fn flag_error(bits: u32) {
     atomicOr(&control[CTRL_ERROR], bits);
 }
 
-fn thread_index(wg: vec3<u32>, groups: vec3<u32>, local: u32) -> u32 {
-    return (wg.y * groups.x + wg.x) * WORKGROUP + local;
-}
-
-fn entry_of(state: u32) -> u32 {
-    let local = state & CHUNK_MASK;
-    let word = chunk_load(state >> CHUNK_SHIFT, local >> 1u);
-    return (word >> (16u * (local & 1u))) & 0xFFFFu;
-}
-
 // Replaces one 16-bit half of a shared word; the other half may change concurrently.
 fn set_entry(state: u32, entry: u32) {
     let chunk = state >> CHUNK_SHIFT;
@@ -139,12 +126,6 @@ fn set_entry(state: u32, entry: u32) {
             break;
         }
     }
-}
-
-fn hp_of(state: u32) -> u32 {
-    let local = state & CHUNK_MASK;
-    let word = chunk_load(state >> CHUNK_SHIFT, HP_BASE + (local >> 2u));
-    return (word >> (8u * (local & 3u))) & 0xFFu;
 }
 
 // Decrements a (non-zero) HP counter; returns its previous value.
@@ -175,6 +156,9 @@ fn initialise(
             entry = BROKEN;
         } else if node.kind == NODE_TERMINAL {
             entry = node.terminal;
+            if entry != DRAW {
+                entry = fresh(entry);
+            }
         } else {
             hp = succ_distinct(&children) + select(0u, 1u, node.saves);
             var pending = node.exit_win;
@@ -182,6 +166,9 @@ fn initialise(
                 pending = node.exit_loss;
             }
             if pending != NO_WIN {
+                if pending > MAX_LAYER {
+                    flag_error(ERROR_DTM);
+                }
                 entry = PENDING | pending;
                 atomicMax(&group_max, pending);
             }
@@ -211,8 +198,15 @@ fn initialise(
     }
 }
 
-// Resolves the parents of `state`, resolved at DTM `t`. A function of its own so that its large
-// successor list is set up only for the states of the layer.
+// A final entry whose parents are still to be updated (see common.wgsl).
+fn fresh(entry: u32) -> u32 {
+    return FRESH | entry;
+}
+
+// Resolves the parents of `state`, resolved at DTM `t`: as on the CPU, a lost state makes its
+// unresolved parents won, a won one takes an HP from each, and the update that takes the last
+// makes the parent lost (or leaves it to its pending exit loss, if that is slower). Every state
+// of a layer has the same outcome, so no two updates of a layer conflict.
 fn resolve_parents(state: u32, t: u32) {
     let resolved = t + 1u;
     var parents: Successors;
@@ -228,56 +222,19 @@ fn resolve_parents(state: u32, t: u32) {
             continue;
         }
         if (t & 1u) == 0u {
-            set_entry(parent, resolved + 1u);
+            set_entry(parent, fresh(resolved + 1u));
         } else if decrement_hp(parent) == 1u {
-            // Every child wins for the opponent: lost, after the slowest of them.
             let exit_loss = select(0u, pe & ~PENDING, pe >= PENDING);
             if exit_loss <= resolved {
-                set_entry(parent, resolved + 1u);
+                set_entry(parent, fresh(resolved + 1u));
             }
         }
     }
 }
 
-@group(0) @binding(1) var<storage, read_write> queue: array<u32>;
-
-// Layer t (control[CTRL_LAYER]), first half: selects the states resolved at DTM t, gives them
-// their final entry and queues them (resolving the parents of those that find the queue full
-// here). As on the CPU, every state of a layer has the same outcome, so no two updates of a layer
-// conflict.
-@compute @workgroup_size(WORKGROUP)
-fn select_layer(
-    @builtin(workgroup_id) wg: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
-    let state = thread_index(wg, groups, local);
-    if atomicLoad(&control[CTRL_DONE]) != 0u || state >= STATES {
-        return;
-    }
-    let t = atomicLoad(&control[CTRL_LAYER]);
-    let resolved = t + 1u;
-    let e = entry_of(state);
-    var in_layer = e == resolved;
-    if e == (PENDING | t) {
-        in_layer = (t & 1u) == 1u || hp_of(state) == 0u;
-    }
-    if !in_layer {
-        return;
-    }
-    if e != resolved {
-        set_entry(state, resolved);
-    }
-    let slot = atomicAdd(&control[CTRL_QUEUE], 1u);
-    if slot < QUEUE_CAPACITY {
-        queue[slot] = state;
-    } else {
-        resolve_parents(state, t);
-    }
-}
-
-// Layer t, second half: resolves the parents of the queued states. Compacting the layer first
-// keeps the threads of a workgroup busy with the same long work.
+// Layer t (control[CTRL_LAYER]), second half: resolves the parents of the states the sweep
+// (select.wgsl) queued. Compacting the layer first keeps the threads of a workgroup busy with
+// the same long work.
 @compute @workgroup_size(WORKGROUP)
 fn propagate(
     @builtin(workgroup_id) wg: vec3<u32>,
@@ -288,26 +245,31 @@ fn propagate(
         return;
     }
     let t = atomicLoad(&control[CTRL_LAYER]);
-    let queued = min(atomicLoad(&control[CTRL_QUEUE]), QUEUE_CAPACITY);
+    let queued = min(atomicLoad(&queue[0]), QUEUE_CAPACITY);
     let threads = groups.x * WORKGROUP;
     for (var i = wg.x * WORKGROUP + local; i < queued; i += threads) {
-        resolve_parents(queue[i], t);
+        resolve_parents(atomicLoad(&queue[1u + i]), t);
     }
 }
 
-// One thread between layers: records the layer's size, then stops when it found nothing and
-// no pending layer is left, or else moves to the next layer.
+// One thread after each propagation: adds the states worked off to the layer's count; sweeps the
+// layer again if the queue overflowed; else stops when the layer found nothing and no pending
+// layer is left, or moves to the next layer.
 @compute @workgroup_size(1)
 fn advance() {
     if atomicLoad(&control[CTRL_DONE]) != 0u {
         return;
     }
     let t = atomicLoad(&control[CTRL_LAYER]);
-    let found = atomicExchange(&control[CTRL_QUEUE], 0u);
-    atomicStore(&control[CTRL_FOUND + t], found);
+    let offered = atomicExchange(&queue[0], 0u);
+    let worked = min(offered, QUEUE_CAPACITY);
+    let found = atomicAdd(&control[CTRL_FOUND + t], worked) + worked;
+    if offered > QUEUE_CAPACITY {
+        return;
+    }
     if found == 0u && t >= atomicLoad(&control[CTRL_LAST_PENDING]) {
         atomicStore(&control[CTRL_DONE], 1u);
-    } else if t >= MAX_DTM {
+    } else if t >= MAX_LAYER {
         flag_error(ERROR_DTM);
         atomicStore(&control[CTRL_DONE], 1u);
     } else {
@@ -331,8 +293,10 @@ fn finalise(
         var updated = 0u;
         for (var shift = 0u; shift < 32u; shift += 16u) {
             let e = (old >> shift) & 0xFFFFu;
-            if e < PENDING || e == BROKEN {
+            if e < FRESH || e == BROKEN {
                 updated |= e << shift;
+            } else if e < PENDING {
+                flag_error(ERROR_FRESH);
             }
         }
         if updated != old {

@@ -67,8 +67,9 @@ impl Layout {
         4 * (self.per_chunk() / 2 + hp_words)
     }
 
-    /// WGSL constants, chunk bindings (group 0, from binding 1) and the accessors the kernels use.
-    pub fn wgsl(&self) -> String {
+    /// WGSL constants, chunk bindings (group 0, from binding 2) and the accessors the kernels use:
+    /// with `atomic`, chunks of atomics and every accessor; else plain words, loads and stores.
+    pub fn wgsl(&self, atomic: bool) -> String {
         let mut s = String::new();
         let per_chunk = self.per_chunk();
         let _ = writeln!(s, "const STATES: u32 = {}u;", self.states);
@@ -78,11 +79,16 @@ impl Layout {
         for c in 0..self.chunks {
             let _ = writeln!(
                 s,
-                "@group(0) @binding({}) var<storage, read_write> chunk_{c}: array<atomic<u32>>;",
-                c + 2
+                "@group(0) @binding({}) var<storage, read_write> chunk_{c}: array<{}>;",
+                c + 2,
+                if atomic { "atomic<u32>" } else { "u32" }
             );
         }
-        let accessors = [
+        let plain = [
+            ("chunk_load(c: u32, w: u32) -> u32", "return chunk_{}[w];"),
+            ("chunk_store(c: u32, w: u32, v: u32)", "chunk_{}[w] = v;"),
+        ];
+        let atomics = [
             ("chunk_load(c: u32, w: u32) -> u32", "return atomicLoad(&chunk_{}[w]);"),
             ("chunk_store(c: u32, w: u32, v: u32)", "atomicStore(&chunk_{}[w], v);"),
             ("chunk_or(c: u32, w: u32, v: u32)", "atomicOr(&chunk_{}[w], v);"),
@@ -95,6 +101,7 @@ impl Layout {
                 "return atomicCompareExchangeWeak(&chunk_{}[w], old, v).exchanged;",
             ),
         ];
+        let accessors: &[(&str, &str)] = if atomic { &atomics } else { &plain };
         for (signature, body) in accessors {
             let _ = writeln!(s, "fn {signature} {{\n    switch c {{");
             for c in 0..self.chunks {
@@ -117,7 +124,8 @@ impl Layout {
 pub(super) struct StateBuffers {
     pub layout: Layout,
     pub chunks: Vec<wgpu::Buffer>,
-    /// States of the current layer waiting for their parents to be resolved.
+    /// The number of states offered to the queue, then the states of the current layer waiting
+    /// for their parents to be resolved.
     pub queue: wgpu::Buffer,
     pub queue_capacity: u32,
 }
@@ -145,11 +153,11 @@ impl StateBuffers {
                 })
             })
             .collect::<Result<Vec<_>>>()?;
-        let queue_capacity = queue_capacity.clamp(1, (gpu.max_binding_bytes() / 4) as u32);
+        let queue_capacity = queue_capacity.clamp(1, (gpu.max_binding_bytes() / 4 - 1) as u32);
         let queue = gpu.checked("the layer queue", || {
             gpu.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("egtb layer queue"),
-                size: 4 * u64::from(queue_capacity),
+                size: 4 * (1 + u64::from(queue_capacity)),
                 usage: wgpu::BufferUsages::STORAGE,
                 mapped_at_creation: false,
             })

@@ -9,35 +9,46 @@ use super::GpuRules;
 use super::buffers::{Layout, StateBuffers};
 use super::device::Gpu;
 use crate::solver::cpu::PENDING;
-use crate::value::{BROKEN, DRAW, MAX_DTM, Value};
+use crate::value::{BROKEN, DRAW, Value};
 
-/// The generic kernels, joined with a prelude and a game's rules module.
+/// What both modules share.
+const COMMON_WGSL: &str = include_str!("../../../shaders/common.wgsl");
+/// The kernels that expand states, joined with a prelude, common.wgsl and a game's rules module.
 const SOLVER_WGSL: &str = include_str!("../../../shaders/solver.wgsl");
+/// The layer sweep, joined with a prelude of plain (not atomic) chunks and common.wgsl.
+const SELECT_WGSL: &str = include_str!("../../../shaders/select.wgsl");
 /// Threads per workgroup.
 const WORKGROUP: u64 = 256;
 /// Control header words: the current layer, the largest pending layer, the stop flag, error
-/// bits, the length of the current layer's queue; then the states found in each layer.
+/// bits; then the states found in each layer.
 pub(super) const CTRL_LAYER: usize = 0;
 const CTRL_LAST_PENDING: usize = 1;
 pub(super) const CTRL_DONE: usize = 2;
 pub(super) const CTRL_ERROR: usize = 3;
-const CTRL_QUEUE: usize = 4;
 pub(super) const CTRL_FOUND: u64 = 8;
+/// The tag of a final entry whose parents are still to be updated (see shaders/common.wgsl).
+/// It takes bit 14 of an entry, so DTMs on the GPU stay below 2^14 - 2 plies (the CPU's below
+/// 2^15 - 2): far beyond any table this program builds.
+const FRESH: u32 = 0x4000;
+/// The last layer the GPU may sweep: its propagation writes DTM `MAX_LAYER + 1`, entry
+/// `MAX_LAYER + 2`, which must stay below the tag.
+const MAX_LAYER: u32 = FRESH - 3;
 /// Most workgroups of the propagation kernel: enough to fill a large GPU; each thread then takes
 /// every so many states of the queue.
 const PROPAGATE_GROUPS: u64 = 1024;
 /// Words of the control buffer.
-pub(super) const CONTROL_WORDS: u64 = CTRL_FOUND + MAX_DTM as u64 + 2;
+pub(super) const CONTROL_WORDS: u64 = CTRL_FOUND + MAX_LAYER as u64 + 2;
 
 /// Error bits a kernel raises, their WGSL names and what they mean.
-pub(super) const KERNEL_ERRORS: [(u32, &str, &str); 3] = [
+pub(super) const KERNEL_ERRORS: [(u32, &str, &str); 4] = [
     (
         1,
         "ERROR_SUCCESSORS",
         "a state has more successors than the game's GAME_MAX_SUCCESSORS",
     ),
     (2, "ERROR_HP", "a state has more than 255 distinct children"),
-    (4, "ERROR_DTM", "a DTM beyond the longest an entry can hold"),
+    (4, "ERROR_DTM", "a DTM beyond the longest the GPU solver handles"),
+    (8, "ERROR_FRESH", "a resolved state was never swept (a solver bug)"),
 ];
 
 /// Pipelines and bind groups, ready to dispatch.
@@ -78,13 +89,16 @@ impl Kernels {
                 limits.max_storage_buffers_per_shader_stage
             );
         }
-        let source = program(layout, states.queue_capacity, rules, data);
-        let module = gpu.checked("the solver's WGSL program", || {
-            gpu.device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some("egtb solver"),
-                source: wgpu::ShaderSource::Wgsl(source.into()),
+        let module = |label: &str, source: String| {
+            gpu.checked(&format!("the {label} WGSL program"), || {
+                gpu.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                    label: Some(label),
+                    source: wgpu::ShaderSource::Wgsl(source.into()),
+                })
             })
-        })?;
+        };
+        let solver = module("solver", solver_program(layout, states.queue_capacity, rules, data))?;
+        let sweep = module("layer sweep", select_program(layout, states.queue_capacity))?;
         let solver_layout = bind_layout(gpu, "egtb solver", 2 + layout.chunks, false);
         let game_layout = bind_layout(gpu, "egtb game data", data.len() as u32, true);
         let pipeline_layout = gpu.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
@@ -92,12 +106,12 @@ impl Kernels {
             bind_group_layouts: &[Some(&solver_layout), Some(&game_layout)],
             immediate_size: 0,
         });
-        let pipeline = |entry: &str| {
+        let pipeline = |module: &wgpu::ShaderModule, entry: &str| {
             gpu.checked(&format!("the '{entry}' kernel"), || {
                 gpu.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                     label: Some(entry),
                     layout: Some(&pipeline_layout),
-                    module: &module,
+                    module,
                     entry_point: Some(entry),
                     compilation_options: Default::default(),
                     cache: None,
@@ -108,11 +122,11 @@ impl Kernels {
         let game_buffers: Vec<&wgpu::Buffer> = data.iter().map(|(_, b)| b).collect();
         let max_dim = limits.max_compute_workgroups_per_dimension;
         Ok(Kernels {
-            initialise: pipeline("initialise")?,
-            select: pipeline("select_layer")?,
-            propagate: pipeline("propagate")?,
-            advance: pipeline("advance")?,
-            finalise: pipeline("finalise")?,
+            initialise: pipeline(&solver, "initialise")?,
+            select: pipeline(&sweep, "select_layer")?,
+            propagate: pipeline(&solver, "propagate")?,
+            advance: pipeline(&solver, "advance")?,
+            finalise: pipeline(&solver, "finalise")?,
             solver_group: bind_group(gpu, &solver_layout, &solver_buffers)?,
             game_group: bind_group(gpu, &game_layout, &game_buffers)?,
             state_grid: grid(u64::from(layout.states), max_dim)?,
@@ -130,8 +144,16 @@ impl Kernels {
     }
 }
 
-/// The whole WGSL program: constants, bindings and accessors, the kernels, the game's rules.
-fn program(layout: Layout, queue_capacity: u32, rules: &dyn GpuRules, data: &[(String, wgpu::Buffer)]) -> String {
+/// How a module sees the chunks and the control words: as atomics (the kernels that update
+/// states concurrently) or as plain words (the sweep, whose threads own their words).
+#[derive(Clone, Copy, PartialEq)]
+enum Access {
+    Atomic,
+    Plain,
+}
+
+/// Constants, the solver's bindings and the chunk accessors.
+fn prelude(layout: Layout, queue_capacity: u32, access: Access) -> String {
     let mut source = String::new();
     let constants = [
         ("WORKGROUP", WORKGROUP),
@@ -139,14 +161,14 @@ fn program(layout: Layout, queue_capacity: u32, rules: &dyn GpuRules, data: &[(S
         ("CTRL_LAST_PENDING", CTRL_LAST_PENDING as u64),
         ("CTRL_DONE", CTRL_DONE as u64),
         ("CTRL_ERROR", CTRL_ERROR as u64),
-        ("CTRL_QUEUE", CTRL_QUEUE as u64),
         ("CTRL_FOUND", CTRL_FOUND),
         ("QUEUE_CAPACITY", u64::from(queue_capacity)),
         ("DRAW", u64::from(DRAW)),
         ("LOST", u64::from(Value::LOST.entry())),
         ("BROKEN", u64::from(BROKEN)),
         ("PENDING", u64::from(PENDING)),
-        ("MAX_DTM", u64::from(MAX_DTM)),
+        ("FRESH", u64::from(FRESH)),
+        ("MAX_LAYER", u64::from(MAX_LAYER)),
     ];
     for (name, value) in constants {
         let _ = writeln!(source, "const {name}: u32 = {value}u;");
@@ -154,15 +176,45 @@ fn program(layout: Layout, queue_capacity: u32, rules: &dyn GpuRules, data: &[(S
     for (bit, name, _) in KERNEL_ERRORS {
         let _ = writeln!(source, "const {name}: u32 = {bit}u;");
     }
-    source.push_str(&layout.wgsl());
+    let word = match access {
+        Access::Atomic => "atomic<u32>",
+        Access::Plain => "u32",
+    };
+    let _ = writeln!(
+        source,
+        "@group(0) @binding(0) var<storage, read_write> control: array<{word}>;\n\
+         @group(0) @binding(1) var<storage, read_write> queue: array<atomic<u32>>;"
+    );
+    source.push_str(&layout.wgsl(access == Access::Atomic));
+    source
+}
+
+/// The program of the kernels that expand states: prelude, game data bindings, common.wgsl,
+/// solver.wgsl, the game's rules.
+fn solver_program(
+    layout: Layout,
+    queue_capacity: u32,
+    rules: &dyn GpuRules,
+    data: &[(String, wgpu::Buffer)],
+) -> String {
+    let mut source = prelude(layout, queue_capacity, Access::Atomic);
     for (binding, (name, _)) in data.iter().enumerate() {
         let _ = writeln!(
             source,
             "@group(1) @binding({binding}) var<storage, read> {name}: array<u32>;"
         );
     }
+    source.push_str(COMMON_WGSL);
     source.push_str(SOLVER_WGSL);
     source.push_str(&rules.wgsl());
+    source
+}
+
+/// The program of the layer sweep: prelude with plain chunks, common.wgsl, select.wgsl.
+fn select_program(layout: Layout, queue_capacity: u32) -> String {
+    let mut source = prelude(layout, queue_capacity, Access::Plain);
+    source.push_str(COMMON_WGSL);
+    source.push_str(SELECT_WGSL);
     source
 }
 

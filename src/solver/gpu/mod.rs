@@ -3,10 +3,11 @@
 //! A game takes part through [`GpuRules`]: a WGSL rules module and the u32 data buffers it reads.
 //! The module is joined with the generic kernels of `shaders/solver.wgsl` (see its header for the
 //! functions a module defines and the helpers it may call). A layer is two kernels: a sweep over
-//! all states selects the layer's states into a queue, then a kernel works through the queue,
-//! resolving parents with every thread busy. Everything stays on the GPU between layers: each
-//! submission runs several layers, a one-thread kernel between two layers decides whether to go
-//! on, and the host only reads back a few control words to report progress.
+//! all entries (`shaders/select.wgsl`, plain loads at the width of memory) selects the layer's
+//! states into a queue, then a kernel works through the queue, resolving parents with every
+//! thread busy. Everything stays on the GPU between layers: each submission runs several layers,
+//! a one-thread kernel between two layers decides whether to go on (or to sweep a layer again
+//! whose queue overflowed), and the host only reads back a few control words to report progress.
 
 mod buffers;
 mod device;
@@ -53,7 +54,7 @@ pub struct GpuOptions {
     /// Tests set it tiny to exercise tables split over many bindings.
     pub split_bytes: Option<u64>,
     /// States a layer may queue for the propagation kernel; `None`: a quarter of the states.
-    /// Beyond it, the selection kernel resolves parents itself (slower on wide hardware).
+    /// A layer larger than that is swept again after its queue is worked off.
     pub queue_capacity: Option<u32>,
     /// Layers run per submission between two reads of the control words.
     pub layers_per_submission: u32,
@@ -148,7 +149,7 @@ impl Gpu {
             let batch = run.pass(&kernels, layer, |pass| {
                 for _ in 0..layers_per_submission {
                     pass.set_pipeline(&kernels.select);
-                    dispatch(pass, kernels.state_grid);
+                    dispatch(pass, kernels.word_grid);
                     pass.set_pipeline(&kernels.propagate);
                     pass.dispatch_workgroups(kernels.propagate_groups, 1, 1);
                     pass.set_pipeline(&kernels.advance);
