@@ -1,8 +1,8 @@
 // The layer sweep, a module of its own: layer t (control[CTRL_LAYER]) selects the states
 // resolved at DTM t, gives them their final entry and queues them for the propagation kernel
-// (solver.wgsl). Nothing else runs while it does and each thread owns one entry word (two
-// states), so the generated prelude declares the chunks and the control words as plain u32
-// arrays here: a sweep is a stream of plain loads, the width of memory, with a store only where a
+// (solver.wgsl). Nothing else runs while it does and each thread owns four entry words (eight
+// states), so the generated prelude declares the control words as plain u32 and the chunks as
+// plain 4-word vectors here: a sweep is a stream of wide plain loads, with a store only where a
 // state joins the layer. The queue's first word counts the states offered to it; those beyond
 // QUEUE_CAPACITY keep their tag, and the layer is swept again once the queue is worked off.
 
@@ -12,35 +12,41 @@ fn select_layer(
     @builtin(num_workgroups) groups: vec3<u32>,
     @builtin(local_invocation_index) local: u32,
 ) {
-    let pair = thread_index(wg, groups, local);
-    if pair > (STATES - 1u) / 2u || control[CTRL_DONE] != 0u {
+    let first = 8u * thread_index(wg, groups, local);
+    if first >= STATES || control[CTRL_DONE] != 0u {
         return;
     }
     let t = control[CTRL_LAYER];
     let resolved = t + 1u;
-    let state = 2u * pair;
-    let chunk = state >> CHUNK_SHIFT;
-    let at = (state & CHUNK_MASK) >> 1u;
-    let word = chunk_load(chunk, at);
-    var updated = word;
-    for (var half = 0u; half < 2u; half += 1u) {
-        let shift = 16u * half;
-        let e = (word >> shift) & 0xFFFFu;
+    let chunk = first >> CHUNK_SHIFT;
+    let at = (first & CHUNK_MASK) >> 3u;
+    let words = chunk_load4(chunk, at);
+    let low = words & vec4<u32>(0xFFFFu);
+    let high = words >> vec4<u32>(16u);
+    let fresh = vec4<u32>(FRESH | resolved);
+    let pending = vec4<u32>(PENDING | t);
+    if !any((low == fresh) | (low == pending) | (high == fresh) | (high == pending)) {
+        return;
+    }
+    var updated = words;
+    for (var k = 0u; k < 8u; k += 1u) {
+        let shift = 16u * (k & 1u);
+        let e = (words[k >> 1u] >> shift) & 0xFFFFu;
         var in_layer = e == (FRESH | resolved);
         if e == (PENDING | t) {
             // A pending win stands unless a move did better; a pending loss waits for every
             // move to lose.
-            in_layer = (t & 1u) == 1u || hp_of(state + half) == 0u;
+            in_layer = (t & 1u) == 1u || hp_of(first + k) == 0u;
         }
         if in_layer {
             let slot = atomicAdd(&queue[0], 1u);
             if slot < QUEUE_CAPACITY {
-                atomicStore(&queue[1u + slot], state + half);
-                updated = (updated & ~(0xFFFFu << shift)) | (resolved << shift);
+                atomicStore(&queue[1u + slot], first + k);
+                updated[k >> 1u] = (updated[k >> 1u] & ~(0xFFFFu << shift)) | (resolved << shift);
             }
         }
     }
-    if updated != word {
-        chunk_store(chunk, at, updated);
+    if any(updated != words) {
+        chunk_store4(chunk, at, updated);
     }
 }

@@ -232,6 +232,21 @@ fn resolve_parents(state: u32, t: u32) {
     }
 }
 
+@group(2) @binding(0) var<storage, read_write> propagation_grid: array<u32>;
+
+// One thread after the sweep: sizes the propagation kernel's grid (an indirect dispatch) to the
+// states queued, so that a small layer wakes few workgroups.
+@compute @workgroup_size(1)
+fn plan_propagation() {
+    var queued = min(atomicLoad(&queue[0]), QUEUE_CAPACITY);
+    if atomicLoad(&control[CTRL_DONE]) != 0u {
+        queued = 0u;
+    }
+    propagation_grid[0] = min((queued + WORKGROUP - 1u) / WORKGROUP, MAX_GROUPS);
+    propagation_grid[1] = 1u;
+    propagation_grid[2] = 1u;
+}
+
 // Layer t (control[CTRL_LAYER]), second half: resolves the parents of the states the sweep
 // (select.wgsl) queued. Compacting the layer first keeps the threads of a workgroup busy with
 // the same long work.

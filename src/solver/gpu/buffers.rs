@@ -16,8 +16,9 @@ use anyhow::{Result, bail};
 use super::device::Gpu;
 use crate::value::Entry;
 
-/// The fewest states a chunk holds (keeps entries and HP words of a chunk whole).
-const MIN_CHUNK_SHIFT: u32 = 2;
+/// The fewest states a chunk holds: its entries and HP counters then fill whole 16-byte
+/// vectors, which the layer sweep reads.
+const MIN_CHUNK_SHIFT: u32 = 4;
 
 /// How the states are cut into chunks.
 #[derive(Clone, Copy, Debug)]
@@ -35,7 +36,10 @@ impl Layout {
         let fit = (split_bytes / 3).max(1);
         let shift = (63 - fit.leading_zeros()).max(MIN_CHUNK_SHIFT);
         if 3u64 << shift > split_bytes {
-            bail!("GPU split size of {split_bytes} bytes is too small (at least 12)");
+            bail!(
+                "GPU split size of {split_bytes} bytes is too small (at least {})",
+                3u64 << MIN_CHUNK_SHIFT
+            );
         }
         let per_chunk = 1u64 << shift;
         let chunks = u64::from(states).div_ceil(per_chunk).max(1);
@@ -61,14 +65,15 @@ impl Layout {
         self.states_in(c).div_ceil(2)
     }
 
-    /// Bytes of chunk `c`: its entries and HP counters.
+    /// Bytes of chunk `c`: its entries and HP counters, in whole 16-byte vectors.
     fn chunk_bytes(&self, c: u32) -> u64 {
         let hp_words = self.states_in(c).div_ceil(4);
-        4 * (self.per_chunk() / 2 + hp_words)
+        (4 * (self.per_chunk() / 2 + hp_words)).next_multiple_of(16)
     }
 
     /// WGSL constants, chunk bindings (group 0, from binding 2) and the accessors the kernels use:
-    /// with `atomic`, chunks of atomics and every accessor; else plain words, loads and stores.
+    /// with `atomic`, chunks of atomic words and every accessor; else chunks of plain 4-word
+    /// vectors, with loads and stores of words and of vectors.
     pub fn wgsl(&self, atomic: bool) -> String {
         let mut s = String::new();
         let per_chunk = self.per_chunk();
@@ -81,12 +86,13 @@ impl Layout {
                 s,
                 "@group(0) @binding({}) var<storage, read_write> chunk_{c}: array<{}>;",
                 c + 2,
-                if atomic { "atomic<u32>" } else { "u32" }
+                if atomic { "atomic<u32>" } else { "vec4<u32>" }
             );
         }
         let plain = [
-            ("chunk_load(c: u32, w: u32) -> u32", "return chunk_{}[w];"),
-            ("chunk_store(c: u32, w: u32, v: u32)", "chunk_{}[w] = v;"),
+            ("chunk_load(c: u32, w: u32) -> u32", "return chunk_{}[w >> 2u][w & 3u];"),
+            ("chunk_load4(c: u32, q: u32) -> vec4<u32>", "return chunk_{}[q];"),
+            ("chunk_store4(c: u32, q: u32, v: vec4<u32>)", "chunk_{}[q] = v;"),
         ];
         let atomics = [
             ("chunk_load(c: u32, w: u32) -> u32", "return atomicLoad(&chunk_{}[w]);"),
@@ -107,7 +113,9 @@ impl Layout {
             for c in 0..self.chunks {
                 let _ = writeln!(s, "        case {c}u: {{ {} }}", body.replace("{}", &c.to_string()));
             }
-            let fallback = if signature.ends_with("u32") {
+            let fallback = if signature.ends_with("vec4<u32>") {
+                "return vec4<u32>();"
+            } else if signature.ends_with("u32") {
                 "return 0u;"
             } else if signature.ends_with("bool") {
                 "return true;"

@@ -33,9 +33,6 @@ const FRESH: u32 = 0x4000;
 /// The last layer the GPU may sweep: its propagation writes DTM `MAX_LAYER + 1`, entry
 /// `MAX_LAYER + 2`, which must stay below the tag.
 const MAX_LAYER: u32 = FRESH - 3;
-/// Most workgroups of the propagation kernel: enough to fill a large GPU; each thread then takes
-/// every so many states of the queue.
-const PROPAGATE_GROUPS: u64 = 1024;
 /// Words of the control buffer.
 pub(super) const CONTROL_WORDS: u64 = CTRL_FOUND + MAX_LAYER as u64 + 2;
 
@@ -64,8 +61,13 @@ pub(super) struct Kernels {
     pub state_grid: (u32, u32),
     /// Workgroups (x, y) covering one thread per entry word.
     pub word_grid: (u32, u32),
-    /// Workgroups of the propagation kernel, whose threads stride over the queue.
-    pub propagate_groups: u32,
+    /// Workgroups (x, y) covering one thread per four entry words (the layer sweep).
+    pub sweep_grid: (u32, u32),
+    /// Sizes the propagation kernel's grid to the layer's queue.
+    pub plan: wgpu::ComputePipeline,
+    plan_group: wgpu::BindGroup,
+    /// The propagation kernel's grid, for an indirect dispatch.
+    pub propagation_grid: wgpu::Buffer,
 }
 
 impl Kernels {
@@ -97,20 +99,34 @@ impl Kernels {
                 })
             })
         };
-        let solver = module("solver", solver_program(layout, states.queue_capacity, rules, data))?;
-        let sweep = module("layer sweep", select_program(layout, states.queue_capacity))?;
+        let max_dim = limits.max_compute_workgroups_per_dimension;
+        let prelude = |access| prelude(layout, states.queue_capacity, max_dim, access);
+        let solver = module("solver", solver_program(prelude(Access::Atomic), rules, data))?;
+        let sweep = module("layer sweep", select_program(prelude(Access::Plain)))?;
         let solver_layout = bind_layout(gpu, "egtb solver", 2 + layout.chunks, false);
         let game_layout = bind_layout(gpu, "egtb game data", data.len() as u32, true);
-        let pipeline_layout = gpu.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("egtb solver"),
-            bind_group_layouts: &[Some(&solver_layout), Some(&game_layout)],
-            immediate_size: 0,
-        });
+        let plan_layout = bind_layout(gpu, "egtb propagation grid", 1, false);
+        let pipeline_layout = |groups: &[Option<&wgpu::BindGroupLayout>]| {
+            gpu.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some("egtb solver"),
+                bind_group_layouts: groups,
+                immediate_size: 0,
+            })
+        };
+        // The grid buffer is bound only where the plan kernel writes it, never while it drives
+        // an indirect dispatch.
+        let kernel_layout = pipeline_layout(&[Some(&solver_layout), Some(&game_layout)]);
+        let plan_pipeline_layout = pipeline_layout(&[Some(&solver_layout), Some(&game_layout), Some(&plan_layout)]);
         let pipeline = |module: &wgpu::ShaderModule, entry: &str| {
+            let layout = if entry == "plan_propagation" {
+                &plan_pipeline_layout
+            } else {
+                &kernel_layout
+            };
             gpu.checked(&format!("the '{entry}' kernel"), || {
                 gpu.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                     label: Some(entry),
-                    layout: Some(&pipeline_layout),
+                    layout: Some(layout),
                     module,
                     entry_point: Some(entry),
                     compilation_options: Default::default(),
@@ -120,7 +136,14 @@ impl Kernels {
         };
         let solver_buffers: Vec<&wgpu::Buffer> = [control, &states.queue].into_iter().chain(&states.chunks).collect();
         let game_buffers: Vec<&wgpu::Buffer> = data.iter().map(|(_, b)| b).collect();
-        let max_dim = limits.max_compute_workgroups_per_dimension;
+        let propagation_grid = gpu.checked("the propagation grid", || {
+            gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("egtb propagation grid"),
+                size: 12,
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::INDIRECT,
+                mapped_at_creation: false,
+            })
+        })?;
         Ok(Kernels {
             initialise: pipeline(&solver, "initialise")?,
             select: pipeline(&sweep, "select_layer")?,
@@ -131,16 +154,18 @@ impl Kernels {
             game_group: bind_group(gpu, &game_layout, &game_buffers)?,
             state_grid: grid(u64::from(layout.states), max_dim)?,
             word_grid: grid(u64::from(layout.states).div_ceil(2), max_dim)?,
-            propagate_groups: u64::from(states.queue_capacity)
-                .div_ceil(WORKGROUP)
-                .clamp(1, PROPAGATE_GROUPS) as u32,
+            sweep_grid: grid(u64::from(layout.states).div_ceil(8), max_dim)?,
+            plan: pipeline(&solver, "plan_propagation")?,
+            plan_group: bind_group(gpu, &plan_layout, &[&propagation_grid])?,
+            propagation_grid,
         })
     }
 
-    /// Binds both groups on `pass`.
+    /// Binds every group on `pass`.
     pub fn bind(&self, pass: &mut wgpu::ComputePass<'_>) {
         pass.set_bind_group(0, &self.solver_group, &[]);
         pass.set_bind_group(1, &self.game_group, &[]);
+        pass.set_bind_group(2, &self.plan_group, &[]);
     }
 }
 
@@ -153,7 +178,7 @@ enum Access {
 }
 
 /// Constants, the solver's bindings and the chunk accessors.
-fn prelude(layout: Layout, queue_capacity: u32, access: Access) -> String {
+fn prelude(layout: Layout, queue_capacity: u32, max_groups: u32, access: Access) -> String {
     let mut source = String::new();
     let constants = [
         ("WORKGROUP", WORKGROUP),
@@ -163,6 +188,7 @@ fn prelude(layout: Layout, queue_capacity: u32, access: Access) -> String {
         ("CTRL_ERROR", CTRL_ERROR as u64),
         ("CTRL_FOUND", CTRL_FOUND),
         ("QUEUE_CAPACITY", u64::from(queue_capacity)),
+        ("MAX_GROUPS", u64::from(max_groups)),
         ("DRAW", u64::from(DRAW)),
         ("LOST", u64::from(Value::LOST.entry())),
         ("BROKEN", u64::from(BROKEN)),
@@ -189,15 +215,9 @@ fn prelude(layout: Layout, queue_capacity: u32, access: Access) -> String {
     source
 }
 
-/// The program of the kernels that expand states: prelude, game data bindings, common.wgsl,
-/// solver.wgsl, the game's rules.
-fn solver_program(
-    layout: Layout,
-    queue_capacity: u32,
-    rules: &dyn GpuRules,
-    data: &[(String, wgpu::Buffer)],
-) -> String {
-    let mut source = prelude(layout, queue_capacity, Access::Atomic);
+/// The program of the kernels that expand states: a prelude of atomic chunks, the game's data
+/// bindings, common.wgsl, solver.wgsl, the game's rules.
+fn solver_program(mut source: String, rules: &dyn GpuRules, data: &[(String, wgpu::Buffer)]) -> String {
     for (binding, (name, _)) in data.iter().enumerate() {
         let _ = writeln!(
             source,
@@ -210,9 +230,8 @@ fn solver_program(
     source
 }
 
-/// The program of the layer sweep: prelude with plain chunks, common.wgsl, select.wgsl.
-fn select_program(layout: Layout, queue_capacity: u32) -> String {
-    let mut source = prelude(layout, queue_capacity, Access::Plain);
+/// The program of the layer sweep: a prelude of plain chunks, common.wgsl, select.wgsl.
+fn select_program(mut source: String) -> String {
     source.push_str(COMMON_WGSL);
     source.push_str(SELECT_WGSL);
     source

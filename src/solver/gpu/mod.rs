@@ -149,9 +149,11 @@ impl Gpu {
             let batch = run.pass(&kernels, layer, |pass| {
                 for _ in 0..layers_per_submission {
                     pass.set_pipeline(&kernels.select);
-                    dispatch(pass, kernels.word_grid);
+                    dispatch(pass, kernels.sweep_grid);
+                    pass.set_pipeline(&kernels.plan);
+                    pass.dispatch_workgroups(1, 1, 1);
                     pass.set_pipeline(&kernels.propagate);
-                    pass.dispatch_workgroups(kernels.propagate_groups, 1, 1);
+                    pass.dispatch_workgroups_indirect(&kernels.propagation_grid, 0);
                     pass.set_pipeline(&kernels.advance);
                     pass.dispatch_workgroups(1, 1, 1);
                 }

@@ -187,7 +187,7 @@ fn a_split_needing_too_many_bindings_is_an_error() {
     };
     let graph = Graph::random(20_000, 5, Value::LOST);
     let options = GpuOptions {
-        split_bytes: Some(12),
+        split_bytes: Some(48),
         ..GpuOptions::default()
     };
     let error = gpu.solve(&GraphRules::new(&graph), &options, &Silent).unwrap_err();
