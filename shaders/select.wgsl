@@ -1,9 +1,9 @@
 // The layer sweep, a module of its own: layer t (control[CTRL_LAYER]) selects the states
 // resolved at DTM t, gives them their final entry and queues them for the propagation kernel
-// (solver.wgsl). Nothing else runs while it does and each thread owns four entry words (eight
-// states), so the generated prelude declares the control words as plain u32 and the chunks as
-// plain 4-word vectors here: a sweep is a stream of wide plain loads, with a store only where a
-// state joins the layer. The queue's first word counts the states offered to it; those beyond
+// (solver.wgsl). Nothing else runs while it does and each thread owns the vectors of four entry
+// words (eight states) it reads, so the generated prelude declares the control words as plain
+// u32 and the chunks as plain 4-word vectors here: a sweep is a stream of wide plain loads, with a
+// store only where a state joins the layer. The queue's first word counts the states offered to it; those beyond
 // QUEUE_CAPACITY keep their tag, and the layer is swept again once the queue is worked off.
 
 @compute @workgroup_size(WORKGROUP)
@@ -12,11 +12,21 @@ fn select_layer(
     @builtin(num_workgroups) groups: vec3<u32>,
     @builtin(local_invocation_index) local: u32,
 ) {
-    let first = 8u * thread_index(wg, groups, local);
-    if first >= STATES || control[CTRL_DONE] != 0u {
+    if control[CTRL_DONE] != 0u {
         return;
     }
     let t = control[CTRL_LAYER];
+    // A grid smaller than the table, each thread striding over it: fewer workgroups to start,
+    // and neighbouring threads still read neighbouring vectors.
+    let threads = groups.x * groups.y * WORKGROUP;
+    for (var vector = thread_index(wg, groups, local); 8u * vector < STATES; vector += threads) {
+        select_eight(vector, t);
+    }
+}
+
+// Selects the states of layer t among the eight of one vector of entries.
+fn select_eight(vector: u32, t: u32) {
+    let first = 8u * vector;
     let resolved = t + 1u;
     let chunk = first >> CHUNK_SHIFT;
     let at = (first & CHUNK_MASK) >> 3u;
@@ -28,10 +38,9 @@ fn select_layer(
     if !any((low == fresh) | (low == pending) | (high == fresh) | (high == pending)) {
         return;
     }
-    var updated = words;
+    var joining = 0u;
     for (var k = 0u; k < 8u; k += 1u) {
-        let shift = 16u * (k & 1u);
-        let e = (words[k >> 1u] >> shift) & 0xFFFFu;
+        let e = (words[k >> 1u] >> (16u * (k & 1u))) & 0xFFFFu;
         var in_layer = e == (FRESH | resolved);
         if e == (PENDING | t) {
             // A pending win stands unless a move did better; a pending loss waits for every
@@ -39,12 +48,19 @@ fn select_layer(
             in_layer = (t & 1u) == 1u || hp_of(first + k) == 0u;
         }
         if in_layer {
-            let slot = atomicAdd(&queue[0], 1u);
-            if slot < QUEUE_CAPACITY {
-                atomicStore(&queue[1u + slot], first + k);
-                updated[k >> 1u] = (updated[k >> 1u] & ~(0xFFFFu << shift)) | (resolved << shift);
-            }
+            joining |= 1u << k;
         }
+    }
+    // One reservation for the vector's states; the ones beyond the queue stay tagged.
+    var slot = atomicAdd(&queue[0], countOneBits(joining));
+    var updated = words;
+    while joining != 0u && slot < QUEUE_CAPACITY {
+        let k = firstTrailingBit(joining);
+        joining &= joining - 1u;
+        atomicStore(&queue[1u + slot], first + k);
+        slot += 1u;
+        let shift = 16u * (k & 1u);
+        updated[k >> 1u] = (updated[k >> 1u] & ~(0xFFFFu << shift)) | (resolved << shift);
     }
     if any(updated != words) {
         chunk_store4(chunk, at, updated);

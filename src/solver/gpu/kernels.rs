@@ -33,6 +33,9 @@ const FRESH: u32 = 0x4000;
 /// The last layer the GPU may sweep: its propagation writes DTM `MAX_LAYER + 1`, entry
 /// `MAX_LAYER + 2`, which must stay below the tag.
 const MAX_LAYER: u32 = FRESH - 3;
+/// Vectors of eight entries each thread of the layer sweep reads: enough to spend little on
+/// starting workgroups, few enough to keep a large GPU busy.
+const SWEEP_VECTORS: u64 = 16;
 /// Words of the control buffer.
 pub(super) const CONTROL_WORDS: u64 = CTRL_FOUND + MAX_LAYER as u64 + 2;
 
@@ -61,7 +64,8 @@ pub(super) struct Kernels {
     pub state_grid: (u32, u32),
     /// Workgroups (x, y) covering one thread per entry word.
     pub word_grid: (u32, u32),
-    /// Workgroups (x, y) covering one thread per four entry words (the layer sweep).
+    /// Workgroups (x, y) of the layer sweep, each thread taking [`SWEEP_VECTORS`] vectors of
+    /// eight entries.
     pub sweep_grid: (u32, u32),
     /// Sizes the propagation kernel's grid to the layer's queue.
     pub plan: wgpu::ComputePipeline,
@@ -154,7 +158,7 @@ impl Kernels {
             game_group: bind_group(gpu, &game_layout, &game_buffers)?,
             state_grid: grid(u64::from(layout.states), max_dim)?,
             word_grid: grid(u64::from(layout.states).div_ceil(2), max_dim)?,
-            sweep_grid: grid(u64::from(layout.states).div_ceil(8), max_dim)?,
+            sweep_grid: grid(u64::from(layout.states).div_ceil(8 * SWEEP_VECTORS), max_dim)?,
             plan: pipeline(&solver, "plan_propagation")?,
             plan_group: bind_group(gpu, &plan_layout, &[&propagation_grid])?,
             propagation_grid,
