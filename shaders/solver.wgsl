@@ -113,16 +113,22 @@ fn flag_error(bits: u32) {
     atomicOr(&control[CTRL_ERROR], bits);
 }
 
-// Replaces one 16-bit half of a shared word; the other half may change concurrently.
-fn set_entry(state: u32, entry: u32) {
+// Replaces the entry `old` of a state with `entry`, in one 16-bit half of a shared word whose
+// other half may change concurrently. An unresolved (zero) half takes one atomic or; a pending
+// one a compare-and-swap loop. Concurrent writers of a half write the same entry.
+fn set_entry(state: u32, old: u32, entry: u32) {
     let chunk = state >> CHUNK_SHIFT;
     let local = state & CHUNK_MASK;
     let shift = 16u * (local & 1u);
     let word = local >> 1u;
+    if old == DRAW {
+        chunk_or(chunk, word, entry << shift);
+        return;
+    }
     loop {
-        let old = chunk_load(chunk, word);
-        let updated = (old & ~(0xFFFFu << shift)) | (entry << shift);
-        if chunk_swap(chunk, word, old, updated) {
+        let current = chunk_load(chunk, word);
+        let updated = (current & ~(0xFFFFu << shift)) | (entry << shift);
+        if chunk_swap(chunk, word, current, updated) {
             break;
         }
     }
@@ -222,11 +228,11 @@ fn resolve_parents(state: u32, t: u32) {
             continue;
         }
         if (t & 1u) == 0u {
-            set_entry(parent, fresh(resolved + 1u));
+            set_entry(parent, pe, fresh(resolved + 1u));
         } else if decrement_hp(parent) == 1u {
             let exit_loss = select(0u, pe & ~PENDING, pe >= PENDING);
             if exit_loss <= resolved {
-                set_entry(parent, fresh(resolved + 1u));
+                set_entry(parent, pe, fresh(resolved + 1u));
             }
         }
     }

@@ -66,6 +66,13 @@ fn kqvkr_matches_the_cpu() {
     gpu_equals_cpu("kqvkr", &["KQvKR"], &GpuOptions::default());
 }
 
+/// A five-piece material sized for CI's two cores: three identical sliders (36.8M states), so
+/// blocking among the men and their combinadic group are both on the path.
+#[test]
+fn kbbbvk_five_pieces_matches_the_cpu() {
+    gpu_equals_cpu("kbbbvk", &["KBBBvK"], &GpuOptions::default());
+}
+
 /// Every pawnless four-piece material (KQvKR and KBNvK again among them).
 #[test]
 fn every_material_of_four_pieces_matches_the_cpu() {
