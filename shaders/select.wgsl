@@ -1,10 +1,13 @@
 // The layer sweep, a module of its own: layer t (control[CTRL_LAYER]) selects the states
 // resolved at DTM t, gives them their final entry and queues them for the propagation kernel
-// (solver.wgsl). Nothing else runs while it does and each thread owns the vectors of four entry
-// words (eight states) it reads, so the generated prelude declares the control words as plain
-// u32 and the chunks as plain 4-word vectors here: a sweep is a stream of wide plain loads, with a
-// store only where a state joins the layer. The queue's first word counts the states offered to it; those beyond
-// QUEUE_CAPACITY keep their tag, and the layer is swept again once the queue is worked off.
+// (solver.wgsl). Nothing else runs while it does and each thread owns the block of entries it
+// reads, so the generated prelude declares the control words as plain u32 and the chunks as plain
+// 4-word vectors (eight entries) here: a sweep is a stream of wide plain loads, with a store only
+// where a state joins the layer. It reads only the blocks marked active (holding a pending entry
+// or a resolved state whose parents wait) and unmarks those left with neither.
+//
+// The queue's first word counts the states offered to it; those beyond QUEUE_CAPACITY keep their
+// tag, and the layer is swept again once the queue is worked off.
 
 @compute @workgroup_size(WORKGROUP)
 fn select_layer(
@@ -16,16 +19,30 @@ fn select_layer(
         return;
     }
     let t = control[CTRL_LAYER];
-    // A grid smaller than the table, each thread striding over it: fewer workgroups to start,
-    // and neighbouring threads still read neighbouring vectors.
     let threads = groups.x * groups.y * WORKGROUP;
-    for (var vector = thread_index(wg, groups, local); 8u * vector < STATES; vector += threads) {
-        select_eight(vector, t);
+    for (var block = thread_index(wg, groups, local); block < BLOCKS; block += threads) {
+        let bit = 1u << (block & 31u);
+        if (atomicLoad(&active_blocks[block >> 5u]) & bit) == 0u {
+            continue;
+        }
+        var live = false;
+        let vectors = 1u << (BLOCK_SHIFT - 3u);
+        for (var v = 0u; v < vectors; v += 1u) {
+            let vector = block * vectors + v;
+            if 8u * vector < STATES && select_eight(vector, t) {
+                live = true;
+            }
+        }
+        if !live {
+            atomicAnd(&active_blocks[block >> 5u], ~bit);
+        }
     }
 }
 
-// Selects the states of layer t among the eight of one vector of entries.
-fn select_eight(vector: u32, t: u32) {
+// Selects the states of layer t among the eight of one vector of entries; returns whether the
+// vector still holds work for a later sweep: a tagged entry (resolved, parents waiting, or left
+// out of a full queue) or a pending one due after t.
+fn select_eight(vector: u32, t: u32) -> bool {
     let first = 8u * vector;
     let resolved = t + 1u;
     let chunk = first >> CHUNK_SHIFT;
@@ -35,8 +52,9 @@ fn select_eight(vector: u32, t: u32) {
     let high = words >> vec4<u32>(16u);
     let fresh = vec4<u32>(FRESH | resolved);
     let pending = vec4<u32>(PENDING | t);
+    let later = any(later_work(low, t) | later_work(high, t));
     if !any((low == fresh) | (low == pending) | (high == fresh) | (high == pending)) {
-        return;
+        return later;
     }
     var joining = 0u;
     for (var k = 0u; k < 8u; k += 1u) {
@@ -65,4 +83,13 @@ fn select_eight(vector: u32, t: u32) {
     if any(updated != words) {
         chunk_store4(chunk, at, updated);
     }
+    return joining != 0u || later;
+}
+
+// Which of four entries need a sweep after layer t: tagged ones of a later layer, pending ones
+// due after t.
+fn later_work(e: vec4<u32>, t: u32) -> vec4<bool> {
+    let tagged = (e >= vec4<u32>(FRESH)) & (e < vec4<u32>(PENDING)) & (e != vec4<u32>(FRESH | (t + 1u)));
+    let due_later = (e >= vec4<u32>(PENDING)) & (e != vec4<u32>(BROKEN)) & ((e & vec4<u32>(~PENDING)) > vec4<u32>(t));
+    return tagged | due_later;
 }

@@ -143,9 +143,16 @@ fn decrement_hp(state: u32) -> u32 {
 }
 
 var<workgroup> group_max: atomic<u32>;
+var<workgroup> group_active: atomic<u32>;
+
+// The bit of a state's block in the active bitmap.
+fn block_bit(state: u32) -> u32 {
+    return 1u << ((state >> BLOCK_SHIFT) & 31u);
+}
 
 // Expands every state: its entry (broken, terminal value, pending exit resolution or draw) and
-// its HP counter. The chunks start zeroed, so or-ing the non-zero parts in is race-free.
+// its HP counter, and marks the blocks holding work for the layer sweep. The chunks start zeroed,
+// so or-ing the non-zero parts in is race-free.
 @compute @workgroup_size(WORKGROUP)
 fn initialise(
     @builtin(workgroup_id) wg: vec3<u32>,
@@ -191,6 +198,9 @@ fn initialise(
         if entry != DRAW {
             chunk_or(chunk, slot >> 1u, entry << (16u * (slot & 1u)));
         }
+        if entry >= FRESH && entry != BROKEN {
+            atomicOr(&group_active, block_bit(state));
+        }
         if hp != 0u {
             chunk_or(chunk, HP_BASE + (slot >> 2u), hp << (8u * (slot & 3u)));
         }
@@ -201,12 +211,22 @@ fn initialise(
         if pending != 0u {
             atomicMax(&control[CTRL_LAST_PENDING], pending);
         }
+        let blocks = atomicLoad(&group_active);
+        if blocks != 0u {
+            atomicOr(&active_blocks[state >> (BLOCK_SHIFT + 5u)], blocks);
+        }
     }
 }
 
 // A final entry whose parents are still to be updated (see common.wgsl).
 fn fresh(entry: u32) -> u32 {
     return FRESH | entry;
+}
+
+// Resolves an unresolved state (entry `old`) at `entry`, leaving its block for the next sweep.
+fn resolve(state: u32, old: u32, entry: u32) {
+    set_entry(state, old, fresh(entry));
+    atomicOr(&active_blocks[state >> (BLOCK_SHIFT + 5u)], block_bit(state));
 }
 
 // Resolves the parents of `state`, resolved at DTM `t`: as on the CPU, a lost state makes its
@@ -228,11 +248,11 @@ fn resolve_parents(state: u32, t: u32) {
             continue;
         }
         if (t & 1u) == 0u {
-            set_entry(parent, pe, fresh(resolved + 1u));
+            resolve(parent, pe, resolved + 1u);
         } else if decrement_hp(parent) == 1u {
             let exit_loss = select(0u, pe & ~PENDING, pe >= PENDING);
             if exit_loss <= resolved {
-                set_entry(parent, pe, fresh(resolved + 1u));
+                resolve(parent, pe, resolved + 1u);
             }
         }
     }

@@ -1,8 +1,8 @@
 //! The solver's working memory on the GPU, split over as many storage bindings as it needs.
 //!
 //! Each state has a 16-bit entry and an 8-bit HP counter (3 bytes, as on the CPU). States are cut
-//! into chunks of `2^shift` states; chunk `c` is one buffer and binding `c + 2` (after the control
-//! words and the layer queue): its first `2^shift / 2` words hold the entries (two per word, state
+//! into chunks of `2^shift` states; chunk `c` is one buffer and binding `c + 3` (after the control
+//! words, the layer queue and the active blocks): its first `2^shift / 2` words hold the entries (two per word, state
 //! `2k` in the low half), the next `2^shift / 4` words the HP counters (four per word, the lowest
 //! byte first). A chunk never exceeds the split size, so a table larger than one binding still
 //! fits; the generated WGSL accessors pick the chunk with a `switch`, because WGSL cannot index
@@ -15,6 +15,11 @@ use anyhow::{Result, bail};
 
 use super::device::Gpu;
 use crate::value::Entry;
+
+/// Group-0 bindings before the chunks: the control words, the layer queue, the active blocks.
+pub(super) const FIRST_CHUNK_BINDING: u32 = 3;
+/// log2 of the states of a block, the unit the layer sweep skips when it holds no work.
+pub(super) const BLOCK_SHIFT: u32 = 7;
 
 /// The fewest states a chunk holds: its entries and HP counters then fill whole 16-byte
 /// vectors, which the layer sweep reads.
@@ -71,7 +76,7 @@ impl Layout {
         (4 * (self.per_chunk() / 2 + hp_words)).next_multiple_of(16)
     }
 
-    /// WGSL constants, chunk bindings (group 0, from binding 2) and the accessors the kernels use:
+    /// WGSL constants, chunk bindings (group 0, from binding [`FIRST_CHUNK_BINDING`]) and the accessors the kernels use:
     /// with `atomic`, chunks of atomic words and every accessor; else chunks of plain 4-word
     /// vectors, with loads and stores of words and of vectors.
     pub fn wgsl(&self, atomic: bool) -> String {
@@ -81,11 +86,17 @@ impl Layout {
         let _ = writeln!(s, "const CHUNK_SHIFT: u32 = {}u;", self.shift);
         let _ = writeln!(s, "const CHUNK_MASK: u32 = {}u;", per_chunk - 1);
         let _ = writeln!(s, "const HP_BASE: u32 = {}u;", per_chunk / 2);
+        let _ = writeln!(s, "const BLOCK_SHIFT: u32 = {BLOCK_SHIFT}u;");
+        let _ = writeln!(
+            s,
+            "const BLOCKS: u32 = {}u;",
+            u64::from(self.states).div_ceil(1 << BLOCK_SHIFT)
+        );
         for c in 0..self.chunks {
             let _ = writeln!(
                 s,
                 "@group(0) @binding({}) var<storage, read_write> chunk_{c}: array<{}>;",
-                c + 2,
+                c + FIRST_CHUNK_BINDING,
                 if atomic { "atomic<u32>" } else { "vec4<u32>" }
             );
         }
@@ -136,6 +147,10 @@ pub(super) struct StateBuffers {
     /// for their parents to be resolved.
     pub queue: wgpu::Buffer,
     pub queue_capacity: u32,
+    /// A bit per block of `2^BLOCK_SHIFT` states: set where the block may hold a state for a
+    /// later layer (a pending entry, or one resolved whose parents wait), cleared by the sweep
+    /// when it finds none.
+    pub active: wgpu::Buffer,
 }
 
 impl StateBuffers {
@@ -170,11 +185,21 @@ impl StateBuffers {
                 mapped_at_creation: false,
             })
         })?;
+        let blocks = u64::from(layout.states).div_ceil(1 << BLOCK_SHIFT);
+        let active = gpu.checked("the active blocks", || {
+            gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("egtb active blocks"),
+                size: 4 * blocks.div_ceil(32),
+                usage: wgpu::BufferUsages::STORAGE,
+                mapped_at_creation: false,
+            })
+        })?;
         Ok(StateBuffers {
             layout,
             chunks,
             queue,
             queue_capacity,
+            active,
         })
     }
 

@@ -6,7 +6,7 @@ use std::fmt::Write;
 use anyhow::{Result, bail};
 
 use super::GpuRules;
-use super::buffers::{Layout, StateBuffers};
+use super::buffers::{BLOCK_SHIFT, FIRST_CHUNK_BINDING, Layout, StateBuffers};
 use super::device::Gpu;
 use crate::solver::cpu::PENDING;
 use crate::value::{BROKEN, DRAW, Value};
@@ -19,6 +19,8 @@ const SOLVER_WGSL: &str = include_str!("../../../shaders/solver.wgsl");
 const SELECT_WGSL: &str = include_str!("../../../shaders/select.wgsl");
 /// Threads per workgroup.
 const WORKGROUP: u64 = 256;
+// The initialisation marks a workgroup's active blocks in one word of the bitmap.
+const _: () = assert!(WORKGROUP % (1 << BLOCK_SHIFT) == 0 && WORKGROUP <= 32 << BLOCK_SHIFT);
 /// Control header words: the current layer, the largest pending layer, the stop flag, error
 /// bits; then the states found in each layer.
 pub(super) const CTRL_LAYER: usize = 0;
@@ -33,9 +35,6 @@ const FRESH: u32 = 0x4000;
 /// The last layer the GPU may sweep: its propagation writes DTM `MAX_LAYER + 1`, entry
 /// `MAX_LAYER + 2`, which must stay below the tag.
 const MAX_LAYER: u32 = FRESH - 3;
-/// Vectors of eight entries each thread of the layer sweep reads: enough to spend little on
-/// starting workgroups, few enough to keep a large GPU busy.
-const SWEEP_VECTORS: u64 = 16;
 /// Words of the control buffer.
 pub(super) const CONTROL_WORDS: u64 = CTRL_FOUND + MAX_LAYER as u64 + 2;
 
@@ -64,8 +63,7 @@ pub(super) struct Kernels {
     pub state_grid: (u32, u32),
     /// Workgroups (x, y) covering one thread per entry word.
     pub word_grid: (u32, u32),
-    /// Workgroups (x, y) of the layer sweep, each thread taking [`SWEEP_VECTORS`] vectors of
-    /// eight entries.
+    /// Workgroups (x, y) of the layer sweep: a thread per block of entries.
     pub sweep_grid: (u32, u32),
     /// Sizes the propagation kernel's grid to the layer's queue.
     pub plan: wgpu::ComputePipeline,
@@ -84,10 +82,10 @@ impl Kernels {
         data: &[(String, wgpu::Buffer)],
     ) -> Result<Kernels> {
         let layout = states.layout;
-        let storage_bindings = 2 + layout.chunks + data.len() as u32;
+        let storage_bindings = FIRST_CHUNK_BINDING + layout.chunks + data.len() as u32;
         let limits = &gpu.limits;
         if storage_bindings > limits.max_storage_buffers_per_shader_stage
-            || layout.chunks + 2 > limits.max_bindings_per_bind_group
+            || layout.chunks + FIRST_CHUNK_BINDING > limits.max_bindings_per_bind_group
         {
             bail!(
                 "table too large for this GPU: it needs {storage_bindings} storage bindings, the \
@@ -107,7 +105,7 @@ impl Kernels {
         let prelude = |access| prelude(layout, states.queue_capacity, max_dim, access);
         let solver = module("solver", solver_program(prelude(Access::Atomic), rules, data))?;
         let sweep = module("layer sweep", select_program(prelude(Access::Plain)))?;
-        let solver_layout = bind_layout(gpu, "egtb solver", 2 + layout.chunks, false);
+        let solver_layout = bind_layout(gpu, "egtb solver", FIRST_CHUNK_BINDING + layout.chunks, false);
         let game_layout = bind_layout(gpu, "egtb game data", data.len() as u32, true);
         let plan_layout = bind_layout(gpu, "egtb propagation grid", 1, false);
         let pipeline_layout = |groups: &[Option<&wgpu::BindGroupLayout>]| {
@@ -138,7 +136,10 @@ impl Kernels {
                 })
             })
         };
-        let solver_buffers: Vec<&wgpu::Buffer> = [control, &states.queue].into_iter().chain(&states.chunks).collect();
+        let solver_buffers: Vec<&wgpu::Buffer> = [control, &states.queue, &states.active]
+            .into_iter()
+            .chain(&states.chunks)
+            .collect();
         let game_buffers: Vec<&wgpu::Buffer> = data.iter().map(|(_, b)| b).collect();
         let propagation_grid = gpu.checked("the propagation grid", || {
             gpu.device.create_buffer(&wgpu::BufferDescriptor {
@@ -158,7 +159,7 @@ impl Kernels {
             game_group: bind_group(gpu, &game_layout, &game_buffers)?,
             state_grid: grid(u64::from(layout.states), max_dim)?,
             word_grid: grid(u64::from(layout.states).div_ceil(2), max_dim)?,
-            sweep_grid: grid(u64::from(layout.states).div_ceil(8 * SWEEP_VECTORS), max_dim)?,
+            sweep_grid: grid(u64::from(layout.states).div_ceil(1 << BLOCK_SHIFT), max_dim)?,
             plan: pipeline(&solver, "plan_propagation")?,
             plan_group: bind_group(gpu, &plan_layout, &[&propagation_grid])?,
             propagation_grid,
@@ -213,7 +214,8 @@ fn prelude(layout: Layout, queue_capacity: u32, max_groups: u32, access: Access)
     let _ = writeln!(
         source,
         "@group(0) @binding(0) var<storage, read_write> control: array<{word}>;\n\
-         @group(0) @binding(1) var<storage, read_write> queue: array<atomic<u32>>;"
+         @group(0) @binding(1) var<storage, read_write> queue: array<atomic<u32>>;\n\
+         @group(0) @binding(2) var<storage, read_write> active_blocks: array<atomic<u32>>;"
     );
     source.push_str(&layout.wgsl(access == Access::Atomic));
     source
