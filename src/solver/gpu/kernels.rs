@@ -20,7 +20,7 @@ const SELECT_WGSL: &str = include_str!("../../../shaders/select.wgsl");
 /// Threads per workgroup.
 const WORKGROUP: u64 = 256;
 // The initialisation marks a workgroup's active blocks in one word of the bitmap.
-const _: () = assert!(WORKGROUP % (1 << BLOCK_SHIFT) == 0 && WORKGROUP <= 32 << BLOCK_SHIFT);
+const _: () = assert!(WORKGROUP.is_multiple_of(1 << BLOCK_SHIFT) && WORKGROUP <= 32 << BLOCK_SHIFT);
 /// Control header words: the current layer, the largest pending layer, the stop flag, error
 /// bits; then the states found in each layer.
 pub(super) const CTRL_LAYER: usize = 0;
