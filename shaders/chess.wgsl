@@ -1,14 +1,13 @@
 // Pawnless chess rules for the GPU solver: the twin of src/games/chess (index.rs, moves.rs).
 //
 // Joined after a prelude that src/games/chess/gpu.rs generates for one material: the men (MEN,
-// MEN_SIDE a bit per man, MEN_KIND four bits per man), this table's index descriptor THIS, the
-// layout constants of the data buffers below (GEO_*, TAB_*, IX_*, EXIT_*), KING, SLIDERS (a bit
-// per kind), DIAGONAL, TRANSPOSE, COLOUR_FLIP, NO_MAN and GAME_MAX_SUCCESSORS. Every table comes
-// from Rust:
+// MEN_SIDE a bit per man, MEN_KIND four bits per man), this table's index THIS, the capture
+// exits (fn exit_of), the layout constants of the data buffers below (GEO_*, TAB_*), KING,
+// SLIDERS (a bit per kind), DIAGONAL, TRANSPOSE, COLOUR_FLIP, NO_MAN and GAME_MAX_SUCCESSORS.
+// Every table comes from Rust:
 //   chess_geo:          board::Geometry::gpu_words (symmetry maps, attack patterns, rays,
 //                       between), then beyond (the squares behind a blocker)
 //   chess_tables:       index::IndexTables (king pairs, king_canonical, combinadic unrank tables)
-//   chess_material:     per capturable man, the capture exit and its smaller table's descriptor
 //   chess_exit_entries: the smaller tables' entries, two per word
 // Bitboards are vec2<u32> (low word: squares 0..31).
 //
@@ -147,15 +146,6 @@ fn men_of(p: Placement, side: u32) -> vec2<u32> {
         }
     }
     return squares;
-}
-
-// The man of side `side` on `sq`, or NO_MAN.
-fn man_on(p: Placement, side: u32, sq: u32) -> u32 {
-    var man = NO_MAN;
-    for (var i = 0u; i < MEN; i += 1u) {
-        man = select(man, i, man_side(i) == side && p.men[i] == sq);
-    }
-    return man;
 }
 
 // Whether `aim` is attacked by the pieces of side `by`.
@@ -344,51 +334,45 @@ fn push_moves(out: ptr<function, Successors>, nb: Neighbours, mover: u32, square
     }
 }
 
-// The descriptor of a smaller table in chess_material.
-fn load_index(at: u32) -> Index {
-    let first = at + IX_GROUP_FIRST;
-    let len = at + IX_GROUP_LEN;
-    let multiplier = at + IX_MULTIPLIER;
-    return Index(
-        chess_material[at + IX_MEN],
-        chess_material[at + IX_PER_PAIR],
-        chess_material[at + IX_PER_SIDE],
-        vec3<u32>(chess_material[first], chess_material[first + 1u], chess_material[first + 2u]),
-        vec3<u32>(chess_material[len], chess_material[len + 1u], chess_material[len + 2u]),
-        vec3<u32>(chess_material[multiplier], chess_material[multiplier + 1u], chess_material[multiplier + 2u]),
-    );
+// The table that capturing a man leads to (`exit_of(victim)` in the prelude): whether it is
+// stored with colours swapped, where its entries start in chess_exit_entries, where each
+// surviving man goes among its men, and its index.
+struct Exit {
+    flip: bool,
+    offset: u32,
+    order: vec3<u32>,
+    index: Index,
 }
 
 // The entry, for the side then to move, of the position after capturing `victim`.
 fn exit_entry(after: Placement, victim: u32, next: u32) -> u32 {
-    let exit = victim * EXIT_WORDS;
-    let flip = chess_material[exit + EXIT_FLIP] != 0u;
-    let offset = chess_material[exit + EXIT_OFFSET];
-    let ix = load_index(exit + EXIT_INDEX);
-    // Swapping colours mirrors the ranks: the board symmetry COLOUR_FLIP, or none.
-    let sym = select(0u, COLOUR_FLIP, flip);
-    var kings = vec2<u32>(symmetry(sym, after.kings.x), symmetry(sym, after.kings.y));
-    if flip {
-        kings = kings.yx;
-    }
-    var smaller = Placement(kings, vec3<u32>(0u));
+    let exit = exit_of(victim);
+    var smaller = Placement(after.kings, vec3<u32>(0u));
     for (var man = 0u; man < MEN; man += 1u) {
         if man != victim {
-            smaller = with_man(smaller, chess_material[exit + EXIT_ORDER + man], symmetry(sym, after.men[man]));
+            smaller = with_man(smaller, exit.order[man], after.men[man]);
         }
     }
-    let side = select(next, 1u - next, flip);
-    let at = offset + side * ix.per_side + canonical(ix, smaller).x;
+    var side = next;
+    if exit.flip {
+        // Swapping colours mirrors the ranks (the board symmetry COLOUR_FLIP).
+        smaller = mapped(smaller, COLOUR_FLIP, exit.index.men);
+        smaller.kings = smaller.kings.yx;
+        side = 1u - next;
+    }
+    let at = exit.offset + side * exit.index.per_side + canonical(exit.index, smaller).x;
     return (chess_exit_entries[at >> 1u] >> (16u * (at & 1u))) & 0xFFFFu;
 }
 
-// Records the exits of `mover`'s captures on `captures`, men of side `next`.
+// Records the exits of `mover`'s captures on `captures`. The loop runs over the victims, not the
+// squares, so that each victim's exit is a constant.
 fn add_captures(node: ptr<function, Node>, p: Placement, side: u32, mover: u32, captures: vec2<u32>) {
     let next = 1u - side;
-    var left = captures;
-    while !bb_empty(left) {
-        let to = bb_pop(&left);
-        node_add_exit(node, exit_entry(moved(p, side, mover, to), man_on(p, next, to), next));
+    for (var victim = 0u; victim < MEN; victim += 1u) {
+        let to = p.men[victim];
+        if man_side(victim) == next && !bb_empty(captures & bb_bit(to)) {
+            node_add_exit(node, exit_entry(moved(p, side, mover, to), victim, next));
+        }
     }
 }
 

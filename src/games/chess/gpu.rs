@@ -1,19 +1,19 @@
 //! Pawnless chess on the GPU: the data and prelude of `shaders/chess.wgsl`, the WGSL twin of
 //! [`super::index`] and [`super::moves`].
 //!
-//! Four u32 buffers, all computed here from the Rust tables:
+//! Three u32 buffers, all computed here from the Rust tables:
 //! - `chess_geo`: [`Geometry::gpu_words`] as it is, then `beyond[a][b]` (the squares behind `b`
 //!   seen from `a` along their common line), which stops a slider at its blockers;
 //! - `chess_tables`: the [`IndexTables`] concatenated (king pairs, `king_canonical`, then the
 //!   unrank tables of one, two and three men);
-//! - `chess_material`: per man the capture exit (colour flip, entry offset, where each surviving
-//!   man goes, the descriptor of the smaller table);
 //! - `chess_exit_entries`: the entries of every distinct smaller table, two per word.
 //!
-//! The generated prelude specialises the shader to one material: the men's sides and kinds and
-//! this table's index descriptor are WGSL constants, so that every loop over the men has a
-//! constant trip count and the compiler keeps a placement in registers. Every offset into the
-//! buffers is a constant of the prelude too, so the layouts are written down once, here.
+//! The generated prelude specialises the shader to one material: the men's sides and kinds, this
+//! table's index descriptor and every capture exit (with its smaller table's descriptor) are
+//! WGSL constants, so that every loop over the men has a constant trip count, the compiler
+//! unrolls it and keeps placements in registers, and a capture reads nothing but the smaller
+//! table's entry. Every offset into the buffers is a constant of the prelude too, so the layouts
+//! are written down once, here.
 
 use std::borrow::Cow;
 use std::fmt::Write;
@@ -21,7 +21,7 @@ use std::fmt::Write;
 use anyhow::{Result, bail};
 
 use super::board::{DIAGONAL, Geometry, Kind, MAX_MEN, Men, SYMMETRIES, TRANSPOSE, geometry};
-use super::index::{ChessIndex, IndexTables, index_tables};
+use super::index::{ChessIndex, Group, IndexTables, index_tables};
 use crate::games::IndexSpace;
 use crate::material::{Material, Side};
 use crate::solver::gpu::{GpuData, GpuRules};
@@ -30,26 +30,21 @@ use crate::table::TableSet;
 /// The chess rules module, joined after the prelude.
 const CHESS_WGSL: &str = include_str!("../../../shaders/chess.wgsl");
 
-/// Words of one index descriptor (the WGSL `Index`): men, slots per king pair, slots per side,
-/// then per man its group's first man, the group's length and the group's multiplier.
-const IX_WORDS: usize = 3 + 3 * MAX_MEN;
-const IX_MEN: usize = 0;
-const IX_PER_PAIR: usize = 1;
-const IX_PER_SIDE: usize = 2;
-const IX_GROUP_FIRST: usize = 3;
-const IX_GROUP_LEN: usize = IX_GROUP_FIRST + MAX_MEN;
-const IX_MULTIPLIER: usize = IX_GROUP_LEN + MAX_MEN;
-/// Words of one capture exit: flip, entry offset, per man its place in the smaller table, then
-/// the smaller table's index descriptor.
-const EXIT_WORDS: usize = 2 + MAX_MEN + IX_WORDS;
-const EXIT_FLIP: usize = 0;
-const EXIT_OFFSET: usize = 1;
-const EXIT_ORDER: usize = 2;
-const EXIT_INDEX: usize = EXIT_ORDER + MAX_MEN;
 /// `shaders/chess.wgsl` holds the men of a placement in a `vec3<u32>`.
 const _: () = assert!(MAX_MEN == 3, "shaders/chess.wgsl holds three men");
 /// Marks "no man" (a king moves, or nothing is captured).
 const NO_MAN: u32 = u32::MAX;
+
+/// The table that capturing one man leads to, as the WGSL `Exit` spells it.
+struct Exit {
+    /// The smaller material is stored with colours swapped (see `Game::flip`).
+    flip: bool,
+    /// Where its entries start in `chess_exit_entries`.
+    offset: u32,
+    /// Per man, its place among the smaller material's men ([`NO_MAN`] for the victim).
+    order: [u32; MAX_MEN],
+    index: String,
+}
 
 /// One chess material's GPU rules, with the smaller tables its captures reach.
 pub struct ChessGpu {
@@ -57,7 +52,6 @@ pub struct ChessGpu {
     prelude: String,
     geo: Vec<u32>,
     tables: Vec<u32>,
-    material: Vec<u32>,
     exit_entries: Vec<u32>,
 }
 
@@ -70,7 +64,7 @@ impl ChessGpu {
         let men = index.men();
         let mut exit_entries: Vec<u16> = Vec::new();
         let mut placed: Vec<(Material, u32)> = Vec::new();
-        let mut material = Vec::with_capacity(men.count * EXIT_WORDS);
+        let mut exits = Vec::with_capacity(men.count);
         for victim in 0..men.count {
             let smaller = index.material().without(men.side[victim], men.kind[victim].index());
             let (canonical, flip) = smaller.canonical();
@@ -84,14 +78,10 @@ impl ChessGpu {
                     offset
                 }
             };
-            material.extend([u32::from(flip), offset]);
             let sub_men = sub.men();
             let mut taken = [false; MAX_MEN];
-            for man in 0..MAX_MEN {
-                if man >= men.count || man == victim {
-                    material.push(NO_MAN);
-                    continue;
-                }
+            let mut order = [NO_MAN; MAX_MEN];
+            for man in (0..men.count).filter(|&m| m != victim) {
                 let side = if flip { men.side[man].other() } else { men.side[man] };
                 let Some(place) = (0..sub_men.count)
                     .find(|&p| !taken[p] && sub_men.side[p] == side && sub_men.kind[p] == men.kind[man])
@@ -99,22 +89,22 @@ impl ChessGpu {
                     bail!("{canonical} lacks a man of {}", index.material());
                 };
                 taken[place] = true;
-                material.push(place as u32);
+                order[man] = place as u32;
             }
-            material.extend(descriptor(&sub));
-        }
-        // wgpu binds no empty buffer (a material without men has no exits).
-        if material.is_empty() {
-            material.push(0);
+            exits.push(Exit {
+                flip,
+                offset,
+                order,
+                index: index_wgsl(&sub),
+            });
         }
         let geo = geo_words(geometry());
-        let prelude = prelude(index, max_successors(geometry(), men));
+        let prelude = prelude(index, &exits, max_successors(geometry(), men));
         Ok(ChessGpu {
             states: index.states(),
             prelude,
             geo,
             tables: table_words(index_tables()),
-            material,
             exit_entries: exit_entries
                 .chunks(2)
                 .map(|pair| u32::from(pair[0]) | u32::from(*pair.get(1).unwrap_or(&0)) << 16)
@@ -123,20 +113,31 @@ impl ChessGpu {
     }
 }
 
-/// The descriptor of one index (see [`IX_WORDS`]).
-fn descriptor(index: &ChessIndex) -> [u32; IX_WORDS] {
+/// The WGSL `Index` of a chess index: men, slots per king pair, slots per side, then per man
+/// its group's first man, the group's length and the group's multiplier.
+fn index_wgsl(index: &ChessIndex) -> String {
     let men = index.men();
-    let mut words = [0u32; IX_WORDS];
-    words[IX_MEN] = men.count as u32;
-    words[IX_PER_SIDE] = index.per_side() as u32;
-    words[IX_PER_PAIR] = index.per_pair() as u32;
-    for man in 0..men.count {
-        let group = index.group_of(man);
-        words[IX_GROUP_FIRST + man] = group.first as u32;
-        words[IX_GROUP_LEN + man] = group.len as u32;
-        words[IX_MULTIPLIER + man] = group.multiplier as u32;
-    }
-    words
+    let per_man = |field: fn(&Group) -> usize| {
+        let words: Vec<u32> = (0..MAX_MEN)
+            .map(|man| {
+                if man < men.count {
+                    field(index.group_of(man)) as u32
+                } else {
+                    0
+                }
+            })
+            .collect();
+        vec3(&words)
+    };
+    format!(
+        "Index({}u, {}u, {}u, {}, {}, {})",
+        men.count,
+        index.per_pair(),
+        index.per_side(),
+        per_man(|g| g.first),
+        per_man(|g| g.len),
+        per_man(|g| g.multiplier as usize),
+    )
 }
 
 /// `beyond[a * 64 + b]`: the squares behind `b` seen from `a` when both lie on one ray, else
@@ -249,8 +250,9 @@ fn vec3(words: &[u32]) -> String {
     format!("vec3<u32>({}u, {}u, {}u)", words[0], words[1], words[2])
 }
 
-/// The prelude: the data layouts and the material of `index` as WGSL constants.
-fn prelude(index: &ChessIndex, max_successors: u32) -> String {
+/// The prelude: the data layouts, the material of `index` and its capture `exits` as WGSL
+/// constants.
+fn prelude(index: &ChessIndex, exits: &[Exit], max_successors: u32) -> String {
     let geo = geometry();
     let t = table_offsets(index_tables());
     let geo_pattern = SYMMETRIES * 64;
@@ -275,17 +277,6 @@ fn prelude(index: &ChessIndex, max_successors: u32) -> String {
         ("GEO_BEYOND", geo_beyond),
         ("TAB_KING_PAIRS", t.king_pairs),
         ("TAB_KING_CANONICAL", t.king_canonical),
-        ("IX_MEN", IX_MEN),
-        ("IX_PER_PAIR", IX_PER_PAIR),
-        ("IX_PER_SIDE", IX_PER_SIDE),
-        ("IX_GROUP_FIRST", IX_GROUP_FIRST),
-        ("IX_GROUP_LEN", IX_GROUP_LEN),
-        ("IX_MULTIPLIER", IX_MULTIPLIER),
-        ("EXIT_WORDS", EXIT_WORDS),
-        ("EXIT_FLIP", EXIT_FLIP),
-        ("EXIT_OFFSET", EXIT_OFFSET),
-        ("EXIT_ORDER", EXIT_ORDER),
-        ("EXIT_INDEX", EXIT_INDEX),
     ];
     let mut s = String::new();
     for (name, value) in constants {
@@ -303,16 +294,22 @@ fn prelude(index: &ChessIndex, max_successors: u32) -> String {
         "const TAB_UNRANK: vec3<u32> = {};",
         vec3(&t.unrank.map(|o| o as u32))
     );
-    let d = descriptor(index);
+    let _ = writeln!(s, "const THIS: Index = {};", index_wgsl(index));
+    // A function, not an array: a constant victim (an unrolled loop's) selects its case.
+    let _ = writeln!(s, "fn exit_of(victim: u32) -> Exit {{\n    switch victim {{");
+    for (victim, exit) in exits.iter().enumerate() {
+        let _ = writeln!(
+            s,
+            "        case {victim}u: {{ return Exit({}, {}u, {}, {}); }}",
+            exit.flip,
+            exit.offset,
+            vec3(&exit.order),
+            exit.index
+        );
+    }
     let _ = writeln!(
         s,
-        "const THIS: Index = Index({}u, {}u, {}u, {}, {}, {});",
-        d[IX_MEN],
-        d[IX_PER_PAIR],
-        d[IX_PER_SIDE],
-        vec3(&d[IX_GROUP_FIRST..]),
-        vec3(&d[IX_GROUP_LEN..]),
-        vec3(&d[IX_MULTIPLIER..]),
+        "        default: {{ return Exit(false, 0u, vec3<u32>(NO_MAN), THIS); }}\n    }}\n}}"
     );
     s
 }
@@ -335,10 +332,6 @@ impl GpuRules for ChessGpu {
             GpuData {
                 name: "chess_tables",
                 words: Cow::Borrowed(&self.tables),
-            },
-            GpuData {
-                name: "chess_material",
-                words: Cow::Borrowed(&self.material),
             },
             GpuData {
                 name: "chess_exit_entries",
@@ -364,7 +357,7 @@ mod tests {
     #[test]
     fn the_prelude_offsets_cover_the_geometry_words() {
         let index = ChessIndex::new(&Material::parse(crate::material::GameId::Chess, "KQvKR").unwrap()).unwrap();
-        let prelude = prelude(&index, 1);
+        let prelude = prelude(&index, &[], 1);
         let beyond = prelude
             .lines()
             .find_map(|l| l.strip_prefix("const GEO_BEYOND: u32 = "))
