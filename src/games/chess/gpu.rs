@@ -1,26 +1,27 @@
 //! Pawnless chess on the GPU: the data and prelude of `shaders/chess.wgsl`, the WGSL twin of
 //! [`super::index`] and [`super::moves`].
 //!
-//! Four u32 buffers, all computed here from the Rust tables:
-//! - `chess_geo`: [`Geometry::gpu_words`] as it is;
-//! - `chess_tables`: the [`IndexTables`] concatenated (king pairs, pair numbers, pair
-//!   symmetries, binomials, then per group size k the word offset of its unrank table, then
-//!   the unrank tables);
-//! - `chess_material`: index descriptors of [`IX_WORDS`] words (this table first, then one per
-//!   man: the smaller table that capturing it leads to), the men's sides and kinds, and per man
-//!   the capture exit (colour flip, entry offset, where each surviving man goes);
+//! Three u32 buffers, all computed here from the Rust tables:
+//! - `chess_geo`: [`Geometry::gpu_words`] as it is, then `beyond[a][b]` (the squares behind `b`
+//!   seen from `a` along their common line), which stops a slider at its blockers;
+//! - `chess_tables`: the [`IndexTables`] concatenated (king pairs, `king_canonical`, then the
+//!   unrank tables of one, two and three men);
 //! - `chess_exit_entries`: the entries of every distinct smaller table, two per word.
 //!
-//! Every offset into them is a WGSL constant of the generated prelude, so the layouts are written
-//! down once, here.
+//! The generated prelude specialises the shader to one material: the men's sides and kinds, this
+//! table's index descriptor and every capture exit (with its smaller table's descriptor) are
+//! WGSL constants, so that every loop over the men has a constant trip count, the compiler
+//! unrolls it and keeps placements in registers, and a capture reads nothing but the smaller
+//! table's entry. Every offset into the buffers is a constant of the prelude too, so the layouts
+//! are written down once, here.
 
 use std::borrow::Cow;
 use std::fmt::Write;
 
 use anyhow::{Result, bail};
 
-use super::board::{Geometry, Kind, MAX_MEN, Men, SYMMETRIES, TRANSPOSE, geometry};
-use super::index::{ChessIndex, IndexTables, NONE, index_tables};
+use super::board::{DIAGONAL, Geometry, Kind, MAX_MEN, Men, SYMMETRIES, TRANSPOSE, geometry};
+use super::index::{ChessIndex, Group, IndexTables, index_tables};
 use crate::games::IndexSpace;
 use crate::material::{Material, Side};
 use crate::solver::gpu::{GpuData, GpuRules};
@@ -29,31 +30,28 @@ use crate::table::TableSet;
 /// The chess rules module, joined after the prelude.
 const CHESS_WGSL: &str = include_str!("../../../shaders/chess.wgsl");
 
-/// Words of one index descriptor: men, slots per king pair, slots per side, then per man its
-/// group's first man, the group's length and the group's multiplier.
-const IX_WORDS: usize = 3 + 3 * MAX_MEN;
-const IX_MEN: usize = 0;
-const IX_PER_PAIR: usize = 1;
-const IX_PER_SIDE: usize = 2;
-const IX_GROUP_FIRST: usize = 3;
-const IX_GROUP_LEN: usize = IX_GROUP_FIRST + MAX_MEN;
-const IX_MULTIPLIER: usize = IX_GROUP_LEN + MAX_MEN;
-/// Words of one capture exit: flip, entry offset, then per man its place in the smaller table.
-const EXIT_WORDS: usize = 2 + MAX_MEN;
-const EXIT_FLIP: usize = 0;
-const EXIT_OFFSET: usize = 1;
-const EXIT_ORDER: usize = 2;
 /// `shaders/chess.wgsl` holds the men of a placement in a `vec3<u32>`.
 const _: () = assert!(MAX_MEN == 3, "shaders/chess.wgsl holds three men");
 /// Marks "no man" (a king moves, or nothing is captured).
 const NO_MAN: u32 = u32::MAX;
 
+/// The table that capturing one man leads to, as the WGSL `Exit` spells it.
+struct Exit {
+    /// The smaller material is stored with colours swapped (see `Game::flip`).
+    flip: bool,
+    /// Where its entries start in `chess_exit_entries`.
+    offset: u32,
+    /// Per man, its place among the smaller material's men ([`NO_MAN`] for the victim).
+    order: [u32; MAX_MEN],
+    index: String,
+}
+
 /// One chess material's GPU rules, with the smaller tables its captures reach.
 pub struct ChessGpu {
     states: u64,
     prelude: String,
+    geo: Vec<u32>,
     tables: Vec<u32>,
-    material: Vec<u32>,
     exit_entries: Vec<u32>,
 }
 
@@ -64,15 +62,13 @@ impl ChessGpu {
             bail!("{} has too many states for the GPU", index.material());
         }
         let men = index.men();
-        let mut material = descriptor(index);
         let mut exit_entries: Vec<u16> = Vec::new();
         let mut placed: Vec<(Material, u32)> = Vec::new();
-        let mut exits = Vec::with_capacity(men.count * EXIT_WORDS);
+        let mut exits = Vec::with_capacity(men.count);
         for victim in 0..men.count {
             let smaller = index.material().without(men.side[victim], men.kind[victim].index());
             let (canonical, flip) = smaller.canonical();
             let sub = ChessIndex::new(&canonical)?;
-            material.extend(descriptor(&sub));
             let offset = match placed.iter().find(|(m, _)| *m == canonical) {
                 Some(&(_, offset)) => offset,
                 None => {
@@ -82,14 +78,10 @@ impl ChessGpu {
                     offset
                 }
             };
-            exits.extend([u32::from(flip), offset]);
             let sub_men = sub.men();
             let mut taken = [false; MAX_MEN];
-            for man in 0..MAX_MEN {
-                if man >= men.count || man == victim {
-                    exits.push(NO_MAN);
-                    continue;
-                }
+            let mut order = [NO_MAN; MAX_MEN];
+            for man in (0..men.count).filter(|&m| m != victim) {
                 let side = if flip { men.side[man].other() } else { men.side[man] };
                 let Some(place) = (0..sub_men.count)
                     .find(|&p| !taken[p] && sub_men.side[p] == side && sub_men.kind[p] == men.kind[man])
@@ -97,23 +89,22 @@ impl ChessGpu {
                     bail!("{canonical} lacks a man of {}", index.material());
                 };
                 taken[place] = true;
-                exits.push(place as u32);
+                order[man] = place as u32;
             }
+            exits.push(Exit {
+                flip,
+                offset,
+                order,
+                index: index_wgsl(&sub),
+            });
         }
-        material.resize((1 + MAX_MEN) * IX_WORDS, 0);
-        let men_side = material.len();
-        material.extend((0..MAX_MEN).map(|m| men.side[m].index() as u32));
-        let men_kind = material.len();
-        material.extend((0..MAX_MEN).map(|m| men.kind[m].index() as u32));
-        let exit_base = material.len();
-        material.extend(exits);
-        let tables = table_words(index_tables());
-        let prelude = prelude(men_side, men_kind, exit_base, max_successors(geometry(), men));
+        let geo = geo_words(geometry());
+        let prelude = prelude(index, &exits, max_successors(geometry(), men));
         Ok(ChessGpu {
             states: index.states(),
             prelude,
-            tables,
-            material,
+            geo,
+            tables: table_words(index_tables()),
             exit_entries: exit_entries
                 .chunks(2)
                 .map(|pair| u32::from(pair[0]) | u32::from(*pair.get(1).unwrap_or(&0)) << 16)
@@ -122,94 +113,86 @@ impl ChessGpu {
     }
 }
 
-/// The descriptor of one index (see [`IX_WORDS`]).
-fn descriptor(index: &ChessIndex) -> Vec<u32> {
+/// The WGSL `Index` of a chess index: men, slots per king pair, slots per side, then per man
+/// its group's first man, the group's length and the group's multiplier.
+fn index_wgsl(index: &ChessIndex) -> String {
     let men = index.men();
-    let mut words = vec![0u32; IX_WORDS];
-    words[IX_MEN] = men.count as u32;
-    words[IX_PER_SIDE] = index.per_side() as u32;
-    words[IX_PER_PAIR] = (index.per_side() / super::index::KING_PAIRS as u64) as u32;
-    for man in 0..men.count {
-        let group = index.group_of(man);
-        words[IX_GROUP_FIRST + man] = group.first as u32;
-        words[IX_GROUP_LEN + man] = group.len as u32;
-        words[IX_MULTIPLIER + man] = group.multiplier as u32;
+    let per_man = |field: fn(&Group) -> usize| {
+        let words: Vec<u32> = (0..MAX_MEN)
+            .map(|man| {
+                if man < men.count {
+                    field(index.group_of(man)) as u32
+                } else {
+                    0
+                }
+            })
+            .collect();
+        vec3(&words)
+    };
+    format!(
+        "Index({}u, {}u, {}u, {}, {}, {})",
+        men.count,
+        index.per_pair(),
+        index.per_side(),
+        per_man(|g| g.first),
+        per_man(|g| g.len),
+        per_man(|g| g.multiplier as usize),
+    )
+}
+
+/// `beyond[a * 64 + b]`: the squares behind `b` seen from `a` when both lie on one ray, else
+/// empty. A slider's attacks are its pattern less the squares beyond each blocker in it: one
+/// lookup per blocker, where walking the rays costs one per direction.
+fn beyond(geo: &Geometry) -> Vec<u64> {
+    let mut beyond = vec![0; 64 * 64];
+    for rays in &geo.ray {
+        for a in 0..64 {
+            let mut line = rays[a];
+            while line != 0 {
+                let b = line.trailing_zeros() as usize;
+                line &= line - 1;
+                beyond[a * 64 + b] = rays[b];
+            }
+        }
     }
+    beyond
+}
+
+/// The words of `chess_geo`: the geometry's own, then [`beyond`].
+fn geo_words(geo: &Geometry) -> Vec<u32> {
+    let mut words = geo.gpu_words();
+    words.extend(beyond(geo).iter().flat_map(|&b| [b as u32, (b >> 32) as u32]));
     words
 }
 
 /// Where each table starts in `chess_tables`.
 struct TableOffsets {
     king_pairs: usize,
-    king_pair_index: usize,
-    king_symmetry: usize,
-    binomial: usize,
-    unrank: usize,
-}
-
-/// The index tables as the WGSL twin reads them: the CPU's one-lookup `king_canonical` split
-/// into the pair number of a pair already in the table and the symmetry bringing any pair there,
-/// plus `binomial[n * 4 + k] = C(n, k)` for the combinadic ranks.
-struct GpuIndexTables {
-    king_pair_index: Vec<u32>,
-    king_symmetry: Vec<u32>,
-    binomial: Vec<u32>,
-}
-
-fn gpu_index_tables(t: &IndexTables) -> GpuIndexTables {
-    let split = |v: u32| (v & 0xFFFF, v >> 16 & 7);
-    let king_pair_index = t
-        .king_canonical
-        .iter()
-        .map(|&v| match split(v) {
-            (pair, 0) if v != NONE => pair,
-            _ => NONE,
-        })
-        .collect();
-    let king_symmetry = t
-        .king_canonical
-        .iter()
-        .map(|&v| if v == NONE { NONE } else { split(v).1 })
-        .collect();
-    let binomial = (0..64u32)
-        .flat_map(|n| (0..4u32).map(move |k| (0..k).fold(1, |c, i| c * (n - i) / (i + 1))))
-        .collect();
-    GpuIndexTables {
-        king_pair_index,
-        king_symmetry,
-        binomial,
-    }
+    king_canonical: usize,
+    /// Per group size k (1..=3), the start of its unrank table.
+    unrank: [usize; MAX_MEN],
 }
 
 fn table_offsets(t: &IndexTables) -> TableOffsets {
-    let g = gpu_index_tables(t);
     let king_pairs = 0;
-    let king_pair_index = king_pairs + t.king_pairs.len();
-    let king_symmetry = king_pair_index + g.king_pair_index.len();
-    let binomial = king_symmetry + g.king_symmetry.len();
-    let unrank = binomial + g.binomial.len();
+    let king_canonical = king_pairs + t.king_pairs.len();
+    let mut next = king_canonical + t.king_canonical.len();
+    let unrank = std::array::from_fn(|k| {
+        let at = next;
+        next += t.unrank[k].len();
+        at
+    });
     TableOffsets {
         king_pairs,
-        king_pair_index,
-        king_symmetry,
-        binomial,
+        king_canonical,
         unrank,
     }
 }
 
 fn table_words(t: &IndexTables) -> Vec<u32> {
-    let offsets = table_offsets(t);
-    let g = gpu_index_tables(t);
     let mut words = Vec::new();
     words.extend(&t.king_pairs);
-    words.extend(&g.king_pair_index);
-    words.extend(&g.king_symmetry);
-    words.extend(&g.binomial);
-    let mut next = offsets.unrank + MAX_MEN;
-    for unrank in &t.unrank {
-        words.push(next as u32);
-        next += unrank.len();
-    }
+    words.extend(&t.king_canonical);
     for unrank in &t.unrank {
         words.extend(unrank);
     }
@@ -240,7 +223,7 @@ fn max_successors(geo: &Geometry, men: &Men) -> u32 {
 }
 
 /// A bit per kind whose pattern holds whole rays of two squares or more: the sliders, which the
-/// shader stops at the nearest blocker along each ray of their pattern.
+/// shader stops at the blockers in their pattern.
 fn sliders(geo: &Geometry) -> usize {
     Kind::ALL
         .into_iter()
@@ -262,49 +245,72 @@ fn colour_flip(geo: &Geometry) -> usize {
         .expect("the rank mirror is a board symmetry")
 }
 
-/// The WGSL constants of the data layouts.
-fn prelude(men_side: usize, men_kind: usize, exit_base: usize, max_successors: u32) -> String {
+/// The WGSL `vec3<u32>` of three words.
+fn vec3(words: &[u32]) -> String {
+    format!("vec3<u32>({}u, {}u, {}u)", words[0], words[1], words[2])
+}
+
+/// The prelude: the data layouts, the material of `index` and its capture `exits` as WGSL
+/// constants.
+fn prelude(index: &ChessIndex, exits: &[Exit], max_successors: u32) -> String {
     let geo = geometry();
     let t = table_offsets(index_tables());
     let geo_pattern = SYMMETRIES * 64;
     let geo_ray = geo_pattern + 2 * 64 * geo.pattern.len();
     let geo_between = geo_ray + 2 * 64 * geo.ray.len();
+    let geo_beyond = geo_between + 2 * 64 * 64;
+    let men = index.men();
+    let men_side = (0..men.count).fold(0, |bits, m| bits | men.side[m].index() << m);
+    let men_kind = (0..men.count).fold(0, |bits, m| bits | men.kind[m].index() << (4 * m));
     let constants = [
         ("GAME_MAX_SUCCESSORS", max_successors as usize),
+        ("MEN", men.count),
+        ("MEN_SIDE", men_side),
+        ("MEN_KIND", men_kind),
         ("KING", Kind::King.index()),
         ("SLIDERS", sliders(geo)),
-        ("DIRECTIONS", geo.ray.len()),
         ("TRANSPOSE", TRANSPOSE),
         ("COLOUR_FLIP", colour_flip(geo)),
         ("GEO_SYMMETRY", 0),
         ("GEO_PATTERN", geo_pattern),
-        ("GEO_RAY", geo_ray),
         ("GEO_BETWEEN", geo_between),
+        ("GEO_BEYOND", geo_beyond),
         ("TAB_KING_PAIRS", t.king_pairs),
-        ("TAB_KING_PAIR_INDEX", t.king_pair_index),
-        ("TAB_KING_SYMMETRY", t.king_symmetry),
-        ("TAB_BINOMIAL", t.binomial),
-        ("TAB_UNRANK", t.unrank),
-        ("IX_WORDS", IX_WORDS),
-        ("IX_MEN", IX_MEN),
-        ("IX_PER_PAIR", IX_PER_PAIR),
-        ("IX_PER_SIDE", IX_PER_SIDE),
-        ("IX_GROUP_FIRST", IX_GROUP_FIRST),
-        ("IX_GROUP_LEN", IX_GROUP_LEN),
-        ("IX_MULTIPLIER", IX_MULTIPLIER),
-        ("MEN_SIDE", men_side),
-        ("MEN_KIND", men_kind),
-        ("EXIT_BASE", exit_base),
-        ("EXIT_WORDS", EXIT_WORDS),
-        ("EXIT_FLIP", EXIT_FLIP),
-        ("EXIT_OFFSET", EXIT_OFFSET),
-        ("EXIT_ORDER", EXIT_ORDER),
+        ("TAB_KING_CANONICAL", t.king_canonical),
     ];
     let mut s = String::new();
     for (name, value) in constants {
         let _ = writeln!(s, "const {name}: u32 = {value}u;");
     }
     let _ = writeln!(s, "const NO_MAN: u32 = {NO_MAN}u;");
+    let _ = writeln!(
+        s,
+        "const DIAGONAL: vec2<u32> = vec2<u32>({}u, {}u);",
+        DIAGONAL as u32,
+        DIAGONAL >> 32
+    );
+    let _ = writeln!(
+        s,
+        "const TAB_UNRANK: vec3<u32> = {};",
+        vec3(&t.unrank.map(|o| o as u32))
+    );
+    let _ = writeln!(s, "const THIS: Index = {};", index_wgsl(index));
+    // A function, not an array: a constant victim (an unrolled loop's) selects its case.
+    let _ = writeln!(s, "fn exit_of(victim: u32) -> Exit {{\n    switch victim {{");
+    for (victim, exit) in exits.iter().enumerate() {
+        let _ = writeln!(
+            s,
+            "        case {victim}u: {{ return Exit({}, {}u, {}, {}); }}",
+            exit.flip,
+            exit.offset,
+            vec3(&exit.order),
+            exit.index
+        );
+    }
+    let _ = writeln!(
+        s,
+        "        default: {{ return Exit(false, 0u, vec3<u32>(NO_MAN), THIS); }}\n    }}\n}}"
+    );
     s
 }
 
@@ -321,15 +327,11 @@ impl GpuRules for ChessGpu {
         vec![
             GpuData {
                 name: "chess_geo",
-                words: Cow::Owned(geometry().gpu_words()),
+                words: Cow::Borrowed(&self.geo),
             },
             GpuData {
                 name: "chess_tables",
                 words: Cow::Borrowed(&self.tables),
-            },
-            GpuData {
-                name: "chess_material",
-                words: Cow::Borrowed(&self.material),
             },
             GpuData {
                 name: "chess_exit_entries",
@@ -354,12 +356,22 @@ mod tests {
 
     #[test]
     fn the_prelude_offsets_cover_the_geometry_words() {
-        let prelude = prelude(0, 0, 0, 1);
-        let between = prelude
+        let index = ChessIndex::new(&Material::parse(crate::material::GameId::Chess, "KQvKR").unwrap()).unwrap();
+        let prelude = prelude(&index, &[], 1);
+        let beyond = prelude
             .lines()
-            .find_map(|l| l.strip_prefix("const GEO_BETWEEN: u32 = "))
+            .find_map(|l| l.strip_prefix("const GEO_BEYOND: u32 = "))
             .and_then(|v| v.trim_end_matches("u;").parse::<usize>().ok())
             .unwrap();
-        assert_eq!(between + 2 * 64 * 64, geometry().gpu_words().len());
+        assert_eq!(beyond + 2 * 64 * 64, geo_words(geometry()).len());
+    }
+
+    #[test]
+    fn beyond_a_blocker_lies_the_rest_of_its_ray() {
+        let beyond = beyond(geometry());
+        // Seen from a1, beyond c3 lie d4 .. h8; knight and king steps off a line have nothing.
+        assert_eq!(beyond[18], DIAGONAL & !0x4_0201);
+        assert_eq!(beyond[17], 0);
+        assert_eq!(beyond[8], 0x0101_0101_0101_0000);
     }
 }
