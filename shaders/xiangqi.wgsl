@@ -1,19 +1,34 @@
 // Xiangqi rules for the GPU solver: the twin of src/games/xiangqi (index.rs, moves.rs, space.rs).
 //
 // Joined after a prelude that src/games/xiangqi/gpu.rs generates: the material's constants
-// (PIECES, BLACK_START, *_ATTACKERS_END, PER_SIDE, GROUPS, GAME_MAX_SUCCESSORS), the kind numbers
+// (PIECES, SLOT_KINDS_*, BLACK_START, *_ATTACKERS_END, PER_SIDE, GROUPS, GAME_MAX_SUCCESSORS),
+// the kind numbers
 // and the layout constants of the data buffers below (GEO_*, G_*, IX_*, MAT_*, EXIT_*). Every
 // table comes from Rust:
 //   xq_geo:          geometry::Geometry (points, symmetry maps, leaper tables with their blocking
 //                    squares, rays, between bitboards with the line they share, horse legs)
 //   xq_material:     index descriptors (this table, then per slot the table capturing it leads
-//                    to), each slot's kind and group, the capture exits
+//                    to), each slot's group, the capture exits
 //   xq_exit_entries: the smaller tables' entries, two per word
 // Red owns slots 0..BLACK_START (its king first), black the rest (its king first). Bitboards are
 // vec3<u32> (low word: squares 0..31); a captured piece's square is NONE.
 
-var<private> sq: array<u32, PIECES>;
-var<private> side_occ: array<vec3<u32>, 2>;
+// Speed on SIMD-per-thread drivers (llvmpipe): nothing is indexed at run time in private memory
+// (such an array or vector lives in memory, one gather or scatter per lane and access). The
+// placement is three vectors read and written with `select`, each side's occupancy a value of its
+// own, bitboards built with `select`; loops over the pieces run to the constant PIECES, and each
+// slot's kind is a prelude constant (SLOT_KINDS_*), not a buffer load.
+
+// The squares of slots 0..3, 4..7 and 8..11 (GPU tables have at most 12 pieces).
+struct Placement {
+    a: vec4<u32>,
+    b: vec4<u32>,
+    c: vec4<u32>,
+}
+
+var<private> pl: Placement;
+var<private> red_occ: vec3<u32>;
+var<private> black_occ: vec3<u32>;
 // The decoded state: its slot, the side to move, whether the red king stands on the centre file
 // (and if so the mirror image's slot), and whether the king that a move (or an un-move) must
 // leave safe is safe there.
@@ -23,18 +38,46 @@ var<private> cur_centre: bool;
 var<private> cur_mirror: u32;
 var<private> king_safe: bool;
 
+fn lane(v: vec4<u32>, k: u32) -> u32 {
+    return select(select(v.w, v.z, k == 2u), select(v.y, v.x, k == 0u), k < 2u);
+}
+
+// The square of slot `j`.
+fn square_of(j: u32) -> u32 {
+    let k = j & 3u;
+    return select(select(lane(pl.c, k), lane(pl.b, k), j < 8u), lane(pl.a, k), j < 4u);
+}
+
+fn set_square(j: u32, s: u32) {
+    let at = vec4<u32>(j);
+    let to = vec4<u32>(s);
+    pl.a = select(pl.a, to, at == vec4<u32>(0u, 1u, 2u, 3u));
+    pl.b = select(pl.b, to, at == vec4<u32>(4u, 5u, 6u, 7u));
+    pl.c = select(pl.c, to, at == vec4<u32>(8u, 9u, 10u, 11u));
+}
+
+// The bitboard of square `s` (empty for NONE).
 fn bb_bit(s: u32) -> vec3<u32> {
-    var b = vec3<u32>(0u);
-    b[s >> 5u] = 1u << (s & 31u);
-    return b;
+    let shift = vec3<u32>(s) - vec3<u32>(0u, 32u, 64u);
+    return select(vec3<u32>(0u), vec3<u32>(1u) << (shift & vec3<u32>(31u)), shift < vec3<u32>(32u));
 }
 
 fn bb_has(b: vec3<u32>, s: u32) -> bool {
-    return ((b[s >> 5u] >> (s & 31u)) & 1u) != 0u;
+    return any((b & bb_bit(s)) != vec3<u32>(0u));
+}
+
+fn side_occ(side: u32) -> vec3<u32> {
+    return select(red_occ, black_occ, side == 1u);
+}
+
+// Toggles the squares `bits` in the occupancy of `side`.
+fn toggle_occ(side: u32, bits: vec3<u32>) {
+    red_occ ^= select(bits, vec3<u32>(0u), side == 1u);
+    black_occ ^= select(vec3<u32>(0u), bits, side == 1u);
 }
 
 fn occupied() -> vec3<u32> {
-    return side_occ[0] | side_occ[1];
+    return red_occ | black_occ;
 }
 
 fn is_empty(s: u32) -> bool {
@@ -49,16 +92,18 @@ fn side_start(side: u32) -> u32 {
     return select(0u, BLACK_START, side == 1u);
 }
 
-fn side_end(side: u32) -> u32 {
-    return select(BLACK_START, PIECES, side == 1u);
-}
-
 fn attackers_end(side: u32) -> u32 {
     return select(RED_ATTACKERS_END, BLACK_ATTACKERS_END, side == 1u);
 }
 
+// Whether `slot` belongs to `side` and can give check.
+fn is_attacker(slot: u32, side: u32) -> bool {
+    return slot >= side_start(side) && slot < attackers_end(side);
+}
+
 fn slot_kind(slot: u32) -> u32 {
-    return xq_material[MAT_KIND + slot];
+    let word = select(SLOT_KINDS_HIGH, SLOT_KINDS_LOW, slot < 8u);
+    return (word >> (4u * (slot & 7u))) & 0xFu;
 }
 
 // The leaper entries (`square | block << 8`) of `table` (GEO_LEAP_TO or GEO_LEAP_FROM).
@@ -71,8 +116,12 @@ fn attacks(kind: u32, side: u32, origin: u32, aim: u32) -> bool {
     if kind == PAWN {
         let base = leap_base(GEO_LEAP_TO, side, PAWN, origin);
         for (var i = 0u; i < LEAP_WIDTH; i += 1u) {
-            if (xq_geo[base + i] & 0xFFu) == aim {
+            let to = xq_geo[base + i] & 0xFFu;
+            if to == aim {
                 return true;
+            }
+            if to == NONE {
+                return false;
             }
         }
         return false;
@@ -94,11 +143,11 @@ fn attacks(kind: u32, side: u32, origin: u32, aim: u32) -> bool {
 
 // Whether the king of `side` is attacked, the facing kings included.
 fn in_check(side: u32) -> bool {
-    let king = sq[side_start(side)];
+    let king = square_of(side_start(side));
     let enemy = 1u - side;
-    for (var slot = side_start(enemy); slot < attackers_end(enemy); slot += 1u) {
-        let s = sq[slot];
-        if s != NONE && attacks(slot_kind(slot), enemy, s, king) {
+    for (var slot = 0u; slot < PIECES; slot += 1u) {
+        let s = square_of(slot);
+        if is_attacker(slot, enemy) && s != NONE && attacks(slot_kind(slot), enemy, s, king) {
             return true;
         }
     }
@@ -117,29 +166,29 @@ fn make(slot: u32, to: u32) -> u32 {
     let side = side_of(slot);
     let enemy = 1u - side;
     var victim = NONE;
-    if bb_has(side_occ[enemy], to) {
-        for (var v = side_start(enemy); v < side_end(enemy); v += 1u) {
-            if sq[v] == to {
+    if bb_has(side_occ(enemy), to) {
+        for (var v = 0u; v < PIECES; v += 1u) {
+            if side_of(v) == enemy && square_of(v) == to {
                 victim = v;
             }
         }
-        sq[victim] = NONE;
-        side_occ[enemy] ^= bb_bit(to);
+        set_square(victim, NONE);
+        toggle_occ(enemy, bb_bit(to));
     }
-    side_occ[side] ^= bb_bit(sq[slot]) | bb_bit(to);
-    sq[slot] = to;
+    toggle_occ(side, bb_bit(square_of(slot)) | bb_bit(to));
+    set_square(slot, to);
     return victim;
 }
 
 // Takes back a `make` of the piece in `slot` from `origin`.
 fn unmake(slot: u32, origin: u32, victim: u32) {
     let side = side_of(slot);
-    let to = sq[slot];
-    side_occ[side] ^= bb_bit(origin) | bb_bit(to);
-    sq[slot] = origin;
+    let to = square_of(slot);
+    toggle_occ(side, bb_bit(origin) | bb_bit(to));
+    set_square(slot, origin);
     if victim != NONE {
-        sq[victim] = to;
-        side_occ[1u - side] |= bb_bit(to);
+        set_square(victim, to);
+        toggle_occ(1u - side, bb_bit(to));
     }
 }
 
@@ -156,10 +205,10 @@ fn group_word(ix: u32, g: u32, field: u32) -> u32 {
 // exit's slot order and colour flip for a smaller table).
 fn square_in(ix: u32, j: u32) -> u32 {
     if ix == 0u {
-        return sq[j];
+        return square_of(j);
     }
     let exit = MAT_EXITS + (ix - 1u) * EXIT_WORDS;
-    let s = sq[xq_material[exit + EXIT_ORDER + j]];
+    let s = square_of(xq_material[exit + EXIT_ORDER + j]);
     if xq_material[exit + EXIT_FLIP] != 0u {
         return xq_geo[GEO_FLIP + s];
     }
@@ -215,14 +264,14 @@ fn decode(state: u32) -> bool {
         let first = group_word(0u, g - 1u, G_FIRST);
         let squares = group_word(0u, g - 1u, G_SQUARES);
         if group_word(0u, g - 1u, G_COUNT) == 1u {
-            sq[first] = xq_geo[squares + rank];
+            set_square(first, xq_geo[squares + rank]);
         } else {
             let pair = xq_geo[GEO_PAIR_UNRANK + rank];
-            sq[first] = xq_geo[squares + (pair & 0xFFu)];
-            sq[first + 1u] = xq_geo[squares + (pair >> 8u)];
+            set_square(first, xq_geo[squares + (pair & 0xFFu)]);
+            set_square(first + 1u, xq_geo[squares + (pair >> 8u)]);
         }
     }
-    let king = sq[0];
+    let king = square_of(0u);
     cur_centre = xq_geo[GEO_MIRROR + king] == king;
     if cur_centre {
         cur_mirror = raw_slot(0u, true);
@@ -230,25 +279,25 @@ fn decode(state: u32) -> bool {
             return false;
         }
     }
-    side_occ[0] = vec3<u32>(0u);
-    side_occ[1] = vec3<u32>(0u);
+    red_occ = vec3<u32>(0u);
+    black_occ = vec3<u32>(0u);
     for (var j = 0u; j < PIECES; j += 1u) {
-        let s = sq[j];
+        let s = square_of(j);
         if bb_has(occupied(), s) {
             return false;
         }
-        side_occ[side_of(j)] |= bb_bit(s);
+        toggle_occ(side_of(j), bb_bit(s));
     }
     return !in_check(1u - cur_side);
 }
 
 // How much the rank of group `g` changed (modulo 2^32) since the piece in `moved` left `origin`.
 fn rank_change(g: u32, moved: u32, origin: u32, mirrored: bool) -> u32 {
-    let now = sq[moved];
+    let now = square_of(moved);
     let new_rank = group_rank(0u, g, mirrored);
-    sq[moved] = origin;
+    set_square(moved, origin);
     let old_rank = group_rank(0u, g, mirrored);
-    sq[moved] = now;
+    set_square(moved, now);
     return new_rank - old_rank;
 }
 
@@ -296,9 +345,9 @@ fn try_move(
     node: ptr<function, Node>,
 ) -> u32 {
     let side = side_of(slot);
-    let origin = sq[slot];
+    let origin = square_of(slot);
     let king_slot = side_start(side);
-    let king = sq[king_slot];
+    let king = square_of(king_slot);
     let quiet = king_safe && slot != king_slot && !sensitive(king, origin) && !sensitive(king, to);
     let victim = make(slot, to);
     let legal = quiet || !in_check(side);
@@ -318,12 +367,15 @@ fn game_expand(state: u32, out: ptr<function, Successors>) -> Node {
         return node_broken();
     }
     let side = cur_side;
-    let own = side_occ[side];
+    let own = side_occ(side);
     king_safe = !in_check(side);
     var node = node_inner();
     var moves = 0u;
-    for (var slot = side_start(side); slot < side_end(side); slot += 1u) {
-        let origin = sq[slot];
+    for (var slot = 0u; slot < PIECES; slot += 1u) {
+        if side_of(slot) != side {
+            continue;
+        }
+        let origin = square_of(slot);
         let kind = slot_kind(slot);
         if kind == ROOK || kind == CANNON {
             for (var d = 0u; d < DIRECTIONS; d += 1u) {
@@ -374,9 +426,9 @@ fn game_expand(state: u32, out: ptr<function, Successors>) -> Node {
 // Unless the move could open a line to the king, only the moved piece's own attack matters (and
 // advisors and elephants, past the side's attackers, never attack).
 fn try_unmove(out: ptr<function, Successors>, slot: u32, origin: u32, base: u32) {
-    let to = sq[slot];
+    let to = square_of(slot);
     let side = side_of(slot);
-    let king = sq[side_start(cur_side)];
+    let king = square_of(side_start(cur_side));
     let quiet = king_safe && !sensitive(king, to) && !sensitive(king, origin);
     make(slot, origin);
     var safe: bool;
@@ -398,8 +450,11 @@ fn game_parents(state: u32, out: ptr<function, Successors>) {
     let side = 1u - cur_side;
     let base = side * PER_SIDE;
     king_safe = !in_check(cur_side);
-    for (var slot = side_start(side); slot < side_end(side); slot += 1u) {
-        let to = sq[slot];
+    for (var slot = 0u; slot < PIECES; slot += 1u) {
+        if side_of(slot) != side {
+            continue;
+        }
+        let to = square_of(slot);
         let kind = slot_kind(slot);
         if kind == ROOK || kind == CANNON {
             for (var d = 0u; d < DIRECTIONS; d += 1u) {

@@ -5,7 +5,7 @@
 //! - `xq_geo`: the [`Geometry`] arrays as named sections (see [`geo_sections`]), one word per
 //!   entry unless said otherwise;
 //! - `xq_material`: index descriptors of [`IX_WORDS`] words (this table first, then per slot the
-//!   smaller table that capturing it leads to; zeros for the kings), each slot's kind and group,
+//!   smaller table that capturing it leads to; zeros for the kings), each slot's group,
 //!   and per slot its capture exit (colour flip, entry offset, which slot fills each slot of the
 //!   smaller table);
 //! - `xq_exit_entries`: the entries of every distinct smaller table, two per word.
@@ -65,6 +65,17 @@ const EXIT_FLIP: usize = 0;
 const EXIT_OFFSET: usize = 1;
 const EXIT_ORDER: usize = 2;
 
+/// The most pieces the shader's placement holds (three vectors of four squares).
+const GPU_PIECES: usize = 12;
+
+/// The kinds of the eight slots from `first`, four bits each (the shader's `slot_kind`, a
+/// constant rather than a buffer load).
+fn slot_kinds(layout: &Layout, first: usize) -> usize {
+    (first..layout.pieces.min(first + 8))
+        .map(|slot| layout.kind[slot].index() << (4 * (slot - first)))
+        .sum()
+}
+
 /// One xiangqi material's GPU rules, with the smaller tables its captures reach.
 pub struct XiangqiGpu {
     states: u64,
@@ -78,6 +89,9 @@ impl XiangqiGpu {
     pub fn new(index: &XiangqiIndex, tables: &TableSet) -> Result<XiangqiGpu> {
         if index.states() > u64::from(u32::MAX) {
             bail!("{} has too many states for the GPU", index.material);
+        }
+        if index.layout.pieces > GPU_PIECES {
+            bail!("{} has more than {GPU_PIECES} pieces for the GPU", index.material);
         }
         let g = geometry();
         let offsets = &geo_words().offsets;
@@ -109,8 +123,6 @@ impl XiangqiGpu {
             exits.extend([u32::from(map.flip), offset]);
             exits.extend(map.order.iter().map(|&slot| u32::from(slot)));
         }
-        let slot_kind = material.len();
-        material.extend((0..pieces).map(|slot| layout.kind[slot].index() as u32));
         let slot_group = material.len();
         material.extend((0..pieces).map(|slot| u32::from(layout.group_of[slot])));
         let exit_base = material.len();
@@ -120,6 +132,8 @@ impl XiangqiGpu {
         let constants = [
             ("GAME_MAX_SUCCESSORS", max_successors(g, layout)),
             ("PIECES", pieces),
+            ("SLOT_KINDS_LOW", slot_kinds(layout, 0)),
+            ("SLOT_KINDS_HIGH", slot_kinds(layout, 8)),
             ("BLACK_START", layout.sides[1].0),
             ("RED_ATTACKERS_END", layout.attackers_end[0]),
             ("BLACK_ATTACKERS_END", layout.attackers_end[1]),
@@ -150,7 +164,6 @@ impl XiangqiGpu {
             ("IX_GROUPS", IX_GROUPS),
             ("IX_PER_SIDE", IX_PER_SIDE),
             ("IX_GROUP", IX_GROUP),
-            ("MAT_KIND", slot_kind),
             ("MAT_GROUP", slot_group),
             ("MAT_EXITS", exit_base),
             ("EXIT_WORDS", EXIT_WORDS),
