@@ -111,8 +111,9 @@ fn leap_base(table: u32, side: u32, kind: u32, s: u32) -> u32 {
     return table + ((side * KINDS + kind) * SQUARES + s) * LEAP_WIDTH;
 }
 
-// Whether an attacking piece of `kind` and `side` on `origin` attacks `aim`.
-fn attacks(kind: u32, side: u32, origin: u32, aim: u32) -> bool {
+// Whether an attacking piece of `kind` and `side` on `origin` attacks `aim` on a board whose
+// occupied squares are `occ`.
+fn attacks(kind: u32, side: u32, origin: u32, aim: u32, occ: vec3<u32>) -> bool {
     if kind == PAWN {
         let base = leap_base(GEO_LEAP_TO, side, PAWN, origin);
         for (var i = 0u; i < LEAP_WIDTH; i += 1u) {
@@ -128,7 +129,7 @@ fn attacks(kind: u32, side: u32, origin: u32, aim: u32) -> bool {
     }
     if kind == HORSE {
         let leg = xq_geo[GEO_HORSE_LEG + origin * SQUARES + aim];
-        return leg != NONE && is_empty(leg);
+        return leg != NONE && !bb_has(occ, leg);
     }
     // King (facing along a file), rook, cannon (exactly one screen).
     let at = GEO_BETWEEN + (origin * SQUARES + aim) * BETWEEN_WORDS;
@@ -136,7 +137,7 @@ fn attacks(kind: u32, side: u32, origin: u32, aim: u32) -> bool {
     if line == 0u || (kind == KING && line != LINE_FILE) {
         return false;
     }
-    let blockers = vec3<u32>(xq_geo[at], xq_geo[at + 1u], xq_geo[at + 2u]) & occupied();
+    let blockers = vec3<u32>(xq_geo[at], xq_geo[at + 1u], xq_geo[at + 2u]) & occ;
     let count = countOneBits(blockers.x) + countOneBits(blockers.y) + countOneBits(blockers.z);
     return count == select(0u, 1u, kind == CANNON);
 }
@@ -145,9 +146,10 @@ fn attacks(kind: u32, side: u32, origin: u32, aim: u32) -> bool {
 fn in_check(side: u32) -> bool {
     let king = square_of(side_start(side));
     let enemy = 1u - side;
+    let occ = occupied();
     for (var slot = 0u; slot < PIECES; slot += 1u) {
         let s = square_of(slot);
-        if is_attacker(slot, enemy) && s != NONE && attacks(slot_kind(slot), enemy, s, king) {
+        if is_attacker(slot, enemy) && s != NONE && attacks(slot_kind(slot), enemy, s, king, occ) {
             return true;
         }
     }
@@ -197,8 +199,40 @@ fn ix_word(ix: u32, field: u32) -> u32 {
     return xq_material[ix * IX_WORDS + field];
 }
 
-fn group_word(ix: u32, g: u32, field: u32) -> u32 {
-    return xq_material[ix * IX_WORDS + IX_GROUP + g * G_WORDS + field];
+// A group of an index descriptor (its G_* words in order): its first slot, piece count, radix and
+// stride in the slot, and the xq_geo offsets of its point numbers by square, of the same through
+// the mirror and of its squares by point number.
+struct Group {
+    first: u32,
+    count: u32,
+    radix: u32,
+    stride: u32,
+    points: u32,
+    mirrored: u32,
+    squares: u32,
+}
+
+// Group `g` of index `ix`: this table's from the prelude's constants (`this_group`), a smaller
+// table's from xq_material.
+fn group_of(ix: u32, g: u32) -> Group {
+    if ix == 0u {
+        return this_group(g);
+    }
+    let at = ix * IX_WORDS + IX_GROUP + g * G_WORDS;
+    return Group(
+        xq_material[at + G_FIRST],
+        xq_material[at + G_COUNT],
+        xq_material[at + G_RADIX],
+        xq_material[at + G_STRIDE],
+        xq_material[at + G_POINTS],
+        xq_material[at + G_MIRRORED],
+        xq_material[at + G_SQUARES],
+    );
+}
+
+fn slot_group(slot: u32) -> u32 {
+    let word = select(SLOT_GROUPS_HIGH, SLOT_GROUPS_LOW, slot < 8u);
+    return (word >> (4u * (slot & 7u))) & 0xFu;
 }
 
 // The square of slot `j` of index `ix`'s material, read from the board (through the capture
@@ -215,23 +249,23 @@ fn square_in(ix: u32, j: u32) -> u32 {
     return s;
 }
 
-// Rank of group `g` of index `ix`, as the pieces stand or through the mirror.
-fn group_rank(ix: u32, g: u32, mirrored: bool) -> u32 {
-    let table = group_word(ix, g, select(G_POINTS, G_MIRRORED, mirrored));
-    let first = group_word(ix, g, G_FIRST);
-    let a = xq_geo[table + square_in(ix, first)];
-    if group_word(ix, g, G_COUNT) == 1u {
+// Rank of `group` of index `ix`, as the pieces stand or through the mirror.
+fn group_rank(ix: u32, group: Group, mirrored: bool) -> u32 {
+    let table = select(group.points, group.mirrored, mirrored);
+    let a = xq_geo[table + square_in(ix, group.first)];
+    if group.count == 1u {
         return a;
     }
-    let b = xq_geo[table + square_in(ix, first + 1u)];
+    let b = xq_geo[table + square_in(ix, group.first + 1u)];
     return xq_geo[GEO_PAIR_BASE + max(a, b)] + min(a, b);
 }
 
 fn raw_slot(ix: u32, mirrored: bool) -> u32 {
     var slot = 0u;
-    let groups = ix_word(ix, IX_GROUPS);
+    let groups = select(ix_word(ix, IX_GROUPS), GROUPS, ix == 0u);
     for (var g = 0u; g < groups; g += 1u) {
-        slot += group_rank(ix, g, mirrored) * group_word(ix, g, G_STRIDE);
+        let group = group_of(ix, g);
+        slot += group_rank(ix, group, mirrored) * group.stride;
     }
     return slot;
 }
@@ -258,17 +292,15 @@ fn decode(state: u32) -> bool {
     cur_slot = state - cur_side * PER_SIDE;
     var rest = cur_slot;
     for (var g = GROUPS; g > 0u; g -= 1u) {
-        let radix = group_word(0u, g - 1u, G_RADIX);
-        let rank = rest % radix;
-        rest /= radix;
-        let first = group_word(0u, g - 1u, G_FIRST);
-        let squares = group_word(0u, g - 1u, G_SQUARES);
-        if group_word(0u, g - 1u, G_COUNT) == 1u {
-            set_square(first, xq_geo[squares + rank]);
+        let group = this_group(g - 1u);
+        let rank = rest % group.radix;
+        rest /= group.radix;
+        if group.count == 1u {
+            set_square(group.first, xq_geo[group.squares + rank]);
         } else {
             let pair = xq_geo[GEO_PAIR_UNRANK + rank];
-            set_square(first, xq_geo[squares + (pair & 0xFFu)]);
-            set_square(first + 1u, xq_geo[squares + (pair >> 8u)]);
+            set_square(group.first, xq_geo[group.squares + (pair & 0xFFu)]);
+            set_square(group.first + 1u, xq_geo[group.squares + (pair >> 8u)]);
         }
     }
     let king = square_of(0u);
@@ -291,22 +323,26 @@ fn decode(state: u32) -> bool {
     return !in_check(1u - cur_side);
 }
 
-// How much the rank of group `g` changed (modulo 2^32) since the piece in `moved` left `origin`.
-fn rank_change(g: u32, moved: u32, origin: u32, mirrored: bool) -> u32 {
+// How much the rank of `group` changes (modulo 2^32) when the piece in `moved` goes from its
+// square to `square`.
+fn rank_change(group: Group, moved: u32, square: u32, mirrored: bool) -> u32 {
     let now = square_of(moved);
-    let new_rank = group_rank(0u, g, mirrored);
-    set_square(moved, origin);
-    let old_rank = group_rank(0u, g, mirrored);
+    let old_rank = group_rank(0u, group, mirrored);
+    set_square(moved, square);
+    let new_rank = group_rank(0u, group, mirrored);
     set_square(moved, now);
     return new_rank - old_rank;
 }
 
-// Pushes the state (`base`: its side's first state) of the board after the piece in `moved`
-// left `origin`, the square it has in the decoded state. Unless the red king moved, only the
-// moved piece's digit changes, in the slot and (red king on the centre file) in the mirror slot.
-fn push_moved(out: ptr<function, Successors>, moved: u32, origin: u32, base: u32) {
+// Pushes the state (`base`: its side's first state) of the decoded board with the piece in
+// `moved` on `square` instead. Unless the red king moves, only the moved piece's digit changes,
+// in the slot and (red king on the centre file) in the mirror slot.
+fn push_moved(out: ptr<function, Successors>, moved: u32, square: u32, base: u32) {
     if moved == 0u {
+        let now = square_of(0u);
+        set_square(0u, square);
         let child = canonical_slot(0u);
+        set_square(0u, now);
         if child.y == 0u {
             succ_push_plain(out, base + child.x);
         } else {
@@ -314,11 +350,10 @@ fn push_moved(out: ptr<function, Successors>, moved: u32, origin: u32, base: u32
         }
         return;
     }
-    let g = xq_material[MAT_GROUP + moved];
-    let stride = group_word(0u, g, G_STRIDE);
-    let slot = cur_slot + rank_change(g, moved, origin, false) * stride;
+    let group = this_group(slot_group(moved));
+    let slot = cur_slot + rank_change(group, moved, square, false) * group.stride;
     if cur_centre {
-        let mirrored = cur_mirror + rank_change(g, moved, origin, true) * stride;
+        let mirrored = cur_mirror + rank_change(group, moved, square, true) * group.stride;
         if mirrored < slot {
             succ_push_mapped(out, base + mirrored);
             return;
@@ -337,7 +372,8 @@ fn exit_entry(victim: u32, next: u32) -> u32 {
 }
 
 // Plays the piece in `slot` to `to` if its king stays safe, recording the child or the exit;
-// returns 1 for a legal move.
+// returns 1 for a legal move. Only a capture or a move that may expose the king is made on the
+// board; a quiet move's child follows from its new square.
 fn try_move(
     out: ptr<function, Successors>,
     slot: u32,
@@ -349,16 +385,20 @@ fn try_move(
     let king_slot = side_start(side);
     let king = square_of(king_slot);
     let quiet = king_safe && slot != king_slot && !sensitive(king, origin) && !sensitive(king, to);
-    let victim = make(slot, to);
-    let legal = quiet || !in_check(side);
-    if legal {
-        if victim == NONE {
-            push_moved(out, slot, origin, (1u - side) * PER_SIDE);
-        } else {
+    var legal = quiet;
+    var captures = false;
+    if !quiet || bb_has(side_occ(1u - side), to) {
+        let victim = make(slot, to);
+        legal = quiet || !in_check(side);
+        captures = victim != NONE;
+        if legal && captures {
             node_add_exit(node, exit_entry(victim, 1u - side));
         }
+        unmake(slot, origin, victim);
     }
-    unmake(slot, origin, victim);
+    if legal && !captures {
+        push_moved(out, slot, to, (1u - side) * PER_SIDE);
+    }
     return select(0u, 1u, legal);
 }
 
@@ -430,17 +470,18 @@ fn try_unmove(out: ptr<function, Successors>, slot: u32, origin: u32, base: u32)
     let side = side_of(slot);
     let king = square_of(side_start(cur_side));
     let quiet = king_safe && !sensitive(king, to) && !sensitive(king, origin);
-    make(slot, origin);
     var safe: bool;
     if quiet {
-        safe = slot >= attackers_end(side) || !attacks(slot_kind(slot), side, origin, king);
+        let occ = occupied() ^ bb_bit(to) ^ bb_bit(origin);
+        safe = slot >= attackers_end(side) || !attacks(slot_kind(slot), side, origin, king, occ);
     } else {
+        make(slot, origin);
         safe = !in_check(cur_side);
+        unmake(slot, to, NONE);
     }
     if safe {
-        push_moved(out, slot, to, base);
+        push_moved(out, slot, origin, base);
     }
-    unmake(slot, to, NONE);
 }
 
 fn game_parents(state: u32, out: ptr<function, Successors>) {

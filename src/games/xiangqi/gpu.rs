@@ -76,6 +76,33 @@ fn slot_kinds(layout: &Layout, first: usize) -> usize {
         .sum()
 }
 
+/// The groups of the eight slots from `first`, four bits each (the shader's `slot_group`).
+fn slot_groups(layout: &Layout, first: usize) -> usize {
+    (first..layout.pieces.min(first + 8))
+        .map(|slot| usize::from(layout.group_of[slot]) << (4 * (slot - first)))
+        .sum()
+}
+
+/// `fn this_group(g: u32) -> Group`: this table's group descriptors (the words of `this`, a
+/// descriptor) as constants, so that the hot paths read none of them from `xq_material`.
+fn this_group_wgsl(prelude: &mut String, this: &[u32], groups: usize) {
+    let _ = writeln!(prelude, "fn this_group(g: u32) -> Group {{\n    switch g {{");
+    for g in 0..groups {
+        let words = &this[IX_GROUP + g * G_WORDS..IX_GROUP + (g + 1) * G_WORDS];
+        let fields = words.iter().map(|w| format!("{w}u")).collect::<Vec<_>>().join(", ");
+        let case = if g + 1 == groups {
+            "default".to_string()
+        } else {
+            format!("case {g}u")
+        };
+        let _ = writeln!(
+            prelude,
+            "        {case}: {{\n            return Group({fields});\n        }}"
+        );
+    }
+    let _ = writeln!(prelude, "    }}\n}}");
+}
+
 /// One xiangqi material's GPU rules, with the smaller tables its captures reach.
 pub struct XiangqiGpu {
     states: u64,
@@ -98,7 +125,8 @@ impl XiangqiGpu {
         let layout = &index.layout;
         let pieces = layout.pieces;
 
-        let mut material = descriptor(index, offsets)?;
+        let this = descriptor(index, offsets)?;
+        let mut material = this.clone();
         let mut exits = Vec::with_capacity(pieces * EXIT_WORDS);
         let mut exit_entries: Vec<u16> = Vec::new();
         let mut placed: Vec<(Material, u32)> = Vec::new();
@@ -123,8 +151,6 @@ impl XiangqiGpu {
             exits.extend([u32::from(map.flip), offset]);
             exits.extend(map.order.iter().map(|&slot| u32::from(slot)));
         }
-        let slot_group = material.len();
-        material.extend((0..pieces).map(|slot| u32::from(layout.group_of[slot])));
         let exit_base = material.len();
         material.extend(exits);
 
@@ -134,6 +160,8 @@ impl XiangqiGpu {
             ("PIECES", pieces),
             ("SLOT_KINDS_LOW", slot_kinds(layout, 0)),
             ("SLOT_KINDS_HIGH", slot_kinds(layout, 8)),
+            ("SLOT_GROUPS_LOW", slot_groups(layout, 0)),
+            ("SLOT_GROUPS_HIGH", slot_groups(layout, 8)),
             ("BLACK_START", layout.sides[1].0),
             ("RED_ATTACKERS_END", layout.attackers_end[0]),
             ("BLACK_ATTACKERS_END", layout.attackers_end[1]),
@@ -164,7 +192,6 @@ impl XiangqiGpu {
             ("IX_GROUPS", IX_GROUPS),
             ("IX_PER_SIDE", IX_PER_SIDE),
             ("IX_GROUP", IX_GROUP),
-            ("MAT_GROUP", slot_group),
             ("MAT_EXITS", exit_base),
             ("EXIT_WORDS", EXIT_WORDS),
             ("EXIT_FLIP", EXIT_FLIP),
@@ -174,6 +201,7 @@ impl XiangqiGpu {
         for (name, value) in constants.into_iter().chain(offsets.iter().copied()) {
             let _ = writeln!(prelude, "const {name}: u32 = {value}u;");
         }
+        this_group_wgsl(&mut prelude, &this, layout.groups.len());
         Ok(XiangqiGpu {
             states: index.states(),
             prelude,
