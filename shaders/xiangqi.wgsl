@@ -6,7 +6,7 @@
 // and the layout constants of the data buffers below (GEO_*, G_*, IX_*, MAT_*, EXIT_*). Every
 // table comes from Rust:
 //   xq_geo:          geometry::Geometry (points, symmetry maps, leaper tables with their blocking
-//                    squares, rays, between bitboards with the line they share, horse legs)
+//                    squares, rays, horse legs, the squares that can decide an attack on a king)
 //   xq_material:     index descriptors (this table, then per slot the table capturing it leads
 //                    to), each slot's group, the capture exits
 //   xq_exit_entries: the smaller tables' entries, two per word
@@ -37,6 +37,9 @@ var<private> cur_side: u32;
 var<private> cur_centre: bool;
 var<private> cur_mirror: u32;
 var<private> king_safe: bool;
+// The squares whose emptiness can decide an attack on that king (geometry's `sensitive`: see
+// moves.rs, only moves that empty or fill one need a full check test).
+var<private> king_sensitive: vec3<u32>;
 
 fn lane(v: vec4<u32>, k: u32) -> u32 {
     return select(select(v.w, v.z, k == 2u), select(v.y, v.x, k == 0u), k < 2u);
@@ -60,6 +63,22 @@ fn set_square(j: u32, s: u32) {
 fn bb_bit(s: u32) -> vec3<u32> {
     let shift = vec3<u32>(s) - vec3<u32>(0u, 32u, 64u);
     return select(vec3<u32>(0u), vec3<u32>(1u) << (shift & vec3<u32>(31u)), shift < vec3<u32>(32u));
+}
+
+// The squares below `n` (at most 96).
+fn below(n: u32) -> vec3<u32> {
+    let shift = vec3<u32>(n) - vec3<u32>(0u, 32u, 64u);
+    let partial = (vec3<u32>(1u) << (shift & vec3<u32>(31u))) - vec3<u32>(1u);
+    let full = shift >= vec3<u32>(32u) & shift <= vec3<u32>(96u);
+    return select(select(vec3<u32>(0u), partial, shift < vec3<u32>(32u)), vec3<u32>(0xFFFFFFFFu), full);
+}
+
+// The squares of file `file`: those of file 0 (FILE_ZERO_*) shifted up by `file` (below 32).
+fn file_mask(file: u32) -> vec3<u32> {
+    let zero = vec3<u32>(FILE_ZERO_0, FILE_ZERO_1, FILE_ZERO_2);
+    let lower = vec3<u32>(0u, FILE_ZERO_0, FILE_ZERO_1);
+    let carry = select(vec3<u32>(0u), lower >> vec3<u32>(32u - file), file > 0u);
+    return (zero << vec3<u32>(file)) | carry;
 }
 
 fn bb_has(b: vec3<u32>, s: u32) -> bool {
@@ -132,12 +151,16 @@ fn attacks(kind: u32, side: u32, origin: u32, aim: u32, occ: vec3<u32>) -> bool 
         return leg != NONE && !bb_has(occ, leg);
     }
     // King (facing along a file), rook, cannon (exactly one screen).
-    let at = GEO_BETWEEN + (origin * SQUARES + aim) * BETWEEN_WORDS;
-    let line = xq_geo[at + 3u];
-    if line == 0u || (kind == KING && line != LINE_FILE) {
+    let file = origin % FILES;
+    let same_file = file == aim % FILES;
+    if !(same_file || (kind != KING && origin / FILES == aim / FILES)) {
         return false;
     }
-    let blockers = vec3<u32>(xq_geo[at], xq_geo[at + 1u], xq_geo[at + 2u]) & occ;
+    var between = below(max(origin, aim)) & ~below(min(origin, aim) + 1u);
+    if same_file {
+        between &= file_mask(file);
+    }
+    let blockers = between & occ;
     let count = countOneBits(blockers.x) + countOneBits(blockers.y) + countOneBits(blockers.z);
     return count == select(0u, 1u, kind == CANNON);
 }
@@ -156,10 +179,15 @@ fn in_check(side: u32) -> bool {
     return false;
 }
 
-// Whether emptying or filling square `s` can decide an attack on a king on `king` (see
-// moves.rs: only such moves need a full check test).
-fn sensitive(king: u32, s: u32) -> bool {
-    return ((xq_geo[GEO_SENSITIVE + king * 3u + (s >> 5u)] >> (s & 31u)) & 1u) != 0u;
+// Sets king_safe and king_sensitive for the king of `side`.
+fn watch_king(side: u32) {
+    king_safe = !in_check(side);
+    let at = GEO_SENSITIVE + square_of(side_start(side)) * 3u;
+    king_sensitive = vec3<u32>(xq_geo[at], xq_geo[at + 1u], xq_geo[at + 2u]);
+}
+
+fn sensitive(s: u32) -> bool {
+    return bb_has(king_sensitive, s);
 }
 
 // Moves the piece in `slot` to `to`, capturing what stands there; returns the captured slot or
@@ -383,8 +411,7 @@ fn try_move(
     let side = side_of(slot);
     let origin = square_of(slot);
     let king_slot = side_start(side);
-    let king = square_of(king_slot);
-    let quiet = king_safe && slot != king_slot && !sensitive(king, origin) && !sensitive(king, to);
+    let quiet = king_safe && slot != king_slot && !sensitive(origin) && !sensitive(to);
     var legal = quiet;
     var captures = false;
     if !quiet || bb_has(side_occ(1u - side), to) {
@@ -408,7 +435,7 @@ fn game_expand(state: u32, out: ptr<function, Successors>) -> Node {
     }
     let side = cur_side;
     let own = side_occ(side);
-    king_safe = !in_check(side);
+    watch_king(side);
     var node = node_inner();
     var moves = 0u;
     for (var slot = 0u; slot < PIECES; slot += 1u) {
@@ -469,7 +496,7 @@ fn try_unmove(out: ptr<function, Successors>, slot: u32, origin: u32, base: u32)
     let to = square_of(slot);
     let side = side_of(slot);
     let king = square_of(side_start(cur_side));
-    let quiet = king_safe && !sensitive(king, to) && !sensitive(king, origin);
+    let quiet = king_safe && !sensitive(to) && !sensitive(origin);
     var safe: bool;
     if quiet {
         let occ = occupied() ^ bb_bit(to) ^ bb_bit(origin);
@@ -490,7 +517,7 @@ fn game_parents(state: u32, out: ptr<function, Successors>) {
     }
     let side = 1u - cur_side;
     let base = side * PER_SIDE;
-    king_safe = !in_check(cur_side);
+    watch_king(cur_side);
     for (var slot = 0u; slot < PIECES; slot += 1u) {
         if side_of(slot) != side {
             continue;

@@ -19,7 +19,7 @@ use std::sync::OnceLock;
 
 use anyhow::{Result, bail};
 
-use super::geometry::{Geometry, Kind, NONE, SQUARES, file, geometry, pair_base};
+use super::geometry::{FILES, Geometry, Kind, NONE, SQUARES, geometry, pair_base};
 use super::index::{Layout, MAX_PIECES, XiangqiIndex};
 use super::space::ExitMap;
 use crate::games::IndexSpace;
@@ -35,12 +35,17 @@ const LEAP_WIDTH: usize = 8;
 /// Rays per square and squares per ray (a file has ten points).
 const DIRECTIONS: usize = 4;
 const RAY_WIDTH: usize = 9;
-/// Words per square pair of the `between` section: the three words of the between bitboard, then
-/// the line the squares share.
-const BETWEEN_WORDS: usize = 4;
-/// Line codes of the `between` section.
-const LINE_RANK: u32 = 1;
-const LINE_FILE: u32 = 2;
+/// The squares of file 0, the words of the shader's `file_mask` (which shifts them to the other
+/// files): a rook's, cannon's or king's attack is computed from square numbers, not looked up.
+const FILE_ZERO: u128 = {
+    let mut bits = 0u128;
+    let mut square = 0;
+    while square < SQUARES {
+        bits |= 1 << square;
+        square += FILES;
+    }
+    bits
+};
 
 /// Words of one group in an index descriptor.
 const G_WORDS: usize = 7;
@@ -178,8 +183,10 @@ impl XiangqiGpu {
             ("LEAP_WIDTH", LEAP_WIDTH),
             ("DIRECTIONS", DIRECTIONS),
             ("RAY_WIDTH", RAY_WIDTH),
-            ("BETWEEN_WORDS", BETWEEN_WORDS),
-            ("LINE_FILE", LINE_FILE as usize),
+            ("FILES", FILES),
+            ("FILE_ZERO_0", FILE_ZERO as u32 as usize),
+            ("FILE_ZERO_1", (FILE_ZERO >> 32) as u32 as usize),
+            ("FILE_ZERO_2", (FILE_ZERO >> 64) as u32 as usize),
             ("G_WORDS", G_WORDS),
             ("G_FIRST", G_FIRST),
             ("G_COUNT", G_COUNT),
@@ -246,8 +253,6 @@ fn geo_words() -> &'static GeoWords {
 ///   leaping kinds (king, advisor, elephant, horse, pawn): where a piece moves to, and where it
 ///   moves here from;
 /// - `GEO_RAYS`: at `(square * DIRECTIONS + direction) * RAY_WIDTH`, as `rays`;
-/// - `GEO_BETWEEN`: per pair `a * 90 + b`, [`BETWEEN_WORDS`] words (the between bitboard, then
-///   0, [`LINE_RANK`] or [`LINE_FILE`]);
 /// - `GEO_HORSE_LEG`: `horse_leg_for`;
 /// - `GEO_SENSITIVE`: per square, the three words of its `sensitive` bitboard.
 fn geo_sections(g: &Geometry) -> Vec<Section> {
@@ -278,19 +283,6 @@ fn geo_sections(g: &Geometry) -> Vec<Section> {
         }
         out
     };
-    let mut between = Vec::with_capacity(SQUARES * SQUARES * BETWEEN_WORDS);
-    for a in 0..SQUARES {
-        for b in 0..SQUARES {
-            let pair = a * SQUARES + b;
-            let bits = g.between[pair];
-            between.extend([bits as u32, (bits >> 32) as u32, (bits >> 64) as u32]);
-            between.push(match g.aligned[pair] {
-                0 => 0,
-                _ if file(a as u8) == file(b as u8) => LINE_FILE,
-                _ => LINE_RANK,
-            });
-        }
-    }
     let rays: &[[[u8; RAY_WIDTH]; DIRECTIONS]; SQUARES] = &g.rays;
     vec![
         ("GEO_POINTS", per_kind(&g.points)),
@@ -312,7 +304,6 @@ fn geo_sections(g: &Geometry) -> Vec<Section> {
         ("GEO_LEAP_TO", leaps(false)),
         ("GEO_LEAP_FROM", leaps(true)),
         ("GEO_RAYS", words(rays.as_flattened().as_flattened())),
-        ("GEO_BETWEEN", between),
         ("GEO_HORSE_LEG", words(&g.horse_leg_for)),
         (
             "GEO_SENSITIVE",
