@@ -429,12 +429,109 @@ fn try_move(
     return select(0u, 1u, legal);
 }
 
+// Where the piece in `slot` may move, ignoring checks to its own king: empty points and enemy
+// pieces (moves.rs `targets`).
+fn targets(slot: u32) -> vec3<u32> {
+    let side = side_of(slot);
+    let origin = square_of(slot);
+    let kind = slot_kind(slot);
+    let own = side_occ(side);
+    var found = vec3<u32>(0u);
+    if kind == ROOK || kind == CANNON {
+        for (var d = 0u; d < DIRECTIONS; d += 1u) {
+            let ray = GEO_RAYS + (origin * DIRECTIONS + d) * RAY_WIDTH;
+            var screened = false;
+            for (var i = 0u; i < RAY_WIDTH; i += 1u) {
+                let to = xq_geo[ray + i];
+                if to == NONE {
+                    break;
+                }
+                if is_empty(to) {
+                    if !screened {
+                        found |= bb_bit(to);
+                    }
+                    continue;
+                }
+                if kind == ROOK || screened {
+                    found |= bb_bit(to) & ~own;
+                    break;
+                }
+                screened = true;
+            }
+        }
+    } else {
+        let base = leap_base(GEO_LEAP_TO, side, kind, origin);
+        for (var i = 0u; i < LEAP_WIDTH; i += 1u) {
+            let entry = xq_geo[base + i];
+            let to = entry & 0xFFu;
+            if to == NONE {
+                break;
+            }
+            let block = entry >> 8u;
+            if block == NONE || is_empty(block) {
+                found |= bb_bit(to) & ~own;
+            }
+        }
+    }
+    return found;
+}
+
+// Where the piece in `slot` may have come from by a move that captured nothing: empty points
+// from which it reaches its square (moves.rs `sources`).
+fn sources(slot: u32) -> vec3<u32> {
+    let side = side_of(slot);
+    let to = square_of(slot);
+    let kind = slot_kind(slot);
+    var found = vec3<u32>(0u);
+    if kind == ROOK || kind == CANNON {
+        for (var d = 0u; d < DIRECTIONS; d += 1u) {
+            let ray = GEO_RAYS + (to * DIRECTIONS + d) * RAY_WIDTH;
+            for (var i = 0u; i < RAY_WIDTH; i += 1u) {
+                let origin = xq_geo[ray + i];
+                if origin == NONE || !is_empty(origin) {
+                    break;
+                }
+                found |= bb_bit(origin);
+            }
+        }
+    } else {
+        let table = leap_base(GEO_LEAP_FROM, side, kind, to);
+        for (var i = 0u; i < LEAP_WIDTH; i += 1u) {
+            let entry = xq_geo[table + i];
+            let origin = entry & 0xFFu;
+            if origin == NONE {
+                break;
+            }
+            let block = entry >> 8u;
+            if is_empty(origin) && (block == NONE || is_empty(block)) {
+                found |= bb_bit(origin);
+            }
+        }
+    }
+    return found;
+}
+
+// Removes and returns the lowest square of a non-empty bitboard.
+fn bb_pop(b: ptr<function, vec3<u32>>) -> u32 {
+    let bits = *b;
+    let word = select(select(2u, 1u, bits.y != 0u), 0u, bits.x != 0u);
+    let low = select(select(bits.z, bits.y, word == 1u), bits.x, word == 0u);
+    *b = bits & ~(vec3<u32>(low & (0u - low)) * vec3<u32>(vec3<u32>(word) == vec3<u32>(0u, 1u, 2u)));
+    return 32u * word + firstTrailingBit(low);
+}
+
+fn bb_empty(b: vec3<u32>) -> bool {
+    return all(b == vec3<u32>(0u));
+}
+
+// Moves as in moves::for_each_legal_move. Each piece's targets are gathered first, so that one
+// loop of `try_move` serves every kind (on SIMD-per-thread drivers, every branch of an `if` runs
+// for the whole batch of states, masked).
 fn game_expand(state: u32, out: ptr<function, Successors>) -> Node {
     if !decode(state) {
         return node_broken();
     }
     let side = cur_side;
-    let own = side_occ(side);
     watch_king(side);
     var node = node_inner();
     var moves = 0u;
@@ -442,45 +539,9 @@ fn game_expand(state: u32, out: ptr<function, Successors>) -> Node {
         if side_of(slot) != side {
             continue;
         }
-        let origin = square_of(slot);
-        let kind = slot_kind(slot);
-        if kind == ROOK || kind == CANNON {
-            for (var d = 0u; d < DIRECTIONS; d += 1u) {
-                let ray = GEO_RAYS + (origin * DIRECTIONS + d) * RAY_WIDTH;
-                var screened = false;
-                for (var i = 0u; i < RAY_WIDTH; i += 1u) {
-                    let to = xq_geo[ray + i];
-                    if to == NONE {
-                        break;
-                    }
-                    if is_empty(to) {
-                        if !screened {
-                            moves += try_move(out, slot, to, &node);
-                        }
-                        continue;
-                    }
-                    if kind == ROOK || screened {
-                        if !bb_has(own, to) {
-                            moves += try_move(out, slot, to, &node);
-                        }
-                        break;
-                    }
-                    screened = true;
-                }
-            }
-        } else {
-            let base = leap_base(GEO_LEAP_TO, side, kind, origin);
-            for (var i = 0u; i < LEAP_WIDTH; i += 1u) {
-                let entry = xq_geo[base + i];
-                let to = entry & 0xFFu;
-                if to == NONE {
-                    break;
-                }
-                let block = entry >> 8u;
-                if (block == NONE || is_empty(block)) && !bb_has(own, to) {
-                    moves += try_move(out, slot, to, &node);
-                }
-            }
+        var left = targets(slot);
+        while !bb_empty(left) {
+            moves += try_move(out, slot, bb_pop(&left), &node);
         }
     }
     if moves > 0u {
@@ -522,32 +583,9 @@ fn game_parents(state: u32, out: ptr<function, Successors>) {
         if side_of(slot) != side {
             continue;
         }
-        let to = square_of(slot);
-        let kind = slot_kind(slot);
-        if kind == ROOK || kind == CANNON {
-            for (var d = 0u; d < DIRECTIONS; d += 1u) {
-                let ray = GEO_RAYS + (to * DIRECTIONS + d) * RAY_WIDTH;
-                for (var i = 0u; i < RAY_WIDTH; i += 1u) {
-                    let origin = xq_geo[ray + i];
-                    if origin == NONE || !is_empty(origin) {
-                        break;
-                    }
-                    try_unmove(out, slot, origin, base);
-                }
-            }
-        } else {
-            let table = leap_base(GEO_LEAP_FROM, side, kind, to);
-            for (var i = 0u; i < LEAP_WIDTH; i += 1u) {
-                let entry = xq_geo[table + i];
-                let origin = entry & 0xFFu;
-                if origin == NONE {
-                    break;
-                }
-                let block = entry >> 8u;
-                if is_empty(origin) && (block == NONE || is_empty(block)) {
-                    try_unmove(out, slot, origin, base);
-                }
-            }
+        var left = sources(slot);
+        while !bb_empty(left) {
+            try_unmove(out, slot, bb_pop(&left), base);
         }
     }
 }
