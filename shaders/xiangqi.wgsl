@@ -378,6 +378,11 @@ fn push_moved(out: ptr<function, Successors>, moved: u32, square: u32, base: u32
         }
         return;
     }
+    push_digit(out, moved, square, base);
+}
+
+// `push_moved` for any piece but the red king.
+fn push_digit(out: ptr<function, Successors>, moved: u32, square: u32, base: u32) {
     let group = this_group(slot_group(moved));
     let slot = cur_slot + rank_change(group, moved, square, false) * group.stride;
     if cur_centre {
@@ -535,11 +540,25 @@ fn game_expand(state: u32, out: ptr<function, Successors>) -> Node {
     watch_king(side);
     var node = node_inner();
     var moves = 0u;
+    let base = (1u - side) * PER_SIDE;
+    let king_slot = side_start(side);
     for (var slot = 0u; slot < PIECES; slot += 1u) {
         if side_of(slot) != side {
             continue;
         }
-        var left = targets(slot);
+        let all = targets(slot);
+        // Moves of a piece other than the king that capture nothing and neither leave nor fill
+        // a square that can decide an attack on a safe king: legal, and never the red king's.
+        var quiet = vec3<u32>(0u);
+        if king_safe && slot != king_slot && !sensitive(square_of(slot)) {
+            quiet = all & ~side_occ(1u - side) & ~king_sensitive;
+        }
+        moves += countOneBits(quiet.x) + countOneBits(quiet.y) + countOneBits(quiet.z);
+        var left = quiet;
+        while !bb_empty(left) {
+            push_digit(out, slot, bb_pop(&left), base);
+        }
+        left = all & ~quiet;
         while !bb_empty(left) {
             moves += try_move(out, slot, bb_pop(&left), &node);
         }
