@@ -351,21 +351,22 @@ fn decode(state: u32) -> bool {
     return !in_check(1u - cur_side);
 }
 
-// How much the rank of `group` changes (modulo 2^32) when the piece in `moved` goes from its
-// square to `square`.
-fn rank_change(group: Group, moved: u32, square: u32, mirrored: bool) -> u32 {
-    let now = square_of(moved);
-    let old_rank = group_rank(0u, group, mirrored);
-    set_square(moved, square);
-    let new_rank = group_rank(0u, group, mirrored);
-    set_square(moved, now);
-    return new_rank - old_rank;
+// The slot and the mirror slot (x, y) less the digit of the group of the piece in `moved`: a
+// move of that piece adds the group's new rank back. Computed once per piece, not per move.
+fn digit_partial(moved: u32) -> vec2<u32> {
+    let group = this_group(slot_group(moved));
+    var ranks = vec2<u32>(group_rank(0u, group, false), 0u);
+    if cur_centre {
+        ranks.y = group_rank(0u, group, true);
+    }
+    return vec2<u32>(cur_slot, cur_mirror) - ranks * group.stride;
 }
 
 // Pushes the state (`base`: its side's first state) of the decoded board with the piece in
-// `moved` on `square` instead. Unless the red king moves, only the moved piece's digit changes,
-// in the slot and (red king on the centre file) in the mirror slot.
-fn push_moved(out: ptr<function, Successors>, moved: u32, square: u32, base: u32) {
+// `moved` on `square` instead (`partial`: its `digit_partial`). Unless the red king moves, only
+// the moved piece's digit changes, in the slot and (red king on the centre file) in the mirror
+// slot.
+fn push_moved(out: ptr<function, Successors>, moved: u32, square: u32, base: u32, partial: vec2<u32>) {
     if moved == 0u {
         let now = square_of(0u);
         set_square(0u, square);
@@ -378,21 +379,25 @@ fn push_moved(out: ptr<function, Successors>, moved: u32, square: u32, base: u32
         }
         return;
     }
-    push_digit(out, moved, square, base);
+    push_digit(out, moved, square, base, partial);
 }
 
 // `push_moved` for any piece but the red king.
-fn push_digit(out: ptr<function, Successors>, moved: u32, square: u32, base: u32) {
+fn push_digit(out: ptr<function, Successors>, moved: u32, square: u32, base: u32, partial: vec2<u32>) {
     let group = this_group(slot_group(moved));
-    let slot = cur_slot + rank_change(group, moved, square, false) * group.stride;
+    let now = square_of(moved);
+    set_square(moved, square);
+    let slot = partial.x + group_rank(0u, group, false) * group.stride;
+    var mirrored = slot;
     if cur_centre {
-        let mirrored = cur_mirror + rank_change(group, moved, square, true) * group.stride;
-        if mirrored < slot {
-            succ_push_mapped(out, base + mirrored);
-            return;
-        }
+        mirrored = partial.y + group_rank(0u, group, true) * group.stride;
     }
-    succ_push_plain(out, base + slot);
+    set_square(moved, now);
+    if mirrored < slot {
+        succ_push_mapped(out, base + mirrored);
+    } else {
+        succ_push_plain(out, base + slot);
+    }
 }
 
 // The entry, for the side then to move, of the position after capturing `victim`.
@@ -412,6 +417,7 @@ fn try_move(
     slot: u32,
     to: u32,
     node: ptr<function, Node>,
+    partial: vec2<u32>,
 ) -> u32 {
     let side = side_of(slot);
     let origin = square_of(slot);
@@ -429,7 +435,7 @@ fn try_move(
         unmake(slot, origin, victim);
     }
     if legal && !captures {
-        push_moved(out, slot, to, (1u - side) * PER_SIDE);
+        push_moved(out, slot, to, (1u - side) * PER_SIDE, partial);
     }
     return select(0u, 1u, legal);
 }
@@ -547,6 +553,7 @@ fn game_expand(state: u32, out: ptr<function, Successors>) -> Node {
             continue;
         }
         let all = targets(slot);
+        let partial = digit_partial(slot);
         // Moves of a piece other than the king that capture nothing and neither leave nor fill
         // a square that can decide an attack on a safe king: legal, and never the red king's.
         var quiet = vec3<u32>(0u);
@@ -556,11 +563,11 @@ fn game_expand(state: u32, out: ptr<function, Successors>) -> Node {
         moves += countOneBits(quiet.x) + countOneBits(quiet.y) + countOneBits(quiet.z);
         var left = quiet;
         while !bb_empty(left) {
-            push_digit(out, slot, bb_pop(&left), base);
+            push_digit(out, slot, bb_pop(&left), base, partial);
         }
         left = all & ~quiet;
         while !bb_empty(left) {
-            moves += try_move(out, slot, bb_pop(&left), &node);
+            moves += try_move(out, slot, bb_pop(&left), &node, partial);
         }
     }
     if moves > 0u {
@@ -572,7 +579,7 @@ fn game_expand(state: u32, out: ptr<function, Successors>) -> Node {
 // Takes the piece in `slot` back to the empty `origin` and pushes that parent if it is legal.
 // Unless the move could open a line to the king, only the moved piece's own attack matters (and
 // advisors and elephants, past the side's attackers, never attack).
-fn try_unmove(out: ptr<function, Successors>, slot: u32, origin: u32, base: u32) {
+fn try_unmove(out: ptr<function, Successors>, slot: u32, origin: u32, base: u32, partial: vec2<u32>) {
     let to = square_of(slot);
     let side = side_of(slot);
     let king = square_of(side_start(cur_side));
@@ -587,7 +594,7 @@ fn try_unmove(out: ptr<function, Successors>, slot: u32, origin: u32, base: u32)
         unmake(slot, to, NONE);
     }
     if safe {
-        push_moved(out, slot, origin, base);
+        push_moved(out, slot, origin, base, partial);
     }
 }
 
@@ -602,9 +609,10 @@ fn game_parents(state: u32, out: ptr<function, Successors>) {
         if side_of(slot) != side {
             continue;
         }
+        let partial = digit_partial(slot);
         var left = sources(slot);
         while !bb_empty(left) {
-            try_unmove(out, slot, bb_pop(&left), base);
+            try_unmove(out, slot, bb_pop(&left), base, partial);
         }
     }
 }
