@@ -1,23 +1,27 @@
 // Xiangqi rules for the GPU solver: the twin of src/games/xiangqi (index.rs, moves.rs, space.rs).
 //
 // Joined after a prelude that src/games/xiangqi/gpu.rs generates: the material's constants
-// (PIECES, SLOT_KINDS_*, BLACK_START, *_ATTACKERS_END, PER_SIDE, GROUPS, GAME_MAX_SUCCESSORS),
-// the kind numbers
-// and the layout constants of the data buffers below (GEO_*, G_*, IX_*, MAT_*, EXIT_*). Every
-// table comes from Rust:
+// (PIECES, SLOT_KINDS_*, SLOT_GROUPS_*, BLACK_START, *_ATTACKERS_END, PER_SIDE, GROUPS,
+// GAME_MAX_SUCCESSORS, fn this_group), the kind numbers, the board's FILES and FILE_ZERO_*, and
+// the layout constants of the data buffers below (GEO_*, G_*, IX_*, MAT_*, EXIT_*). Every table
+// comes from Rust:
 //   xq_geo:          geometry::Geometry (points, symmetry maps, leaper tables with their blocking
 //                    squares, rays, horse legs, the squares that can decide an attack on a king)
 //   xq_material:     index descriptors (this table, then per slot the table capturing it leads
-//                    to), each slot's group, the capture exits
+//                    to), the capture exits
 //   xq_exit_entries: the smaller tables' entries, two per word
 // Red owns slots 0..BLACK_START (its king first), black the rest (its king first). Bitboards are
 // vec3<u32> (low word: squares 0..31); a captured piece's square is NONE.
-
-// Speed on SIMD-per-thread drivers (llvmpipe): nothing is indexed at run time in private memory
-// (such an array or vector lives in memory, one gather or scatter per lane and access). The
-// placement is three vectors read and written with `select`, each side's occupancy a value of its
-// own, bitboards built with `select`; loops over the pieces run to the constant PIECES, and each
-// slot's kind is a prelude constant (SLOT_KINDS_*), not a buffer load.
+//
+// Speed on SIMD-per-thread drivers (llvmpipe), where a batch of states runs in lock step:
+// - nothing is indexed at run time in private memory (such an array lives in memory, a gather or
+//   scatter per access): the placement is three vectors read and written with `select`, each
+//   side's occupancy a value of its own, bitboards are built with `select`;
+// - few buffer loads (each one a load per lane): this table's groups and each slot's kind and
+//   group are prelude constants, line attacks are computed from square numbers;
+// - a piece's targets (sources) are gathered as a bitboard, then popped in loops that run as
+//   often as the busiest state of the batch needs: quiet moves, which only change one digit of
+//   the slot, apart from those that need the board made and a full check test.
 
 // The squares of slots 0..3, 4..7 and 8..11 (GPU tables have at most 12 pieces).
 struct Placement {

@@ -5,13 +5,14 @@
 //! - `xq_geo`: the [`Geometry`] arrays as named sections (see [`geo_sections`]), one word per
 //!   entry unless said otherwise;
 //! - `xq_material`: index descriptors of [`IX_WORDS`] words (this table first, then per slot the
-//!   smaller table that capturing it leads to; zeros for the kings), each slot's group,
-//!   and per slot its capture exit (colour flip, entry offset, which slot fills each slot of the
-//!   smaller table);
+//!   smaller table that capturing it leads to; zeros for the kings), and per slot its capture
+//!   exit (colour flip, entry offset, which slot fills each slot of the smaller table);
 //! - `xq_exit_entries`: the entries of every distinct smaller table, two per word.
 //!
 //! Every offset into them is a WGSL constant of the generated prelude, so the layouts are written
-//! down once, here.
+//! down once, here. The prelude also holds what the hot paths would otherwise load per state
+//! (each load is a gather of one load per lane on SIMD-per-thread drivers): each slot's kind and
+//! group, and this table's groups (`fn this_group`).
 
 use std::borrow::Cow;
 use std::fmt::Write;
