@@ -1,7 +1,7 @@
 // Xiangqi rules for the GPU solver: the twin of src/games/xiangqi (index.rs, moves.rs, space.rs).
 //
 // Joined after a prelude that src/games/xiangqi/gpu.rs generates: the material's constants
-// (PIECES, SLOT_KINDS_*, SLOT_GROUPS_*, BLACK_START, *_ATTACKERS_END, PER_SIDE, GROUPS,
+// (PIECES, SLOT_KINDS_*, SLOT_GROUPS_*, KINDS_PRESENT, BLACK_START, *_ATTACKERS_END, PER_SIDE, GROUPS,
 // GAME_MAX_SUCCESSORS, fn this_group), the kind numbers, the board's FILES and FILE_ZERO_*, and
 // the layout constants of the data buffers below (GEO_*, G_*, IX_*, MAT_*, EXIT_*). Every table
 // comes from Rust:
@@ -124,6 +124,12 @@ fn is_attacker(slot: u32, side: u32) -> bool {
     return slot >= side_start(side) && slot < attackers_end(side);
 }
 
+// Whether the material has pieces of `kind` (KINDS_PRESENT, a bit per kind): a constant, so that
+// the code for absent kinds folds away.
+fn present(kind: u32) -> bool {
+    return ((KINDS_PRESENT >> kind) & 1u) != 0u;
+}
+
 fn slot_kind(slot: u32) -> u32 {
     let word = select(SLOT_KINDS_HIGH, SLOT_KINDS_LOW, slot < 8u);
     return (word >> (4u * (slot & 7u))) & 0xFu;
@@ -137,7 +143,7 @@ fn leap_base(table: u32, side: u32, kind: u32, s: u32) -> u32 {
 // Whether an attacking piece of `kind` and `side` on `origin` attacks `aim` on a board whose
 // occupied squares are `occ`.
 fn attacks(kind: u32, side: u32, origin: u32, aim: u32, occ: vec3<u32>) -> bool {
-    if kind == PAWN {
+    if present(PAWN) && kind == PAWN {
         let base = leap_base(GEO_LEAP_TO, side, PAWN, origin);
         for (var i = 0u; i < LEAP_WIDTH; i += 1u) {
             let to = xq_geo[base + i] & 0xFFu;
@@ -150,7 +156,7 @@ fn attacks(kind: u32, side: u32, origin: u32, aim: u32, occ: vec3<u32>) -> bool 
         }
         return false;
     }
-    if kind == HORSE {
+    if present(HORSE) && kind == HORSE {
         let leg = xq_geo[GEO_HORSE_LEG + origin * SQUARES + aim];
         return leg != NONE && !bb_has(occ, leg);
     }

@@ -166,6 +166,10 @@ impl XiangqiGpu {
             ("PIECES", pieces),
             ("SLOT_KINDS_LOW", slot_kinds(layout, 0)),
             ("SLOT_KINDS_HIGH", slot_kinds(layout, 8)),
+            (
+                "KINDS_PRESENT",
+                (0..pieces).fold(0, |bits, slot| bits | 1 << layout.kind[slot].index()),
+            ),
             ("SLOT_GROUPS_LOW", slot_groups(layout, 0)),
             ("SLOT_GROUPS_HIGH", slot_groups(layout, 8)),
             ("BLACK_START", layout.sides[1].0),
