@@ -1,19 +1,38 @@
 // Xiangqi rules for the GPU solver: the twin of src/games/xiangqi (index.rs, moves.rs, space.rs).
 //
 // Joined after a prelude that src/games/xiangqi/gpu.rs generates: the material's constants
-// (PIECES, BLACK_START, *_ATTACKERS_END, PER_SIDE, GROUPS, GAME_MAX_SUCCESSORS), the kind numbers
-// and the layout constants of the data buffers below (GEO_*, G_*, IX_*, MAT_*, EXIT_*). Every
-// table comes from Rust:
+// (PIECES, SLOT_KINDS_*, SLOT_GROUPS_*, KINDS_PRESENT, BLACK_START, *_ATTACKERS_END, PER_SIDE, GROUPS,
+// GAME_MAX_SUCCESSORS, fn this_group), the kind numbers, the board's FILES and FILE_ZERO_*, and
+// the layout constants of the data buffers below (GEO_*, G_*, IX_*, MAT_*, EXIT_*). Every table
+// comes from Rust:
 //   xq_geo:          geometry::Geometry (points, symmetry maps, leaper tables with their blocking
-//                    squares, rays, between bitboards with the line they share, horse legs)
+//                    squares, rays, horse legs, the squares that can decide an attack on a king)
 //   xq_material:     index descriptors (this table, then per slot the table capturing it leads
-//                    to), each slot's kind and group, the capture exits
+//                    to), the capture exits
 //   xq_exit_entries: the smaller tables' entries, two per word
 // Red owns slots 0..BLACK_START (its king first), black the rest (its king first). Bitboards are
 // vec3<u32> (low word: squares 0..31); a captured piece's square is NONE.
+//
+// Speed on SIMD-per-thread drivers (llvmpipe), where a batch of states runs in lock step:
+// - nothing is indexed at run time in private memory (such an array lives in memory, a gather or
+//   scatter per access): the placement is three vectors read and written with `select`, each
+//   side's occupancy a value of its own, bitboards are built with `select`;
+// - few buffer loads (each one a load per lane): this table's groups and each slot's kind and
+//   group are prelude constants, line attacks are computed from square numbers;
+// - a piece's targets (sources) are gathered as a bitboard, then popped in loops that run as
+//   often as the busiest state of the batch needs: quiet moves, which only change one digit of
+//   the slot, apart from those that need the board made and a full check test.
 
-var<private> sq: array<u32, PIECES>;
-var<private> side_occ: array<vec3<u32>, 2>;
+// The squares of slots 0..3, 4..7 and 8..11 (GPU tables have at most 12 pieces).
+struct Placement {
+    a: vec4<u32>,
+    b: vec4<u32>,
+    c: vec4<u32>,
+}
+
+var<private> pl: Placement;
+var<private> red_occ: vec3<u32>;
+var<private> black_occ: vec3<u32>;
 // The decoded state: its slot, the side to move, whether the red king stands on the centre file
 // (and if so the mirror image's slot), and whether the king that a move (or an un-move) must
 // leave safe is safe there.
@@ -22,19 +41,66 @@ var<private> cur_side: u32;
 var<private> cur_centre: bool;
 var<private> cur_mirror: u32;
 var<private> king_safe: bool;
+// The squares whose emptiness can decide an attack on that king (geometry's `sensitive`: see
+// moves.rs, only moves that empty or fill one need a full check test).
+var<private> king_sensitive: vec3<u32>;
 
+fn lane(v: vec4<u32>, k: u32) -> u32 {
+    return select(select(v.w, v.z, k == 2u), select(v.y, v.x, k == 0u), k < 2u);
+}
+
+// The square of slot `j`.
+fn square_of(j: u32) -> u32 {
+    let k = j & 3u;
+    return select(select(lane(pl.c, k), lane(pl.b, k), j < 8u), lane(pl.a, k), j < 4u);
+}
+
+fn set_square(j: u32, s: u32) {
+    let at = vec4<u32>(j);
+    let to = vec4<u32>(s);
+    pl.a = select(pl.a, to, at == vec4<u32>(0u, 1u, 2u, 3u));
+    pl.b = select(pl.b, to, at == vec4<u32>(4u, 5u, 6u, 7u));
+    pl.c = select(pl.c, to, at == vec4<u32>(8u, 9u, 10u, 11u));
+}
+
+// The bitboard of square `s` (empty for NONE).
 fn bb_bit(s: u32) -> vec3<u32> {
-    var b = vec3<u32>(0u);
-    b[s >> 5u] = 1u << (s & 31u);
-    return b;
+    let shift = vec3<u32>(s) - vec3<u32>(0u, 32u, 64u);
+    return select(vec3<u32>(0u), vec3<u32>(1u) << (shift & vec3<u32>(31u)), shift < vec3<u32>(32u));
+}
+
+// The squares below `n` (at most 96).
+fn below(n: u32) -> vec3<u32> {
+    let shift = vec3<u32>(n) - vec3<u32>(0u, 32u, 64u);
+    let partial = (vec3<u32>(1u) << (shift & vec3<u32>(31u))) - vec3<u32>(1u);
+    let full = shift >= vec3<u32>(32u) & shift <= vec3<u32>(96u);
+    return select(select(vec3<u32>(0u), partial, shift < vec3<u32>(32u)), vec3<u32>(0xFFFFFFFFu), full);
+}
+
+// The squares of file `file`: those of file 0 (FILE_ZERO_*) shifted up by `file` (below 32).
+fn file_mask(file: u32) -> vec3<u32> {
+    let zero = vec3<u32>(FILE_ZERO_0, FILE_ZERO_1, FILE_ZERO_2);
+    let lower = vec3<u32>(0u, FILE_ZERO_0, FILE_ZERO_1);
+    let carry = select(vec3<u32>(0u), lower >> vec3<u32>(32u - file), file > 0u);
+    return (zero << vec3<u32>(file)) | carry;
 }
 
 fn bb_has(b: vec3<u32>, s: u32) -> bool {
-    return ((b[s >> 5u] >> (s & 31u)) & 1u) != 0u;
+    return any((b & bb_bit(s)) != vec3<u32>(0u));
+}
+
+fn side_occ(side: u32) -> vec3<u32> {
+    return select(red_occ, black_occ, side == 1u);
+}
+
+// Toggles the squares `bits` in the occupancy of `side`.
+fn toggle_occ(side: u32, bits: vec3<u32>) {
+    red_occ ^= select(bits, vec3<u32>(0u), side == 1u);
+    black_occ ^= select(vec3<u32>(0u), bits, side == 1u);
 }
 
 fn occupied() -> vec3<u32> {
-    return side_occ[0] | side_occ[1];
+    return red_occ | black_occ;
 }
 
 fn is_empty(s: u32) -> bool {
@@ -49,16 +115,24 @@ fn side_start(side: u32) -> u32 {
     return select(0u, BLACK_START, side == 1u);
 }
 
-fn side_end(side: u32) -> u32 {
-    return select(BLACK_START, PIECES, side == 1u);
-}
-
 fn attackers_end(side: u32) -> u32 {
     return select(RED_ATTACKERS_END, BLACK_ATTACKERS_END, side == 1u);
 }
 
+// Whether `slot` belongs to `side` and can give check.
+fn is_attacker(slot: u32, side: u32) -> bool {
+    return slot >= side_start(side) && slot < attackers_end(side);
+}
+
+// Whether the material has pieces of `kind` (KINDS_PRESENT, a bit per kind): a constant, so that
+// the code for absent kinds folds away.
+fn present(kind: u32) -> bool {
+    return ((KINDS_PRESENT >> kind) & 1u) != 0u;
+}
+
 fn slot_kind(slot: u32) -> u32 {
-    return xq_material[MAT_KIND + slot];
+    let word = select(SLOT_KINDS_HIGH, SLOT_KINDS_LOW, slot < 8u);
+    return (word >> (4u * (slot & 7u))) & 0xFu;
 }
 
 // The leaper entries (`square | block << 8`) of `table` (GEO_LEAP_TO or GEO_LEAP_FROM).
@@ -66,49 +140,64 @@ fn leap_base(table: u32, side: u32, kind: u32, s: u32) -> u32 {
     return table + ((side * KINDS + kind) * SQUARES + s) * LEAP_WIDTH;
 }
 
-// Whether an attacking piece of `kind` and `side` on `origin` attacks `aim`.
-fn attacks(kind: u32, side: u32, origin: u32, aim: u32) -> bool {
-    if kind == PAWN {
+// Whether an attacking piece of `kind` and `side` on `origin` attacks `aim` on a board whose
+// occupied squares are `occ`.
+fn attacks(kind: u32, side: u32, origin: u32, aim: u32, occ: vec3<u32>) -> bool {
+    if present(PAWN) && kind == PAWN {
         let base = leap_base(GEO_LEAP_TO, side, PAWN, origin);
         for (var i = 0u; i < LEAP_WIDTH; i += 1u) {
-            if (xq_geo[base + i] & 0xFFu) == aim {
+            let to = xq_geo[base + i] & 0xFFu;
+            if to == aim {
                 return true;
+            }
+            if to == NONE {
+                return false;
             }
         }
         return false;
     }
-    if kind == HORSE {
+    if present(HORSE) && kind == HORSE {
         let leg = xq_geo[GEO_HORSE_LEG + origin * SQUARES + aim];
-        return leg != NONE && is_empty(leg);
+        return leg != NONE && !bb_has(occ, leg);
     }
     // King (facing along a file), rook, cannon (exactly one screen).
-    let at = GEO_BETWEEN + (origin * SQUARES + aim) * BETWEEN_WORDS;
-    let line = xq_geo[at + 3u];
-    if line == 0u || (kind == KING && line != LINE_FILE) {
+    let file = origin % FILES;
+    let same_file = file == aim % FILES;
+    if !(same_file || (kind != KING && origin / FILES == aim / FILES)) {
         return false;
     }
-    let blockers = vec3<u32>(xq_geo[at], xq_geo[at + 1u], xq_geo[at + 2u]) & occupied();
+    var between = below(max(origin, aim)) & ~below(min(origin, aim) + 1u);
+    if same_file {
+        between &= file_mask(file);
+    }
+    let blockers = between & occ;
     let count = countOneBits(blockers.x) + countOneBits(blockers.y) + countOneBits(blockers.z);
     return count == select(0u, 1u, kind == CANNON);
 }
 
 // Whether the king of `side` is attacked, the facing kings included.
 fn in_check(side: u32) -> bool {
-    let king = sq[side_start(side)];
+    let king = square_of(side_start(side));
     let enemy = 1u - side;
-    for (var slot = side_start(enemy); slot < attackers_end(enemy); slot += 1u) {
-        let s = sq[slot];
-        if s != NONE && attacks(slot_kind(slot), enemy, s, king) {
+    let occ = occupied();
+    for (var slot = 0u; slot < PIECES; slot += 1u) {
+        let s = square_of(slot);
+        if is_attacker(slot, enemy) && s != NONE && attacks(slot_kind(slot), enemy, s, king, occ) {
             return true;
         }
     }
     return false;
 }
 
-// Whether emptying or filling square `s` can decide an attack on a king on `king` (see
-// moves.rs: only such moves need a full check test).
-fn sensitive(king: u32, s: u32) -> bool {
-    return ((xq_geo[GEO_SENSITIVE + king * 3u + (s >> 5u)] >> (s & 31u)) & 1u) != 0u;
+// Sets king_safe and king_sensitive for the king of `side`.
+fn watch_king(side: u32) {
+    king_safe = !in_check(side);
+    let at = GEO_SENSITIVE + square_of(side_start(side)) * 3u;
+    king_sensitive = vec3<u32>(xq_geo[at], xq_geo[at + 1u], xq_geo[at + 2u]);
+}
+
+fn sensitive(s: u32) -> bool {
+    return bb_has(king_sensitive, s);
 }
 
 // Moves the piece in `slot` to `to`, capturing what stands there; returns the captured slot or
@@ -117,29 +206,29 @@ fn make(slot: u32, to: u32) -> u32 {
     let side = side_of(slot);
     let enemy = 1u - side;
     var victim = NONE;
-    if bb_has(side_occ[enemy], to) {
-        for (var v = side_start(enemy); v < side_end(enemy); v += 1u) {
-            if sq[v] == to {
+    if bb_has(side_occ(enemy), to) {
+        for (var v = 0u; v < PIECES; v += 1u) {
+            if side_of(v) == enemy && square_of(v) == to {
                 victim = v;
             }
         }
-        sq[victim] = NONE;
-        side_occ[enemy] ^= bb_bit(to);
+        set_square(victim, NONE);
+        toggle_occ(enemy, bb_bit(to));
     }
-    side_occ[side] ^= bb_bit(sq[slot]) | bb_bit(to);
-    sq[slot] = to;
+    toggle_occ(side, bb_bit(square_of(slot)) | bb_bit(to));
+    set_square(slot, to);
     return victim;
 }
 
 // Takes back a `make` of the piece in `slot` from `origin`.
 fn unmake(slot: u32, origin: u32, victim: u32) {
     let side = side_of(slot);
-    let to = sq[slot];
-    side_occ[side] ^= bb_bit(origin) | bb_bit(to);
-    sq[slot] = origin;
+    let to = square_of(slot);
+    toggle_occ(side, bb_bit(origin) | bb_bit(to));
+    set_square(slot, origin);
     if victim != NONE {
-        sq[victim] = to;
-        side_occ[1u - side] |= bb_bit(to);
+        set_square(victim, to);
+        toggle_occ(1u - side, bb_bit(to));
     }
 }
 
@@ -148,41 +237,73 @@ fn ix_word(ix: u32, field: u32) -> u32 {
     return xq_material[ix * IX_WORDS + field];
 }
 
-fn group_word(ix: u32, g: u32, field: u32) -> u32 {
-    return xq_material[ix * IX_WORDS + IX_GROUP + g * G_WORDS + field];
+// A group of an index descriptor (its G_* words in order): its first slot, piece count, radix and
+// stride in the slot, and the xq_geo offsets of its point numbers by square, of the same through
+// the mirror and of its squares by point number.
+struct Group {
+    first: u32,
+    count: u32,
+    radix: u32,
+    stride: u32,
+    points: u32,
+    mirrored: u32,
+    squares: u32,
+}
+
+// Group `g` of index `ix`: this table's from the prelude's constants (`this_group`), a smaller
+// table's from xq_material.
+fn group_of(ix: u32, g: u32) -> Group {
+    if ix == 0u {
+        return this_group(g);
+    }
+    let at = ix * IX_WORDS + IX_GROUP + g * G_WORDS;
+    return Group(
+        xq_material[at + G_FIRST],
+        xq_material[at + G_COUNT],
+        xq_material[at + G_RADIX],
+        xq_material[at + G_STRIDE],
+        xq_material[at + G_POINTS],
+        xq_material[at + G_MIRRORED],
+        xq_material[at + G_SQUARES],
+    );
+}
+
+fn slot_group(slot: u32) -> u32 {
+    let word = select(SLOT_GROUPS_HIGH, SLOT_GROUPS_LOW, slot < 8u);
+    return (word >> (4u * (slot & 7u))) & 0xFu;
 }
 
 // The square of slot `j` of index `ix`'s material, read from the board (through the capture
 // exit's slot order and colour flip for a smaller table).
 fn square_in(ix: u32, j: u32) -> u32 {
     if ix == 0u {
-        return sq[j];
+        return square_of(j);
     }
     let exit = MAT_EXITS + (ix - 1u) * EXIT_WORDS;
-    let s = sq[xq_material[exit + EXIT_ORDER + j]];
+    let s = square_of(xq_material[exit + EXIT_ORDER + j]);
     if xq_material[exit + EXIT_FLIP] != 0u {
         return xq_geo[GEO_FLIP + s];
     }
     return s;
 }
 
-// Rank of group `g` of index `ix`, as the pieces stand or through the mirror.
-fn group_rank(ix: u32, g: u32, mirrored: bool) -> u32 {
-    let table = group_word(ix, g, select(G_POINTS, G_MIRRORED, mirrored));
-    let first = group_word(ix, g, G_FIRST);
-    let a = xq_geo[table + square_in(ix, first)];
-    if group_word(ix, g, G_COUNT) == 1u {
+// Rank of `group` of index `ix`, as the pieces stand or through the mirror.
+fn group_rank(ix: u32, group: Group, mirrored: bool) -> u32 {
+    let table = select(group.points, group.mirrored, mirrored);
+    let a = xq_geo[table + square_in(ix, group.first)];
+    if group.count == 1u {
         return a;
     }
-    let b = xq_geo[table + square_in(ix, first + 1u)];
+    let b = xq_geo[table + square_in(ix, group.first + 1u)];
     return xq_geo[GEO_PAIR_BASE + max(a, b)] + min(a, b);
 }
 
 fn raw_slot(ix: u32, mirrored: bool) -> u32 {
     var slot = 0u;
-    let groups = ix_word(ix, IX_GROUPS);
+    let groups = select(ix_word(ix, IX_GROUPS), GROUPS, ix == 0u);
     for (var g = 0u; g < groups; g += 1u) {
-        slot += group_rank(ix, g, mirrored) * group_word(ix, g, G_STRIDE);
+        let group = group_of(ix, g);
+        slot += group_rank(ix, group, mirrored) * group.stride;
     }
     return slot;
 }
@@ -209,20 +330,18 @@ fn decode(state: u32) -> bool {
     cur_slot = state - cur_side * PER_SIDE;
     var rest = cur_slot;
     for (var g = GROUPS; g > 0u; g -= 1u) {
-        let radix = group_word(0u, g - 1u, G_RADIX);
-        let rank = rest % radix;
-        rest /= radix;
-        let first = group_word(0u, g - 1u, G_FIRST);
-        let squares = group_word(0u, g - 1u, G_SQUARES);
-        if group_word(0u, g - 1u, G_COUNT) == 1u {
-            sq[first] = xq_geo[squares + rank];
+        let group = this_group(g - 1u);
+        let rank = rest % group.radix;
+        rest /= group.radix;
+        if group.count == 1u {
+            set_square(group.first, xq_geo[group.squares + rank]);
         } else {
             let pair = xq_geo[GEO_PAIR_UNRANK + rank];
-            sq[first] = xq_geo[squares + (pair & 0xFFu)];
-            sq[first + 1u] = xq_geo[squares + (pair >> 8u)];
+            set_square(group.first, xq_geo[group.squares + (pair & 0xFFu)]);
+            set_square(group.first + 1u, xq_geo[group.squares + (pair >> 8u)]);
         }
     }
-    let king = sq[0];
+    let king = square_of(0u);
     cur_centre = xq_geo[GEO_MIRROR + king] == king;
     if cur_centre {
         cur_mirror = raw_slot(0u, true);
@@ -230,34 +349,39 @@ fn decode(state: u32) -> bool {
             return false;
         }
     }
-    side_occ[0] = vec3<u32>(0u);
-    side_occ[1] = vec3<u32>(0u);
+    red_occ = vec3<u32>(0u);
+    black_occ = vec3<u32>(0u);
     for (var j = 0u; j < PIECES; j += 1u) {
-        let s = sq[j];
+        let s = square_of(j);
         if bb_has(occupied(), s) {
             return false;
         }
-        side_occ[side_of(j)] |= bb_bit(s);
+        toggle_occ(side_of(j), bb_bit(s));
     }
     return !in_check(1u - cur_side);
 }
 
-// How much the rank of group `g` changed (modulo 2^32) since the piece in `moved` left `origin`.
-fn rank_change(g: u32, moved: u32, origin: u32, mirrored: bool) -> u32 {
-    let now = sq[moved];
-    let new_rank = group_rank(0u, g, mirrored);
-    sq[moved] = origin;
-    let old_rank = group_rank(0u, g, mirrored);
-    sq[moved] = now;
-    return new_rank - old_rank;
+// The slot and the mirror slot (x, y) less the digit of the group of the piece in `moved`: a
+// move of that piece adds the group's new rank back. Computed once per piece, not per move.
+fn digit_partial(moved: u32) -> vec2<u32> {
+    let group = this_group(slot_group(moved));
+    var ranks = vec2<u32>(group_rank(0u, group, false), 0u);
+    if cur_centre {
+        ranks.y = group_rank(0u, group, true);
+    }
+    return vec2<u32>(cur_slot, cur_mirror) - ranks * group.stride;
 }
 
-// Pushes the state (`base`: its side's first state) of the board after the piece in `moved`
-// left `origin`, the square it has in the decoded state. Unless the red king moved, only the
-// moved piece's digit changes, in the slot and (red king on the centre file) in the mirror slot.
-fn push_moved(out: ptr<function, Successors>, moved: u32, origin: u32, base: u32) {
+// Pushes the state (`base`: its side's first state) of the decoded board with the piece in
+// `moved` on `square` instead (`partial`: its `digit_partial`). Unless the red king moves, only
+// the moved piece's digit changes, in the slot and (red king on the centre file) in the mirror
+// slot.
+fn push_moved(out: ptr<function, Successors>, moved: u32, square: u32, base: u32, partial: vec2<u32>) {
     if moved == 0u {
+        let now = square_of(0u);
+        set_square(0u, square);
         let child = canonical_slot(0u);
+        set_square(0u, now);
         if child.y == 0u {
             succ_push_plain(out, base + child.x);
         } else {
@@ -265,17 +389,25 @@ fn push_moved(out: ptr<function, Successors>, moved: u32, origin: u32, base: u32
         }
         return;
     }
-    let g = xq_material[MAT_GROUP + moved];
-    let stride = group_word(0u, g, G_STRIDE);
-    let slot = cur_slot + rank_change(g, moved, origin, false) * stride;
+    push_digit(out, moved, square, base, partial);
+}
+
+// `push_moved` for any piece but the red king.
+fn push_digit(out: ptr<function, Successors>, moved: u32, square: u32, base: u32, partial: vec2<u32>) {
+    let group = this_group(slot_group(moved));
+    let now = square_of(moved);
+    set_square(moved, square);
+    let slot = partial.x + group_rank(0u, group, false) * group.stride;
+    var mirrored = slot;
     if cur_centre {
-        let mirrored = cur_mirror + rank_change(g, moved, origin, true) * stride;
-        if mirrored < slot {
-            succ_push_mapped(out, base + mirrored);
-            return;
-        }
+        mirrored = partial.y + group_rank(0u, group, true) * group.stride;
     }
-    succ_push_plain(out, base + slot);
+    set_square(moved, now);
+    if mirrored < slot {
+        succ_push_mapped(out, base + mirrored);
+    } else {
+        succ_push_plain(out, base + slot);
+    }
 }
 
 // The entry, for the side then to move, of the position after capturing `victim`.
@@ -288,80 +420,164 @@ fn exit_entry(victim: u32, next: u32) -> u32 {
 }
 
 // Plays the piece in `slot` to `to` if its king stays safe, recording the child or the exit;
-// returns 1 for a legal move.
+// returns 1 for a legal move. Only a capture or a move that may expose the king is made on the
+// board; a quiet move's child follows from its new square.
 fn try_move(
     out: ptr<function, Successors>,
     slot: u32,
     to: u32,
     node: ptr<function, Node>,
+    partial: vec2<u32>,
 ) -> u32 {
     let side = side_of(slot);
-    let origin = sq[slot];
+    let origin = square_of(slot);
     let king_slot = side_start(side);
-    let king = sq[king_slot];
-    let quiet = king_safe && slot != king_slot && !sensitive(king, origin) && !sensitive(king, to);
-    let victim = make(slot, to);
-    let legal = quiet || !in_check(side);
-    if legal {
-        if victim == NONE {
-            push_moved(out, slot, origin, (1u - side) * PER_SIDE);
-        } else {
+    let quiet = king_safe && slot != king_slot && !sensitive(origin) && !sensitive(to);
+    var legal = quiet;
+    var captures = false;
+    if !quiet || bb_has(side_occ(1u - side), to) {
+        let victim = make(slot, to);
+        legal = quiet || !in_check(side);
+        captures = victim != NONE;
+        if legal && captures {
             node_add_exit(node, exit_entry(victim, 1u - side));
         }
+        unmake(slot, origin, victim);
     }
-    unmake(slot, origin, victim);
+    if legal && !captures {
+        push_moved(out, slot, to, (1u - side) * PER_SIDE, partial);
+    }
     return select(0u, 1u, legal);
 }
 
+// Where the piece in `slot` may move, ignoring checks to its own king: empty points and enemy
+// pieces (moves.rs `targets`).
+fn targets(slot: u32) -> vec3<u32> {
+    let side = side_of(slot);
+    let origin = square_of(slot);
+    let kind = slot_kind(slot);
+    let own = side_occ(side);
+    var found = vec3<u32>(0u);
+    if kind == ROOK || kind == CANNON {
+        for (var d = 0u; d < DIRECTIONS; d += 1u) {
+            let ray = GEO_RAYS + (origin * DIRECTIONS + d) * RAY_WIDTH;
+            var screened = false;
+            for (var i = 0u; i < RAY_WIDTH; i += 1u) {
+                let to = xq_geo[ray + i];
+                if to == NONE {
+                    break;
+                }
+                if is_empty(to) {
+                    if !screened {
+                        found |= bb_bit(to);
+                    }
+                    continue;
+                }
+                if kind == ROOK || screened {
+                    found |= bb_bit(to) & ~own;
+                    break;
+                }
+                screened = true;
+            }
+        }
+    } else {
+        let base = leap_base(GEO_LEAP_TO, side, kind, origin);
+        for (var i = 0u; i < LEAP_WIDTH; i += 1u) {
+            let entry = xq_geo[base + i];
+            let to = entry & 0xFFu;
+            if to == NONE {
+                break;
+            }
+            let block = entry >> 8u;
+            if block == NONE || is_empty(block) {
+                found |= bb_bit(to) & ~own;
+            }
+        }
+    }
+    return found;
+}
+
+// Where the piece in `slot` may have come from by a move that captured nothing: empty points
+// from which it reaches its square (moves.rs `sources`).
+fn sources(slot: u32) -> vec3<u32> {
+    let side = side_of(slot);
+    let to = square_of(slot);
+    let kind = slot_kind(slot);
+    var found = vec3<u32>(0u);
+    if kind == ROOK || kind == CANNON {
+        for (var d = 0u; d < DIRECTIONS; d += 1u) {
+            let ray = GEO_RAYS + (to * DIRECTIONS + d) * RAY_WIDTH;
+            for (var i = 0u; i < RAY_WIDTH; i += 1u) {
+                let origin = xq_geo[ray + i];
+                if origin == NONE || !is_empty(origin) {
+                    break;
+                }
+                found |= bb_bit(origin);
+            }
+        }
+    } else {
+        let table = leap_base(GEO_LEAP_FROM, side, kind, to);
+        for (var i = 0u; i < LEAP_WIDTH; i += 1u) {
+            let entry = xq_geo[table + i];
+            let origin = entry & 0xFFu;
+            if origin == NONE {
+                break;
+            }
+            let block = entry >> 8u;
+            if is_empty(origin) && (block == NONE || is_empty(block)) {
+                found |= bb_bit(origin);
+            }
+        }
+    }
+    return found;
+}
+
+// Removes and returns the lowest square of a non-empty bitboard.
+fn bb_pop(b: ptr<function, vec3<u32>>) -> u32 {
+    let bits = *b;
+    let word = select(select(2u, 1u, bits.y != 0u), 0u, bits.x != 0u);
+    let low = select(select(bits.z, bits.y, word == 1u), bits.x, word == 0u);
+    *b = bits & ~(vec3<u32>(low & (0u - low)) * vec3<u32>(vec3<u32>(word) == vec3<u32>(0u, 1u, 2u)));
+    return 32u * word + firstTrailingBit(low);
+}
+
+fn bb_empty(b: vec3<u32>) -> bool {
+    return all(b == vec3<u32>(0u));
+}
+
+// Moves as in moves::for_each_legal_move. Each piece's targets are gathered first, so that one
+// loop of `try_move` serves every kind (on SIMD-per-thread drivers, every branch of an `if` runs
+// for the whole batch of states, masked).
 fn game_expand(state: u32, out: ptr<function, Successors>) -> Node {
     if !decode(state) {
         return node_broken();
     }
     let side = cur_side;
-    let own = side_occ[side];
-    king_safe = !in_check(side);
+    watch_king(side);
     var node = node_inner();
     var moves = 0u;
-    for (var slot = side_start(side); slot < side_end(side); slot += 1u) {
-        let origin = sq[slot];
-        let kind = slot_kind(slot);
-        if kind == ROOK || kind == CANNON {
-            for (var d = 0u; d < DIRECTIONS; d += 1u) {
-                let ray = GEO_RAYS + (origin * DIRECTIONS + d) * RAY_WIDTH;
-                var screened = false;
-                for (var i = 0u; i < RAY_WIDTH; i += 1u) {
-                    let to = xq_geo[ray + i];
-                    if to == NONE {
-                        break;
-                    }
-                    if is_empty(to) {
-                        if !screened {
-                            moves += try_move(out, slot, to, &node);
-                        }
-                        continue;
-                    }
-                    if kind == ROOK || screened {
-                        if !bb_has(own, to) {
-                            moves += try_move(out, slot, to, &node);
-                        }
-                        break;
-                    }
-                    screened = true;
-                }
-            }
-        } else {
-            let base = leap_base(GEO_LEAP_TO, side, kind, origin);
-            for (var i = 0u; i < LEAP_WIDTH; i += 1u) {
-                let entry = xq_geo[base + i];
-                let to = entry & 0xFFu;
-                if to == NONE {
-                    break;
-                }
-                let block = entry >> 8u;
-                if (block == NONE || is_empty(block)) && !bb_has(own, to) {
-                    moves += try_move(out, slot, to, &node);
-                }
-            }
+    let base = (1u - side) * PER_SIDE;
+    let king_slot = side_start(side);
+    for (var slot = 0u; slot < PIECES; slot += 1u) {
+        if side_of(slot) != side {
+            continue;
+        }
+        let all = targets(slot);
+        let partial = digit_partial(slot);
+        // Moves of a piece other than the king that capture nothing and neither leave nor fill
+        // a square that can decide an attack on a safe king: legal, and never the red king's.
+        var quiet = vec3<u32>(0u);
+        if king_safe && slot != king_slot && !sensitive(square_of(slot)) {
+            quiet = all & ~side_occ(1u - side) & ~king_sensitive;
+        }
+        moves += countOneBits(quiet.x) + countOneBits(quiet.y) + countOneBits(quiet.z);
+        var left = quiet;
+        while !bb_empty(left) {
+            push_digit(out, slot, bb_pop(&left), base, partial);
+        }
+        left = all & ~quiet;
+        while !bb_empty(left) {
+            moves += try_move(out, slot, bb_pop(&left), &node, partial);
         }
     }
     if moves > 0u {
@@ -373,22 +589,23 @@ fn game_expand(state: u32, out: ptr<function, Successors>) -> Node {
 // Takes the piece in `slot` back to the empty `origin` and pushes that parent if it is legal.
 // Unless the move could open a line to the king, only the moved piece's own attack matters (and
 // advisors and elephants, past the side's attackers, never attack).
-fn try_unmove(out: ptr<function, Successors>, slot: u32, origin: u32, base: u32) {
-    let to = sq[slot];
+fn try_unmove(out: ptr<function, Successors>, slot: u32, origin: u32, base: u32, partial: vec2<u32>) {
+    let to = square_of(slot);
     let side = side_of(slot);
-    let king = sq[side_start(cur_side)];
-    let quiet = king_safe && !sensitive(king, to) && !sensitive(king, origin);
-    make(slot, origin);
+    let king = square_of(side_start(cur_side));
+    let quiet = king_safe && !sensitive(to) && !sensitive(origin);
     var safe: bool;
     if quiet {
-        safe = slot >= attackers_end(side) || !attacks(slot_kind(slot), side, origin, king);
+        let occ = occupied() ^ bb_bit(to) ^ bb_bit(origin);
+        safe = slot >= attackers_end(side) || !attacks(slot_kind(slot), side, origin, king, occ);
     } else {
+        make(slot, origin);
         safe = !in_check(cur_side);
+        unmake(slot, to, NONE);
     }
     if safe {
-        push_moved(out, slot, to, base);
+        push_moved(out, slot, origin, base, partial);
     }
-    unmake(slot, to, NONE);
 }
 
 fn game_parents(state: u32, out: ptr<function, Successors>) {
@@ -397,34 +614,15 @@ fn game_parents(state: u32, out: ptr<function, Successors>) {
     }
     let side = 1u - cur_side;
     let base = side * PER_SIDE;
-    king_safe = !in_check(cur_side);
-    for (var slot = side_start(side); slot < side_end(side); slot += 1u) {
-        let to = sq[slot];
-        let kind = slot_kind(slot);
-        if kind == ROOK || kind == CANNON {
-            for (var d = 0u; d < DIRECTIONS; d += 1u) {
-                let ray = GEO_RAYS + (to * DIRECTIONS + d) * RAY_WIDTH;
-                for (var i = 0u; i < RAY_WIDTH; i += 1u) {
-                    let origin = xq_geo[ray + i];
-                    if origin == NONE || !is_empty(origin) {
-                        break;
-                    }
-                    try_unmove(out, slot, origin, base);
-                }
-            }
-        } else {
-            let table = leap_base(GEO_LEAP_FROM, side, kind, to);
-            for (var i = 0u; i < LEAP_WIDTH; i += 1u) {
-                let entry = xq_geo[table + i];
-                let origin = entry & 0xFFu;
-                if origin == NONE {
-                    break;
-                }
-                let block = entry >> 8u;
-                if is_empty(origin) && (block == NONE || is_empty(block)) {
-                    try_unmove(out, slot, origin, base);
-                }
-            }
+    watch_king(cur_side);
+    for (var slot = 0u; slot < PIECES; slot += 1u) {
+        if side_of(slot) != side {
+            continue;
+        }
+        let partial = digit_partial(slot);
+        var left = sources(slot);
+        while !bb_empty(left) {
+            try_unmove(out, slot, bb_pop(&left), base, partial);
         }
     }
 }

@@ -5,13 +5,14 @@
 //! - `xq_geo`: the [`Geometry`] arrays as named sections (see [`geo_sections`]), one word per
 //!   entry unless said otherwise;
 //! - `xq_material`: index descriptors of [`IX_WORDS`] words (this table first, then per slot the
-//!   smaller table that capturing it leads to; zeros for the kings), each slot's kind and group,
-//!   and per slot its capture exit (colour flip, entry offset, which slot fills each slot of the
-//!   smaller table);
+//!   smaller table that capturing it leads to; zeros for the kings), and per slot its capture
+//!   exit (colour flip, entry offset, which slot fills each slot of the smaller table);
 //! - `xq_exit_entries`: the entries of every distinct smaller table, two per word.
 //!
 //! Every offset into them is a WGSL constant of the generated prelude, so the layouts are written
-//! down once, here.
+//! down once, here. The prelude also holds what the hot paths would otherwise load per state
+//! (each load is a gather of one load per lane on SIMD-per-thread drivers): each slot's kind and
+//! group, and this table's groups (`fn this_group`).
 
 use std::borrow::Cow;
 use std::fmt::Write;
@@ -19,7 +20,7 @@ use std::sync::OnceLock;
 
 use anyhow::{Result, bail};
 
-use super::geometry::{Geometry, Kind, NONE, SQUARES, file, geometry, pair_base};
+use super::geometry::{FILES, Geometry, Kind, NONE, SQUARES, geometry, pair_base};
 use super::index::{Layout, MAX_PIECES, XiangqiIndex};
 use super::space::ExitMap;
 use crate::games::IndexSpace;
@@ -35,12 +36,17 @@ const LEAP_WIDTH: usize = 8;
 /// Rays per square and squares per ray (a file has ten points).
 const DIRECTIONS: usize = 4;
 const RAY_WIDTH: usize = 9;
-/// Words per square pair of the `between` section: the three words of the between bitboard, then
-/// the line the squares share.
-const BETWEEN_WORDS: usize = 4;
-/// Line codes of the `between` section.
-const LINE_RANK: u32 = 1;
-const LINE_FILE: u32 = 2;
+/// The squares of file 0, the words of the shader's `file_mask` (which shifts them to the other
+/// files): a rook's, cannon's or king's attack is computed from square numbers, not looked up.
+const FILE_ZERO: u128 = {
+    let mut bits = 0u128;
+    let mut square = 0;
+    while square < SQUARES {
+        bits |= 1 << square;
+        square += FILES;
+    }
+    bits
+};
 
 /// Words of one group in an index descriptor.
 const G_WORDS: usize = 7;
@@ -65,6 +71,44 @@ const EXIT_FLIP: usize = 0;
 const EXIT_OFFSET: usize = 1;
 const EXIT_ORDER: usize = 2;
 
+/// The most pieces the shader's placement holds (three vectors of four squares).
+const GPU_PIECES: usize = 12;
+
+/// The kinds of the eight slots from `first`, four bits each (the shader's `slot_kind`, a
+/// constant rather than a buffer load).
+fn slot_kinds(layout: &Layout, first: usize) -> usize {
+    (first..layout.pieces.min(first + 8))
+        .map(|slot| layout.kind[slot].index() << (4 * (slot - first)))
+        .sum()
+}
+
+/// The groups of the eight slots from `first`, four bits each (the shader's `slot_group`).
+fn slot_groups(layout: &Layout, first: usize) -> usize {
+    (first..layout.pieces.min(first + 8))
+        .map(|slot| usize::from(layout.group_of[slot]) << (4 * (slot - first)))
+        .sum()
+}
+
+/// `fn this_group(g: u32) -> Group`: this table's group descriptors (the words of `this`, a
+/// descriptor) as constants, so that the hot paths read none of them from `xq_material`.
+fn this_group_wgsl(prelude: &mut String, this: &[u32], groups: usize) {
+    let _ = writeln!(prelude, "fn this_group(g: u32) -> Group {{\n    switch g {{");
+    for g in 0..groups {
+        let words = &this[IX_GROUP + g * G_WORDS..IX_GROUP + (g + 1) * G_WORDS];
+        let fields = words.iter().map(|w| format!("{w}u")).collect::<Vec<_>>().join(", ");
+        let case = if g + 1 == groups {
+            "default".to_string()
+        } else {
+            format!("case {g}u")
+        };
+        let _ = writeln!(
+            prelude,
+            "        {case}: {{\n            return Group({fields});\n        }}"
+        );
+    }
+    let _ = writeln!(prelude, "    }}\n}}");
+}
+
 /// One xiangqi material's GPU rules, with the smaller tables its captures reach.
 pub struct XiangqiGpu {
     states: u64,
@@ -79,12 +123,16 @@ impl XiangqiGpu {
         if index.states() > u64::from(u32::MAX) {
             bail!("{} has too many states for the GPU", index.material);
         }
+        if index.layout.pieces > GPU_PIECES {
+            bail!("{} has more than {GPU_PIECES} pieces for the GPU", index.material);
+        }
         let g = geometry();
         let offsets = &geo_words().offsets;
         let layout = &index.layout;
         let pieces = layout.pieces;
 
-        let mut material = descriptor(index, offsets)?;
+        let this = descriptor(index, offsets)?;
+        let mut material = this.clone();
         let mut exits = Vec::with_capacity(pieces * EXIT_WORDS);
         let mut exit_entries: Vec<u16> = Vec::new();
         let mut placed: Vec<(Material, u32)> = Vec::new();
@@ -109,10 +157,6 @@ impl XiangqiGpu {
             exits.extend([u32::from(map.flip), offset]);
             exits.extend(map.order.iter().map(|&slot| u32::from(slot)));
         }
-        let slot_kind = material.len();
-        material.extend((0..pieces).map(|slot| layout.kind[slot].index() as u32));
-        let slot_group = material.len();
-        material.extend((0..pieces).map(|slot| u32::from(layout.group_of[slot])));
         let exit_base = material.len();
         material.extend(exits);
 
@@ -120,6 +164,14 @@ impl XiangqiGpu {
         let constants = [
             ("GAME_MAX_SUCCESSORS", max_successors(g, layout)),
             ("PIECES", pieces),
+            ("SLOT_KINDS_LOW", slot_kinds(layout, 0)),
+            ("SLOT_KINDS_HIGH", slot_kinds(layout, 8)),
+            (
+                "KINDS_PRESENT",
+                (0..pieces).fold(0, |bits, slot| bits | 1 << layout.kind[slot].index()),
+            ),
+            ("SLOT_GROUPS_LOW", slot_groups(layout, 0)),
+            ("SLOT_GROUPS_HIGH", slot_groups(layout, 8)),
             ("BLACK_START", layout.sides[1].0),
             ("RED_ATTACKERS_END", layout.attackers_end[0]),
             ("BLACK_ATTACKERS_END", layout.attackers_end[1]),
@@ -136,8 +188,10 @@ impl XiangqiGpu {
             ("LEAP_WIDTH", LEAP_WIDTH),
             ("DIRECTIONS", DIRECTIONS),
             ("RAY_WIDTH", RAY_WIDTH),
-            ("BETWEEN_WORDS", BETWEEN_WORDS),
-            ("LINE_FILE", LINE_FILE as usize),
+            ("FILES", FILES),
+            ("FILE_ZERO_0", FILE_ZERO as u32 as usize),
+            ("FILE_ZERO_1", (FILE_ZERO >> 32) as u32 as usize),
+            ("FILE_ZERO_2", (FILE_ZERO >> 64) as u32 as usize),
             ("G_WORDS", G_WORDS),
             ("G_FIRST", G_FIRST),
             ("G_COUNT", G_COUNT),
@@ -150,8 +204,6 @@ impl XiangqiGpu {
             ("IX_GROUPS", IX_GROUPS),
             ("IX_PER_SIDE", IX_PER_SIDE),
             ("IX_GROUP", IX_GROUP),
-            ("MAT_KIND", slot_kind),
-            ("MAT_GROUP", slot_group),
             ("MAT_EXITS", exit_base),
             ("EXIT_WORDS", EXIT_WORDS),
             ("EXIT_FLIP", EXIT_FLIP),
@@ -161,6 +213,7 @@ impl XiangqiGpu {
         for (name, value) in constants.into_iter().chain(offsets.iter().copied()) {
             let _ = writeln!(prelude, "const {name}: u32 = {value}u;");
         }
+        this_group_wgsl(&mut prelude, &this, layout.groups.len());
         Ok(XiangqiGpu {
             states: index.states(),
             prelude,
@@ -205,8 +258,6 @@ fn geo_words() -> &'static GeoWords {
 ///   leaping kinds (king, advisor, elephant, horse, pawn): where a piece moves to, and where it
 ///   moves here from;
 /// - `GEO_RAYS`: at `(square * DIRECTIONS + direction) * RAY_WIDTH`, as `rays`;
-/// - `GEO_BETWEEN`: per pair `a * 90 + b`, [`BETWEEN_WORDS`] words (the between bitboard, then
-///   0, [`LINE_RANK`] or [`LINE_FILE`]);
 /// - `GEO_HORSE_LEG`: `horse_leg_for`;
 /// - `GEO_SENSITIVE`: per square, the three words of its `sensitive` bitboard.
 fn geo_sections(g: &Geometry) -> Vec<Section> {
@@ -237,19 +288,6 @@ fn geo_sections(g: &Geometry) -> Vec<Section> {
         }
         out
     };
-    let mut between = Vec::with_capacity(SQUARES * SQUARES * BETWEEN_WORDS);
-    for a in 0..SQUARES {
-        for b in 0..SQUARES {
-            let pair = a * SQUARES + b;
-            let bits = g.between[pair];
-            between.extend([bits as u32, (bits >> 32) as u32, (bits >> 64) as u32]);
-            between.push(match g.aligned[pair] {
-                0 => 0,
-                _ if file(a as u8) == file(b as u8) => LINE_FILE,
-                _ => LINE_RANK,
-            });
-        }
-    }
     let rays: &[[[u8; RAY_WIDTH]; DIRECTIONS]; SQUARES] = &g.rays;
     vec![
         ("GEO_POINTS", per_kind(&g.points)),
@@ -271,7 +309,6 @@ fn geo_sections(g: &Geometry) -> Vec<Section> {
         ("GEO_LEAP_TO", leaps(false)),
         ("GEO_LEAP_FROM", leaps(true)),
         ("GEO_RAYS", words(rays.as_flattened().as_flattened())),
-        ("GEO_BETWEEN", between),
         ("GEO_HORSE_LEG", words(&g.horse_leg_for)),
         (
             "GEO_SENSITIVE",
