@@ -3,19 +3,29 @@
 //
 // Joined after a prelude that src/games/darkchess/gpu.rs generates: the rule options
 // (CANNON_JUMPS, NO_MOVE_ENTRY), the layout constants of the data buffers below (GEO_*, SET_*,
-// RULE_*, IX_*, EXIT_*), SQUARES, CANNON, GROUPS and GAME_MAX_SUCCESSORS. Every table comes
+// IX_*, EXIT_*), SQUARES, CANNON, GROUPS, GAME_MAX_SUCCESSORS and this table's descriptor:
+// THIS_PER_SIDE, THIS_FIRST_SINGLE and per group THIS_SIDE, THIS_KIND, THIS_COUNT, THIS_RADIX,
+// THIS_STRIDE and THIS_PREY (the groups it captures by stepping, a bit each). Every table comes
 // from Rust:
 //   dark_geo:          board::GEOMETRY (steps, rays, symmetry maps, binomials)
 //   dark_sets:         index::SquareSets of each group size used (colex unranking, anchor
 //                      canonicalisation, representatives, stabilizers)
-//   dark_material:     who captures whom by stepping, the index descriptors (this table, then
-//                      per group the smaller table capturing one of its pieces leads to) and the
-//                      capture exits
+//   dark_material:     per group the index descriptor of the smaller table capturing one of its
+//                      pieces leads to, and the capture exits
 //   dark_exit_entries: the smaller tables' entries, two per word
 // A position is the square masks of its groups, in index order; no smaller table has more groups
 // than this one's GROUPS, which keeps the per-thread arrays small.
+//
+// Speed on SIMD-per-thread drivers (llvmpipe), as in chess.wgsl: loops over the groups run to
+// the constant GROUPS with no early exit, so the compiler unrolls them, every group's descriptor
+// is a constant and the masks are indexed by constants only (an array indexed at run time lives
+// in memory, a gather or scatter per access).
 
 alias Masks = array<u32, GROUPS>;
+
+// The descriptor `ix` of the accessors below that stands for this table; 0 to GROUPS - 1 are
+// the smaller tables that capturing a piece of that group leads to.
+const THIS: u32 = GROUPS;
 
 fn steps_of(sq: u32) -> u32 {
     return dark_geo[GEO_STEPS + sq];
@@ -65,31 +75,54 @@ fn set_word(k: u32, table: u32, at: u32) -> u32 {
     return dark_sets[dark_sets[(k - 1u) * SET_TABLES + table] + at];
 }
 
-// Field of descriptor `ix` (0: this table, 1 + group: the table capturing it leads to).
-fn ix_word(ix: u32, field: u32) -> u32 {
-    return dark_material[IX_BASE + ix * IX_WORDS + field];
+// Field of the descriptor of the smaller table capturing a piece of group `victim` leads to.
+fn ix_word(victim: u32, field: u32) -> u32 {
+    return dark_material[IX_BASE + victim * IX_WORDS + field];
+}
+
+fn ix_groups(ix: u32) -> u32 {
+    if ix == THIS {
+        return GROUPS;
+    }
+    return ix_word(ix, IX_GROUPS);
+}
+
+fn ix_count(ix: u32, j: u32) -> u32 {
+    if ix == THIS {
+        return THIS_COUNT[j];
+    }
+    return ix_word(ix, IX_COUNT + j);
+}
+
+fn ix_stride(ix: u32, j: u32) -> u32 {
+    if ix == THIS {
+        return THIS_STRIDE[j];
+    }
+    return ix_word(ix, IX_STRIDE + j);
 }
 
 // The slot of the image under symmetry `g` of group masks of index `ix`, the image's anchor
 // being the representative `rep`.
 fn slot_of_image(ix: u32, rep: u32, gm: Masks, g: u32) -> u32 {
-    let groups = ix_word(ix, IX_GROUPS);
-    var slot = rep * ix_word(ix, IX_STRIDE);
-    for (var j = 1u; j < groups; j += 1u) {
-        var digit: u32;
-        if ix_word(ix, IX_COUNT + j) == 1u {
-            digit = symmetry(g, firstTrailingBit(gm[j]));
-        } else {
-            digit = colex(transform(gm[j], g));
+    let groups = ix_groups(ix);
+    var slot = rep * ix_stride(ix, 0u);
+    for (var j = 1u; j < GROUPS; j += 1u) {
+        if j < groups {
+            var digit: u32;
+            if ix_count(ix, j) == 1u {
+                digit = symmetry(g, firstTrailingBit(gm[j]));
+            } else {
+                digit = colex(transform(gm[j], g));
+            }
+            slot += digit * ix_stride(ix, j);
         }
-        slot += digit * ix_word(ix, IX_STRIDE + j);
     }
     return slot;
 }
 
 // The canonical slot of group masks of index `ix`, and the symmetry that made it canonical.
 fn canonical_slot(ix: u32, gm: Masks) -> vec2<u32> {
-    let k = ix_word(ix, IX_COUNT);
+    let k = ix_count(ix, 0u);
     let entry = set_word(k, SET_CANON, colex(gm[0]));
     let rep = entry >> 2u;
     let g = entry & 3u;
@@ -116,31 +149,31 @@ struct Decoded {
 // The group masks of a state of this table; not legal when pieces overlap or a symmetric image
 // has a smaller slot.
 fn decode(state: u32) -> Decoded {
-    let per_side = ix_word(0u, IX_PER_SIDE);
     var d: Decoded;
-    d.side = select(0u, 1u, state >= per_side);
-    d.slot = state - d.side * per_side;
+    d.side = select(0u, 1u, state >= THIS_PER_SIDE);
+    d.slot = state - d.side * THIS_PER_SIDE;
     d.legal = false;
-    let first_single = ix_word(0u, IX_FIRST_SINGLE);
     var rest = d.slot;
     var occupied = 0u;
-    for (var j = GROUPS - 1u; j > 0u; j -= 1u) {
+    var overlap = false;
+    for (var i = 1u; i < GROUPS; i += 1u) {
+        let j = GROUPS - i;
         var mask: u32;
-        if j >= first_single {
+        if j >= THIS_FIRST_SINGLE {
             mask = 1u << (rest & 31u);
             rest >>= 5u;
         } else {
-            let radix = ix_word(0u, IX_RADIX + j);
-            mask = set_word(ix_word(0u, IX_COUNT + j), SET_BY_COLEX, rest % radix);
-            rest /= radix;
+            mask = set_word(THIS_COUNT[j], SET_BY_COLEX, rest % THIS_RADIX[j]);
+            rest /= THIS_RADIX[j];
         }
-        if (occupied & mask) != 0u {
-            return d;
-        }
+        overlap = overlap || (occupied & mask) != 0u;
         occupied |= mask;
         d.gm[j] = mask;
     }
-    let k = ix_word(0u, IX_COUNT);
+    if overlap {
+        return d;
+    }
+    let k = THIS_COUNT[0];
     d.gm[0] = set_word(k, SET_REPS, rest);
     if (occupied & d.gm[0]) != 0u {
         return d;
@@ -149,7 +182,7 @@ fn decode(state: u32) -> Decoded {
     while stabilizer != 0u {
         let h = firstTrailingBit(stabilizer);
         stabilizer &= stabilizer - 1u;
-        if slot_of_image(0u, rest, d.gm, h) < d.slot {
+        if slot_of_image(THIS, rest, d.gm, h) < d.slot {
             return d;
         }
     }
@@ -160,10 +193,9 @@ fn decode(state: u32) -> Decoded {
 // Pushes the states reached when `mover` steps one piece, with `next` to move; says whether
 // there was any. As on the CPU, a step that leaves a plain anchor in place changes one digit.
 fn push_steps(out: ptr<function, Successors>, gm: Masks, slot: u32, mover: u32, next: u32) -> bool {
-    let base = next * ix_word(0u, IX_PER_SIDE);
-    let anchor_count = ix_word(0u, IX_COUNT);
-    let anchor_stride = ix_word(0u, IX_STRIDE);
-    let anchor_rep = slot / anchor_stride;
+    let base = next * THIS_PER_SIDE;
+    let anchor_count = THIS_COUNT[0];
+    let anchor_rep = slot / THIS_STRIDE[0];
     let symmetric = anchor_count > 1u && set_word(anchor_count, SET_STABILIZER, anchor_rep) != 0u;
     var occupied = 0u;
     for (var j = 0u; j < GROUPS; j += 1u) {
@@ -172,11 +204,11 @@ fn push_steps(out: ptr<function, Successors>, gm: Masks, slot: u32, mover: u32, 
     let empty = ~occupied;
     var stepped = false;
     for (var j = 0u; j < GROUPS; j += 1u) {
-        if ix_word(0u, IX_SIDE + j) != mover {
+        if THIS_SIDE[j] != mover {
             continue;
         }
-        let stride = ix_word(0u, IX_STRIDE + j);
-        let count = ix_word(0u, IX_COUNT + j);
+        let stride = THIS_STRIDE[j];
+        let count = THIS_COUNT[j];
         if j > 0u && !symmetric && count == 1u {
             let origin = firstTrailingBit(gm[j]);
             var targets = steps_of(origin) & empty;
@@ -224,7 +256,7 @@ fn push_steps(out: ptr<function, Successors>, gm: Masks, slot: u32, mover: u32, 
                     } else {
                         var child = gm;
                         child[j] ^= (1u << origin) | (1u << to);
-                        let c = canonical_slot(0u, child);
+                        let c = canonical_slot(THIS, child);
                         if c.y == 0u {
                             succ_push_plain(out, base + c.x);
                         } else {
@@ -245,29 +277,41 @@ fn exit_entry(gm: Masks, side: u32, attacker: u32, origin: u32, to: u32, victim:
     if dark_material[exit + EXIT_LOST] != 0u {
         return LOST;
     }
-    var after = gm;
-    after[attacker] ^= (1u << origin) | (1u << to);
-    after[victim] ^= 1u << to;
-    let ix = 1u + victim;
+    // Only the victim's group holds `to`, and the attacker's group gains it.
+    var after: Masks;
+    for (var a = 0u; a < GROUPS; a += 1u) {
+        after[a] = gm[a] & ~(1u << to);
+        if a == attacker {
+            after[a] ^= (1u << origin) | (1u << to);
+        }
+    }
+    let groups = ix_word(victim, IX_GROUPS);
     var smaller: Masks;
-    let groups = ix_word(ix, IX_GROUPS);
-    for (var i = 0u; i < groups; i += 1u) {
-        smaller[i] = after[dark_material[exit + EXIT_SOURCE + i]];
+    for (var i = 0u; i < GROUPS; i += 1u) {
+        var mask = 0u;
+        if i < groups {
+            let source = dark_material[exit + EXIT_SOURCE + i];
+            for (var a = 0u; a < GROUPS; a += 1u) {
+                mask = select(mask, after[a], source == a);
+            }
+        }
+        smaller[i] = mask;
     }
     let next = (1u - side) ^ dark_material[exit + EXIT_SWAP];
-    let at = dark_material[exit + EXIT_OFFSET] + next * ix_word(ix, IX_PER_SIDE)
-        + canonical_slot(ix, smaller).x;
+    let at = dark_material[exit + EXIT_OFFSET] + next * ix_word(victim, IX_PER_SIDE)
+        + canonical_slot(victim, smaller).x;
     return (dark_exit_entries[at >> 1u] >> (16u * (at & 1u))) & 0xFFFFu;
 }
 
 // The group of side `enemy` with a piece on `to`.
 fn group_on(gm: Masks, to: u32, enemy: u32) -> u32 {
+    var group = GROUPS;
     for (var v = 0u; v < GROUPS; v += 1u) {
-        if ix_word(0u, IX_SIDE + v) == enemy && ((gm[v] >> to) & 1u) == 1u {
-            return v;
+        if THIS_SIDE[v] == enemy && ((gm[v] >> to) & 1u) == 1u {
+            group = v;
         }
     }
-    return GROUPS;
+    return group;
 }
 
 // The square a cannon jump along direction `d` lands on, given the occupied squares of its ray
@@ -294,25 +338,23 @@ fn game_expand(state: u32, out: ptr<function, Successors>) -> Node {
     var enemy_all = 0u;
     for (var j = 0u; j < GROUPS; j += 1u) {
         occupied |= gm[j];
-        if ix_word(0u, IX_SIDE + j) == enemy {
+        if THIS_SIDE[j] == enemy {
             enemy_all |= gm[j];
         }
     }
     var node = node_inner();
     var captured = false;
     for (var j = 0u; j < GROUPS; j += 1u) {
-        if ix_word(0u, IX_SIDE + j) != side {
+        if THIS_SIDE[j] != side {
             continue;
         }
-        let kind = ix_word(0u, IX_KIND + j);
-        let adjacent = dark_material[RULE_ADJACENT + kind];
         var prey = 0u;
         for (var v = 0u; v < GROUPS; v += 1u) {
-            if ix_word(0u, IX_SIDE + v) == enemy && ((adjacent >> ix_word(0u, IX_KIND + v)) & 1u) == 1u {
+            if ((THIS_PREY[j] >> v) & 1u) == 1u {
                 prey |= gm[v];
             }
         }
-        let jumps = CANNON_JUMPS != 0u && kind == CANNON;
+        let jumps = CANNON_JUMPS != 0u && THIS_KIND[j] == CANNON;
         var pieces = gm[j];
         while pieces != 0u {
             let origin = firstTrailingBit(pieces);

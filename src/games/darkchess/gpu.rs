@@ -7,14 +7,17 @@
 //! - `dark_sets`: a directory of [`SET_TABLES`] word offsets per group size `k` (1 to 5, at
 //!   `(k - 1) * SET_TABLES`), then the [`SquareSets::of`] tables of every size the material or
 //!   its captures use (unused sizes point at offset 0);
-//! - `dark_material`: the capture table (`adjacent`), the index descriptors of [`IX_WORDS`]
-//!   words (this table first, then per group the smaller table that capturing one of its pieces
-//!   leads to) and per group the capture exit (last piece, colour swap, entry offset, and for
-//!   each group of the smaller table the group of this table it comes from);
+//! - `dark_material`: per group the index descriptor of [`IX_WORDS`] words of the smaller table
+//!   that capturing one of its pieces leads to, then per group the capture exit (last piece,
+//!   colour swap, entry offset, and for each group of the smaller table the group of this table
+//!   it comes from);
 //! - `dark_exit_entries`: the entries of every distinct smaller table, two per word.
 //!
 //! The rule options become constants of the prelude (`CANNON_JUMPS`, `NO_MOVE_ENTRY`), and every
-//! offset into the buffers is one too, so the layouts are written down once, here.
+//! offset into the buffers is one too, so the layouts are written down once, here. So is this
+//! table's own descriptor (`THIS_*`, with per group the groups it captures by stepping), which
+//! the shader reads in loops over the groups that run to the constant `GROUPS`: on llvmpipe
+//! they unroll and every group's descriptor folds to a constant.
 
 use std::borrow::Cow;
 use std::fmt::Write;
@@ -22,7 +25,7 @@ use std::fmt::Write;
 use anyhow::{Result, bail};
 
 use super::DarkRules;
-use super::board::{CANNON, GEOMETRY, KINDS, MAX_GROUP, SQUARES};
+use super::board::{CANNON, GEOMETRY, MAX_GROUP, SQUARES};
 use super::index::{DarkIndex, MAX_GROUPS, SquareSets};
 use super::moves::CaptureRules;
 use crate::games::IndexSpace;
@@ -60,9 +63,8 @@ const EXIT_OFFSET: usize = 2;
 const EXIT_SOURCE: usize = 3;
 
 /// Where the parts of `dark_material` start.
-const RULE_ADJACENT: usize = 0;
-const IX_BASE: usize = RULE_ADJACENT + KINDS;
-const EXIT_BASE: usize = IX_BASE + (1 + MAX_GROUPS) * IX_WORDS;
+const IX_BASE: usize = 0;
+const EXIT_BASE: usize = IX_BASE + MAX_GROUPS * IX_WORDS;
 
 /// Where the parts of `dark_geo` start.
 const GEO_STEPS: usize = 0;
@@ -89,8 +91,6 @@ impl DarkGpu {
         }
         let groups = index.groups();
         let mut material = vec![0u32; EXIT_BASE + MAX_GROUPS * EXIT_WORDS];
-        material[RULE_ADJACENT..RULE_ADJACENT + KINDS].copy_from_slice(&CaptureRules::new(rules).adjacent);
-        write_descriptor(&mut material, 0, index);
         let mut set_sizes = [false; MAX_GROUP + 1];
         let mut mark = |index: &DarkIndex| index.groups().iter().for_each(|g| set_sizes[g.count] = true);
         mark(index);
@@ -106,7 +106,7 @@ impl DarkGpu {
             let (canonical, swap) = after.canonical();
             let sub = DarkIndex::new(&canonical)?;
             mark(&sub);
-            write_descriptor(&mut material, 1 + victim, &sub);
+            write_descriptor(&mut material, victim, &sub);
             let offset = match placed.iter().find(|(m, _)| *m == canonical) {
                 Some(&(_, offset)) => offset,
                 None => {
@@ -142,7 +142,7 @@ impl DarkGpu {
         let widest_step = GEOMETRY.steps.iter().map(|s| s.count_ones()).max().unwrap_or(0);
         Ok(DarkGpu {
             states: index.states(),
-            prelude: prelude(rules, groups.len(), pieces * widest_step),
+            prelude: prelude(rules, index, pieces * widest_step),
             geometry: geometry_words(),
             sets: set_words(&set_sizes),
             material,
@@ -160,9 +160,7 @@ fn write_descriptor(material: &mut [u32], at: usize, index: &DarkIndex) {
     let groups = index.groups();
     words[IX_GROUPS] = groups.len() as u32;
     words[IX_PER_SIDE] = index.per_side() as u32;
-    words[IX_FIRST_SINGLE] = (1..groups.len())
-        .find(|&j| groups[j].count == 1)
-        .unwrap_or(groups.len()) as u32;
+    words[IX_FIRST_SINGLE] = first_single(index) as u32;
     for (j, g) in groups.iter().enumerate() {
         words[IX_SIDE + j] = g.side.index() as u32;
         words[IX_KIND + j] = g.kind as u32;
@@ -202,7 +200,9 @@ fn set_words(sizes: &[bool; MAX_GROUP + 1]) -> Vec<u32> {
 }
 
 /// The WGSL constants of the rules and the data layouts.
-fn prelude(rules: DarkRules, groups: usize, max_successors: u32) -> String {
+fn prelude(rules: DarkRules, index: &DarkIndex, max_successors: u32) -> String {
+    let groups = index.groups();
+    let adjacent = CaptureRules::new(rules).adjacent;
     let constants = [
         ("GAME_MAX_SUCCESSORS", max_successors as usize),
         ("SQUARES", SQUARES),
@@ -218,7 +218,6 @@ fn prelude(rules: DarkRules, groups: usize, max_successors: u32) -> String {
         ("SET_CANON", SET_CANON),
         ("SET_REPS", SET_REPS),
         ("SET_STABILIZER", SET_STABILIZER),
-        ("RULE_ADJACENT", RULE_ADJACENT),
         ("IX_BASE", IX_BASE),
         ("IX_WORDS", IX_WORDS),
         ("IX_GROUPS", IX_GROUPS),
@@ -235,13 +234,48 @@ fn prelude(rules: DarkRules, groups: usize, max_successors: u32) -> String {
         ("EXIT_SWAP", EXIT_SWAP),
         ("EXIT_OFFSET", EXIT_OFFSET),
         ("EXIT_SOURCE", EXIT_SOURCE),
-        ("GROUPS", groups),
+        ("GROUPS", groups.len()),
+        ("THIS_PER_SIDE", index.per_side() as usize),
+        ("THIS_FIRST_SINGLE", first_single(index)),
     ];
     let mut s = String::new();
     for (name, value) in constants {
         let _ = writeln!(s, "const {name}: u32 = {value}u;");
     }
+    // Per group: the groups (a bit each) of the other side it captures by stepping.
+    let prey = groups.iter().map(|g| {
+        groups
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| v.side != g.side && (adjacent[g.kind] >> v.kind) & 1 == 1)
+            .map(|(v, _)| 1usize << v)
+            .sum()
+    });
+    let per_group: [(&str, Vec<usize>); 6] = [
+        ("THIS_SIDE", groups.iter().map(|g| g.side.index()).collect()),
+        ("THIS_KIND", groups.iter().map(|g| g.kind).collect()),
+        ("THIS_COUNT", groups.iter().map(|g| g.count).collect()),
+        ("THIS_RADIX", groups.iter().map(|g| g.radix as usize).collect()),
+        ("THIS_STRIDE", groups.iter().map(|g| g.stride as usize).collect()),
+        ("THIS_PREY", prey.collect()),
+    ];
+    for (name, values) in per_group {
+        let values: Vec<String> = values.iter().map(|v| format!("{v}u")).collect();
+        let _ = writeln!(
+            s,
+            "const {name}: array<u32, GROUPS> = array<u32, GROUPS>({});",
+            values.join(", ")
+        );
+    }
     s
+}
+
+/// The first group after the anchor with a single piece (the group count if none).
+fn first_single(index: &DarkIndex) -> usize {
+    let groups = index.groups();
+    (1..groups.len())
+        .find(|&j| groups[j].count == 1)
+        .unwrap_or(groups.len())
 }
 
 impl GpuRules for DarkGpu {
