@@ -5,8 +5,8 @@
 // (CANNON_JUMPS, NO_MOVE_ENTRY), the layout constants of the data buffers below (GEO_*, SET_*,
 // IX_*, EXIT_*), SQUARES, CANNON, GROUPS, GAME_MAX_SUCCESSORS and this table's descriptor:
 // THIS_PER_SIDE, THIS_FIRST_SINGLE and per group THIS_SIDE, THIS_KIND, THIS_COUNT, THIS_RADIX,
-// THIS_STRIDE and THIS_PREY (the groups it captures by stepping, a bit each). Every table comes
-// from Rust:
+// THIS_STRIDE and THIS_PREY (the groups it captures by stepping, a bit each) and the directory
+// of dark_sets (SET_DIRECTORY). Every table comes from Rust:
 //   dark_geo:          board::GEOMETRY (steps, rays, symmetry maps, binomials)
 //   dark_sets:         index::SquareSets of each group size used (colex unranking, anchor
 //                      canonicalisation, representatives, stabilizers)
@@ -70,9 +70,19 @@ fn transform(mask: u32, g: u32) -> u32 {
     return image;
 }
 
-// Entry `at` of one of the square-set tables of group size `k`.
+// Entry `at` of one of the square-set tables of group size `k`, a constant: the directory is
+// SET_DIRECTORY.
 fn set_word(k: u32, table: u32, at: u32) -> u32 {
-    return dark_sets[dark_sets[(k - 1u) * SET_TABLES + table] + at];
+    return dark_sets[SET_DIRECTORY[(k - 1u) * SET_TABLES + table] + at];
+}
+
+// Entry `at` of one of the square-set tables of the anchor of index `ix`; the directory of a
+// smaller table's size is read from dark_sets.
+fn anchor_set_word(ix: u32, table: u32, at: u32) -> u32 {
+    if ix == THIS {
+        return set_word(THIS_COUNT[0], table, at);
+    }
+    return dark_sets[dark_sets[(ix_count(ix, 0u) - 1u) * SET_TABLES + table] + at];
 }
 
 // Field of the descriptor of the smaller table capturing a piece of group `victim` leads to.
@@ -122,12 +132,11 @@ fn slot_of_image(ix: u32, rep: u32, gm: Masks, g: u32) -> u32 {
 
 // The canonical slot of group masks of index `ix`, and the symmetry that made it canonical.
 fn canonical_slot(ix: u32, gm: Masks) -> vec2<u32> {
-    let k = ix_count(ix, 0u);
-    let entry = set_word(k, SET_CANON, colex(gm[0]));
+    let entry = anchor_set_word(ix, SET_CANON, colex(gm[0]));
     let rep = entry >> 2u;
     let g = entry & 3u;
     var best = vec2<u32>(slot_of_image(ix, rep, gm, g), g);
-    var stabilizer = set_word(k, SET_STABILIZER, rep);
+    var stabilizer = anchor_set_word(ix, SET_STABILIZER, rep);
     while stabilizer != 0u {
         let h = firstTrailingBit(stabilizer);
         stabilizer &= stabilizer - 1u;

@@ -14,10 +14,11 @@
 //! - `dark_exit_entries`: the entries of every distinct smaller table, two per word.
 //!
 //! The rule options become constants of the prelude (`CANNON_JUMPS`, `NO_MOVE_ENTRY`), and every
-//! offset into the buffers is one too, so the layouts are written down once, here. So is this
+//! offset into the buffers is one too, so the layouts are written down once, here. So are this
 //! table's own descriptor (`THIS_*`, with per group the groups it captures by stepping), which
-//! the shader reads in loops over the groups that run to the constant `GROUPS`: on llvmpipe
-//! they unroll and every group's descriptor folds to a constant.
+//! the shader reads in loops over the groups that run to the constant `GROUPS` (on llvmpipe
+//! they unroll and every group's descriptor folds to a constant), and the directory of
+//! `dark_sets` (`SET_DIRECTORY`), which saves a buffer load per square-set lookup.
 
 use std::borrow::Cow;
 use std::fmt::Write;
@@ -140,11 +141,12 @@ impl DarkGpu {
             .max()
             .unwrap_or(0);
         let widest_step = GEOMETRY.steps.iter().map(|s| s.count_ones()).max().unwrap_or(0);
+        let sets = set_words(&set_sizes);
         Ok(DarkGpu {
             states: index.states(),
-            prelude: prelude(rules, index, pieces * widest_step),
+            prelude: prelude(rules, index, &sets[..MAX_GROUP * SET_TABLES], pieces * widest_step),
             geometry: geometry_words(),
-            sets: set_words(&set_sizes),
+            sets,
             material,
             exit_entries: exit_entries
                 .chunks(2)
@@ -200,7 +202,7 @@ fn set_words(sizes: &[bool; MAX_GROUP + 1]) -> Vec<u32> {
 }
 
 /// The WGSL constants of the rules and the data layouts.
-fn prelude(rules: DarkRules, index: &DarkIndex, max_successors: u32) -> String {
+fn prelude(rules: DarkRules, index: &DarkIndex, set_directory: &[u32], max_successors: u32) -> String {
     let groups = index.groups();
     let adjacent = CaptureRules::new(rules).adjacent;
     let constants = [
@@ -242,6 +244,13 @@ fn prelude(rules: DarkRules, index: &DarkIndex, max_successors: u32) -> String {
     for (name, value) in constants {
         let _ = writeln!(s, "const {name}: u32 = {value}u;");
     }
+    let directory: Vec<String> = set_directory.iter().map(|v| format!("{v}u")).collect();
+    let _ = writeln!(
+        s,
+        "const SET_DIRECTORY: array<u32, {}> = array<u32, {0}>({});",
+        directory.len(),
+        directory.join(", ")
+    );
     // Per group: the groups (a bit each) of the other side it captures by stepping.
     let prey = groups.iter().map(|g| {
         groups
