@@ -43,11 +43,12 @@ fn binomial(n: u32, k: u32) -> u32 {
     return dark_geo[GEO_BINOMIAL + k * (SQUARES + 1u) + n];
 }
 
-// Colex rank of a mask among the masks with as many squares.
+// Colex rank of a non-empty mask among the masks with as many squares; its lowest square adds
+// C(square, 1), the square itself.
 fn colex(mask: u32) -> u32 {
-    var rank = 0u;
-    var m = mask;
-    var i = 1u;
+    var rank = firstTrailingBit(mask);
+    var m = mask & (mask - 1u);
+    var i = 2u;
     while m != 0u {
         rank += binomial(firstTrailingBit(m), i);
         m &= m - 1u;
