@@ -7,7 +7,7 @@
 // THIS_PER_SIDE, THIS_FIRST_SINGLE and per group THIS_SIDE, THIS_KIND, THIS_COUNT, THIS_RADIX,
 // THIS_STRIDE and THIS_PREY (the groups it captures by stepping, a bit each) and the directory
 // of dark_sets (SET_DIRECTORY). Every table comes from Rust:
-//   dark_geo:          board::GEOMETRY (steps, rays, symmetry maps, binomials)
+//   dark_geo:          board::GEOMETRY (steps, rays, binomials)
 //   dark_sets:         index::SquareSets of each group size used (colex unranking, anchor
 //                      canonicalisation, representatives, stabilizers)
 //   dark_material:     per group the index descriptor of the smaller table capturing one of its
@@ -35,8 +35,10 @@ fn ray(d: u32, sq: u32) -> u32 {
     return dark_geo[GEO_RAYS + d * SQUARES + sq];
 }
 
+// The image of a square under symmetry `g` (board::Geometry::symmetry): bit 0 of `g` mirrors
+// the file (square = rank * 8 + file), bit 1 the rank.
 fn symmetry(g: u32, sq: u32) -> u32 {
-    return dark_geo[GEO_SYMMETRY + g * SQUARES + sq];
+    return sq ^ (select(0u, 7u, (g & 1u) != 0u) | select(0u, 24u, (g & 2u) != 0u));
 }
 
 fn binomial(n: u32, k: u32) -> u32 {
@@ -57,18 +59,13 @@ fn colex(mask: u32) -> u32 {
     return rank;
 }
 
-// The image of a mask under symmetry `g`.
+// The image of a mask under symmetry `g`, a rank a byte: mirroring the ranks swaps the bytes;
+// mirroring the files then is reversing the bits of the bytes swapped back.
 fn transform(mask: u32, g: u32) -> u32 {
-    if g == 0u {
-        return mask;
-    }
-    var image = 0u;
-    var m = mask;
-    while m != 0u {
-        image |= 1u << symmetry(g, firstTrailingBit(m));
-        m &= m - 1u;
-    }
-    return image;
+    let ranks = (mask >> 24u) | ((mask >> 8u) & 0xFF00u) | ((mask << 8u) & 0xFF0000u) | (mask << 24u);
+    let image = select(mask, ranks, (g & 2u) != 0u);
+    let swapped = select(ranks, mask, (g & 2u) != 0u);
+    return select(image, reverseBits(swapped), (g & 1u) != 0u);
 }
 
 // Entry `at` of one of the square-set tables of group size `k`, a constant: the directory is

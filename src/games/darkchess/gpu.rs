@@ -2,7 +2,7 @@
 //! [`super::index`], [`super::moves`] and [`super::space`].
 //!
 //! Four u32 buffers, all computed here from the Rust tables:
-//! - `dark_geo`: [`GEOMETRY`]'s steps, rays (by direction), symmetry maps and binomials
+//! - `dark_geo`: [`GEOMETRY`]'s steps, rays (by direction) and binomials
 //!   (`C(n, k)` at `k * 33 + n`);
 //! - `dark_sets`: a directory of [`SET_TABLES`] word offsets per group size `k` (1 to 5, at
 //!   `(k - 1) * SET_TABLES`), then the [`SquareSets::of`] tables of every size the material or
@@ -70,8 +70,7 @@ const EXIT_BASE: usize = IX_BASE + MAX_GROUPS * IX_WORDS;
 /// Where the parts of `dark_geo` start.
 const GEO_STEPS: usize = 0;
 const GEO_RAYS: usize = GEO_STEPS + SQUARES;
-const GEO_SYMMETRY: usize = GEO_RAYS + 4 * SQUARES;
-const GEO_BINOMIAL: usize = GEO_SYMMETRY + 4 * SQUARES;
+const GEO_BINOMIAL: usize = GEO_RAYS + 4 * SQUARES;
 
 /// One dark chess material's GPU rules, with the smaller tables its captures reach.
 pub struct DarkGpu {
@@ -172,12 +171,12 @@ fn write_descriptor(material: &mut [u32], at: usize, index: &DarkIndex) {
     }
 }
 
-/// `dark_geo`: steps, rays, symmetry maps, binomials (see the module doc).
+/// `dark_geo`: steps, rays, binomials (see the module doc). The symmetry maps are bit
+/// operations in the shader (see `symmetries_flip_bits_of_the_square`).
 fn geometry_words() -> Vec<u32> {
     let mut words = Vec::with_capacity(GEO_BINOMIAL + (MAX_GROUP + 1) * (SQUARES + 1));
     words.extend(&GEOMETRY.steps);
     GEOMETRY.rays.iter().for_each(|r| words.extend(r));
-    GEOMETRY.symmetry.iter().for_each(|s| words.extend(s));
     GEOMETRY.binomial.iter().for_each(|b| words.extend(b));
     words
 }
@@ -213,7 +212,6 @@ fn prelude(rules: DarkRules, index: &DarkIndex, set_directory: &[u32], max_succe
         ("NO_MOVE_ENTRY", usize::from(rules.no_move_value().entry())),
         ("GEO_STEPS", GEO_STEPS),
         ("GEO_RAYS", GEO_RAYS),
-        ("GEO_SYMMETRY", GEO_SYMMETRY),
         ("GEO_BINOMIAL", GEO_BINOMIAL),
         ("SET_TABLES", SET_TABLES),
         ("SET_BY_COLEX", SET_BY_COLEX),
@@ -315,5 +313,31 @@ impl GpuRules for DarkGpu {
                 words: Cow::Borrowed(&self.exit_entries),
             },
         ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::board::{GEOMETRY, SQUARES, SYMMETRIES};
+
+    /// The shader's `symmetry` and `transform`: bit operations in place of the symmetry maps.
+    #[test]
+    fn symmetries_flip_bits_of_the_square() {
+        for g in 0..SYMMETRIES {
+            let flip = if g & 1 != 0 { 7 } else { 0 } | if g & 2 != 0 { 24 } else { 0 };
+            for s in 0..SQUARES {
+                assert_eq!(GEOMETRY.symmetry[g][s], (s ^ flip) as u32);
+            }
+            for mask in [0x0000_0001u32, 0x8000_0000, 0x0123_4567, 0xF0F0_1234, 0x00FF_8001] {
+                let ranks = mask.swap_bytes();
+                let image = if g & 2 != 0 { ranks } else { mask };
+                let swapped = if g & 2 != 0 { mask } else { ranks };
+                let image = if g & 1 != 0 { swapped.reverse_bits() } else { image };
+                let expected = (0..SQUARES)
+                    .filter(|&s| (mask >> s) & 1 == 1)
+                    .fold(0u32, |acc, s| acc | 1 << GEOMETRY.symmetry[g][s]);
+                assert_eq!(image, expected, "symmetry {g} of {mask:#x}");
+            }
+        }
     }
 }
