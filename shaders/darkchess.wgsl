@@ -310,13 +310,11 @@ fn exit_entry(gm: Masks, side: u32, attacker: u32, origin: u32, to: u32, victim:
     return (dark_exit_entries[at >> 1u] >> (16u * (at & 1u))) & 0xFFFFu;
 }
 
-// The group of side `enemy` with a piece on `to`.
-fn group_on(gm: Masks, to: u32, enemy: u32) -> u32 {
-    var group = GROUPS;
+// The group with a piece on the occupied square `sq`.
+fn group_on(gm: Masks, sq: u32) -> u32 {
+    var group = 0u;
     for (var v = 0u; v < GROUPS; v += 1u) {
-        if THIS_SIDE[v] == enemy && ((gm[v] >> to) & 1u) == 1u {
-            group = v;
-        }
+        group = select(group, v, ((gm[v] >> sq) & 1u) == 1u);
     }
     return group;
 }
@@ -351,41 +349,39 @@ fn game_expand(state: u32, out: ptr<function, Successors>) -> Node {
     }
     var node = node_inner();
     var captured = false;
-    for (var j = 0u; j < GROUPS; j += 1u) {
-        if THIS_SIDE[j] != side {
-            continue;
-        }
+    // One loop over the pieces of the side to move and one call of exit_entry for every capture:
+    // a single copy of its code, whose iterations lanes share whatever groups capture.
+    var pieces = occupied & ~enemy_all;
+    while pieces != 0u {
+        let origin = firstTrailingBit(pieces);
+        pieces &= pieces - 1u;
+        let j = group_on(gm, origin);
         var prey = 0u;
-        for (var v = 0u; v < GROUPS; v += 1u) {
-            if ((THIS_PREY[j] >> v) & 1u) == 1u {
-                prey |= gm[v];
-            }
-        }
-        let jumps = CANNON_JUMPS != 0u && THIS_KIND[j] == CANNON;
-        var pieces = gm[j];
-        while pieces != 0u {
-            let origin = firstTrailingBit(pieces);
-            pieces &= pieces - 1u;
-            var targets = steps_of(origin) & prey;
-            while targets != 0u {
-                let to = firstTrailingBit(targets);
-                targets &= targets - 1u;
-                captured = true;
-                node_add_exit(&node, exit_entry(gm, side, j, origin, to, group_on(gm, to, enemy)));
-            }
-            if jumps {
-                for (var dir = 0u; dir < 4u; dir += 1u) {
-                    let on_ray = ray(dir, origin) & occupied;
-                    if countOneBits(on_ray) < 2u {
-                        continue;
-                    }
-                    let to = jump_target(on_ray, dir);
-                    if ((enemy_all >> to) & 1u) == 1u {
-                        captured = true;
-                        node_add_exit(&node, exit_entry(gm, side, j, origin, to, group_on(gm, to, enemy)));
-                    }
+        var jumps = false;
+        for (var g = 0u; g < GROUPS; g += 1u) {
+            var prey_of_g = 0u;
+            for (var v = 0u; v < GROUPS; v += 1u) {
+                if ((THIS_PREY[g] >> v) & 1u) == 1u {
+                    prey_of_g |= gm[v];
                 }
             }
+            prey = select(prey, prey_of_g, g == j);
+            jumps = jumps || (g == j && CANNON_JUMPS != 0u && THIS_KIND[g] == CANNON);
+        }
+        var targets = steps_of(origin) & prey;
+        if jumps {
+            for (var dir = 0u; dir < 4u; dir += 1u) {
+                let on_ray = ray(dir, origin) & occupied;
+                if countOneBits(on_ray) >= 2u {
+                    targets |= (1u << jump_target(on_ray, dir)) & enemy_all;
+                }
+            }
+        }
+        captured = captured || targets != 0u;
+        while targets != 0u {
+            let to = firstTrailingBit(targets);
+            targets &= targets - 1u;
+            node_add_exit(&node, exit_entry(gm, side, j, origin, to, group_on(gm, to)));
         }
     }
     let stepped = push_steps(out, gm, d.slot, side, enemy);
