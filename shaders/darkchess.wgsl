@@ -199,76 +199,73 @@ fn decode(state: u32) -> Decoded {
 
 // Pushes the states reached when `mover` steps one piece, with `next` to move; says whether
 // there was any. As on the CPU, a step that leaves a plain anchor in place changes one digit.
+// One loop over the mover's pieces: a single copy of the code of each kind of step.
 fn push_steps(out: ptr<function, Successors>, gm: Masks, slot: u32, mover: u32, next: u32) -> bool {
     let base = next * THIS_PER_SIDE;
     let anchor_count = THIS_COUNT[0];
     let anchor_rep = slot / THIS_STRIDE[0];
     let symmetric = anchor_count > 1u && set_word(anchor_count, SET_STABILIZER, anchor_rep) != 0u;
     var occupied = 0u;
+    var movers = 0u;
     for (var j = 0u; j < GROUPS; j += 1u) {
         occupied |= gm[j];
+        if THIS_SIDE[j] == mover {
+            movers |= gm[j];
+        }
     }
     let empty = ~occupied;
     var stepped = false;
-    for (var j = 0u; j < GROUPS; j += 1u) {
-        if THIS_SIDE[j] != mover {
-            continue;
+    var pieces = movers;
+    while pieces != 0u {
+        let origin = firstTrailingBit(pieces);
+        pieces &= pieces - 1u;
+        let j = group_on(gm, origin);
+        var stride = 0u;
+        var count = 0u;
+        var group = 0u;
+        for (var g = 0u; g < GROUPS; g += 1u) {
+            stride = select(stride, THIS_STRIDE[g], g == j);
+            count = select(count, THIS_COUNT[g], g == j);
+            group = select(group, gm[g], g == j);
         }
-        let stride = THIS_STRIDE[j];
-        let count = THIS_COUNT[j];
-        if j > 0u && !symmetric && count == 1u {
-            let origin = firstTrailingBit(gm[j]);
-            var targets = steps_of(origin) & empty;
-            stepped = stepped || targets != 0u;
-            let cleared = base + slot - origin * stride;
-            while targets != 0u {
-                let to = firstTrailingBit(targets);
-                targets &= targets - 1u;
+        var targets = steps_of(origin) & empty;
+        stepped = stepped || targets != 0u;
+        // Outside a symmetric anchor, a piece of a group after the anchor changes its digit only.
+        let digit_only = j > 0u && !symmetric;
+        let others = group ^ (1u << origin);
+        var cleared = base + slot;
+        if digit_only && count == 1u {
+            cleared -= origin * stride;
+        } else if digit_only {
+            cleared -= colex(group) * stride;
+        }
+        while targets != 0u {
+            let to = firstTrailingBit(targets);
+            targets &= targets - 1u;
+            if digit_only && count == 1u {
                 succ_push_plain(out, cleared + to * stride);
-            }
-        } else if j > 0u && !symmetric {
-            let cleared = base + slot - colex(gm[j]) * stride;
-            var pieces = gm[j];
-            while pieces != 0u {
-                let origin = firstTrailingBit(pieces);
-                pieces &= pieces - 1u;
-                var targets = steps_of(origin) & empty;
-                stepped = stepped || targets != 0u;
-                let others = gm[j] ^ (1u << origin);
-                while targets != 0u {
-                    let to = firstTrailingBit(targets);
-                    targets &= targets - 1u;
-                    succ_push_plain(out, cleared + colex(others | (1u << to)) * stride);
+            } else if digit_only {
+                succ_push_plain(out, cleared + colex(others | (1u << to)) * stride);
+            } else {
+                // A single anchor stepping onto a representative square keeps the position
+                // canonical as it stands.
+                var after = 1u;
+                if !symmetric && count == 1u {
+                    after = set_word(1u, SET_CANON, to);
                 }
-            }
-        } else {
-            var pieces = gm[j];
-            while pieces != 0u {
-                let origin = firstTrailingBit(pieces);
-                pieces &= pieces - 1u;
-                var targets = steps_of(origin) & empty;
-                stepped = stepped || targets != 0u;
-                while targets != 0u {
-                    let to = firstTrailingBit(targets);
-                    targets &= targets - 1u;
-                    // A single anchor stepping onto a representative square keeps the
-                    // position canonical as it stands.
-                    var after = 1u;
-                    if !symmetric && count == 1u {
-                        after = set_word(1u, SET_CANON, to);
+                if (after & 3u) == 0u {
+                    let before = set_word(1u, SET_CANON, origin);
+                    succ_push_plain(out, base + slot + (after >> 2u) * stride - (before >> 2u) * stride);
+                } else {
+                    var child: Masks;
+                    for (var a = 0u; a < GROUPS; a += 1u) {
+                        child[a] = gm[a] ^ select(0u, (1u << origin) | (1u << to), a == j);
                     }
-                    if (after & 3u) == 0u {
-                        let before = set_word(1u, SET_CANON, origin);
-                        succ_push_plain(out, base + slot + (after >> 2u) * stride - (before >> 2u) * stride);
+                    let c = canonical_slot(THIS, child);
+                    if c.y == 0u {
+                        succ_push_plain(out, base + c.x);
                     } else {
-                        var child = gm;
-                        child[j] ^= (1u << origin) | (1u << to);
-                        let c = canonical_slot(THIS, child);
-                        if c.y == 0u {
-                            succ_push_plain(out, base + c.x);
-                        } else {
-                            succ_push_mapped(out, base + c.x);
-                        }
+                        succ_push_mapped(out, base + c.x);
                     }
                 }
             }
