@@ -19,7 +19,9 @@
 // Speed on SIMD-per-thread drivers (llvmpipe), as in chess.wgsl: loops over the groups run to
 // the constant GROUPS with no early exit, so the compiler unrolls them, every group's descriptor
 // is a constant and the masks are indexed by constants only (an array indexed at run time lives
-// in memory, a gather or scatter per access).
+// in memory, a gather or scatter per access). Captures and steps are one loop over the pieces
+// each, not one per group: a single copy of exit_entry and canonical_slot, whose iterations the
+// lanes share whichever groups move.
 
 alias Masks = array<u32, GROUPS>;
 

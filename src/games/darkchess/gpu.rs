@@ -44,17 +44,13 @@ const SET_CANON: usize = 1;
 const SET_REPS: usize = 2;
 const SET_STABILIZER: usize = 3;
 
-/// Words of one index descriptor: groups, slots per side, the first single piece after the
-/// anchor, then per group its side, kind, count, radix and stride.
-const IX_WORDS: usize = 3 + 5 * MAX_GROUPS;
+/// Words of one index descriptor (of a smaller table): groups, slots per side, then per group
+/// its count and stride.
+const IX_WORDS: usize = 2 + 2 * MAX_GROUPS;
 const IX_GROUPS: usize = 0;
 const IX_PER_SIDE: usize = 1;
-const IX_FIRST_SINGLE: usize = 2;
-const IX_SIDE: usize = 3;
-const IX_KIND: usize = IX_SIDE + MAX_GROUPS;
-const IX_COUNT: usize = IX_KIND + MAX_GROUPS;
-const IX_RADIX: usize = IX_COUNT + MAX_GROUPS;
-const IX_STRIDE: usize = IX_RADIX + MAX_GROUPS;
+const IX_COUNT: usize = 2;
+const IX_STRIDE: usize = IX_COUNT + MAX_GROUPS;
 /// Words of one capture exit: last piece taken, colour swap, entry offset, then per group of
 /// the smaller table its group in this table.
 const EXIT_WORDS: usize = 3 + MAX_GROUPS;
@@ -161,12 +157,8 @@ fn write_descriptor(material: &mut [u32], at: usize, index: &DarkIndex) {
     let groups = index.groups();
     words[IX_GROUPS] = groups.len() as u32;
     words[IX_PER_SIDE] = index.per_side() as u32;
-    words[IX_FIRST_SINGLE] = first_single(index) as u32;
     for (j, g) in groups.iter().enumerate() {
-        words[IX_SIDE + j] = g.side.index() as u32;
-        words[IX_KIND + j] = g.kind as u32;
         words[IX_COUNT + j] = g.count as u32;
-        words[IX_RADIX + j] = g.radix as u32;
         words[IX_STRIDE + j] = g.stride as u32;
     }
 }
@@ -222,11 +214,7 @@ fn prelude(rules: DarkRules, index: &DarkIndex, set_directory: &[u32], max_succe
         ("IX_WORDS", IX_WORDS),
         ("IX_GROUPS", IX_GROUPS),
         ("IX_PER_SIDE", IX_PER_SIDE),
-        ("IX_FIRST_SINGLE", IX_FIRST_SINGLE),
-        ("IX_SIDE", IX_SIDE),
-        ("IX_KIND", IX_KIND),
         ("IX_COUNT", IX_COUNT),
-        ("IX_RADIX", IX_RADIX),
         ("IX_STRIDE", IX_STRIDE),
         ("EXIT_BASE", EXIT_BASE),
         ("EXIT_WORDS", EXIT_WORDS),
