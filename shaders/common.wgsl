@@ -22,3 +22,12 @@ fn hp_of(state: u32) -> u32 {
     let word = chunk_load(state >> CHUNK_SHIFT, HP_BASE + (local >> 2u));
     return (word >> (8u * (local & 3u))) & 0xFFu;
 }
+
+// The active-block bitmap: block b (states b << BLOCK_SHIFT onwards) is bit b & 31 of word b >> 5.
+fn active_word(block: u32) -> u32 {
+    return block >> 5u;
+}
+
+fn active_bit(block: u32) -> u32 {
+    return 1u << (block & 31u);
+}

@@ -199,6 +199,18 @@ fn decode(state: u32) -> Decoded {
     return d;
 }
 
+// The occupied squares, and those of side `side`.
+fn occupancy(gm: Masks, side: u32) -> vec2<u32> {
+    var squares = vec2<u32>(0u);
+    for (var j = 0u; j < GROUPS; j += 1u) {
+        squares.x |= gm[j];
+        if THIS_SIDE[j] == side {
+            squares.y |= gm[j];
+        }
+    }
+    return squares;
+}
+
 // Pushes the states reached when `mover` steps one piece, with `next` to move; says whether
 // there was any. As on the CPU, a step that leaves a plain anchor in place changes one digit.
 // One loop over the mover's pieces: a single copy of the code of each kind of step.
@@ -207,17 +219,10 @@ fn push_steps(out: ptr<function, Successors>, gm: Masks, slot: u32, mover: u32, 
     let anchor_count = THIS_COUNT[0];
     let anchor_rep = slot / THIS_STRIDE[0];
     let symmetric = anchor_count > 1u && set_word(anchor_count, SET_STABILIZER, anchor_rep) != 0u;
-    var occupied = 0u;
-    var movers = 0u;
-    for (var j = 0u; j < GROUPS; j += 1u) {
-        occupied |= gm[j];
-        if THIS_SIDE[j] == mover {
-            movers |= gm[j];
-        }
-    }
-    let empty = ~occupied;
+    let squares = occupancy(gm, mover);
+    let empty = ~squares.x;
     var stepped = false;
-    var pieces = movers;
+    var pieces = squares.y;
     while pieces != 0u {
         let origin = firstTrailingBit(pieces);
         pieces &= pieces - 1u;
@@ -338,14 +343,9 @@ fn game_expand(state: u32, out: ptr<function, Successors>) -> Node {
     let gm = d.gm;
     let side = d.side;
     let enemy = 1u - side;
-    var occupied = 0u;
-    var enemy_all = 0u;
-    for (var j = 0u; j < GROUPS; j += 1u) {
-        occupied |= gm[j];
-        if THIS_SIDE[j] == enemy {
-            enemy_all |= gm[j];
-        }
-    }
+    let squares = occupancy(gm, enemy);
+    let occupied = squares.x;
+    let enemy_all = squares.y;
     var node = node_inner();
     var captured = false;
     // One loop over the pieces of the side to move and one call of exit_entry for every capture:

@@ -21,8 +21,8 @@ fn select_layer(
     let t = control[CTRL_LAYER];
     let threads = groups.x * groups.y * WORKGROUP;
     for (var block = thread_index(wg, groups, local); block < BLOCKS; block += threads) {
-        let bit = 1u << (block & 31u);
-        if (atomicLoad(&active_blocks[block >> 5u]) & bit) == 0u {
+        let bit = active_bit(block);
+        if (atomicLoad(&active_blocks[active_word(block)]) & bit) == 0u {
             continue;
         }
         var live = false;
@@ -34,7 +34,7 @@ fn select_layer(
             }
         }
         if !live {
-            atomicAnd(&active_blocks[block >> 5u], ~bit);
+            atomicAnd(&active_blocks[active_word(block)], ~bit);
         }
     }
 }

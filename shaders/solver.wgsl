@@ -145,11 +145,6 @@ fn decrement_hp(state: u32) -> u32 {
 var<workgroup> group_max: atomic<u32>;
 var<workgroup> group_active: atomic<u32>;
 
-// The bit of a state's block in the active bitmap.
-fn block_bit(state: u32) -> u32 {
-    return 1u << ((state >> BLOCK_SHIFT) & 31u);
-}
-
 // Expands every state: its entry (broken, terminal value, pending exit resolution or draw) and
 // its HP counter, and marks the blocks holding work for the layer sweep. The chunks start zeroed,
 // so or-ing the non-zero parts in is race-free.
@@ -199,7 +194,7 @@ fn initialise(
             chunk_or(chunk, slot >> 1u, entry << (16u * (slot & 1u)));
         }
         if entry >= FRESH && entry != BROKEN {
-            atomicOr(&group_active, block_bit(state));
+            atomicOr(&group_active, active_bit(state >> BLOCK_SHIFT));
         }
         if hp != 0u {
             chunk_or(chunk, HP_BASE + (slot >> 2u), hp << (8u * (slot & 3u)));
@@ -213,7 +208,7 @@ fn initialise(
         }
         let blocks = atomicLoad(&group_active);
         if blocks != 0u {
-            atomicOr(&active_blocks[state >> (BLOCK_SHIFT + 5u)], blocks);
+            atomicOr(&active_blocks[active_word(state >> BLOCK_SHIFT)], blocks);
         }
     }
 }
@@ -226,7 +221,8 @@ fn fresh(entry: u32) -> u32 {
 // Resolves an unresolved state (entry `old`) at `entry`, leaving its block for the next sweep.
 fn resolve(state: u32, old: u32, entry: u32) {
     set_entry(state, old, fresh(entry));
-    atomicOr(&active_blocks[state >> (BLOCK_SHIFT + 5u)], block_bit(state));
+    let block = state >> BLOCK_SHIFT;
+    atomicOr(&active_blocks[active_word(block)], active_bit(block));
 }
 
 // Resolves the parents of `state`, resolved at DTM `t`: as on the CPU, a lost state makes its

@@ -59,6 +59,11 @@ impl Layout {
         1u64 << self.shift
     }
 
+    /// Blocks of `2^BLOCK_SHIFT` states, the units of the active bitmap and of the sweep.
+    pub fn blocks(&self) -> u64 {
+        u64::from(self.states).div_ceil(1 << BLOCK_SHIFT)
+    }
+
     /// States held by chunk `c`.
     fn states_in(&self, c: u32) -> u64 {
         let first = u64::from(c) * self.per_chunk();
@@ -87,11 +92,7 @@ impl Layout {
         let _ = writeln!(s, "const CHUNK_MASK: u32 = {}u;", per_chunk - 1);
         let _ = writeln!(s, "const HP_BASE: u32 = {}u;", per_chunk / 2);
         let _ = writeln!(s, "const BLOCK_SHIFT: u32 = {BLOCK_SHIFT}u;");
-        let _ = writeln!(
-            s,
-            "const BLOCKS: u32 = {}u;",
-            u64::from(self.states).div_ceil(1 << BLOCK_SHIFT)
-        );
+        let _ = writeln!(s, "const BLOCKS: u32 = {}u;", self.blocks());
         for c in 0..self.chunks {
             let _ = writeln!(
                 s,
@@ -185,7 +186,7 @@ impl StateBuffers {
                 mapped_at_creation: false,
             })
         })?;
-        let blocks = u64::from(layout.states).div_ceil(1 << BLOCK_SHIFT);
+        let blocks = layout.blocks();
         let active = gpu.checked("the active blocks", || {
             gpu.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("egtb active blocks"),

@@ -119,12 +119,7 @@ impl Kernels {
         // an indirect dispatch.
         let kernel_layout = pipeline_layout(&[Some(&solver_layout), Some(&game_layout)]);
         let plan_pipeline_layout = pipeline_layout(&[Some(&solver_layout), Some(&game_layout), Some(&plan_layout)]);
-        let pipeline = |module: &wgpu::ShaderModule, entry: &str| {
-            let layout = if entry == "plan_propagation" {
-                &plan_pipeline_layout
-            } else {
-                &kernel_layout
-            };
+        let pipeline = |module: &wgpu::ShaderModule, layout: &wgpu::PipelineLayout, entry: &str| {
             gpu.checked(&format!("the '{entry}' kernel"), || {
                 gpu.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                     label: Some(entry),
@@ -150,17 +145,17 @@ impl Kernels {
             })
         })?;
         Ok(Kernels {
-            initialise: pipeline(&solver, "initialise")?,
-            select: pipeline(&sweep, "select_layer")?,
-            propagate: pipeline(&solver, "propagate")?,
-            advance: pipeline(&solver, "advance")?,
-            finalise: pipeline(&solver, "finalise")?,
+            initialise: pipeline(&solver, &kernel_layout, "initialise")?,
+            select: pipeline(&sweep, &kernel_layout, "select_layer")?,
+            propagate: pipeline(&solver, &kernel_layout, "propagate")?,
+            advance: pipeline(&solver, &kernel_layout, "advance")?,
+            finalise: pipeline(&solver, &kernel_layout, "finalise")?,
             solver_group: bind_group(gpu, &solver_layout, &solver_buffers)?,
             game_group: bind_group(gpu, &game_layout, &game_buffers)?,
             state_grid: grid(u64::from(layout.states), max_dim)?,
             word_grid: grid(u64::from(layout.states).div_ceil(2), max_dim)?,
-            sweep_grid: grid(u64::from(layout.states).div_ceil(1 << BLOCK_SHIFT), max_dim)?,
-            plan: pipeline(&solver, "plan_propagation")?,
+            sweep_grid: grid(layout.blocks(), max_dim)?,
+            plan: pipeline(&solver, &plan_pipeline_layout, "plan_propagation")?,
             plan_group: bind_group(gpu, &plan_layout, &[&propagation_grid])?,
             propagation_grid,
         })
