@@ -1,13 +1,19 @@
 // The layer sweep, a module of its own: layer t (control[CTRL_LAYER]) selects the states
 // resolved at DTM t, gives them their final entry and queues them for the propagation kernel
-// (solver.wgsl). Nothing else runs while it does and each thread owns the block of entries it
+// (solver.wgsl). Nothing else runs while it does and each thread owns the vectors of entries it
 // reads, so the generated prelude declares the control words as plain u32 and the chunks as plain
 // 4-word vectors (eight entries) here: a sweep is a stream of wide plain loads, with a store only
-// where a state joins the layer. It reads only the blocks marked active (holding a pending entry
-// or a resolved state whose parents wait) and unmarks those left with neither.
+// where a state joins the layer. A thread takes one vector at a time and neighbouring threads
+// neighbouring vectors, so that the loads of a group of threads are one contiguous read. It
+// reads only the blocks marked active in this sweep's bitmap (see common.wgsl) and marks for the
+// next sweep those it leaves work in.
 //
 // The queue's first word counts the states offered to it; those beyond QUEUE_CAPACITY keep their
 // tag, and the layer is swept again once the queue is worked off.
+
+// Vectors of eight entries per block, and per word of a bitmap.
+const BLOCK_VECTORS_SHIFT: u32 = BLOCK_SHIFT - 3u;
+const WORD_VECTORS: u32 = 32u << BLOCK_VECTORS_SHIFT;
 
 @compute @workgroup_size(WORKGROUP)
 fn select_layer(
@@ -19,22 +25,20 @@ fn select_layer(
         return;
     }
     let t = control[CTRL_LAYER];
+    let sweep = control[CTRL_SWEEP];
     let threads = groups.x * groups.y * WORKGROUP;
-    for (var block = thread_index(wg, groups, local); block < BLOCKS; block += threads) {
+    for (var vector = thread_index(wg, groups, local); vector < VECTORS; vector += threads) {
+        let block = vector >> BLOCK_VECTORS_SHIFT;
+        if (vector & (WORD_VECTORS - 1u)) == 0u {
+            atomicStore(&active_blocks[active_word(sweep + 2u, block)], 0u);
+        }
         let bit = active_bit(block);
-        if (atomicLoad(&active_blocks[active_word(block)]) & bit) == 0u {
-            continue;
-        }
-        var live = false;
-        let vectors = 1u << (BLOCK_SHIFT - 3u);
-        for (var v = 0u; v < vectors; v += 1u) {
-            let vector = block * vectors + v;
-            if 8u * vector < STATES && select_eight(vector, t) {
-                live = true;
+        if (atomicLoad(&active_blocks[active_word(sweep, block)]) & bit) != 0u && select_eight(vector, t) {
+            // Most threads of a busy block find the bit already set by a neighbour.
+            let next = active_word(sweep + 1u, block);
+            if (atomicLoad(&active_blocks[next]) & bit) == 0u {
+                atomicOr(&active_blocks[next], bit);
             }
-        }
-        if !live {
-            atomicAnd(&active_blocks[active_word(block)], ~bit);
         }
     }
 }

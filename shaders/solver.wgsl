@@ -208,7 +208,7 @@ fn initialise(
         }
         let blocks = atomicLoad(&group_active);
         if blocks != 0u {
-            atomicOr(&active_blocks[active_word(state >> BLOCK_SHIFT)], blocks);
+            atomicOr(&active_blocks[active_word(0u, state >> BLOCK_SHIFT)], blocks);
         }
     }
 }
@@ -218,18 +218,19 @@ fn fresh(entry: u32) -> u32 {
     return FRESH | entry;
 }
 
-// Resolves an unresolved state (entry `old`) at `entry`, leaving its block for the next sweep.
-fn resolve(state: u32, old: u32, entry: u32) {
+// Resolves an unresolved state (entry `old`) at `entry`, leaving its block for sweep `next`.
+fn resolve(state: u32, old: u32, entry: u32, next: u32) {
     set_entry(state, old, fresh(entry));
     let block = state >> BLOCK_SHIFT;
-    atomicOr(&active_blocks[active_word(block)], active_bit(block));
+    atomicOr(&active_blocks[active_word(next, block)], active_bit(block));
 }
 
 // Resolves the parents of `state`, resolved at DTM `t`: as on the CPU, a lost state makes its
 // unresolved parents won, a won one takes an HP from each, and the update that takes the last
 // makes the parent lost (or leaves it to its pending exit loss, if that is slower). Every state
-// of a layer has the same outcome, so no two updates of a layer conflict.
-fn resolve_parents(state: u32, t: u32) {
+// of a layer has the same outcome, so no two updates of a layer conflict. Resolved parents
+// are left to sweep `next`.
+fn resolve_parents(state: u32, t: u32, next: u32) {
     let resolved = t + 1u;
     var parents: Successors;
     game_parents(state, &parents);
@@ -244,11 +245,11 @@ fn resolve_parents(state: u32, t: u32) {
             continue;
         }
         if (t & 1u) == 0u {
-            resolve(parent, pe, resolved + 1u);
+            resolve(parent, pe, resolved + 1u, next);
         } else if decrement_hp(parent) == 1u {
             let exit_loss = select(0u, pe & ~PENDING, pe >= PENDING);
             if exit_loss <= resolved {
-                resolve(parent, pe, resolved + 1u);
+                resolve(parent, pe, resolved + 1u, next);
             }
         }
     }
@@ -282,21 +283,23 @@ fn propagate(
         return;
     }
     let t = atomicLoad(&control[CTRL_LAYER]);
+    let next = atomicLoad(&control[CTRL_SWEEP]) + 1u;
     let queued = min(atomicLoad(&queue[0]), QUEUE_CAPACITY);
     let threads = groups.x * WORKGROUP;
     for (var i = wg.x * WORKGROUP + local; i < queued; i += threads) {
-        resolve_parents(atomicLoad(&queue[1u + i]), t);
+        resolve_parents(atomicLoad(&queue[1u + i]), t, next);
     }
 }
 
-// One thread after each propagation: adds the states worked off to the layer's count; sweeps the
-// layer again if the queue overflowed; else stops when the layer found nothing and no pending
-// layer is left, or moves to the next layer.
+// One thread after each propagation: counts the sweep, adds the states worked off to the layer's
+// count; sweeps the layer again if the queue overflowed; else stops when the layer found nothing
+// and no pending layer is left, or moves to the next layer.
 @compute @workgroup_size(1)
 fn advance() {
     if atomicLoad(&control[CTRL_DONE]) != 0u {
         return;
     }
+    atomicAdd(&control[CTRL_SWEEP], 1u);
     let t = atomicLoad(&control[CTRL_LAYER]);
     let offered = atomicExchange(&queue[0], 0u);
     let worked = min(offered, QUEUE_CAPACITY);

@@ -59,9 +59,19 @@ impl Layout {
         1u64 << self.shift
     }
 
-    /// Blocks of `2^BLOCK_SHIFT` states, the units of the active bitmap and of the sweep.
+    /// Blocks of `2^BLOCK_SHIFT` states, the units of the active bitmaps.
     pub fn blocks(&self) -> u64 {
         u64::from(self.states).div_ceil(1 << BLOCK_SHIFT)
+    }
+
+    /// Words of one active bitmap (a bit a block).
+    fn active_words(&self) -> u64 {
+        self.blocks().div_ceil(32)
+    }
+
+    /// Vectors of eight entries, the units of the layer sweep.
+    pub fn vectors(&self) -> u64 {
+        u64::from(self.states).div_ceil(8)
     }
 
     /// States held by chunk `c`.
@@ -92,7 +102,8 @@ impl Layout {
         let _ = writeln!(s, "const CHUNK_MASK: u32 = {}u;", per_chunk - 1);
         let _ = writeln!(s, "const HP_BASE: u32 = {}u;", per_chunk / 2);
         let _ = writeln!(s, "const BLOCK_SHIFT: u32 = {BLOCK_SHIFT}u;");
-        let _ = writeln!(s, "const BLOCKS: u32 = {}u;", self.blocks());
+        let _ = writeln!(s, "const VECTORS: u32 = {}u;", self.vectors());
+        let _ = writeln!(s, "const ACTIVE_WORDS: u32 = {}u;", self.active_words());
         for c in 0..self.chunks {
             let _ = writeln!(
                 s,
@@ -148,9 +159,9 @@ pub(super) struct StateBuffers {
     /// for their parents to be resolved.
     pub queue: wgpu::Buffer,
     pub queue_capacity: u32,
-    /// A bit per block of `2^BLOCK_SHIFT` states: set where the block may hold a state for a
-    /// later layer (a pending entry, or one resolved whose parents wait), cleared by the sweep
-    /// when it finds none.
+    /// Three bitmaps of a bit per block of `2^BLOCK_SHIFT` states, used in turn by the sweeps
+    /// (see shaders/common.wgsl): a set bit marks a block that may hold a state for a later
+    /// layer (a pending entry, or one resolved whose parents wait).
     pub active: wgpu::Buffer,
 }
 
@@ -186,11 +197,10 @@ impl StateBuffers {
                 mapped_at_creation: false,
             })
         })?;
-        let blocks = layout.blocks();
         let active = gpu.checked("the active blocks", || {
             gpu.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("egtb active blocks"),
-                size: 4 * blocks.div_ceil(32),
+                size: 3 * 4 * layout.active_words(),
                 usage: wgpu::BufferUsages::STORAGE,
                 mapped_at_creation: false,
             })

@@ -19,14 +19,22 @@ const SOLVER_WGSL: &str = include_str!("../../../shaders/solver.wgsl");
 const SELECT_WGSL: &str = include_str!("../../../shaders/select.wgsl");
 /// Threads per workgroup.
 const WORKGROUP: u64 = 256;
+/// The most threads of a layer sweep, each taking every `SWEEP_THREADS`-th vector of entries:
+/// a few times what a large GPU runs at once.
+const SWEEP_THREADS: u64 = 1 << 20;
+/// The same on a software driver, which runs a workgroup at a time on each CPU thread: more
+/// workgroups than that only add their cost (a sweep of KQvKR on llvmpipe took twice as long
+/// with 2^20 threads as with 2^14).
+const SOFTWARE_SWEEP_THREADS: u64 = 1 << 14;
 // The initialisation marks a workgroup's active blocks in one word of the bitmap.
 const _: () = assert!(WORKGROUP.is_multiple_of(1 << BLOCK_SHIFT) && WORKGROUP <= 32 << BLOCK_SHIFT);
 /// Control header words: the current layer, the largest pending layer, the stop flag, error
-/// bits; then the states found in each layer.
+/// bits, the sweeps done; then the states found in each layer.
 pub(super) const CTRL_LAYER: usize = 0;
 const CTRL_LAST_PENDING: usize = 1;
 pub(super) const CTRL_DONE: usize = 2;
 pub(super) const CTRL_ERROR: usize = 3;
+const CTRL_SWEEP: usize = 4;
 pub(super) const CTRL_FOUND: u64 = 8;
 /// The tag of a final entry whose parents are still to be updated (see shaders/common.wgsl).
 /// It takes bit 14 of an entry, so DTMs on the GPU stay below 2^14 - 2 plies (the CPU's below
@@ -63,7 +71,8 @@ pub(super) struct Kernels {
     pub state_grid: (u32, u32),
     /// Workgroups (x, y) covering one thread per entry word.
     pub word_grid: (u32, u32),
-    /// Workgroups (x, y) of the layer sweep: a thread per block of entries.
+    /// Workgroups (x, y) of the layer sweep: a thread per vector of eight entries, up to
+    /// [`SWEEP_THREADS`] ([`SOFTWARE_SWEEP_THREADS`] on a software driver).
     pub sweep_grid: (u32, u32),
     /// Sizes the propagation kernel's grid to the layer's queue.
     pub plan: wgpu::ComputePipeline,
@@ -102,6 +111,11 @@ impl Kernels {
             })
         };
         let max_dim = limits.max_compute_workgroups_per_dimension;
+        let sweep_threads = if gpu.is_software() {
+            SOFTWARE_SWEEP_THREADS
+        } else {
+            SWEEP_THREADS
+        };
         let prelude = |access| prelude(layout, states.queue_capacity, max_dim, access);
         let solver = module("solver", solver_program(prelude(Access::Atomic), rules, data))?;
         let sweep = module("layer sweep", select_program(prelude(Access::Plain)))?;
@@ -154,7 +168,7 @@ impl Kernels {
             game_group: bind_group(gpu, &game_layout, &game_buffers)?,
             state_grid: grid(u64::from(layout.states), max_dim)?,
             word_grid: grid(u64::from(layout.states).div_ceil(2), max_dim)?,
-            sweep_grid: grid(layout.blocks(), max_dim)?,
+            sweep_grid: grid(layout.vectors().min(sweep_threads), max_dim)?,
             plan: pipeline(&solver, &plan_pipeline_layout, "plan_propagation")?,
             plan_group: bind_group(gpu, &plan_layout, &[&propagation_grid])?,
             propagation_grid,
@@ -186,6 +200,7 @@ fn prelude(layout: Layout, queue_capacity: u32, max_groups: u32, access: Access)
         ("CTRL_LAST_PENDING", CTRL_LAST_PENDING as u64),
         ("CTRL_DONE", CTRL_DONE as u64),
         ("CTRL_ERROR", CTRL_ERROR as u64),
+        ("CTRL_SWEEP", CTRL_SWEEP as u64),
         ("CTRL_FOUND", CTRL_FOUND),
         ("QUEUE_CAPACITY", u64::from(queue_capacity)),
         ("MAX_GROUPS", u64::from(max_groups)),
