@@ -137,3 +137,36 @@ fn query_line_and_stats_answer_from_the_tables() {
     let example = flipped["sides"]["white"]["longest"]["fen"].as_str().unwrap();
     assert!(example.contains('r') && example.contains(" w"), "{example}");
 }
+
+#[test]
+fn bench_times_both_solvers_on_the_same_table() {
+    if egtb::solver::gpu::Gpu::open_unless_absent().unwrap().is_none() {
+        return;
+    }
+    let dir = temp_dir("bench");
+    let json: serde_json::Value = serde_json::from_str(&succeeds(&dir, &["--json", "bench", "chess", "KRvK"])).unwrap();
+    assert!(json["cpu"].as_str().unwrap().contains("CPU solver"), "{json}");
+    assert!(json["gpu"].as_str().unwrap().contains("GPU solver"), "{json}");
+    let table = &json["tables"][0];
+    assert_eq!(table["material"], "KRvK");
+    let states = table["states"].as_u64().unwrap();
+    assert_eq!(table["sweep_bytes"].as_u64().unwrap(), 2 * states);
+    assert!(table["cpu_seconds"].as_f64().unwrap() > 0.0 && table["gpu_seconds"].as_f64().unwrap() > 0.0);
+    // With timestamps, the phases add up to the kernel time; KRvK's longest mate is 32 plies.
+    if let Some(kernel) = table["gpu_kernel_seconds"].as_f64() {
+        let sweeps: Vec<f64> = table["gpu_sweep_seconds"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s.as_f64().unwrap())
+            .collect();
+        assert!(sweeps.len() > 32, "{sweeps:?}");
+        let phases = table["gpu_initialise_seconds"].as_f64().unwrap()
+            + table["gpu_propagation_seconds"].as_f64().unwrap()
+            + sweeps.iter().sum::<f64>();
+        assert!(
+            (phases - kernel).abs() <= 1e-6 * kernel.max(1.0),
+            "{phases} vs {kernel}"
+        );
+    }
+}

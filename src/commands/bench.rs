@@ -9,7 +9,7 @@ use super::{Env, parse_material};
 use crate::games::Game;
 use crate::generate::{Backend, Generator};
 use crate::progress::Bar;
-use crate::solver::gpu::GpuOptions;
+use crate::solver::gpu::{GpuOptions, SWEEP_BYTES_PER_STATE};
 
 /// Times the CPU and the GPU solver on each material (smaller tables read from the folder or
 /// built there first, untimed) and prints a table of seconds, ratios and rates.
@@ -45,9 +45,12 @@ pub fn run<G: Game>(env: &Env, materials: &[String], gpu: &GpuOptions) -> Result
                     "states": states,
                     "cpu_seconds": cpu.as_secs_f64(),
                     "gpu_seconds": gpu.as_secs_f64(),
-                    "gpu_kernel_seconds": kernel.map(|k| k.total().as_secs_f64()),
-                    "gpu_initialise_seconds": kernel.map(|k| k.initialise.as_secs_f64()),
-                    "gpu_layer_seconds": kernel.map(|k| k.layers.as_secs_f64()),
+                    "gpu_kernel_seconds": kernel.as_ref().map(|k| k.total().as_secs_f64()),
+                    "gpu_initialise_seconds": kernel.as_ref().map(|k| k.initialise.as_secs_f64()),
+                    "gpu_layer_seconds": kernel.as_ref().map(|k| k.layers().as_secs_f64()),
+                    "gpu_propagation_seconds": kernel.as_ref().map(|k| k.propagation.as_secs_f64()),
+                    "gpu_sweep_seconds": kernel.as_ref().map(|k| k.sweeps.iter().map(Duration::as_secs_f64).collect::<Vec<_>>()),
+                    "sweep_bytes": states * SWEEP_BYTES_PER_STATE,
                     "cpu_over_gpu": cpu.as_secs_f64() / gpu.as_secs_f64(),
                 })
             })
@@ -60,15 +63,35 @@ pub fn run<G: Game>(env: &Env, materials: &[String], gpu: &GpuOptions) -> Result
     }
     println!("CPU: {}\nGPU: {}", solvers.0, solvers.1);
     println!(
-        "{:<14}{:>12}{:>10}{:>10}{:>10}{:>14}{:>14}{:>11}{:>11}",
-        "table", "states", "CPU s", "GPU s", "CPU/GPU", "CPU states/s", "GPU states/s", "init s", "layers s"
+        "{:<14}{:>12}{:>10}{:>10}{:>10}{:>14}{:>14}{:>11}{:>11}{:>8}{:>12}",
+        "table",
+        "states",
+        "CPU s",
+        "GPU s",
+        "CPU/GPU",
+        "CPU states/s",
+        "GPU states/s",
+        "init s",
+        "layers s",
+        "sweeps",
+        "sweep GB/s"
     );
     for (material, states, cpu, gpu, kernel) in &rows {
         let (c, g) = (cpu.as_secs_f64(), gpu.as_secs_f64());
         let seconds = |d: Option<Duration>| d.map_or("-".to_string(), |d| format!("{:.3}", d.as_secs_f64()));
-        let (init, layers) = (seconds(kernel.map(|k| k.initialise)), seconds(kernel.map(|k| k.layers)));
+        let init = seconds(kernel.as_ref().map(|k| k.initialise));
+        let layers = seconds(kernel.as_ref().map(|k| k.layers()));
+        let sweeps = kernel.as_ref().map_or("-".to_string(), |k| k.sweeps.len().to_string());
+        // The slowest sweep, usually the one that reads the most, as a read rate of the whole
+        // table's entries.
+        let rate = kernel
+            .as_ref()
+            .and_then(|k| k.slowest_sweep())
+            .map_or("-".to_string(), |d| {
+                format!("{:.2}", (states * SWEEP_BYTES_PER_STATE) as f64 / d.as_secs_f64() / 1e9)
+            });
         println!(
-            "{:<14}{states:>12}{c:>10.3}{g:>10.3}{:>10.2}{:>14.0}{:>14.0}{init:>11}{layers:>11}",
+            "{:<14}{states:>12}{c:>10.3}{g:>10.3}{:>10.2}{:>14.0}{:>14.0}{init:>11}{layers:>11}{sweeps:>8}{rate:>12}",
             material.to_string(),
             c / g,
             *states as f64 / c,

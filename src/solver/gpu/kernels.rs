@@ -34,7 +34,7 @@ pub(super) const CTRL_LAYER: usize = 0;
 const CTRL_LAST_PENDING: usize = 1;
 pub(super) const CTRL_DONE: usize = 2;
 pub(super) const CTRL_ERROR: usize = 3;
-const CTRL_SWEEP: usize = 4;
+pub(super) const CTRL_SWEEP: usize = 4;
 pub(super) const CTRL_FOUND: u64 = 8;
 /// The tag of a final entry whose parents are still to be updated (see shaders/common.wgsl).
 /// It takes bit 14 of an entry, so DTMs on the GPU stay below 2^14 - 2 plies (the CPU's below

@@ -23,7 +23,7 @@ pub use device::Gpu;
 use super::Progress;
 use crate::value::Entry;
 use buffers::{Layout, StateBuffers};
-use kernels::{CONTROL_WORDS, CTRL_DONE, CTRL_ERROR, CTRL_FOUND, CTRL_LAYER, KERNEL_ERRORS, Kernels};
+use kernels::{CONTROL_WORDS, CTRL_DONE, CTRL_ERROR, CTRL_FOUND, CTRL_LAYER, CTRL_SWEEP, KERNEL_ERRORS, Kernels};
 
 /// Most states a GPU table may have: thread indices of the 2D grid must stay below 2^32.
 /// Larger tables need a block split, which the GPU solver does not do yet.
@@ -83,18 +83,39 @@ pub struct GpuSolution {
     pub layers: u32,
 }
 
-/// Kernel time by phase: expanding every state, then the layers (with the final draw marking).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+/// Kernel time by phase: expanding every state, then the layers: their sweeps, and the rest
+/// (propagation and the final draw marking).
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct KernelTime {
     pub initialise: Duration,
-    pub layers: Duration,
+    /// Each layer sweep, in order (a layer whose queue overflowed is swept more than once).
+    pub sweeps: Vec<Duration>,
+    pub propagation: Duration,
 }
 
 impl KernelTime {
+    pub fn sweeping(&self) -> Duration {
+        self.sweeps.iter().sum()
+    }
+
+    /// The layers: sweeps and propagation.
+    pub fn layers(&self) -> Duration {
+        self.sweeping() + self.propagation
+    }
+
     pub fn total(&self) -> Duration {
-        self.initialise + self.layers
+        self.initialise + self.layers()
+    }
+
+    /// The slowest sweep; a sweep reads at most [`SWEEP_BYTES_PER_STATE`] bytes a state.
+    pub fn slowest_sweep(&self) -> Option<Duration> {
+        self.sweeps.iter().copied().max()
     }
 }
+
+/// The most bytes a layer sweep reads per state: its 16-bit entry (an HP counter only for the
+/// few states of the layer, a bit of the active bitmaps per 128 states).
+pub const SWEEP_BYTES_PER_STATE: u64 = 2;
 
 /// Opens the GPU and solves one space (see [`Gpu::solve`] to reuse a device).
 pub fn solve(rules: &dyn GpuRules, options: &GpuOptions, progress: &dyn Progress) -> Result<GpuSolution> {
@@ -103,8 +124,6 @@ pub fn solve(rules: &dyn GpuRules, options: &GpuOptions, progress: &dyn Progress
 
 /// Header words of the control buffer read back after each submission.
 const HEADER_WORDS: u64 = CTRL_FOUND;
-/// Bytes of resolved timestamps at the start of the readback buffer.
-const TIMESTAMP_BYTES: u64 = 16;
 
 impl Gpu {
     /// Solves `rules` on this GPU; the entries equal [`crate::solver::cpu::solve`]'s.
@@ -135,27 +154,31 @@ impl Gpu {
         let mut run = Submissions::new(self, &control, layers_per_submission, options.timeout)?;
 
         progress.phase("moves", states);
-        let head = run.pass(&kernels, 0, |pass| {
-            pass.set_pipeline(&kernels.initialise);
-            dispatch(pass, kernels.state_grid);
+        let head = run.submit(&kernels, 0, |passes| {
+            passes.run(Phase::Initialise, |pass| {
+                pass.set_pipeline(&kernels.initialise);
+                dispatch(pass, kernels.state_grid);
+            });
         })?;
         progress.advance(states);
-        let initialise_time = run.kernel_time.take();
-        run.kernel_time = initialise_time.map(|_| Duration::ZERO);
 
         progress.phase("layers", states);
         let mut layer = head.control[CTRL_LAYER];
         let layers = loop {
-            let batch = run.pass(&kernels, layer, |pass| {
+            let batch = run.submit(&kernels, layer, |passes| {
                 for _ in 0..layers_per_submission {
-                    pass.set_pipeline(&kernels.select);
-                    dispatch(pass, kernels.sweep_grid);
-                    pass.set_pipeline(&kernels.plan);
-                    pass.dispatch_workgroups(1, 1, 1);
-                    pass.set_pipeline(&kernels.propagate);
-                    pass.dispatch_workgroups_indirect(&kernels.propagation_grid, 0);
-                    pass.set_pipeline(&kernels.advance);
-                    pass.dispatch_workgroups(1, 1, 1);
+                    passes.run(Phase::Sweep, |pass| {
+                        pass.set_pipeline(&kernels.select);
+                        dispatch(pass, kernels.sweep_grid);
+                    });
+                    passes.run(Phase::Propagation, |pass| {
+                        pass.set_pipeline(&kernels.plan);
+                        pass.dispatch_workgroups(1, 1, 1);
+                        pass.set_pipeline(&kernels.propagate);
+                        pass.dispatch_workgroups_indirect(&kernels.propagation_grid, 0);
+                        pass.set_pipeline(&kernels.advance);
+                        pass.dispatch_workgroups(1, 1, 1);
+                    });
                 }
             })?;
             progress.advance(batch.found.iter().map(|&f| u64::from(f)).sum());
@@ -165,16 +188,16 @@ impl Gpu {
             }
         };
 
-        run.pass(&kernels, layer, |pass| {
-            pass.set_pipeline(&kernels.finalise);
-            dispatch(pass, kernels.word_grid);
+        run.submit(&kernels, layer, |passes| {
+            passes.run(Phase::Propagation, |pass| {
+                pass.set_pipeline(&kernels.finalise);
+                dispatch(pass, kernels.word_grid);
+            });
         })?;
         let entries = buffers.read_entries(self, options.timeout)?;
         Ok(GpuSolution {
             entries,
-            kernel_time: initialise_time
-                .zip(run.kernel_time)
-                .map(|(initialise, layers)| KernelTime { initialise, layers }),
+            kernel_time: run.kernel_time,
             layers,
         })
     }
@@ -225,16 +248,54 @@ struct Readback {
     found: Vec<u32>,
 }
 
-/// Submits passes one at a time, reads back the control words after each and sums the kernel
-/// time.
+/// What a compute pass's time counts towards.
+#[derive(Clone, Copy, PartialEq)]
+enum Phase {
+    Initialise,
+    Sweep,
+    Propagation,
+}
+
+/// The compute passes of one submission, each timed when the device has timestamps.
+struct Passes<'a> {
+    encoder: wgpu::CommandEncoder,
+    kernels: &'a Kernels,
+    queries: Option<&'a wgpu::QuerySet>,
+    phases: Vec<Phase>,
+}
+
+impl Passes<'_> {
+    /// Records one compute pass, with every bind group set, as `record` fills it.
+    fn run(&mut self, phase: Phase, record: impl FnOnce(&mut wgpu::ComputePass<'_>)) {
+        let at = 2 * self.phases.len() as u32;
+        let mut pass = self.encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("egtb solver"),
+            timestamp_writes: self.queries.map(|query_set| wgpu::ComputePassTimestampWrites {
+                query_set,
+                beginning_of_pass_write_index: Some(at),
+                end_of_pass_write_index: Some(at + 1),
+            }),
+        });
+        self.kernels.bind(&mut pass);
+        record(&mut pass);
+        self.phases.push(phase);
+    }
+}
+
+/// Submits the passes of a few layers at a time, reads back the control words after each
+/// submission and adds up the kernel time of each phase.
 struct Submissions<'g> {
     gpu: &'g Gpu,
     control: &'g wgpu::Buffer,
     readback: wgpu::Buffer,
+    /// Two timestamps a pass, and the buffer they are resolved into.
     timer: Option<(wgpu::QuerySet, wgpu::Buffer)>,
+    max_passes: u32,
     found_words: u64,
     timeout: Duration,
-    kernel_time: Option<Duration>,
+    /// Sweeps the kernels had counted at the last readback.
+    sweeps: u32,
+    kernel_time: Option<KernelTime>,
 }
 
 impl<'g> Submissions<'g> {
@@ -244,11 +305,13 @@ impl<'g> Submissions<'g> {
         layers_per_submission: u32,
         timeout: Duration,
     ) -> Result<Submissions<'g>> {
+        // A sweep and a propagation pass a layer.
+        let max_passes = 2 * layers_per_submission;
         let found_words = u64::from(layers_per_submission) + 1;
         let readback = gpu.checked("the control readback buffer", || {
             gpu.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("egtb control readback"),
-                size: TIMESTAMP_BYTES + 4 * (HEADER_WORDS + found_words),
+                size: timestamp_bytes(max_passes) + 4 * (HEADER_WORDS + found_words),
                 usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
                 mapped_at_creation: false,
             })
@@ -257,12 +320,12 @@ impl<'g> Submissions<'g> {
             let queries = gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
                 label: Some("egtb kernel time"),
                 ty: wgpu::QueryType::Timestamp,
-                count: 2,
+                count: 2 * max_passes,
             });
             let resolved = gpu.checked("the timestamp buffer", || {
                 gpu.device.create_buffer(&wgpu::BufferDescriptor {
                     label: Some("egtb timestamps"),
-                    size: TIMESTAMP_BYTES,
+                    size: timestamp_bytes(max_passes),
                     usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
                     mapped_at_creation: false,
                 })
@@ -275,47 +338,40 @@ impl<'g> Submissions<'g> {
             gpu,
             control,
             readback,
-            kernel_time: timer.as_ref().map(|_| Duration::ZERO),
+            kernel_time: timer.as_ref().map(|_| KernelTime::default()),
             timer,
+            max_passes,
             found_words,
             timeout,
+            sweeps: 0,
         })
     }
 
-    /// Runs one compute pass recorded by `record`, then reads back the control header and the
-    /// states found in layers `layer..`.
-    fn pass(
-        &mut self,
-        kernels: &Kernels,
-        layer: u32,
-        record: impl FnOnce(&mut wgpu::ComputePass<'_>),
-    ) -> Result<Readback> {
+    /// Runs the compute passes that `record` records (at most two a layer of a submission), then
+    /// reads back the control header and the states found in layers `layer..`.
+    fn submit(&mut self, kernels: &Kernels, layer: u32, record: impl FnOnce(&mut Passes<'_>)) -> Result<Readback> {
         let gpu = self.gpu;
-        let mut encoder = gpu
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
-        {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("egtb solver"),
-                timestamp_writes: self
-                    .timer
-                    .as_ref()
-                    .map(|(queries, _)| wgpu::ComputePassTimestampWrites {
-                        query_set: queries,
-                        beginning_of_pass_write_index: Some(0),
-                        end_of_pass_write_index: Some(1),
-                    }),
-            });
-            kernels.bind(&mut pass);
-            record(&mut pass);
-        }
+        let mut passes = Passes {
+            encoder: gpu
+                .device
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor::default()),
+            kernels,
+            queries: self.timer.as_ref().map(|(queries, _)| queries),
+            phases: Vec::new(),
+        };
+        record(&mut passes);
+        let Passes {
+            mut encoder, phases, ..
+        } = passes;
+        let stamps = timestamp_bytes(phases.len() as u32);
+        debug_assert!(phases.len() as u32 <= self.max_passes);
         if let Some((queries, resolved)) = &self.timer {
-            encoder.resolve_query_set(queries, 0..2, resolved, 0);
-            encoder.copy_buffer_to_buffer(resolved, 0, &self.readback, 0, TIMESTAMP_BYTES);
+            encoder.resolve_query_set(queries, 0..2 * phases.len() as u32, resolved, 0);
+            encoder.copy_buffer_to_buffer(resolved, 0, &self.readback, 0, stamps);
         }
         let found_from = CTRL_FOUND + u64::from(layer);
         let found_words = self.found_words.min(CONTROL_WORDS - found_from);
-        let header_at = TIMESTAMP_BYTES;
+        let header_at = timestamp_bytes(self.max_passes);
         let found_at = header_at + 4 * HEADER_WORDS;
         encoder.copy_buffer_to_buffer(self.control, 0, &self.readback, header_at, 4 * HEADER_WORDS);
         encoder.copy_buffer_to_buffer(self.control, 4 * found_from, &self.readback, found_at, 4 * found_words);
@@ -323,16 +379,29 @@ impl<'g> Submissions<'g> {
         let result = {
             let view = self.readback.get_mapped_range(..)?;
             let words: &[u32] = bytemuck::cast_slice(&view);
-            if let Some(total) = &mut self.kernel_time {
-                let stamp = |at: usize| u64::from_le_bytes(view[at..at + 8].try_into().unwrap());
-                let ticks = stamp(8).saturating_sub(stamp(0)) as f64;
-                let period_ns = f64::from(gpu.queue.get_timestamp_period());
-                *total += Duration::from_secs_f64(ticks * period_ns * 1e-9);
-            }
-            let header = (TIMESTAMP_BYTES / 4) as usize;
+            let header = (header_at / 4) as usize;
             let mut control = [0; HEADER_WORDS as usize];
             control.copy_from_slice(&words[header..header + HEADER_WORDS as usize]);
             let found_start = header + HEADER_WORDS as usize;
+            if let Some(time) = &mut self.kernel_time {
+                let stamp = |at: usize| u64::from_le_bytes(view[8 * at..8 * at + 8].try_into().unwrap());
+                let period_ns = f64::from(gpu.queue.get_timestamp_period());
+                // Sweeps recorded after the last layer find the solve done and do nothing.
+                let mut sweeps = control[CTRL_SWEEP].saturating_sub(self.sweeps);
+                for (k, phase) in phases.iter().enumerate() {
+                    let ticks = stamp(2 * k + 1).saturating_sub(stamp(2 * k)) as f64;
+                    let elapsed = Duration::from_secs_f64(ticks * period_ns * 1e-9);
+                    match phase {
+                        Phase::Initialise => time.initialise += elapsed,
+                        Phase::Sweep if sweeps > 0 => {
+                            time.sweeps.push(elapsed);
+                            sweeps -= 1;
+                        }
+                        Phase::Sweep | Phase::Propagation => time.propagation += elapsed,
+                    }
+                }
+            }
+            self.sweeps = control[CTRL_SWEEP];
             Readback {
                 control,
                 found: words[found_start..found_start + found_words as usize].to_vec(),
@@ -345,6 +414,11 @@ impl<'g> Submissions<'g> {
         }
         Ok(result)
     }
+}
+
+/// Bytes of the resolved timestamps of `passes` passes.
+fn timestamp_bytes(passes: u32) -> u64 {
+    16 * u64::from(passes.max(1))
 }
 
 #[cfg(test)]

@@ -132,6 +132,12 @@ fn random_graphs_match_the_cpu_solver_byte_for_byte() {
         assert_eq!(solution.entries, expected, "seed {seed}");
         assert!(solution.layers > 1, "seed {seed}");
         assert_eq!(solution.kernel_time.is_some(), gpu.timestamps);
+        if let Some(time) = &solution.kernel_time {
+            assert!(
+                time.sweeps.len() >= solution.layers as usize,
+                "seed {seed}: a sweep a layer at least"
+            );
+        }
     }
 }
 
@@ -165,6 +171,12 @@ fn layers_overflowing_a_small_queue_match_the_cpu_solver() {
         };
         let solution = gpu.solve(&GraphRules::new(&graph), &options, &Silent).unwrap();
         assert_eq!(solution.entries, cpu::solve(&graph, &Silent), "seed {seed}");
+        if let Some(time) = &solution.kernel_time {
+            assert!(
+                time.sweeps.len() > solution.layers as usize,
+                "seed {seed}: layers swept again"
+            );
+        }
     }
 }
 
