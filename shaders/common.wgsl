@@ -23,15 +23,12 @@ fn hp_of(state: u32) -> u32 {
     return (word >> (8u * (local & 3u))) & 0xFFu;
 }
 
-// The active-block bitmaps, three of them in turn: sweep s reads bitmap s % 3, marks in bitmap
-// (s + 1) % 3 the blocks it leaves work in (as do the propagation after it and, for sweep 0, the
-// initialisation), and clears bitmap (s + 2) % 3, which no kernel reads or writes until sweep
-// s + 1 marks it. So no sweep needs to know whether a whole block is done before it clears a
-// bit. Block b is bit b & 31 of word b >> 5 of a bitmap.
-fn active_word(sweep: u32, block: u32) -> u32 {
-    return (sweep % 3u) * ACTIVE_WORDS + (block >> 5u);
-}
-
-fn active_bit(block: u32) -> u32 {
-    return 1u << (block & 31u);
+// The active blocks: three arrays of a flag word per block (1: the block may hold work for the
+// sweep), used in turn. Sweep s reads array s % 3, flags in array (s + 1) % 3 the blocks it
+// leaves work in (as do the propagation after it and, for sweep 0, the initialisation), and
+// clears array (s + 2) % 3, which no kernel reads or writes until sweep s + 1 flags it. So no
+// thread needs to know whether a whole block is done, and every write of a flag is a plain
+// store of the same value, never a read-modify-write.
+fn active_flag(sweep: u32, block: u32) -> u32 {
+    return (sweep % 3u) * BLOCKS + block;
 }

@@ -3,17 +3,17 @@
 // (solver.wgsl). Nothing else runs while it does and each thread owns the vectors of entries it
 // reads, so the generated prelude declares the control words as plain u32 and the chunks as plain
 // 4-word vectors (eight entries) here: a sweep is a stream of wide plain loads, with a store only
-// where a state joins the layer. A thread takes one vector at a time and neighbouring threads
-// neighbouring vectors, so that the loads of a group of threads are one contiguous read. It
-// reads only the blocks marked active in this sweep's bitmap (see common.wgsl) and marks for the
-// next sweep those it leaves work in.
+// where a state joins the layer. A thread reads a run of SWEEP_RUN vectors of one block, and
+// neighbouring threads neighbouring runs: on a GPU a run is one vector, so that the loads of a
+// group of threads are one contiguous read; on a software driver, whose lanes gain nothing from
+// that, it is the whole block, which is then checked once. It reads only the blocks flagged
+// active for this sweep (see common.wgsl) and flags for the next sweep those it leaves work in.
 //
 // The queue's first word counts the states offered to it; those beyond QUEUE_CAPACITY keep their
 // tag, and the layer is swept again once the queue is worked off.
 
-// Vectors of eight entries per block, and per word of a bitmap.
-const BLOCK_VECTORS_SHIFT: u32 = BLOCK_SHIFT - 3u;
-const WORD_VECTORS: u32 = 32u << BLOCK_VECTORS_SHIFT;
+// Vectors of eight entries per block.
+const BLOCK_VECTORS: u32 = 1u << (BLOCK_SHIFT - 3u);
 
 @compute @workgroup_size(WORKGROUP)
 fn select_layer(
@@ -27,18 +27,24 @@ fn select_layer(
     let t = control[CTRL_LAYER];
     let sweep = control[CTRL_SWEEP];
     let threads = groups.x * groups.y * WORKGROUP;
-    for (var vector = thread_index(wg, groups, local); vector < VECTORS; vector += threads) {
-        let block = vector >> BLOCK_VECTORS_SHIFT;
-        if (vector & (WORD_VECTORS - 1u)) == 0u {
-            atomicStore(&active_blocks[active_word(sweep + 2u, block)], 0u);
+    let runs = (VECTORS + SWEEP_RUN - 1u) / SWEEP_RUN;
+    for (var run = thread_index(wg, groups, local); run < runs; run += threads) {
+        let first = run * SWEEP_RUN;
+        let block = first / BLOCK_VECTORS;
+        if first % BLOCK_VECTORS == 0u {
+            atomicStore(&active_blocks[active_flag(sweep + 2u, block)], 0u);
         }
-        let bit = active_bit(block);
-        if (atomicLoad(&active_blocks[active_word(sweep, block)]) & bit) != 0u && select_eight(vector, t) {
-            // Most threads of a busy block find the bit already set by a neighbour.
-            let next = active_word(sweep + 1u, block);
-            if (atomicLoad(&active_blocks[next]) & bit) == 0u {
-                atomicOr(&active_blocks[next], bit);
+        if atomicLoad(&active_blocks[active_flag(sweep, block)]) == 0u {
+            continue;
+        }
+        var live = false;
+        for (var vector = first; vector < min(first + SWEEP_RUN, VECTORS); vector += 1u) {
+            if select_eight(vector, t) {
+                live = true;
             }
+        }
+        if live {
+            atomicStore(&active_blocks[active_flag(sweep + 1u, block)], 1u);
         }
     }
 }

@@ -194,7 +194,7 @@ fn initialise(
             chunk_or(chunk, slot >> 1u, entry << (16u * (slot & 1u)));
         }
         if entry >= FRESH && entry != BROKEN {
-            atomicOr(&group_active, active_bit(state >> BLOCK_SHIFT));
+            atomicOr(&group_active, 1u << (local >> BLOCK_SHIFT));
         }
         if hp != 0u {
             chunk_or(chunk, HP_BASE + (slot >> 2u), hp << (8u * (slot & 3u)));
@@ -206,10 +206,11 @@ fn initialise(
         if pending != 0u {
             atomicMax(&control[CTRL_LAST_PENDING], pending);
         }
-        let blocks = atomicLoad(&group_active);
-        if blocks != 0u {
-            atomicOr(&active_blocks[active_word(0u, state >> BLOCK_SHIFT)], blocks);
-        }
+    }
+    // The first thread of each block flags it for the first sweep if any of its states has work.
+    let block_local = local >> BLOCK_SHIFT;
+    if (local & ((1u << BLOCK_SHIFT) - 1u)) == 0u && (atomicLoad(&group_active) & (1u << block_local)) != 0u {
+        atomicStore(&active_blocks[active_flag(0u, state >> BLOCK_SHIFT)], 1u);
     }
 }
 
@@ -221,8 +222,7 @@ fn fresh(entry: u32) -> u32 {
 // Resolves an unresolved state (entry `old`) at `entry`, leaving its block for sweep `next`.
 fn resolve(state: u32, old: u32, entry: u32, next: u32) {
     set_entry(state, old, fresh(entry));
-    let block = state >> BLOCK_SHIFT;
-    atomicOr(&active_blocks[active_word(next, block)], active_bit(block));
+    atomicStore(&active_blocks[active_flag(next, state >> BLOCK_SHIFT)], 1u);
 }
 
 // Resolves the parents of `state`, resolved at DTM `t`: as on the CPU, a lost state makes its

@@ -61,9 +61,14 @@ fn kbnvk_matches_the_cpu_split_over_many_bindings() {
     gpu_equals_cpu("kbnvk", &["KBNvK"], &options);
 }
 
+/// With the sweep a GPU runs (a thread per vector of eight entries, many vectors a thread).
 #[test]
 fn kqvkr_matches_the_cpu() {
-    gpu_equals_cpu("kqvkr", &["KQvKR"], &GpuOptions::default());
+    let options = GpuOptions {
+        sweep_run: Some(1),
+        ..GpuOptions::default()
+    };
+    gpu_equals_cpu("kqvkr", &["KQvKR"], &options);
 }
 
 /// A five-piece material sized for CI's two cores: three identical sliders (36.8M states), so

@@ -59,14 +59,9 @@ impl Layout {
         1u64 << self.shift
     }
 
-    /// Blocks of `2^BLOCK_SHIFT` states, the units of the active bitmaps.
-    pub fn blocks(&self) -> u64 {
+    /// Blocks of `2^BLOCK_SHIFT` states, which the sweep skips when they hold no work.
+    fn blocks(&self) -> u64 {
         u64::from(self.states).div_ceil(1 << BLOCK_SHIFT)
-    }
-
-    /// Words of one active bitmap (a bit a block).
-    fn active_words(&self) -> u64 {
-        self.blocks().div_ceil(32)
     }
 
     /// Vectors of eight entries, the units of the layer sweep.
@@ -103,7 +98,7 @@ impl Layout {
         let _ = writeln!(s, "const HP_BASE: u32 = {}u;", per_chunk / 2);
         let _ = writeln!(s, "const BLOCK_SHIFT: u32 = {BLOCK_SHIFT}u;");
         let _ = writeln!(s, "const VECTORS: u32 = {}u;", self.vectors());
-        let _ = writeln!(s, "const ACTIVE_WORDS: u32 = {}u;", self.active_words());
+        let _ = writeln!(s, "const BLOCKS: u32 = {}u;", self.blocks());
         for c in 0..self.chunks {
             let _ = writeln!(
                 s,
@@ -159,9 +154,9 @@ pub(super) struct StateBuffers {
     /// for their parents to be resolved.
     pub queue: wgpu::Buffer,
     pub queue_capacity: u32,
-    /// Three bitmaps of a bit per block of `2^BLOCK_SHIFT` states, used in turn by the sweeps
-    /// (see shaders/common.wgsl): a set bit marks a block that may hold a state for a later
-    /// layer (a pending entry, or one resolved whose parents wait).
+    /// Three arrays of a flag word per block of `2^BLOCK_SHIFT` states, used in turn by the
+    /// sweeps (see shaders/common.wgsl): a set flag marks a block that may hold a state for a
+    /// later layer (a pending entry, or one resolved whose parents wait).
     pub active: wgpu::Buffer,
 }
 
@@ -200,7 +195,7 @@ impl StateBuffers {
         let active = gpu.checked("the active blocks", || {
             gpu.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("egtb active blocks"),
-                size: 3 * 4 * layout.active_words(),
+                size: 3 * 4 * layout.blocks(),
                 usage: wgpu::BufferUsages::STORAGE,
                 mapped_at_creation: false,
             })

@@ -19,14 +19,44 @@ const SOLVER_WGSL: &str = include_str!("../../../shaders/solver.wgsl");
 const SELECT_WGSL: &str = include_str!("../../../shaders/select.wgsl");
 /// Threads per workgroup.
 const WORKGROUP: u64 = 256;
-/// The most threads of a layer sweep, each taking every `SWEEP_THREADS`-th vector of entries:
-/// a few times what a large GPU runs at once.
-const SWEEP_THREADS: u64 = 1 << 20;
-/// The same on a software driver, which runs a workgroup at a time on each CPU thread: more
-/// workgroups than that only add their cost (a sweep of KQvKR on llvmpipe took twice as long
-/// with 2^20 threads as with 2^14).
-const SOFTWARE_SWEEP_THREADS: u64 = 1 << 14;
-// The initialisation marks a workgroup's active blocks in one word of the bitmap.
+
+/// How the layer sweep spreads over threads (see shaders/select.wgsl).
+struct SweepShape {
+    /// Vectors of eight entries a thread reads in a row, a divisor of a block's.
+    run: u32,
+    /// The most threads; each takes every `threads`-th run.
+    threads: u64,
+}
+
+impl SweepShape {
+    /// The shape that suits `gpu`, with a run of `run` vectors if given.
+    fn new(gpu: &Gpu, run: Option<u32>) -> Result<SweepShape> {
+        let block_vectors = 1 << (BLOCK_SHIFT - 3);
+        if let Some(run) = run.filter(|&r| !(r.is_power_of_two() && r <= block_vectors)) {
+            bail!("a sweep run of {run} vectors is not a power of two up to {block_vectors}");
+        }
+        let mut shape = if gpu.is_software() {
+            // A software driver runs a workgroup at a time on each CPU thread, its lanes loading
+            // one by one: a thread takes a whole block, whose flag it then checks once, and
+            // there are few workgroups (KQvKR's sweeps on llvmpipe took half as long again
+            // with a run of one vector, and twice as long with 2^20 threads).
+            SweepShape {
+                run: block_vectors,
+                threads: 1 << 14,
+            }
+        } else {
+            // Neighbouring threads read neighbouring vectors: contiguous loads. A few times
+            // the threads a large GPU runs at once.
+            SweepShape {
+                run: 1,
+                threads: 1 << 20,
+            }
+        };
+        shape.run = run.unwrap_or(shape.run);
+        Ok(shape)
+    }
+}
+// The initialisation gathers a workgroup's active blocks in the bits of one word.
 const _: () = assert!(WORKGROUP.is_multiple_of(1 << BLOCK_SHIFT) && WORKGROUP <= 32 << BLOCK_SHIFT);
 /// Control header words: the current layer, the largest pending layer, the stop flag, error
 /// bits, the sweeps done; then the states found in each layer.
@@ -71,8 +101,8 @@ pub(super) struct Kernels {
     pub state_grid: (u32, u32),
     /// Workgroups (x, y) covering one thread per entry word.
     pub word_grid: (u32, u32),
-    /// Workgroups (x, y) of the layer sweep: a thread per vector of eight entries, up to
-    /// [`SWEEP_THREADS`] ([`SOFTWARE_SWEEP_THREADS`] on a software driver).
+    /// Workgroups (x, y) of the layer sweep: a thread per run of vectors, up to a
+    /// [`SweepShape`]'s threads.
     pub sweep_grid: (u32, u32),
     /// Sizes the propagation kernel's grid to the layer's queue.
     pub plan: wgpu::ComputePipeline,
@@ -89,6 +119,7 @@ impl Kernels {
         states: &StateBuffers,
         control: &wgpu::Buffer,
         data: &[(String, wgpu::Buffer)],
+        sweep_run: Option<u32>,
     ) -> Result<Kernels> {
         let layout = states.layout;
         let storage_bindings = FIRST_CHUNK_BINDING + layout.chunks + data.len() as u32;
@@ -111,14 +142,10 @@ impl Kernels {
             })
         };
         let max_dim = limits.max_compute_workgroups_per_dimension;
-        let sweep_threads = if gpu.is_software() {
-            SOFTWARE_SWEEP_THREADS
-        } else {
-            SWEEP_THREADS
-        };
+        let sweep_shape = SweepShape::new(gpu, sweep_run)?;
         let prelude = |access| prelude(layout, states.queue_capacity, max_dim, access);
         let solver = module("solver", solver_program(prelude(Access::Atomic), rules, data))?;
-        let sweep = module("layer sweep", select_program(prelude(Access::Plain)))?;
+        let sweep = module("layer sweep", select_program(prelude(Access::Plain), &sweep_shape))?;
         let solver_layout = bind_layout(gpu, "egtb solver", FIRST_CHUNK_BINDING + layout.chunks, false);
         let game_layout = bind_layout(gpu, "egtb game data", data.len() as u32, true);
         let plan_layout = bind_layout(gpu, "egtb propagation grid", 1, false);
@@ -168,7 +195,13 @@ impl Kernels {
             game_group: bind_group(gpu, &game_layout, &game_buffers)?,
             state_grid: grid(u64::from(layout.states), max_dim)?,
             word_grid: grid(u64::from(layout.states).div_ceil(2), max_dim)?,
-            sweep_grid: grid(layout.vectors().min(sweep_threads), max_dim)?,
+            sweep_grid: grid(
+                layout
+                    .vectors()
+                    .div_ceil(u64::from(sweep_shape.run))
+                    .min(sweep_shape.threads),
+                max_dim,
+            )?,
             plan: pipeline(&solver, &plan_pipeline_layout, "plan_propagation")?,
             plan_group: bind_group(gpu, &plan_layout, &[&propagation_grid])?,
             propagation_grid,
@@ -246,8 +279,10 @@ fn solver_program(mut source: String, rules: &dyn GpuRules, data: &[(String, wgp
     source
 }
 
-/// The program of the layer sweep: a prelude of plain chunks, common.wgsl, select.wgsl.
-fn select_program(mut source: String) -> String {
+/// The program of the layer sweep: a prelude of plain chunks, the sweep's shape, common.wgsl,
+/// select.wgsl.
+fn select_program(mut source: String, shape: &SweepShape) -> String {
+    let _ = writeln!(source, "const SWEEP_RUN: u32 = {}u;", shape.run);
     source.push_str(COMMON_WGSL);
     source.push_str(SELECT_WGSL);
     source

@@ -56,6 +56,9 @@ pub struct GpuOptions {
     /// States a layer may queue for the propagation kernel; `None`: a quarter of the states.
     /// A layer larger than that is swept again after its queue is worked off.
     pub queue_capacity: Option<u32>,
+    /// Vectors of eight entries a sweep thread reads in a row (1, 2, 4, 8 or 16); `None`: what
+    /// suits the device (1 on a GPU, 16 on a software driver). Tests set 1 on the software driver.
+    pub sweep_run: Option<u32>,
     /// Layers run per submission between two reads of the control words.
     pub layers_per_submission: u32,
     /// The longest wait for one submission before giving up.
@@ -67,6 +70,7 @@ impl Default for GpuOptions {
         GpuOptions {
             split_bytes: None,
             queue_capacity: None,
+            sweep_run: None,
             layers_per_submission: 16,
             timeout: Duration::from_secs(600),
         }
@@ -149,7 +153,7 @@ impl Gpu {
             .into_iter()
             .map(|d| Ok((d.name.to_string(), self.upload(d.name, &d.words)?)))
             .collect::<Result<Vec<_>>>()?;
-        let kernels = Kernels::new(self, rules, &buffers, &control, &data)?;
+        let kernels = Kernels::new(self, rules, &buffers, &control, &data, options.sweep_run)?;
         let layers_per_submission = options.layers_per_submission.max(1);
         let mut run = Submissions::new(self, &control, layers_per_submission, options.timeout)?;
 

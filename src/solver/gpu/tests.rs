@@ -148,10 +148,12 @@ fn graphs_split_over_many_bindings_match_the_cpu_solver() {
     };
     for (seed, graph) in graphs().step_by(3) {
         let states = graph.children.len() as u64;
-        // About seven chunks, and few layers per submission for many round trips.
+        // About seven chunks, few layers per submission for many round trips, sweep runs of
+        // every length.
         let options = GpuOptions {
             split_bytes: Some(3 * states / 6),
             layers_per_submission: 1 + seed as u32 % 3,
+            sweep_run: Some(1 << (seed % 5)),
             ..GpuOptions::default()
         };
         let solution = gpu.solve(&GraphRules::new(&graph), &options, &Silent).unwrap();
@@ -178,6 +180,20 @@ fn layers_overflowing_a_small_queue_match_the_cpu_solver() {
             );
         }
     }
+}
+
+#[test]
+fn a_sweep_run_that_does_not_divide_a_block_is_an_error() {
+    let Some(gpu) = Gpu::open_unless_absent().unwrap() else {
+        return;
+    };
+    let graph = Graph::random(500, 3, Value::LOST);
+    let options = GpuOptions {
+        sweep_run: Some(3),
+        ..GpuOptions::default()
+    };
+    let error = gpu.solve(&GraphRules::new(&graph), &options, &Silent).unwrap_err();
+    assert!(error.to_string().contains("sweep run"), "{error}");
 }
 
 #[test]
