@@ -182,44 +182,41 @@ fn layers_overflowing_a_small_queue_match_the_cpu_solver() {
     }
 }
 
-#[test]
-fn a_sweep_run_that_does_not_divide_a_block_is_an_error() {
+/// Solves `rules` on the GPU expecting a failure whose message contains `expected`.
+fn fails_with(rules: &dyn GpuRules, options: GpuOptions, expected: &str) {
     let Some(gpu) = Gpu::open_unless_absent().unwrap() else {
         return;
     };
+    let error = gpu.solve(rules, &options, &Silent).unwrap_err();
+    assert!(error.to_string().contains(expected), "{error}");
+}
+
+#[test]
+fn a_sweep_run_that_does_not_divide_a_block_is_an_error() {
     let graph = Graph::random(500, 3, Value::LOST);
     let options = GpuOptions {
         sweep_run: Some(3),
         ..GpuOptions::default()
     };
-    let error = gpu.solve(&GraphRules::new(&graph), &options, &Silent).unwrap_err();
-    assert!(error.to_string().contains("sweep run"), "{error}");
+    fails_with(&GraphRules::new(&graph), options, "sweep run");
 }
 
 #[test]
 fn too_many_successors_is_an_error() {
-    let Some(gpu) = Gpu::open_unless_absent().unwrap() else {
-        return;
-    };
     let graph = Graph::random(500, 3, Value::LOST);
     let mut rules = GraphRules::new(&graph);
     rules.max_successors = 1;
-    let error = gpu.solve(&rules, &GpuOptions::default(), &Silent).unwrap_err();
-    assert!(error.to_string().contains("GAME_MAX_SUCCESSORS"), "{error}");
+    fails_with(&rules, GpuOptions::default(), "GAME_MAX_SUCCESSORS");
 }
 
 #[test]
 fn a_split_needing_too_many_bindings_is_an_error() {
-    let Some(gpu) = Gpu::open_unless_absent().unwrap() else {
-        return;
-    };
     let graph = Graph::random(20_000, 5, Value::LOST);
     let options = GpuOptions {
         split_bytes: Some(48),
         ..GpuOptions::default()
     };
-    let error = gpu.solve(&GraphRules::new(&graph), &options, &Silent).unwrap_err();
-    assert!(error.to_string().contains("storage bindings"), "{error}");
+    fails_with(&GraphRules::new(&graph), options, "storage bindings");
 }
 
 /// Rules whose WGSL does not compile.
@@ -240,23 +237,15 @@ impl GpuRules for Broken {
 
 #[test]
 fn invalid_rules_wgsl_is_an_error() {
-    let Some(gpu) = Gpu::open_unless_absent().unwrap() else {
-        return;
-    };
-    let error = gpu.solve(&Broken, &GpuOptions::default(), &Silent).unwrap_err();
-    assert!(error.to_string().contains("WGSL"), "{error}");
+    fails_with(&Broken, GpuOptions::default(), "WGSL");
 }
 
 #[test]
 fn a_submission_past_its_timeout_is_an_error() {
-    let Some(gpu) = Gpu::open_unless_absent().unwrap() else {
-        return;
-    };
     let graph = Graph::random(200_000, 7, Value::LOST);
     let options = GpuOptions {
         timeout: Duration::ZERO,
         ..GpuOptions::default()
     };
-    let error = gpu.solve(&GraphRules::new(&graph), &options, &Silent).unwrap_err();
-    assert!(error.to_string().contains("did not finish"), "{error}");
+    fails_with(&GraphRules::new(&graph), options, "did not finish");
 }
