@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use anyhow::{Result, bail};
+use anyhow::{Result, anyhow, bail};
 
 use super::GpuRules;
 use super::buffers::{BLOCK_SHIFT, FIRST_CHUNK_BINDING, Layout, StateBuffers};
@@ -185,10 +185,20 @@ impl Kernels {
                 mapped_at_creation: false,
             })
         })?;
+        // The two kernels that expand states (the game's move generation, inlined) take most of
+        // the compile time: the driver compiles them side by side.
+        let (initialise, propagate) = std::thread::scope(|scope| {
+            let propagate = scope.spawn(|| pipeline(&solver, &kernel_layout, "propagate"));
+            let initialise = pipeline(&solver, &kernel_layout, "initialise");
+            let propagate = propagate
+                .join()
+                .unwrap_or_else(|_| Err(anyhow!("compiling the 'propagate' kernel failed")));
+            (initialise, propagate)
+        });
         Ok(Kernels {
-            initialise: pipeline(&solver, &kernel_layout, "initialise")?,
+            initialise: initialise?,
             select: pipeline(&sweep, &kernel_layout, "select_layer")?,
-            propagate: pipeline(&solver, &kernel_layout, "propagate")?,
+            propagate: propagate?,
             advance: pipeline(&solver, &kernel_layout, "advance")?,
             finalise: pipeline(&solver, &kernel_layout, "finalise")?,
             solver_group: bind_group(gpu, &solver_layout, &solver_buffers)?,

@@ -118,7 +118,7 @@ impl KernelTime {
 }
 
 /// The most bytes a layer sweep reads per state: its 16-bit entry (an HP counter only for the
-/// few states of the layer, a bit of the active bitmaps per 128 states).
+/// few states of the layer, a flag word per 128 states).
 pub const SWEEP_BYTES_PER_STATE: u64 = 2;
 
 /// Opens the GPU and solves one space (see [`Gpu::solve`] to reuse a device).
