@@ -321,11 +321,13 @@ impl<'g> Submissions<'g> {
             })
         })?;
         let timer = if gpu.timestamps {
-            let queries = gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
-                label: Some("egtb kernel time"),
-                ty: wgpu::QueryType::Timestamp,
-                count: 2 * max_passes,
-            });
+            let queries = gpu.checked("the timestamp queries", || {
+                gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
+                    label: Some("egtb kernel time"),
+                    ty: wgpu::QueryType::Timestamp,
+                    count: 2 * max_passes,
+                })
+            })?;
             let resolved = gpu.checked("the timestamp buffer", || {
                 gpu.device.create_buffer(&wgpu::BufferDescriptor {
                     label: Some("egtb timestamps"),
