@@ -98,6 +98,7 @@ pub struct KernelTime {
 }
 
 impl KernelTime {
+    /// All the sweeps together.
     pub fn sweeping(&self) -> Duration {
         self.sweeps.iter().sum()
     }
