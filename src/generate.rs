@@ -39,7 +39,7 @@ impl Backend {
 /// One solve: the entries and what ran them.
 pub struct Solved {
     pub entries: Vec<Entry>,
-    /// The solver in words: "CPU solver (2 threads)" or "GPU <adapter>".
+    /// The solver in words: `CPU solver (2 threads)` or `GPU solver on <adapter>`.
     pub solver: String,
     pub wall: Duration,
     /// GPU kernel time from timestamp queries, where the adapter has them.

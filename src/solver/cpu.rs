@@ -11,7 +11,7 @@
 //! the same outcome (parity), so within a layer no two updates conflict and the result is the
 //! same whatever the thread schedule. The sweep skips blocks that cannot hold a state of the
 //! layer: a block is visited when a state in it was resolved during the previous layer, or when
-//! the earliest pending layer still waiting in it is this one (see [`Frontier`]).
+//! the earliest pending layer still waiting in it is this one (see `Frontier`).
 
 use std::sync::atomic::{AtomicU8, AtomicU16, AtomicU64, Ordering::Relaxed};
 

@@ -4,10 +4,10 @@
 //! Four u32 buffers, all computed here from the Rust tables:
 //! - `dark_geo`: [`GEOMETRY`]'s steps, rays (by direction) and binomials
 //!   (`C(n, k)` at `k * 33 + n`);
-//! - `dark_sets`: a directory of [`SET_TABLES`] word offsets per group size `k` (1 to 5, at
+//! - `dark_sets`: a directory of `SET_TABLES` word offsets per group size `k` (1 to 5, at
 //!   `(k - 1) * SET_TABLES`), then the [`SquareSets::of`] tables of every size the material or
 //!   its captures use (unused sizes point at offset 0);
-//! - `dark_material`: per group the index descriptor of [`IX_WORDS`] words of the smaller table
+//! - `dark_material`: per group the index descriptor of `IX_WORDS` words of the smaller table
 //!   that capturing one of its pieces leads to, then per group the capture exit (last piece,
 //!   colour swap, entry offset, and for each group of the smaller table the group of this table
 //!   it comes from);

@@ -2,9 +2,9 @@
 //! [`super::index`], [`super::moves`] and [`super::space`].
 //!
 //! Three u32 buffers, all computed here from the Rust tables:
-//! - `xq_geo`: the [`Geometry`] arrays as named sections (see [`geo_sections`]), one word per
+//! - `xq_geo`: the [`Geometry`] arrays as named sections (see `geo_sections`), one word per
 //!   entry unless said otherwise;
-//! - `xq_material`: index descriptors of [`IX_WORDS`] words (this table first, then per slot the
+//! - `xq_material`: index descriptors of `IX_WORDS` words (this table first, then per slot the
 //!   smaller table that capturing it leads to; zeros for the kings), and per slot its capture
 //!   exit (colour flip, entry offset, which slot fills each slot of the smaller table);
 //! - `xq_exit_entries`: the entries of every distinct smaller table, two per word.
