@@ -481,17 +481,24 @@ fn targets(slot: u32) -> vec3<u32> {
             }
         }
     } else {
-        let base = leap_base(GEO_LEAP_TO, side, kind, origin);
-        for (var i = 0u; i < LEAP_WIDTH; i += 1u) {
-            let entry = xq_geo[base + i];
-            let to = entry & 0xFFu;
-            if to == NONE {
-                break;
-            }
-            let block = entry >> 8u;
-            if block == NONE || is_empty(block) {
-                found |= bb_bit(to) & ~own;
-            }
+        found = unblocked_leaps(leap_base(GEO_LEAP_TO, side, kind, origin)) & ~own;
+    }
+    return found;
+}
+
+// The squares of one leap list (from `base`, NONE-terminated, each entry a square and the point
+// that blocks the leap, or NONE) whose blocking point is empty.
+fn unblocked_leaps(base: u32) -> vec3<u32> {
+    var found = vec3<u32>(0u);
+    for (var i = 0u; i < LEAP_WIDTH; i += 1u) {
+        let entry = xq_geo[base + i];
+        let square = entry & 0xFFu;
+        if square == NONE {
+            break;
+        }
+        let block = entry >> 8u;
+        if block == NONE || is_empty(block) {
+            found |= bb_bit(square);
         }
     }
     return found;
@@ -516,18 +523,7 @@ fn sources(slot: u32) -> vec3<u32> {
             }
         }
     } else {
-        let table = leap_base(GEO_LEAP_FROM, side, kind, to);
-        for (var i = 0u; i < LEAP_WIDTH; i += 1u) {
-            let entry = xq_geo[table + i];
-            let origin = entry & 0xFFu;
-            if origin == NONE {
-                break;
-            }
-            let block = entry >> 8u;
-            if is_empty(origin) && (block == NONE || is_empty(block)) {
-                found |= bb_bit(origin);
-            }
-        }
+        found = unblocked_leaps(leap_base(GEO_LEAP_FROM, side, kind, to)) & ~occupied();
     }
     return found;
 }

@@ -74,18 +74,11 @@ const EXIT_ORDER: usize = 2;
 /// The most pieces the shader's placement holds (three vectors of four squares).
 const GPU_PIECES: usize = 12;
 
-/// The kinds of the eight slots from `first`, four bits each (the shader's `slot_kind`, a
-/// constant rather than a buffer load).
-fn slot_kinds(layout: &Layout, first: usize) -> usize {
+/// `value(slot)` of the eight slots from `first`, four bits each: the shader's `slot_kind` and
+/// `slot_group` read constants rather than buffer loads.
+fn slot_nibbles(layout: &Layout, first: usize, value: impl Fn(usize) -> usize) -> usize {
     (first..layout.pieces.min(first + 8))
-        .map(|slot| layout.kind[slot].index() << (4 * (slot - first)))
-        .sum()
-}
-
-/// The groups of the eight slots from `first`, four bits each (the shader's `slot_group`).
-fn slot_groups(layout: &Layout, first: usize) -> usize {
-    (first..layout.pieces.min(first + 8))
-        .map(|slot| usize::from(layout.group_of[slot]) << (4 * (slot - first)))
+        .map(|slot| value(slot) << (4 * (slot - first)))
         .sum()
 }
 
@@ -161,17 +154,19 @@ impl XiangqiGpu {
         material.extend(exits);
 
         let mut prelude = String::new();
+        let kind = |slot: usize| layout.kind[slot].index();
+        let group = |slot: usize| usize::from(layout.group_of[slot]);
         let constants = [
             ("GAME_MAX_SUCCESSORS", max_successors(g, layout)),
             ("PIECES", pieces),
-            ("SLOT_KINDS_LOW", slot_kinds(layout, 0)),
-            ("SLOT_KINDS_HIGH", slot_kinds(layout, 8)),
+            ("SLOT_KINDS_LOW", slot_nibbles(layout, 0, kind)),
+            ("SLOT_KINDS_HIGH", slot_nibbles(layout, 8, kind)),
             (
                 "KINDS_PRESENT",
                 (0..pieces).fold(0, |bits, slot| bits | 1 << layout.kind[slot].index()),
             ),
-            ("SLOT_GROUPS_LOW", slot_groups(layout, 0)),
-            ("SLOT_GROUPS_HIGH", slot_groups(layout, 8)),
+            ("SLOT_GROUPS_LOW", slot_nibbles(layout, 0, group)),
+            ("SLOT_GROUPS_HIGH", slot_nibbles(layout, 8, group)),
             ("BLACK_START", layout.sides[1].0),
             ("RED_ATTACKERS_END", layout.attackers_end[0]),
             ("BLACK_ATTACKERS_END", layout.attackers_end[1]),
