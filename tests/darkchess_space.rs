@@ -8,8 +8,8 @@ mod darkchess_support;
 use std::collections::BTreeSet;
 
 use darkchess_support::{build, material, probe_in};
+use egtb::games::darkchess::Position;
 use egtb::games::darkchess::board::SYMMETRIES;
-use egtb::games::darkchess::index::Position;
 use egtb::games::darkchess::{Cannon, DarkChess, DarkRules, Stalemate};
 use egtb::games::{Game, IndexSpace};
 use egtb::material::{Material, Side};

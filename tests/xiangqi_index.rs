@@ -1,7 +1,7 @@
 //! The xiangqi index: every legal slot round-trips, mirror images share a slot, and the weights
 //! add up to a brute-force count of legal full-board positions.
 
-use egtb::games::xiangqi::geometry::{Kind, geometry};
+use egtb::games::xiangqi::board::{Kind, geometry};
 use egtb::games::xiangqi::{Piece, Position, Xiangqi, XiangqiRules};
 use egtb::games::{Game, IndexSpace};
 use egtb::material::{GameId, Material, Side};
@@ -62,7 +62,7 @@ fn brute_force_count(name: &str) -> [u64; 2] {
         min: u8,
         position: &mut Position,
         counts: &mut [u64; 2],
-        g: &egtb::games::xiangqi::geometry::Geometry,
+        g: &egtb::games::xiangqi::board::Geometry,
     ) {
         if at == pieces.len() {
             for side in Side::BOTH {

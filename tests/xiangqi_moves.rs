@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-use egtb::games::xiangqi::geometry::Kind;
+use egtb::games::xiangqi::board::Kind;
 use egtb::games::xiangqi::{Move, Piece, Position, Xiangqi, XiangqiRules, notation};
 use egtb::games::{Game, IndexSpace};
 use egtb::generate::Generator;

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use egtb::games::darkchess::index::Position;
+use egtb::games::darkchess::Position;
 use egtb::games::darkchess::{DarkChess, DarkRules};
 use egtb::games::{Game, IndexSpace};
 use egtb::generate::Generator;

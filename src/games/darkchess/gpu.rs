@@ -1,4 +1,4 @@
-//! Dark chess on the GPU: the data and prelude of `shaders/darkchess.wgsl`, the WGSL twin of
+//! Dark chess on the GPU: the data and prelude of `shaders/games/darkchess.wgsl`, the WGSL twin of
 //! [`super::index`], [`super::moves`] and [`super::space`].
 //!
 //! Four u32 buffers, all computed here from the Rust tables:
@@ -35,7 +35,7 @@ use crate::solver::gpu::{GpuData, GpuRules};
 use crate::table::TableSet;
 
 /// The dark chess rules module, joined after the prelude.
-const DARK_WGSL: &str = include_str!("../../../shaders/darkchess.wgsl");
+const DARK_WGSL: &str = include_str!("../../../shaders/games/darkchess.wgsl");
 
 /// Tables per group size in `dark_sets`: by colex rank, canon, representatives, stabilizers.
 const SET_TABLES: usize = 4;

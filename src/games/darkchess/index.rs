@@ -34,6 +34,7 @@ use std::sync::OnceLock;
 
 use anyhow::{Result, bail};
 
+use super::Position;
 use super::board::{Board, GEOMETRY, KINDS, MAX_GROUP, SQUARES, SYMMETRIES, binomial, transform};
 use crate::games::IndexSpace;
 use crate::material::{Material, Side};
@@ -350,13 +351,6 @@ impl DarkIndex {
         }
         true
     }
-}
-
-/// A position of a table: the board and the side to move.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Position {
-    pub board: Board,
-    pub side_to_move: Side,
 }
 
 impl IndexSpace for DarkIndex {

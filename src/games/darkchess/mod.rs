@@ -2,9 +2,10 @@
 //! orthogonally, captures go by rank, the cannon jumps (or steps, by option), a side with no
 //! pieces loses and a side with no move loses (or draws, by option).
 //!
-//! Modules: [`board`] (squares, geometry, bitboards), [`index`] (the dense symmetric index and
-//! positions), [`moves`] (move generation), [`space`] (the solver's view with exits),
-//! [`notation`] (positions and moves as text), [`gpu`] (the data of the WGSL twin).
+//! Here: the rules options and [`Position`]. Then [`board`] (squares, geometry, the bitboard
+//! working board), [`index`] (the index space), [`moves`] (moves; un-moves are steps back),
+//! [`space`] (the solver's view with its exits), [`notation`] (positions and moves as text),
+//! [`gpu`] (the data of the WGSL twin, `shaders/games/darkchess.wgsl`).
 //!
 //! Everything a GPU twin of these rules needs is plain data computed here once:
 //! [`board::GEOMETRY`] (steps, rays, symmetry maps, binomials), [`index::SquareSets::of`]
@@ -20,8 +21,8 @@ pub mod space;
 
 use anyhow::{Result, bail};
 
-use self::board::{KINDS, LETTERS, MAX_COUNTS};
-use self::index::{DarkIndex, Position};
+use self::board::{Board, KINDS, LETTERS, MAX_COUNTS};
+use self::index::DarkIndex;
 use self::moves::{CaptureRules, Move};
 use self::space::DarkSpace;
 use super::{Game, Rules};
@@ -105,6 +106,13 @@ impl Rules for DarkRules {
 
 /// Chinese dark chess with all pieces revealed.
 pub struct DarkChess;
+
+/// A position of a table: the board and the side to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Position {
+    pub board: Board,
+    pub side_to_move: Side,
+}
 
 impl Game for DarkChess {
     const ID: GameId = GameId::DarkChess;

@@ -3,8 +3,8 @@
 
 use anyhow::{Result, bail};
 
+use super::Position;
 use super::board::{Board, FILES, KINDS, LETTERS, MAX_COUNTS, RANKS, square_name};
-use super::index::Position;
 use super::moves::Move;
 use crate::material::Side;
 

@@ -4,8 +4,9 @@
 use anyhow::Result;
 
 use super::DarkRules;
+use super::Position;
 use super::board::{Board, GEOMETRY, KINDS, for_each_square};
-use super::index::{DarkIndex, GroupMasks, Position, colex};
+use super::index::{DarkIndex, GroupMasks, colex};
 use super::moves::CaptureRules;
 use crate::games::IndexSpace;
 use crate::material::Side;

@@ -1,4 +1,4 @@
-//! Xiangqi on the GPU: the data and prelude of `shaders/xiangqi.wgsl`, the WGSL twin of
+//! Xiangqi on the GPU: the data and prelude of `shaders/games/xiangqi.wgsl`, the WGSL twin of
 //! [`super::index`], [`super::moves`] and [`super::space`].
 //!
 //! Three u32 buffers, all computed here from the Rust tables:
@@ -20,7 +20,7 @@ use std::sync::OnceLock;
 
 use anyhow::{Result, bail};
 
-use super::geometry::{FILES, Geometry, Kind, NONE, SQUARES, geometry, pair_base};
+use super::board::{FILES, Geometry, Kind, NONE, SQUARES, geometry, pair_base};
 use super::index::{Layout, MAX_PIECES, XiangqiIndex};
 use super::space::ExitMap;
 use crate::games::IndexSpace;
@@ -29,7 +29,7 @@ use crate::solver::gpu::{GpuData, GpuRules};
 use crate::table::TableSet;
 
 /// The xiangqi rules module, joined after the prelude.
-const XIANGQI_WGSL: &str = include_str!("../../../shaders/xiangqi.wgsl");
+const XIANGQI_WGSL: &str = include_str!("../../../shaders/games/xiangqi.wgsl");
 
 /// Entries per square of a leaper table (the horse's eight moves at most).
 const LEAP_WIDTH: usize = 8;

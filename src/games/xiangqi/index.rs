@@ -1,5 +1,5 @@
 //! The xiangqi index scheme (version 1). A WGSL twin reproduces it bit for bit from the arrays of
-//! [`super::geometry::Geometry`] and the group list of [`Layout`].
+//! [`super::board::Geometry`] and the group list of [`Layout`].
 //!
 //! - Pieces are laid out in *slots*: red pieces, then black pieces; within a side the kinds in
 //!   material order K R C N P A E; identical pieces (same side and kind, at most two) form one
@@ -21,8 +21,8 @@
 
 use anyhow::{Result, bail};
 
-use super::geometry::{Kind, NONE, SQUARES, file, geometry, pair_base};
-use super::moves::Board;
+use super::board::{Board, Kind, NONE, SQUARES, file, geometry, pair_base};
+use super::moves::in_check;
 use crate::games::IndexSpace;
 use crate::material::{Material, Side};
 
@@ -324,7 +324,7 @@ impl XiangqiIndex {
             None
         };
         let board = Board::new(&self.layout, squares)?;
-        if board.in_check(1 - to_move) {
+        if in_check(&board, 1 - to_move) {
             return None;
         }
         Some(Decoded {

@@ -1,8 +1,13 @@
 //! Xiangqi (Chinese chess) endgames: each side one king, any advisors and elephants (at most two
 //! each), at most two attacking pieces (rooks, cannons, horses, pawns). A side with no legal move
 //! loses; under the default rules a repetition is a draw.
+//!
+//! Here: the rules options and [`Position`]. Then [`board`] (squares, geometry, the working
+//! board), [`index`] (the index space), [`moves`] (moves, un-moves, check), [`space`] (the
+//! solver's view with its exits), [`notation`] (FEN, WXF and ICCS), [`gpu`] (the data of the WGSL
+//! twin, `shaders/games/xiangqi.wgsl`).
 
-pub mod geometry;
+pub mod board;
 pub mod gpu;
 pub mod index;
 pub mod moves;
@@ -11,9 +16,9 @@ pub mod space;
 
 use anyhow::{Result, bail};
 
-use self::geometry::{Kind, NONE, SQUARES, geometry};
+use self::board::{Board, Kind, NONE, SQUARES, geometry};
 use self::index::{Layout, MAX_PIECES, Squares, XiangqiIndex};
-use self::moves::Board;
+use self::moves::{for_each_legal_move, in_check};
 use self::space::XiangqiSpace;
 use crate::games::{Game, Rules};
 use crate::material::{GameId, Material, Side, count_vectors};
@@ -148,13 +153,13 @@ impl Position {
                     "a {} {:?} cannot stand on {}{}",
                     GameId::Xiangqi.side_names()[piece.side.index()],
                     piece.kind,
-                    char::from(b'a' + geometry::file(s as u8)),
-                    geometry::rank(s as u8)
+                    char::from(b'a' + board::file(s as u8)),
+                    board::rank(s as u8)
                 );
             }
         }
         let waiting = self.to_move.other();
-        if self.with_board(|board| board.in_check(waiting.index())) {
+        if self.with_board(|board| in_check(board, waiting.index())) {
             bail!(
                 "illegal position: {} (not to move) is in check",
                 GameId::Xiangqi.side_names()[waiting.index()]
@@ -288,7 +293,7 @@ impl Game for Xiangqi {
         let mut moves = Vec::new();
         position.with_board(|board| {
             let start = board.squares;
-            board.for_each_legal_move(position.to_move.index(), |board, slot, _| {
+            for_each_legal_move(board, position.to_move.index(), |board, slot, _| {
                 moves.push(Move {
                     from: start[slot],
                     to: board.squares[slot],

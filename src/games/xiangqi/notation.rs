@@ -3,7 +3,7 @@
 
 use anyhow::{Context, Result, bail};
 
-use super::geometry::{FILES, Kind, SQUARES, file, rank, square};
+use super::board::{FILES, Kind, SQUARES, file, rank, square};
 use super::{Move, Piece, Position, Xiangqi};
 use crate::games::Game;
 use crate::material::Side;

@@ -4,9 +4,9 @@
 
 use anyhow::Result;
 
-use super::geometry::{NONE, geometry};
+use super::board::{Board, NONE, geometry};
 use super::index::{MAX_PIECES, Squares, XiangqiIndex};
-use super::moves::Board;
+use super::moves::{for_each_legal_move, for_each_unmove};
 use crate::material::Side;
 use crate::solver::{Exits, Node, Space, Successors};
 use crate::table::{Table, TableSet};
@@ -110,7 +110,7 @@ impl Space for XiangqiSpace<'_> {
         let child_base = (1 - mover) as u64 * self.index.per_side;
         let mut exits = Exits::default();
         let mut any = false;
-        decoded.board.for_each_legal_move(mover, |board, slot, victim| {
+        for_each_legal_move(&mut decoded.board, mover, |board, slot, victim| {
             any = true;
             if victim == NONE {
                 let (child, mapped) = layout.slot_after(&decoded.digits, &board.squares, slot);
@@ -133,7 +133,7 @@ impl Space for XiangqiSpace<'_> {
         let layout = &self.index.layout;
         let unmover = 1 - decoded.to_move;
         let parent_base = unmover as u64 * self.index.per_side;
-        decoded.board.for_each_unmove(unmover, |board, slot| {
+        for_each_unmove(&mut decoded.board, unmover, |board, slot| {
             let (parent, mapped) = layout.slot_after(&decoded.digits, &board.squares, slot);
             parents.push(parent_base + parent, mapped);
         });

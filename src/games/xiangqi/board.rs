@@ -1,11 +1,15 @@
 //! The xiangqi board: squares, zones (palaces, river, piece points), move geometry and symmetry
-//! maps, computed once as plain arrays so that a WGSL twin can upload exactly the same data.
+//! maps, computed once as plain arrays so that a WGSL twin can upload exactly the same data; and
+//! the working [`Board`] that moves are made and unmade on: pieces by slot and occupancy
+//! bitboards (all pieces, each side's), updated in place.
 //!
 //! A square is `rank * 9 + file` (file 0 = a .. 8 = i, rank 0 = red's back rank .. 9). Every
 //! per-square list is padded with [`NONE`]. Bitboards are `u128` with bit `square` set; on a GPU
 //! a bitboard is the four little-endian u32 words of the same value.
 
 use std::sync::OnceLock;
+
+use super::index::{Layout, Squares};
 
 /// Squares on the board.
 pub const SQUARES: usize = 90;
@@ -341,6 +345,91 @@ impl Geometry {
     /// Whether a piece of `side` (0 red, 1 black) and `kind` may stand on `square`.
     pub fn allowed(&self, side: usize, kind: Kind, square: u8) -> bool {
         self.points[side][kind.index()][usize::from(square)] != NONE
+    }
+}
+
+/// The pieces of one material on the board.
+#[derive(Clone)]
+pub struct Board<'l> {
+    pub layout: &'l Layout,
+    /// Square of each slot, [`NONE`] while captured.
+    pub squares: Squares,
+    pub occupied: u128,
+    /// Squares of each side's pieces.
+    pub side_occupied: [u128; 2],
+}
+
+/// What [`Board::make`] changed, for [`Board::unmake`].
+#[derive(Clone, Copy)]
+pub struct Undo {
+    slot: usize,
+    from: u8,
+    to: u8,
+    /// The captured slot, or [`NONE`].
+    pub victim: u8,
+}
+
+impl<'l> Board<'l> {
+    /// The board of pieces on `squares`, `None` when two share a square.
+    pub fn new(layout: &'l Layout, squares: Squares) -> Option<Board<'l>> {
+        let mut board = Board {
+            layout,
+            squares,
+            occupied: 0,
+            side_occupied: [0; 2],
+        };
+        for (slot, &s) in squares.iter().enumerate().take(layout.pieces) {
+            let bit = 1u128 << s;
+            if board.occupied & bit != 0 {
+                return None;
+            }
+            board.occupied |= bit;
+            board.side_occupied[usize::from(layout.side[slot])] |= bit;
+        }
+        Some(board)
+    }
+
+    /// Whether no piece stands on `square`.
+    pub fn empty(&self, square: u8) -> bool {
+        self.occupied & (1u128 << square) == 0
+    }
+
+    /// Moves the piece in `slot` to `to`, capturing what stands there.
+    #[inline]
+    pub fn make(&mut self, slot: usize, to: u8) -> Undo {
+        let side = usize::from(self.layout.side[slot]);
+        let from = self.squares[slot];
+        let (from_bit, to_bit) = (1u128 << from, 1u128 << to);
+        let mut victim = NONE;
+        if self.side_occupied[1 - side] & to_bit != 0 {
+            let (start, end) = self.layout.sides[1 - side];
+            let captured = (start..end)
+                .find(|&v| self.squares[v] == to)
+                .expect("an occupied enemy square holds an enemy piece");
+            self.squares[captured] = NONE;
+            self.side_occupied[1 - side] &= !to_bit;
+            victim = captured as u8;
+        }
+        self.squares[slot] = to;
+        self.side_occupied[side] = (self.side_occupied[side] & !from_bit) | to_bit;
+        self.occupied = (self.occupied & !from_bit) | to_bit;
+        Undo { slot, from, to, victim }
+    }
+
+    /// Takes back a [`Board::make`].
+    #[inline]
+    pub fn unmake(&mut self, undo: Undo) {
+        let side = usize::from(self.layout.side[undo.slot]);
+        let (from_bit, to_bit) = (1u128 << undo.from, 1u128 << undo.to);
+        self.squares[undo.slot] = undo.from;
+        self.side_occupied[side] = (self.side_occupied[side] & !to_bit) | from_bit;
+        self.occupied |= from_bit;
+        if undo.victim == NONE {
+            self.occupied &= !to_bit;
+        } else {
+            self.squares[usize::from(undo.victim)] = undo.to;
+            self.side_occupied[1 - side] |= to_bit;
+        }
     }
 }
 
