@@ -179,9 +179,7 @@ impl<'p, G: Game> Generator<'p, G> {
     }
 
     fn solve_on_gpu(&mut self, index: &G::Index, backend: Backend) -> Result<Solved> {
-        let Some(rules) = G::gpu_rules(index, self.rules, &self.tables)? else {
-            bail!("{} has no GPU rules module yet", G::ID);
-        };
+        let rules = G::gpu_rules(index, self.rules, &self.tables)?;
         let gpu = match self
             .gpu
             .get_or_insert_with(|| Gpu::open().map_err(|e| format!("{e:#}")))

@@ -235,6 +235,31 @@ pub fn count_vectors(kinds: usize, max: &[u8], budget: usize) -> Vec<[u8; MAX_KI
     out
 }
 
+/// Every canonical material of `game` with at most `pieces` pieces in which each side has at
+/// most `max[k]` pieces of kind `k` and passes `side_ok` (for example: exactly one king, at
+/// least one piece), in no particular order: the materials a `Game::materials` lists.
+pub fn materials_within(
+    game: GameId,
+    max: &[u8],
+    pieces: usize,
+    side_ok: impl Fn(&[u8; MAX_KINDS]) -> bool,
+) -> Vec<Material> {
+    let sides: Vec<[u8; MAX_KINDS]> = count_vectors(max.len(), max, pieces.saturating_sub(1))
+        .into_iter()
+        .filter(|counts| side_ok(counts))
+        .collect();
+    sides
+        .iter()
+        .flat_map(|&first| {
+            sides.iter().map(move |&second| Material {
+                game,
+                counts: [first, second],
+            })
+        })
+        .filter(|m| m.pieces() <= pieces && m.is_canonical())
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

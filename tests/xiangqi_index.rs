@@ -35,7 +35,7 @@ fn slots_round_trip_and_mirror_images_share_them() {
             assert_eq!(index.locate(&mirrored(&position)), state, "{name}");
             let symmetric = mirrored(&position) == position;
             assert_eq!(index.weight(state), if symmetric { 1 } else { 2 });
-            assert_eq!(index.side_to_move(state), position.to_move);
+            assert_eq!(index.side_to_move(state), position.side_to_move);
             assert_eq!(Xiangqi::material_of(&position), index.material);
         }
         assert!(legal * 3 > index.states(), "{name}: {legal} legal slots");
@@ -66,7 +66,7 @@ fn brute_force_count(name: &str) -> [u64; 2] {
     ) {
         if at == pieces.len() {
             for side in Side::BOTH {
-                position.to_move = side;
+                position.side_to_move = side;
                 if position.check_legal().is_ok() {
                     counts[side.index()] += 1;
                 }
@@ -87,7 +87,7 @@ fn brute_force_count(name: &str) -> [u64; 2] {
     }
     let mut position = Position {
         cells: [None; 90],
-        to_move: Side::First,
+        side_to_move: Side::First,
     };
     place(&pieces, 0, 0, &mut position, &mut counts, g);
     counts

@@ -97,7 +97,7 @@ fn retro_consistency_pawn_pair() {
 /// Every position one un-move before `position`, by trying every piece of the side not to move
 /// on every square and keeping the legal positions with a forward move leading back.
 fn brute_force_parents(position: &Position) -> Vec<Position> {
-    let unmover = position.to_move.other();
+    let unmover = position.side_to_move.other();
     let mut found = Vec::new();
     for from in 0..90u8 {
         let Some(piece) = position.cells[usize::from(from)] else {
@@ -112,7 +112,7 @@ fn brute_force_parents(position: &Position) -> Vec<Position> {
             }
             let mut before = position.clone();
             before.cells[usize::from(to)] = before.cells[usize::from(from)].take();
-            before.to_move = unmover;
+            before.side_to_move = unmover;
             if before.check_legal().is_err() {
                 continue;
             }
@@ -162,7 +162,7 @@ fn naive_moves(position: &Position) -> BTreeSet<(u8, u8)> {
         let Some(piece) = position.cells[from as usize] else {
             continue;
         };
-        if piece.side != position.to_move {
+        if piece.side != position.side_to_move {
             continue;
         }
         let (f, r) = (from % 9, from / 9);

@@ -1,8 +1,11 @@
 //! The games: each supplies rules, index spaces and notation behind the [`Game`] trait, so that
 //! the solver, the table files and the commands are written once for all of them.
 
+pub mod binomial;
+pub mod board_text;
 pub mod chess;
 pub mod darkchess;
+pub mod exit_entries;
 pub mod xiangqi;
 
 use anyhow::Result;
@@ -24,12 +27,15 @@ pub trait Rules: Copy + Default + PartialEq + Eq + std::fmt::Debug + Send + Sync
 }
 
 /// The index space of one material: a dense numbering of its positions, both sides to move.
+///
+/// Every game lays its states out the same way: `state = side * per_side + slot`, the first
+/// side to move's slots, then the second side's, equally many; a slot numbers a placement of
+/// the pieces.
 pub trait IndexSpace: Send + Sync {
     type Position;
 
-    /// Number of slots, both sides to move (the table's length): the first side's slots, then
-    /// the second side's, equally many.
-    fn states(&self) -> u64;
+    /// Number of slots for one side to move.
+    fn per_side(&self) -> u64;
     /// The slot of a legal position of this material (sides as in the table's material).
     fn locate(&self, position: &Self::Position) -> u64;
     /// The position a slot stands for (its canonical representative), `None` for a broken slot.
@@ -37,12 +43,28 @@ pub trait IndexSpace: Send + Sync {
     /// How many full-board positions the slot stands for: the distinct images of its position
     /// under the game's symmetries (identical pieces unordered); 0 for a broken slot.
     fn weight(&self, state: u64) -> u32;
-    /// The side to move in a slot.
-    fn side_to_move(&self, state: u64) -> Side;
+
+    /// Number of states, both sides to move (the table's length).
+    fn states(&self) -> u64 {
+        2 * self.per_side()
+    }
+    /// The state of a slot with `side` to move.
+    #[inline]
+    fn state(&self, side: Side, slot: u64) -> u64 {
+        side.index() as u64 * self.per_side() + slot
+    }
+    /// The side to move and the slot of a state.
+    #[inline]
+    fn split(&self, state: u64) -> (Side, u64) {
+        split_state(state, self.per_side())
+    }
+    /// The side to move in a state.
+    fn side_to_move(&self, state: u64) -> Side {
+        self.split(state).0
+    }
 }
 
-/// The side to move and the slot of a state, in the layout every index space shares:
-/// `state = side * per_side + slot`.
+/// The side to move and the slot of a state (see [`IndexSpace`]).
 #[inline]
 pub fn split_state(state: u64, per_side: u64) -> (Side, u64) {
     if state < per_side {
@@ -76,15 +98,12 @@ pub trait Game: Sized + Send + Sync + 'static {
     /// The solver's view of a material: its index plus the solved tables its exits reach.
     fn space<'t>(index: &'t Self::Index, rules: Self::Rules, tables: &'t TableSet) -> Result<Self::Space<'t>>;
 
-    /// The GPU twin of the solver's view (a WGSL rules module and its data), `None` when the
-    /// game has no GPU rules module yet.
+    /// The GPU twin of the solver's view: a WGSL rules module and its data.
     fn gpu_rules<'t>(
-        _index: &'t Self::Index,
-        _rules: Self::Rules,
-        _tables: &'t TableSet,
-    ) -> Result<Option<Box<dyn GpuRules + 't>>> {
-        Ok(None)
-    }
+        index: &'t Self::Index,
+        rules: Self::Rules,
+        tables: &'t TableSet,
+    ) -> Result<Box<dyn GpuRules + 't>>;
 
     /// Parses a position in the game's notation, checking that it is legal.
     fn parse_position(text: &str) -> Result<Self::Position>;

@@ -396,6 +396,10 @@ impl ChessIndex {
 impl IndexSpace for ChessIndex {
     type Position = Position;
 
+    fn per_side(&self) -> u64 {
+        self.per_side
+    }
+
     fn states(&self) -> u64 {
         2 * self.per_side
     }

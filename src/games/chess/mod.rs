@@ -268,8 +268,8 @@ impl Game for Chess {
         index: &'t ChessIndex,
         _rules: ChessRules,
         tables: &'t TableSet,
-    ) -> Result<Option<Box<dyn GpuRules + 't>>> {
-        Ok(Some(Box::new(gpu::ChessGpu::new(index, tables)?)))
+    ) -> Result<Box<dyn GpuRules + 't>> {
+        Ok(Box::new(gpu::ChessGpu::new(index, tables)?))
     }
 
     fn parse_position(text: &str) -> Result<Position> {

@@ -1,4 +1,4 @@
-//! The 4x8 board: squares, pieces, the geometry tables (steps, rays, symmetry maps, binomials)
+//! The 4x8 board: squares, pieces, the geometry tables (steps, rays, symmetry maps)
 //! and the bitboard position every other module works on.
 //!
 //! Square `s = rank * 8 + file` with rank 0..4 (rank 1 to 4 in notation) and file 0..8 (a to h);
@@ -49,8 +49,6 @@ pub struct Geometry {
     pub rays: [[u32; SQUARES]; 4],
     /// `symmetry[g][s]`: the image of square `s` under symmetry `g`.
     pub symmetry: [[u32; SQUARES]; SYMMETRIES],
-    /// `binomial[k][n] = C(n, k)` for `n <= 32`, `k <= MAX_GROUP`.
-    pub binomial: [[u32; SQUARES + 1]; MAX_GROUP + 1],
 }
 
 /// The geometry, computed at compile time.
@@ -85,27 +83,7 @@ impl Geometry {
             symmetry[3][s] = (mr * FILES as i32 + mf) as u32;
             s += 1;
         }
-        let mut binomial = [[0u32; SQUARES + 1]; MAX_GROUP + 1];
-        let mut n = 0;
-        while n <= SQUARES {
-            binomial[0][n] = 1;
-            let mut k = 1;
-            while k <= MAX_GROUP {
-                binomial[k][n] = if n == 0 {
-                    0
-                } else {
-                    binomial[k - 1][n - 1] + binomial[k][n - 1]
-                };
-                k += 1;
-            }
-            n += 1;
-        }
-        Geometry {
-            steps,
-            rays,
-            symmetry,
-            binomial,
-        }
+        Geometry { steps, rays, symmetry }
     }
 }
 
@@ -133,12 +111,6 @@ pub fn for_each_square(mask: u32, mut f: impl FnMut(u32)) {
         f(m.trailing_zeros());
         m &= m - 1;
     }
-}
-
-/// `C(n, k)` for the small groups the index uses.
-#[inline]
-pub fn binomial(n: u32, k: usize) -> u32 {
-    GEOMETRY.binomial[k][n as usize]
 }
 
 /// The pieces on the board: one square mask per side and kind.
@@ -216,7 +188,6 @@ mod tests {
         assert_eq!(GEOMETRY.rays[1][a1].count_ones(), 7);
         assert_eq!(GEOMETRY.rays[0][a1].count_ones(), 3);
         assert_eq!(GEOMETRY.rays[2][a1] | GEOMETRY.rays[3][a1], 0);
-        assert_eq!(GEOMETRY.binomial[5][32], 201_376);
         assert_eq!(square_name(31), "h4");
     }
 }

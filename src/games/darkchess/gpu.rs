@@ -2,8 +2,8 @@
 //! [`super::index`], [`super::moves`] and [`super::space`].
 //!
 //! Four u32 buffers, all computed here from the Rust tables:
-//! - `dark_geo`: [`GEOMETRY`]'s steps, rays (by direction) and binomials
-//!   (`C(n, k)` at `k * 33 + n`);
+//! - `dark_geo`: [`GEOMETRY`]'s steps, rays (by direction), then the binomials of
+//!   [`BINOMIAL`] for `n <= 32`, `k <= 5` (`C(n, k)` at `k * 33 + n`);
 //! - `dark_sets`: a directory of `SET_TABLES` word offsets per group size `k` (1 to 5, at
 //!   `(k - 1) * SET_TABLES`), then the [`SquareSets::of`] tables of every size the material or
 //!   its captures use (unused sizes point at offset 0);
@@ -30,7 +30,9 @@ use super::board::{CANNON, GEOMETRY, MAX_GROUP, SQUARES};
 use super::index::{DarkIndex, MAX_GROUPS, SquareSets};
 use super::moves::CaptureRules;
 use crate::games::IndexSpace;
-use crate::material::{Material, Side};
+use crate::games::binomial::BINOMIAL;
+use crate::games::exit_entries::ExitEntries;
+use crate::material::Side;
 use crate::solver::gpu::{GpuData, GpuRules};
 use crate::table::TableSet;
 
@@ -90,8 +92,7 @@ impl DarkGpu {
         let mut set_sizes = [false; MAX_GROUP + 1];
         let mut mark = |index: &DarkIndex| index.groups().iter().for_each(|g| set_sizes[g.count] = true);
         mark(index);
-        let mut exit_entries: Vec<u16> = Vec::new();
-        let mut placed: Vec<(Material, u32)> = Vec::new();
+        let mut exit_entries = ExitEntries::default();
         for (victim, group) in groups.iter().enumerate() {
             let exit = EXIT_BASE + victim * EXIT_WORDS;
             let after = index.material().without(group.side, group.kind);
@@ -103,22 +104,7 @@ impl DarkGpu {
             let sub = DarkIndex::new(&canonical)?;
             mark(&sub);
             write_descriptor(&mut material, victim, &sub);
-            let offset = match placed.iter().find(|(m, _)| *m == canonical) {
-                Some(&(_, offset)) => offset,
-                None => {
-                    // Entry offsets and the states added to them stay below the total: a u32.
-                    let offset = exit_entries.len() as u32;
-                    exit_entries.extend_from_slice(tables.require(&canonical)?.entries());
-                    if u32::try_from(exit_entries.len()).is_err() {
-                        bail!(
-                            "the tables {} captures into are too large for the GPU",
-                            index.material()
-                        );
-                    }
-                    placed.push((canonical, offset));
-                    offset
-                }
-            };
+            let offset = exit_entries.offset(&canonical, tables)?;
             material[exit + EXIT_SWAP] = u32::from(swap);
             material[exit + EXIT_OFFSET] = offset;
             for (i, g) in sub.groups().iter().enumerate() {
@@ -143,10 +129,7 @@ impl DarkGpu {
             geometry: geometry_words(),
             sets,
             material,
-            exit_entries: exit_entries
-                .chunks(2)
-                .map(|pair| u32::from(pair[0]) | u32::from(*pair.get(1).unwrap_or(&0)) << 16)
-                .collect(),
+            exit_entries: exit_entries.into_words(),
         })
     }
 }
@@ -169,7 +152,7 @@ fn geometry_words() -> Vec<u32> {
     let mut words = Vec::with_capacity(GEO_BINOMIAL + (MAX_GROUP + 1) * (SQUARES + 1));
     words.extend(&GEOMETRY.steps);
     GEOMETRY.rays.iter().for_each(|r| words.extend(r));
-    GEOMETRY.binomial.iter().for_each(|b| words.extend(b));
+    BINOMIAL[..=MAX_GROUP].iter().for_each(|c| words.extend(&c[..=SQUARES]));
     words
 }
 

@@ -35,8 +35,9 @@ use std::sync::OnceLock;
 use anyhow::{Result, bail};
 
 use super::Position;
-use super::board::{Board, GEOMETRY, KINDS, MAX_GROUP, SQUARES, SYMMETRIES, binomial, transform};
+use super::board::{Board, GEOMETRY, KINDS, MAX_GROUP, SQUARES, SYMMETRIES, transform};
 use crate::games::IndexSpace;
+use crate::games::binomial::binomial;
 use crate::material::{Material, Side};
 
 /// The most groups a material has (every kind on both sides).
@@ -213,17 +214,6 @@ impl DarkIndex {
         &self.groups
     }
 
-    /// Slots per side to move.
-    pub fn per_side(&self) -> u64 {
-        self.per_side
-    }
-
-    /// The side to move and the slot of a state.
-    #[inline]
-    pub fn split(&self, state: u64) -> (Side, u64) {
-        crate::games::split_state(state, self.per_side)
-    }
-
     /// The groups of one side's pieces.
     #[inline]
     pub fn side_groups(&self, side: Side) -> &[usize] {
@@ -356,13 +346,13 @@ impl DarkIndex {
 impl IndexSpace for DarkIndex {
     type Position = Position;
 
-    fn states(&self) -> u64 {
-        2 * self.per_side
+    fn per_side(&self) -> u64 {
+        self.per_side
     }
 
     fn locate(&self, position: &Position) -> u64 {
         let (slot, _) = self.canonical_slot(&self.group_masks(&position.board));
-        position.side_to_move.index() as u64 * self.per_side + slot
+        self.state(position.side_to_move, slot)
     }
 
     fn decode(&self, state: u64) -> Option<Position> {
@@ -382,10 +372,6 @@ impl IndexSpace for DarkIndex {
             .filter(|&g| gm.iter().all(|&m| transform(m, g) == m))
             .count();
         (SYMMETRIES / fixed) as u32
-    }
-
-    fn side_to_move(&self, state: u64) -> Side {
-        self.split(state).0
     }
 }
 

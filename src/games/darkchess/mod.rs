@@ -26,7 +26,7 @@ use self::index::DarkIndex;
 use self::moves::{CaptureRules, Move};
 use self::space::DarkSpace;
 use super::{Game, Rules};
-use crate::material::{GameId, MAX_KINDS, Material, Side, count_vectors};
+use crate::material::{GameId, Material, Side, materials_within};
 use crate::solver::gpu::GpuRules;
 use crate::table::TableSet;
 use crate::value::Value;
@@ -154,20 +154,11 @@ impl Game for DarkChess {
     }
 
     fn materials(pieces: usize) -> Vec<Material> {
-        let sides = count_vectors(KINDS, &MAX_COUNTS, pieces.saturating_sub(1));
-        let size = |c: &[u8; MAX_KINDS]| c.iter().map(|&n| usize::from(n)).sum::<usize>();
-        let mut materials: Vec<Material> = sides
-            .iter()
-            .flat_map(|first| sides.iter().map(move |second| [*first, *second]))
-            .filter(|[first, second]| size(first) > 0 && size(second) > 0 && size(first) + size(second) <= pieces)
-            .map(|counts| Material {
-                game: GameId::DarkChess,
-                counts,
-            })
-            .filter(Material::is_canonical)
-            .collect();
-        materials.sort_by_key(|m| (m.pieces(), m.to_string()));
-        materials
+        let mut all = materials_within(GameId::DarkChess, &MAX_COUNTS, pieces, |counts| {
+            counts.iter().any(|&n| n > 0)
+        });
+        all.sort_by_key(|m| (m.pieces(), m.to_string()));
+        all
     }
 
     fn index(material: &Material, _rules: DarkRules) -> Result<DarkIndex> {
@@ -179,12 +170,8 @@ impl Game for DarkChess {
         DarkSpace::new(index, rules, tables)
     }
 
-    fn gpu_rules<'t>(
-        index: &'t DarkIndex,
-        rules: DarkRules,
-        tables: &'t TableSet,
-    ) -> Result<Option<Box<dyn GpuRules + 't>>> {
-        Ok(Some(Box::new(gpu::DarkGpu::new(index, rules, tables)?)))
+    fn gpu_rules<'t>(index: &'t DarkIndex, rules: DarkRules, tables: &'t TableSet) -> Result<Box<dyn GpuRules + 't>> {
+        Ok(Box::new(gpu::DarkGpu::new(index, rules, tables)?))
     }
 
     fn parse_position(text: &str) -> Result<Position> {

@@ -6,50 +6,30 @@ use anyhow::{Result, bail};
 use super::Position;
 use super::board::{Board, FILES, KINDS, LETTERS, MAX_COUNTS, RANKS, square_name};
 use super::moves::Move;
-use crate::material::Side;
+use crate::games::board_text::{self, Shape, format_placement, letter_side, side_letter, side_to_move_letter};
+use crate::material::{GameId, Side};
+
+/// The 4x8 board, ranks 1 to 4.
+const SHAPE: Shape = Shape {
+    files: FILES,
+    ranks: RANKS,
+    first_rank: 1,
+};
 
 /// Parses a position, checking piece counts and that both sides have pieces.
 pub fn parse_position(text: &str) -> Result<Position> {
-    let fields: Vec<&str> = text.split_whitespace().collect();
-    let [placement, side] = fields[..] else {
-        bail!("position '{text}' must be a placement and a side to move, like 'k7/8/8/6PK w'");
-    };
-    let side_to_move = match side {
-        "w" | "r" => Side::First,
-        "b" => Side::Second,
-        _ => bail!("position '{text}': side to move '{side}' is not w, r or b"),
-    };
-    let ranks: Vec<&str> = placement.split('/').collect();
-    if ranks.len() != RANKS {
-        bail!("position '{text}' has {} ranks, expected {RANKS}", ranks.len());
-    }
     let mut board = Board::default();
-    for (i, row) in ranks.iter().enumerate() {
-        let rank = RANKS - 1 - i;
-        let mut file = 0;
-        for c in row.chars() {
-            if let Some(empty) = c.to_digit(10).filter(|&d| (1..=FILES as u32).contains(&d)) {
-                file += empty as usize;
-            } else {
-                let Some(kind) = LETTERS.iter().position(|&l| l == c.to_ascii_uppercase() as u8) else {
-                    bail!("position '{text}': '{c}' is no dark chess piece (KAERNCP, red uppercase)");
-                };
-                if file < FILES {
-                    let side = if c.is_ascii_uppercase() { 0 } else { 1 };
-                    board.masks[side][kind] |= 1 << (rank * FILES + file);
-                }
-                file += 1;
-            }
-            if file > FILES {
-                bail!("position '{text}': rank {} has more than {FILES} squares", rank + 1);
-            }
-        }
-        if file != FILES {
-            bail!(
-                "position '{text}': rank {} has {file} squares, expected {FILES}",
-                rank + 1
-            );
-        }
+    let parsed = board_text::parse(text, SHAPE, |file, rank, c| {
+        let Some(kind) = LETTERS.iter().position(|&l| l == c.to_ascii_uppercase() as u8) else {
+            bail!("'{c}' is no dark chess piece (KAERNCP, red uppercase)");
+        };
+        board.masks[letter_side(c).index()][kind] |= 1 << (rank * FILES + file);
+        Ok(())
+    })?;
+    if let Some(extra) = parsed.rest.first() {
+        bail!(
+            "position '{text}': '{extra}' after the side to move (a position is a placement and a side to move, like 'k7/8/8/6PK w')"
+        );
     }
     for side in Side::BOTH {
         let counts = &board.masks[side.index()];
@@ -65,49 +45,23 @@ pub fn parse_position(text: &str) -> Result<Position> {
             bail!("position '{text}': {} has no pieces", side_name(side));
         }
     }
-    Ok(Position { board, side_to_move })
+    Ok(Position {
+        board,
+        side_to_move: parsed.side_to_move,
+    })
 }
 
 fn side_name(side: Side) -> &'static str {
-    match side {
-        Side::First => "red",
-        Side::Second => "black",
-    }
+    GameId::DarkChess.side_names()[side.index()]
 }
 
 /// Writes a position.
 pub fn format_position(position: &Position) -> String {
-    let mut text = String::new();
-    for rank in (0..RANKS).rev() {
-        let mut empty = 0;
-        for file in 0..FILES {
-            match position.board.piece_at(rank * FILES + file) {
-                None => empty += 1,
-                Some((side, kind)) => {
-                    if empty > 0 {
-                        text.push_str(&empty.to_string());
-                        empty = 0;
-                    }
-                    let letter = LETTERS[kind] as char;
-                    text.push(match side {
-                        Side::First => letter,
-                        Side::Second => letter.to_ascii_lowercase(),
-                    });
-                }
-            }
-        }
-        if empty > 0 {
-            text.push_str(&empty.to_string());
-        }
-        if rank > 0 {
-            text.push('/');
-        }
-    }
-    text.push_str(match position.side_to_move {
-        Side::First => " w",
-        Side::Second => " b",
+    let placement = format_placement(SHAPE, |file, rank| {
+        let (side, kind) = position.board.piece_at(rank * FILES + file)?;
+        Some(side_letter(side, LETTERS[kind] as char))
     });
-    text
+    format!("{placement} {}", side_to_move_letter(position.side_to_move))
 }
 
 /// A move in coordinates, `g1g2`.

@@ -10,6 +10,7 @@
 use std::sync::OnceLock;
 
 use super::index::{Layout, Squares};
+use crate::games::binomial::binomial;
 
 /// Squares on the board.
 pub const SQUARES: usize = 90;
@@ -102,11 +103,6 @@ fn red_point(kind: Kind, square: u8) -> bool {
     }
 }
 
-/// Binomial coefficients C(n, 2) for n up to 90, used to rank pairs of identical pieces.
-pub fn pair_base(n: u32) -> u32 {
-    n * n.saturating_sub(1) / 2
-}
-
 /// All geometry, computed once (see [`geometry`]).
 pub struct Geometry {
     /// `points[side][kind][square]`: the square's number among the points where a piece of that
@@ -158,7 +154,7 @@ pub struct Geometry {
     /// `horse_leg_for[a * 90 + b]`: the leg a horse on `a` needs to reach `b`, or [`NONE`].
     pub horse_leg_for: Vec<u8>,
     /// `pair_unrank[rank]`: the two point numbers (low, high) of the pair with this rank, where
-    /// `rank = pair_base(high) + low`; one table serves every point count up to 90.
+    /// `rank = binomial(high, 2) + low`; one table serves every point count up to 90.
     pub pair_unrank: Vec<[u8; 2]>,
 }
 
@@ -306,7 +302,7 @@ impl Geometry {
             lines.chain(legs).fold(0u128, |mask, s| mask | 1u128 << s)
         });
 
-        let mut pair_unrank = Vec::with_capacity(pair_base(SQUARES as u32) as usize);
+        let mut pair_unrank = Vec::with_capacity(binomial(SQUARES as u32, 2) as usize);
         for high in 1..SQUARES as u8 {
             for low in 0..high {
                 pair_unrank.push([low, high]);
@@ -445,7 +441,7 @@ mod tests {
         }
         assert_eq!(g.red_king_reduced.iter().filter(|&&n| n != NONE).count(), 6);
         assert_eq!(g.pair_unrank.len(), 4005);
-        assert_eq!(g.pair_unrank[usize::try_from(pair_base(7)).unwrap() + 3], [3, 7]);
+        assert_eq!(g.pair_unrank[usize::try_from(binomial(7, 2)).unwrap() + 3], [3, 7]);
     }
 
     #[test]

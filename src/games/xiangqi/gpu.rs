@@ -20,11 +20,12 @@ use std::sync::OnceLock;
 
 use anyhow::{Result, bail};
 
-use super::board::{FILES, Geometry, Kind, NONE, SQUARES, geometry, pair_base};
+use super::board::{FILES, Geometry, Kind, NONE, SQUARES, geometry};
 use super::index::{Layout, MAX_PIECES, XiangqiIndex};
 use super::space::ExitMap;
 use crate::games::IndexSpace;
-use crate::material::Material;
+use crate::games::binomial::binomial;
+use crate::games::exit_entries::ExitEntries;
 use crate::solver::gpu::{GpuData, GpuRules};
 use crate::table::TableSet;
 
@@ -127,8 +128,7 @@ impl XiangqiGpu {
         let this = descriptor(index, offsets)?;
         let mut material = this.clone();
         let mut exits = Vec::with_capacity(pieces * EXIT_WORDS);
-        let mut exit_entries: Vec<u16> = Vec::new();
-        let mut placed: Vec<(Material, u32)> = Vec::new();
+        let mut exit_entries = ExitEntries::default();
         for victim in 0..pieces {
             if victim == layout.king(usize::from(layout.side[victim])) {
                 material.extend(std::iter::repeat_n(0, IX_WORDS));
@@ -137,16 +137,7 @@ impl XiangqiGpu {
             }
             let map = ExitMap::new(index, victim)?;
             material.extend(descriptor(&map.index, offsets)?);
-            let sub = map.index.material;
-            let offset = match placed.iter().find(|(m, _)| *m == sub) {
-                Some(&(_, offset)) => offset,
-                None => {
-                    let offset = u32::try_from(exit_entries.len())?;
-                    exit_entries.extend_from_slice(tables.require(&sub)?.entries());
-                    placed.push((sub, offset));
-                    offset
-                }
-            };
+            let offset = exit_entries.offset(&map.index.material, tables)?;
             exits.extend([u32::from(map.flip), offset]);
             exits.extend(map.order.iter().map(|&slot| u32::from(slot)));
         }
@@ -213,10 +204,7 @@ impl XiangqiGpu {
             states: index.states(),
             prelude,
             material,
-            exit_entries: exit_entries
-                .chunks(2)
-                .map(|pair| u32::from(pair[0]) | u32::from(*pair.get(1).unwrap_or(&0)) << 16)
-                .collect(),
+            exit_entries: exit_entries.into_words(),
         })
     }
 }
@@ -246,7 +234,7 @@ fn geo_words() -> &'static GeoWords {
 /// - `GEO_POINTS`, `GEO_MIRRORED`, `GEO_POINT_SQUARES`: `points`, `mirrored_points` and
 ///   `point_squares`, at `((side * 7 + kind) * 90 + square)`;
 /// - `GEO_RED_KING`, `GEO_RED_KING_MIRRORED`, `GEO_RED_KING_SQUARES`: the reduced red king's;
-/// - `GEO_PAIR_BASE` (`pair_base(n)`), `GEO_PAIR_UNRANK` (`low | high << 8`);
+/// - `GEO_PAIR_BASE` (`binomial(n, 2)`), `GEO_PAIR_UNRANK` (`low | high << 8`);
 /// - `GEO_MIRROR`, `GEO_FLIP`: the symmetry maps;
 /// - `GEO_LEAP_TO`, `GEO_LEAP_FROM`: per side, kind and square, [`LEAP_WIDTH`] words
 ///   `square | block << 8` (block: the elephant's eye or the horse's leg, else [`NONE`]) for the
@@ -291,7 +279,7 @@ fn geo_sections(g: &Geometry) -> Vec<Section> {
         ("GEO_RED_KING", words(&g.red_king_reduced)),
         ("GEO_RED_KING_MIRRORED", words(&g.red_king_reduced_mirrored)),
         ("GEO_RED_KING_SQUARES", words(&g.red_king_squares)),
-        ("GEO_PAIR_BASE", (0..=SQUARES as u32).map(pair_base).collect()),
+        ("GEO_PAIR_BASE", (0..=SQUARES as u32).map(|n| binomial(n, 2)).collect()),
         (
             "GEO_PAIR_UNRANK",
             g.pair_unrank

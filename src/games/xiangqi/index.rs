@@ -5,10 +5,10 @@
 //!   material order K R C N P A E; identical pieces (same side and kind, at most two) form one
 //!   *group* on consecutive slots.
 //! - A group's *rank*: a single piece's point number `points[side][kind][square]`; a pair's
-//!   combinadic rank `pair_base(high) + low` of its two point numbers (`pair_base(n) = n(n-1)/2`),
+//!   combinadic rank `C(high, 2) + low` of its two point numbers (see [`crate::games::binomial`]),
 //!   so the pair's order is irrelevant. The red king instead uses `red_king_reduced` (its six
 //!   points on files d and e, ascending squares: d0 e0 d1 e1 d2 e2 -> 0..5).
-//! - Radices: the number of points (pair: `pair_base(points)`), red king 6. Groups are mixed
+//! - Radices: the number of points (pair: `C(points, 2)`), red king 6. Groups are mixed
 //!   radix digits, the first group most significant: `slot = sum(rank_g * stride_g)` with the last
 //!   group's stride 1. `per_side` is the product of the radices, and
 //!   `state = side_to_move * per_side + slot` (red = 0).
@@ -21,9 +21,10 @@
 
 use anyhow::{Result, bail};
 
-use super::board::{Board, Kind, NONE, SQUARES, file, geometry, pair_base};
+use super::board::{Board, Kind, NONE, SQUARES, file, geometry};
 use super::moves::in_check;
 use crate::games::IndexSpace;
+use crate::games::binomial::binomial;
 use crate::material::{Material, Side};
 
 /// Most pieces on the board: per side a king, two advisors, two elephants, two attackers.
@@ -126,7 +127,7 @@ impl Layout {
                 let radix = match (reduced_king, count) {
                     (true, _) => g.red_king_squares.len() as u64,
                     (false, 1) => points,
-                    (false, _) => u64::from(pair_base(points as u32)),
+                    (false, _) => u64::from(binomial(points as u32, 2)),
                 };
                 let (point_table, mirrored_points, squares): (_, _, &'static [u8]) = if reduced_king {
                     (&g.red_king_reduced, &g.red_king_reduced_mirrored, &g.red_king_squares)
@@ -194,7 +195,7 @@ impl Layout {
             u64::from(point(group.first))
         } else {
             let (a, b) = (point(group.first), point(group.first + 1));
-            u64::from(pair_base(a.max(b)) + a.min(b))
+            u64::from(binomial(a.max(b), 2) + a.min(b))
         }
     }
 
@@ -284,7 +285,7 @@ pub struct Decoded<'l> {
     pub board: Board<'l>,
     pub digits: Digits,
     /// 0 red, 1 black.
-    pub to_move: usize,
+    pub side_to_move: usize,
 }
 
 impl XiangqiIndex {
@@ -298,16 +299,16 @@ impl XiangqiIndex {
         })
     }
 
-    /// The state of pieces on `squares` (any mirror image) with `to_move` to move.
-    pub fn state_of(&self, squares: &Squares, to_move: usize) -> (u64, bool) {
+    /// The state of pieces on `squares` (any mirror image) with `side_to_move` to move.
+    pub fn state_of(&self, squares: &Squares, side_to_move: usize) -> (u64, bool) {
         let (slot, mapped) = self.layout.canonical_slot(squares);
-        (to_move as u64 * self.per_side + slot, mapped)
+        (self.state(Side::BOTH[side_to_move], slot), mapped)
     }
 
     /// Decodes a state, `None` for a broken slot.
     pub fn decode_state(&self, state: u64) -> Option<Decoded<'_>> {
-        let (side, slot) = crate::games::split_state(state, self.per_side);
-        let to_move = side.index();
+        let (side, slot) = self.split(state);
+        let side_to_move = side.index();
         let (squares, ranks) = self.layout.decode_slot(slot);
         let mirror = if file(squares[0]) == 4 {
             let mut mirror_ranks = [0; MAX_PIECES];
@@ -324,13 +325,13 @@ impl XiangqiIndex {
             None
         };
         let board = Board::new(&self.layout, squares)?;
-        if in_check(&board, 1 - to_move) {
+        if in_check(&board, 1 - side_to_move) {
             return None;
         }
         Some(Decoded {
             board,
             digits: Digits { slot, ranks, mirror },
-            to_move,
+            side_to_move,
         })
     }
 }
@@ -338,13 +339,13 @@ impl XiangqiIndex {
 impl IndexSpace for XiangqiIndex {
     type Position = super::Position;
 
-    fn states(&self) -> u64 {
-        2 * self.per_side
+    fn per_side(&self) -> u64 {
+        self.per_side
     }
 
     fn locate(&self, position: &super::Position) -> u64 {
         let squares = position.squares(&self.layout);
-        self.state_of(&squares, position.to_move.index()).0
+        self.state_of(&squares, position.side_to_move.index()).0
     }
 
     fn decode(&self, state: u64) -> Option<super::Position> {
@@ -352,7 +353,7 @@ impl IndexSpace for XiangqiIndex {
         Some(super::Position::from_squares(
             &self.layout,
             &decoded.board.squares,
-            decoded.to_move,
+            decoded.side_to_move,
         ))
     }
 
@@ -361,14 +362,6 @@ impl IndexSpace for XiangqiIndex {
             None => 0,
             Some(d) if d.digits.mirror.is_some_and(|m| m.0 == d.digits.slot) => 1,
             Some(_) => 2,
-        }
-    }
-
-    fn side_to_move(&self, state: u64) -> Side {
-        if state < self.per_side {
-            Side::First
-        } else {
-            Side::Second
         }
     }
 }

@@ -21,7 +21,7 @@ use self::index::{Layout, MAX_PIECES, Squares, XiangqiIndex};
 use self::moves::{for_each_legal_move, in_check};
 use self::space::XiangqiSpace;
 use crate::games::{Game, Rules};
-use crate::material::{GameId, Material, Side, count_vectors};
+use crate::material::{GameId, MAX_KINDS, Material, Side, materials_within};
 use crate::solver::gpu::GpuRules;
 use crate::table::TableSet;
 use crate::value::Value;
@@ -78,7 +78,7 @@ pub struct Piece {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Position {
     pub cells: [Option<Piece>; SQUARES],
-    pub to_move: Side,
+    pub side_to_move: Side,
 }
 
 /// A move from one square to another (captures included).
@@ -107,8 +107,8 @@ impl Position {
         squares
     }
 
-    /// The position with pieces of `layout` on `squares`, `to_move` (0 red) to move.
-    pub fn from_squares(layout: &Layout, squares: &Squares, to_move: usize) -> Position {
+    /// The position with pieces of `layout` on `squares`, `side_to_move` (0 red) to move.
+    pub fn from_squares(layout: &Layout, squares: &Squares, side_to_move: usize) -> Position {
         let mut cells = [None; SQUARES];
         for slot in 0..layout.pieces {
             cells[usize::from(squares[slot])] = Some(Piece {
@@ -118,7 +118,7 @@ impl Position {
         }
         Position {
             cells,
-            to_move: Side::BOTH[to_move],
+            side_to_move: Side::BOTH[side_to_move],
         }
     }
 
@@ -158,7 +158,7 @@ impl Position {
                 );
             }
         }
-        let waiting = self.to_move.other();
+        let waiting = self.side_to_move.other();
         if self.with_board(|board| in_check(board, waiting.index())) {
             bail!(
                 "illegal position: {} (not to move) is in check",
@@ -214,27 +214,17 @@ impl Game for Xiangqi {
     }
 
     fn materials(pieces: usize) -> Vec<Material> {
-        let mut max = [0u8; 7];
+        let mut max = [2u8; 7];
         max[Kind::King.index()] = 1;
-        for kind in [Kind::Rook, Kind::Cannon, Kind::Horse, Kind::Pawn] {
-            max[kind.index()] = MAX_ATTACKERS as u8;
-        }
-        max[Kind::Advisor.index()] = 2;
-        max[Kind::Elephant.index()] = 2;
-        // Every side with at most `pieces - 1` pieces (the other side has a king at least).
-        let sides: Vec<_> = count_vectors(7, &max, pieces.saturating_sub(1))
-            .into_iter()
-            .filter(|counts| counts[Kind::King.index()] == 1)
-            .collect();
-        let mut all: Vec<Material> = sides
-            .iter()
-            .flat_map(|&red| sides.iter().map(move |&black| (red, black)))
-            .map(|(red, black)| Material {
-                game: GameId::Xiangqi,
-                counts: [red, black],
-            })
-            .filter(|m| m.pieces() <= pieces && Xiangqi::check_material(m).is_ok())
-            .collect();
+        let attackers = |counts: &[u8; MAX_KINDS]| {
+            [Kind::Rook, Kind::Cannon, Kind::Horse, Kind::Pawn]
+                .map(|kind| usize::from(counts[kind.index()]))
+                .iter()
+                .sum::<usize>()
+        };
+        let mut all = materials_within(GameId::Xiangqi, &max, pieces, |counts| {
+            counts[Kind::King.index()] == 1 && attackers(counts) <= MAX_ATTACKERS
+        });
         all.sort_by_key(|m| (m.pieces(), *m));
         all
     }
@@ -252,8 +242,8 @@ impl Game for Xiangqi {
         index: &'t XiangqiIndex,
         _rules: XiangqiRules,
         tables: &'t TableSet,
-    ) -> Result<Option<Box<dyn GpuRules + 't>>> {
-        Ok(Some(Box::new(gpu::XiangqiGpu::new(index, tables)?)))
+    ) -> Result<Box<dyn GpuRules + 't>> {
+        Ok(Box::new(gpu::XiangqiGpu::new(index, tables)?))
     }
 
     fn parse_position(text: &str) -> Result<Position> {
@@ -271,7 +261,7 @@ impl Game for Xiangqi {
     }
 
     fn side_to_move(position: &Position) -> Side {
-        position.to_move
+        position.side_to_move
     }
 
     fn flip(position: &Position) -> Position {
@@ -285,7 +275,7 @@ impl Game for Xiangqi {
         }
         Position {
             cells,
-            to_move: position.to_move.other(),
+            side_to_move: position.side_to_move.other(),
         }
     }
 
@@ -293,7 +283,7 @@ impl Game for Xiangqi {
         let mut moves = Vec::new();
         position.with_board(|board| {
             let start = board.squares;
-            for_each_legal_move(board, position.to_move.index(), |board, slot, _| {
+            for_each_legal_move(board, position.side_to_move.index(), |board, slot, _| {
                 moves.push(Move {
                     from: start[slot],
                     to: board.squares[slot],
@@ -306,7 +296,7 @@ impl Game for Xiangqi {
     fn play(position: &Position, mv: Move) -> Position {
         let mut next = position.clone();
         next.cells[usize::from(mv.to)] = next.cells[usize::from(mv.from)].take();
-        next.to_move = position.to_move.other();
+        next.side_to_move = position.side_to_move.other();
         next
     }
 

@@ -1,11 +1,12 @@
 //! Xiangqi text: WXF/UCCI FEN positions, ICCS coordinate moves (`h2e2`) and WXF moves (`C2.5`,
 //! `H2+3`, `R+.3` for the front one of two rooks on a file).
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 
 use super::board::{FILES, Kind, SQUARES, file, rank, square};
 use super::{Move, Piece, Position, Xiangqi};
 use crate::games::Game;
+use crate::games::board_text::{self, Shape, format_placement, letter_side, side_letter, side_to_move_letter};
 use crate::material::Side;
 
 /// The FEN letter of a kind (red's, uppercase).
@@ -35,87 +36,37 @@ fn kind_of_letter(letter: char) -> Option<Kind> {
     })
 }
 
+/// The board as FEN writes it: files a to i, ranks 0 to 9.
+const SHAPE: Shape = Shape {
+    files: FILES,
+    ranks: 10,
+    first_rank: 0,
+};
+
 /// Parses the board and side-to-move fields of a FEN (later fields are ignored); legality is
 /// checked by the caller.
 pub fn parse_fen(text: &str) -> Result<Position> {
-    let mut fields = text.split_whitespace();
-    let board = fields.next().context("empty position")?;
-    let ranks: Vec<&str> = board.split('/').collect();
-    if ranks.len() != 10 {
-        bail!(
-            "position '{text}': expected 10 ranks separated by '/', found {}",
-            ranks.len()
-        );
-    }
     let mut cells = [None; SQUARES];
-    for (row, text_rank) in ranks.iter().enumerate() {
-        let r = 9 - row as u8;
-        let mut f = 0u8;
-        for c in text_rank.chars() {
-            if let Some(empty) = c.to_digit(10) {
-                f += empty as u8;
-            } else {
-                let kind =
-                    kind_of_letter(c).with_context(|| format!("position '{text}': '{c}' is no xiangqi piece"))?;
-                if usize::from(f) >= FILES {
-                    bail!("position '{text}': rank {r} has more than 9 points");
-                }
-                let side = if c.is_ascii_uppercase() {
-                    Side::First
-                } else {
-                    Side::Second
-                };
-                cells[usize::from(square(f, r))] = Some(Piece { side, kind });
-                f += 1;
-            }
-            if usize::from(f) > FILES {
-                bail!("position '{text}': rank {r} has more than 9 points");
-            }
-        }
-        if usize::from(f) != FILES {
-            bail!("position '{text}': rank {r} has {f} points, not 9");
-        }
-    }
-    let to_move = match fields.next() {
-        Some("w" | "r" | "W" | "R") => Side::First,
-        Some("b" | "B") => Side::Second,
-        Some(other) => bail!("position '{text}': side to move '{other}' is not w, r or b"),
-        None => bail!("position '{text}' does not say who is to move (w or b)"),
-    };
-    Ok(Position { cells, to_move })
+    let parsed = board_text::parse(text, SHAPE, |f, r, c| {
+        let kind = kind_of_letter(c).with_context(|| format!("'{c}' is no xiangqi piece"))?;
+        let side = letter_side(c);
+        cells[usize::from(square(f as u8, r as u8))] = Some(Piece { side, kind });
+        Ok(())
+    })?;
+    Ok(Position {
+        cells,
+        side_to_move: parsed.side_to_move,
+    })
 }
 
 /// Writes a position as FEN.
 pub fn format_fen(position: &Position) -> String {
-    let mut out = String::new();
-    for r in (0..10u8).rev() {
-        let mut empty = 0;
-        for f in 0..FILES as u8 {
-            match position.cells[usize::from(square(f, r))] {
-                None => empty += 1,
-                Some(piece) => {
-                    if empty > 0 {
-                        out.push(char::from(b'0' + empty));
-                        empty = 0;
-                    }
-                    let letter = fen_letter(piece.kind);
-                    out.push(if piece.side == Side::First {
-                        letter
-                    } else {
-                        letter.to_ascii_lowercase()
-                    });
-                }
-            }
-        }
-        if empty > 0 {
-            out.push(char::from(b'0' + empty));
-        }
-        if r > 0 {
-            out.push('/');
-        }
-    }
-    let side = if position.to_move == Side::First { 'w' } else { 'b' };
-    format!("{out} {side} - - 0 1")
+    let placement = format_placement(SHAPE, |f, r| {
+        let piece = position.cells[usize::from(square(f as u8, r as u8))]?;
+        Some(side_letter(piece.side, fen_letter(piece.kind)))
+    });
+    let side = side_to_move_letter(position.side_to_move);
+    format!("{placement} {side} - - 0 1")
 }
 
 /// ICCS coordinates of a move: `h2e2`.

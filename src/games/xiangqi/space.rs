@@ -7,6 +7,7 @@ use anyhow::Result;
 use super::board::{Board, NONE, geometry};
 use super::index::{MAX_PIECES, Squares, XiangqiIndex};
 use super::moves::{for_each_legal_move, for_each_unmove};
+use crate::games::IndexSpace;
 use crate::material::Side;
 use crate::solver::{Exits, Node, Space, Successors};
 use crate::table::{Table, TableSet};
@@ -90,15 +91,15 @@ impl<'t> XiangqiSpace<'t> {
             let s = board.squares[usize::from(map.order[j])];
             *square = if map.flip { g.flip[usize::from(s)] } else { s };
         }
-        let to_move = if map.flip { 1 - child_to_move } else { child_to_move };
-        let (state, _) = map.index.state_of(&squares, to_move);
+        let side_to_move = if map.flip { 1 - child_to_move } else { child_to_move };
+        let (state, _) = map.index.state_of(&squares, side_to_move);
         Value::from_entry(exit.table.entry(state)).expect("a legal capture reaches a legal slot")
     }
 }
 
 impl Space for XiangqiSpace<'_> {
     fn states(&self) -> u64 {
-        2 * self.index.per_side
+        self.index.states()
     }
 
     fn expand(&self, state: u64, children: &mut Successors) -> Node {
@@ -106,7 +107,7 @@ impl Space for XiangqiSpace<'_> {
             return Node::Broken;
         };
         let layout = &self.index.layout;
-        let mover = decoded.to_move;
+        let mover = decoded.side_to_move;
         let child_base = (1 - mover) as u64 * self.index.per_side;
         let mut exits = Exits::default();
         let mut any = false;
@@ -131,7 +132,7 @@ impl Space for XiangqiSpace<'_> {
             return;
         };
         let layout = &self.index.layout;
-        let unmover = 1 - decoded.to_move;
+        let unmover = 1 - decoded.side_to_move;
         let parent_base = unmover as u64 * self.index.per_side;
         for_each_unmove(&mut decoded.board, unmover, |board, slot| {
             let (parent, mapped) = layout.slot_after(&decoded.digits, &board.squares, slot);
