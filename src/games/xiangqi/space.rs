@@ -9,7 +9,7 @@ use super::index::{MAX_PIECES, Squares, XiangqiIndex};
 use super::moves::Board;
 use crate::material::Side;
 use crate::solver::{Exits, Node, Space, Successors};
-use crate::table::{Table, TableSet};
+use crate::table::{LoadedTable, TableSet};
 use crate::value::Value;
 
 /// Where a capture of one slot leads: the smaller material's index and how to read the
@@ -53,7 +53,7 @@ impl ExitMap {
 /// An exit with the solved table it reads.
 struct ExitTable<'t> {
     map: ExitMap,
-    table: &'t Table,
+    table: &'t LoadedTable,
 }
 
 /// One material's states, moves and exits.
