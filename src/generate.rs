@@ -1,5 +1,10 @@
 //! Generation of tables in dependency order: a table's exits reach smaller tables, which are
 //! generated first (or reused after verification), each once; and the choice of solver.
+//!
+//! Batches resume and share folders: a finished table is a file that verifies, and is reused; a
+//! table is built holding its lock (see [`crate::table::lock`]), so two processes on one folder
+//! never build it twice at once, the second waiting and then reusing the first's; a run killed
+//! while building leaves only a temporary file, removed by the next builder of that table.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -10,7 +15,8 @@ use crate::games::{Game, IndexSpace, Rules};
 use crate::material::Material;
 use crate::solver::gpu::{Gpu, GpuOptions, KernelTime};
 use crate::solver::{Progress, cpu};
-use crate::table::{self, Header, Table, TableSet};
+use crate::table::lock::TableLock;
+use crate::table::{self, Encoding, Header, LoadedTable, Table, TableSet};
 use crate::value::Entry;
 
 /// Which solver builds tables.
@@ -54,6 +60,8 @@ pub struct Built {
     pub states: u64,
     /// The solver and the solve's wall time; `None` when an existing file was verified and reused.
     pub solved: Option<(String, Duration)>,
+    /// The file's size in bytes.
+    pub bytes: u64,
 }
 
 /// Generates and loads the tables of one game under one rule set, in a folder.
@@ -66,6 +74,10 @@ pub struct Generator<'p, G: Game> {
     gpu_options: GpuOptions,
     /// The GPU, opened on first use; the error when it could not be.
     gpu: Option<Result<Gpu, String>>,
+    /// How new tables are written.
+    encoding: Encoding,
+    /// Whether to keep loaded only the tables a solve reads (see [`Generator::lean`]).
+    lean: bool,
     /// Tables made available so far, in order.
     pub built: Vec<Built>,
     /// Things a user should know about the run (for example a fallback to the CPU).
@@ -83,6 +95,8 @@ impl<'p, G: Game> Generator<'p, G> {
             backend: Backend::Cpu,
             gpu_options: GpuOptions::default(),
             gpu: None,
+            encoding: Encoding::DEFAULT,
+            lean: false,
             built: Vec::new(),
             notes: Vec::new(),
         }
@@ -95,13 +109,32 @@ impl<'p, G: Game> Generator<'p, G> {
         self
     }
 
+    /// Chooses how new tables are written (compressed by default).
+    pub fn with_encoding(mut self, encoding: Encoding) -> Self {
+        self.encoding = encoding;
+        self
+    }
+
+    /// Keeps in memory only the tables that the table being solved reads (its exits), reading
+    /// the others again from disk when needed: the peak of a batch is then one solve and its
+    /// exits, not every table made available so far.
+    pub fn lean(mut self) -> Self {
+        self.lean = true;
+        self
+    }
+
     /// The loaded tables.
     pub fn tables(&self) -> &TableSet {
         &self.tables
     }
 
+    /// Unloads every table (they are read again from disk when needed).
+    pub fn unload(&mut self) {
+        self.tables.clear();
+    }
+
     /// Makes the table of a canonical material available, generating what it needs first.
-    pub fn ensure(&mut self, material: &Material) -> Result<&Table> {
+    pub fn ensure(&mut self, material: &Material) -> Result<&LoadedTable> {
         if self.tables.get(material).is_none() {
             self.ensure_smaller(material)?;
             let table = self.load_or_solve(material)?;
@@ -119,35 +152,85 @@ impl<'p, G: Game> Generator<'p, G> {
         Ok(())
     }
 
-    fn load_or_solve(&mut self, material: &Material) -> Result<Table> {
+    fn load_or_solve(&mut self, material: &Material) -> Result<LoadedTable> {
         let index = G::index(material, self.rules)?;
         let expect = expected_header::<G>(material, self.rules, &index);
         let path = table_path::<G>(&self.dir, material, self.rules);
         if path.exists() {
-            let table = Table::open(&path, &expect)?;
-            self.built.push(Built {
-                material: *material,
-                path,
-                states: index.states(),
-                solved: None,
-            });
-            return Ok(table);
+            return self.reuse(material, &path, &expect);
+        }
+        let (lock, waited) = TableLock::acquire(&path)?;
+        if path.exists() {
+            drop(lock);
+            if waited {
+                self.notes
+                    .push(format!("{material} was built by another process while this one waited"));
+            }
+            return self.reuse(material, &path, &expect);
+        }
+        lock.remove_stale_temps()?;
+        if self.lean {
+            self.load_only_exits_of(material)?;
         }
         let solved = self.solve(material, self.backend)?;
-        table::write(&path, expect.clone(), &solved.entries)?;
+        let header = Header {
+            encoding: self.encoding,
+            ..expect.clone()
+        };
+        table::write(&path, header, &solved.entries)?;
+        drop(lock);
         let Solved {
             entries, solver, wall, ..
         } = solved;
-        // Free the working copy before mapping the file, so the two never add to the peak.
+        // Free the working copy before reading the file back, so the two never add to the peak.
         drop(entries);
-        let table = Table::open(&path, &expect)?;
-        self.built.push(Built {
-            material: *material,
-            path,
-            states: index.states(),
-            solved: Some((solver, wall)),
-        });
+        let table = LoadedTable::open(&path, &expect)?;
+        self.record(material, path, index.states(), Some((solver, wall)))?;
         Ok(table)
+    }
+
+    /// Loads and verifies an existing table.
+    fn reuse(&mut self, material: &Material, path: &Path, expect: &Header) -> Result<LoadedTable> {
+        let table = LoadedTable::open(path, expect)?;
+        self.record(material, path.to_path_buf(), expect.states(), None)?;
+        Ok(table)
+    }
+
+    /// Notes a table made available, once per material.
+    fn record(
+        &mut self,
+        material: &Material,
+        path: PathBuf,
+        states: u64,
+        solved: Option<(String, Duration)>,
+    ) -> Result<()> {
+        if self.built.iter().all(|b| b.material != *material) {
+            let bytes = std::fs::metadata(&path)?.len();
+            self.built.push(Built {
+                material: *material,
+                path,
+                states,
+                solved,
+                bytes,
+            });
+        }
+        Ok(())
+    }
+
+    /// Unloads every table but the exits of `material`, and loads those again if they were
+    /// unloaded (they exist: [`Generator::ensure`] made them available first).
+    fn load_only_exits_of(&mut self, material: &Material) -> Result<()> {
+        let exits = G::sub_materials(material);
+        self.tables.retain(&exits);
+        for exit in exits {
+            if self.tables.get(&exit).is_none() {
+                let index = G::index(&exit, self.rules)?;
+                let expect = expected_header::<G>(&exit, self.rules, &index);
+                let table = LoadedTable::open(&table_path::<G>(&self.dir, &exit, self.rules), &expect)?;
+                self.tables.insert(exit, table);
+            }
+        }
+        Ok(())
     }
 
     /// Solves a material whose smaller tables are available, without writing it.
@@ -210,7 +293,7 @@ pub fn table_path<G: Game>(dir: &Path, material: &Material, rules: G::Rules) -> 
     table::table_path(dir, G::ID, material, &rules.options())
 }
 
-/// The header a table of this material must carry (checksum left 0).
+/// The header a table of this material must carry (checksum left 0, encoding the default).
 pub fn expected_header<G: Game>(material: &Material, rules: G::Rules, index: &G::Index) -> Header {
     let per_side = index.states() / 2;
     Header {
@@ -225,11 +308,12 @@ pub fn expected_header<G: Game>(material: &Material, rules: G::Rules, index: &G:
         index_version: G::INDEX_VERSION,
         states_per_side: [per_side, per_side],
         checksum: 0,
+        encoding: Encoding::DEFAULT,
     }
 }
 
-/// Opens the existing table of a canonical material, with a clear error naming the command that
-/// builds it when it is missing.
+/// Opens the existing table of a canonical material for probing, with a clear error naming the
+/// command that builds it when it is missing.
 pub fn open_table<G: Game>(dir: &Path, material: &Material, rules: G::Rules) -> Result<(G::Index, Table)> {
     G::check_material(material)?;
     let index = G::index(material, rules)?;

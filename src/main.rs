@@ -9,6 +9,7 @@ use egtb::commands::{self, Env, generate::Request};
 use egtb::generate::Backend;
 use egtb::material::GameId;
 use egtb::solver::gpu::GpuOptions;
+use egtb::table::{Encoding, table_files};
 
 #[derive(Parser)]
 #[command(
@@ -57,6 +58,9 @@ enum Command {
         /// gpu, cpu, or auto: the GPU when wgpu finds an adapter and the game has GPU rules.
         #[arg(long, default_value = "auto")]
         backend: String,
+        /// Write new tables uncompressed (raw entries) instead of in zstd blocks.
+        #[arg(long)]
+        uncompressed: bool,
     },
     /// Show a position's value and every legal move's outcome (the game is told by the position).
     Query { position: String },
@@ -70,6 +74,18 @@ enum Command {
     Verify { game: String, material: String },
     /// Time both solvers on the same tables in one run.
     Bench { game: String, materials: Vec<String> },
+    /// Rewrite tables compressed (zstd blocks), in place: every table in the folder, a game's,
+    /// or the named materials'.
+    Compress {
+        game: Option<String>,
+        materials: Vec<String>,
+    },
+    /// Rewrite tables uncompressed (raw entries), in place: every table in the folder, a game's,
+    /// or the named materials'.
+    Decompress {
+        game: Option<String>,
+        materials: Vec<String>,
+    },
 }
 
 /// Runs `$body` with `$G` the `Game` type of a `GameId`.
@@ -119,12 +135,14 @@ fn run(cli: Cli) -> Result<()> {
             materials,
             pieces,
             backend,
+            uncompressed,
         } => {
             let request = Request {
                 materials,
                 pieces,
                 backend: Backend::parse(&backend)?,
                 gpu,
+                encoding: if uncompressed { Encoding::Raw } else { Encoding::DEFAULT },
             };
             with_game!(GameId::parse(&game)?, G => commands::generate::run::<G>(&env, &request))
         }
@@ -144,7 +162,18 @@ fn run(cli: Cli) -> Result<()> {
         Command::Bench { game, materials } => {
             with_game!(GameId::parse(&game)?, G => commands::bench::run::<G>(&env, &materials, &gpu))
         }
+        Command::Compress { game, materials } => convert(&env, Encoding::DEFAULT, game, &materials),
+        Command::Decompress { game, materials } => convert(&env, Encoding::Raw, game, &materials),
     }
+}
+
+/// Converts every table in the folder, a game's, or the named materials' to `encoding`.
+fn convert(env: &Env, encoding: Encoding, game: Option<String>, materials: &[String]) -> Result<()> {
+    let files = match game {
+        None => table_files(&env.tables),
+        Some(game) => with_game!(GameId::parse(&game)?, G => commands::convert::files::<G>(env, materials)?),
+    };
+    commands::convert::run(env, encoding, &files)
 }
 
 fn main() -> ExitCode {

@@ -71,7 +71,7 @@ impl<G: Game> Prober<G> {
         };
         let (index, table) = self.table(&material)?;
         let state = index.locate(position);
-        match table.value(state) {
+        match table.value(state)? {
             Some(value) => Ok(value),
             None => bail!(
                 "table {} marks this legal position as broken (slot {state})",

@@ -1,8 +1,19 @@
-//! Table files: a readable header, then the 16-bit entries, written atomically, verified on load.
+//! Table files: a readable header page, then the 16-bit entries (see [`crate::value`]), raw or
+//! compressed in zstd blocks; written atomically, verified before use.
 //!
-//! Layout: a text header of `key=value` lines padded with newlines to [`HEADER_BYTES`] (so the
-//! entries are page aligned and the file can be mapped), then `states` little-endian u16 entries
-//! (see [`crate::value`]). The header's checksum is the CRC-32 of the entry bytes.
+//! Raw layout: the header padded to [`HEADER_BYTES`] (so entries are page aligned and mapped in
+//! place), then `states` little-endian u16 entries. Compressed layout (the default): the header,
+//! then a block index and the blocks (see [`blocks`]). Either way the header's checksum is the
+//! CRC-32 of the entries as little-endian bytes.
+//!
+//! A [`Table`] is a file opened for probing: a compressed one decompresses only the block a probe
+//! needs (with a small cache). A [`LoadedTable`] has every entry in memory (or mapped, when raw):
+//! it is what the solvers read the exits of a larger table from.
+
+mod blocks;
+mod cache;
+mod header;
+pub mod lock;
 
 use std::collections::HashMap;
 use std::fs::{self, File};
@@ -12,107 +23,17 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use memmap2::Mmap;
 
+use self::blocks::{BlockReader, Blocks};
+pub use self::header::{BLOCK_ENTRIES, Encoding, FORMAT_VERSION, HEADER_BYTES, Header};
+use self::lock::TableLock;
 use crate::material::{GameId, Material};
 use crate::value::{Entry, Value};
 
 #[cfg(not(target_endian = "little"))]
 compile_error!("table files store little-endian entries and are mapped as they are");
 
-/// First line of every table file.
-const MAGIC: &str = "EGTB table";
-/// Version of the file layout.
-pub const FORMAT_VERSION: u32 = 1;
-/// Bytes before the first entry.
-pub const HEADER_BYTES: usize = 4096;
 /// File name extension of a table.
 pub const EXTENSION: &str = "egtb";
-
-/// What a table file says about itself.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Header {
-    pub game: GameId,
-    /// Rule options, `key=value`, in the game's fixed order.
-    pub rules: Vec<(String, String)>,
-    /// The canonical material name.
-    pub material: String,
-    /// The distance metric (`dtm`).
-    pub metric: String,
-    /// Version of the game's index scheme: a table built under another cannot be read.
-    pub index_version: u32,
-    /// Slots per side to move (first side, second side).
-    pub states_per_side: [u64; 2],
-    /// CRC-32 of the entry bytes.
-    pub checksum: u32,
-}
-
-impl Header {
-    /// Total entries.
-    pub fn states(&self) -> u64 {
-        self.states_per_side[0] + self.states_per_side[1]
-    }
-
-    fn render(&self) -> String {
-        let rules: Vec<String> = self.rules.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        let text = format!(
-            "{MAGIC}\nformat={FORMAT_VERSION}\ngame={}\nrules={}\nmaterial={}\nmetric={}\nindex={}\nentry_bytes=2\nstates={},{}\nchecksum={:08x}\n",
-            self.game,
-            rules.join(","),
-            self.material,
-            self.metric,
-            self.index_version,
-            self.states_per_side[0],
-            self.states_per_side[1],
-            self.checksum,
-        );
-        assert!(text.len() < HEADER_BYTES, "table header too long");
-        text
-    }
-
-    fn parse(bytes: &[u8]) -> Result<Header> {
-        let text = std::str::from_utf8(bytes).context("header is not text")?;
-        let mut lines = text.lines();
-        if lines.next() != Some(MAGIC) {
-            bail!("not an egtb table (bad magic)");
-        }
-        let fields: HashMap<&str, &str> = lines.filter_map(|l| l.split_once('=')).collect();
-        let field = |key: &str| {
-            fields
-                .get(key)
-                .copied()
-                .with_context(|| format!("header lacks '{key}'"))
-        };
-        let format: u32 = field("format")?.parse().context("bad format version")?;
-        if format != FORMAT_VERSION {
-            bail!("table format version {format}, this egtb reads version {FORMAT_VERSION}");
-        }
-        if field("entry_bytes")? != "2" {
-            bail!("unsupported entry width {}", field("entry_bytes")?);
-        }
-        let rules = field("rules")?;
-        let rules = rules
-            .split(',')
-            .filter(|r| !r.is_empty())
-            .map(|r| {
-                r.split_once('=')
-                    .map(|(k, v)| (k.to_string(), v.to_string()))
-                    .context("bad rules field")
-            })
-            .collect::<Result<_>>()?;
-        let (a, b) = field("states")?.split_once(',').context("bad states field")?;
-        Ok(Header {
-            game: GameId::parse(field("game")?)?,
-            rules,
-            material: field("material")?.to_string(),
-            metric: field("metric")?.to_string(),
-            index_version: field("index")?.parse().context("bad index version")?,
-            states_per_side: [
-                a.parse().context("bad states field")?,
-                b.parse().context("bad states field")?,
-            ],
-            checksum: u32::from_str_radix(field("checksum")?, 16).context("bad checksum field")?,
-        })
-    }
-}
 
 /// Where a table lives: `<dir>/<game>/<material>[.<key>-<value>...].egtb`.
 pub fn table_path(dir: &Path, game: GameId, material: &Material, rules: &[(&str, &str)]) -> PathBuf {
@@ -123,13 +44,31 @@ pub fn table_path(dir: &Path, game: GameId, material: &Material, rules: &[(&str,
     dir.join(game.name()).join(format!("{name}.{EXTENSION}"))
 }
 
+/// The table files under a folder, every game's, sorted by game then name.
+pub fn table_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for game in GameId::ALL {
+        let Ok(listing) = fs::read_dir(dir.join(game.name())) else {
+            continue;
+        };
+        let mut paths: Vec<PathBuf> = listing
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == EXTENSION))
+            .collect();
+        paths.sort();
+        files.extend(paths);
+    }
+    files
+}
+
 /// CRC-32 of entries as stored.
 pub fn checksum(entries: &[Entry]) -> u32 {
     crc32fast::hash(bytemuck::cast_slice(entries))
 }
 
-/// Writes a table atomically: a temporary file in the same folder, synced, then renamed, so an
-/// interrupted run never leaves a file that looks whole.
+/// Writes a table in the header's encoding, atomically: a temporary file in the same folder,
+/// synced, then renamed, so an interrupted run never leaves a file that looks whole. The header's
+/// checksum is computed here.
 pub fn write(path: &Path, mut header: Header, entries: &[Entry]) -> Result<()> {
     if header.states() != entries.len() as u64 {
         bail!(
@@ -144,12 +83,19 @@ pub fn write(path: &Path, mut header: Header, entries: &[Entry]) -> Result<()> {
     fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let tmp = path.with_extension(format!("{EXTENSION}.tmp{}", std::process::id()));
     let result = (|| -> Result<()> {
-        let mut out = BufWriter::with_capacity(1 << 20, File::create(&tmp)?);
-        let mut head = header.render().into_bytes();
-        head.resize(HEADER_BYTES, b'\n');
-        out.write_all(&head)?;
-        out.write_all(bytemuck::cast_slice(entries))?;
-        out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+        let mut file = File::create(&tmp)?;
+        file.write_all(&header.render())?;
+        match header.encoding {
+            Encoding::Raw => {
+                let mut out = BufWriter::with_capacity(1 << 20, &mut file);
+                out.write_all(bytemuck::cast_slice(entries))?;
+                out.flush()?;
+            }
+            Encoding::Zstd { block_entries } => {
+                blocks::write(&mut file, entries, Blocks::new(header.states(), block_entries))?;
+            }
+        }
+        file.sync_all()?;
         fs::rename(&tmp, path)?;
         Ok(())
     })();
@@ -159,50 +105,78 @@ pub fn write(path: &Path, mut header: Header, entries: &[Entry]) -> Result<()> {
     result.with_context(|| format!("cannot write table {}", path.display()))
 }
 
-/// A table file, mapped and verified.
+/// What converting one table did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Converted {
+    /// The encoding it had.
+    pub from: Encoding,
+    /// The file's size before and after, in bytes.
+    pub before: u64,
+    pub after: u64,
+}
+
+/// Rewrites a table in another encoding, in place and atomically, holding the table's lock (a
+/// table already in that encoding is left as it is). The entries are verified first, and the
+/// whole table is in memory while it is rewritten (mapped, when it was raw).
+pub fn convert(path: &Path, encoding: Encoding) -> Result<Converted> {
+    let (lock, _) = TableLock::acquire(path)?;
+    lock.remove_stale_temps()?;
+    let table = Table::open_unchecked(path)?;
+    let (from, before) = (table.header.encoding, table.file_bytes());
+    if from == encoding {
+        table.verify()?;
+        return Ok(Converted {
+            from,
+            before,
+            after: before,
+        });
+    }
+    let header = Header {
+        encoding,
+        ..table.header.clone()
+    };
+    let loaded = table.load()?;
+    write(path, header, loaded.entries())?;
+    drop(loaded);
+    let after = fs::metadata(path)
+        .with_context(|| format!("cannot read {}", path.display()))?
+        .len();
+    Ok(Converted { from, before, after })
+}
+
+/// How a table file's entries are reached.
+enum Body {
+    /// Raw entries in the map; `verified` once their checksum was checked.
+    Raw {
+        verified: bool,
+    },
+    Zstd(BlockReader),
+}
+
+/// A table file, mapped, its header read and its layout checked; entries read on demand. Shared
+/// between threads by servers (`Send + Sync`).
 pub struct Table {
     pub header: Header,
     pub path: PathBuf,
     map: Mmap,
+    body: Body,
 }
 
 impl Table {
-    /// Opens a table, checking its header against what the caller expects and its checksum.
+    /// Opens a table for probing, checking its header against what the caller expects. A raw
+    /// table's checksum is checked now; a compressed table's blocks when they are read.
     pub fn open(path: &Path, expect: &Header) -> Result<Table> {
-        let table = Table::open_unchecked(path)?;
-        let h = &table.header;
-        let mismatch = |what: &str, found: String, wanted: String| -> Result<Table> {
-            bail!("table {} is for {what} {found}, expected {wanted}", path.display())
-        };
-        if h.game != expect.game {
-            return mismatch("game", h.game.to_string(), expect.game.to_string());
+        let mut table = Table::open_unchecked(path)?;
+        table.expect(expect)?;
+        if let Body::Raw { .. } = table.body {
+            table.verify_raw()?;
+            table.body = Body::Raw { verified: true };
         }
-        if h.material != expect.material {
-            return mismatch("material", h.material.clone(), expect.material.clone());
-        }
-        if h.rules != expect.rules {
-            return mismatch("rules", format!("{:?}", h.rules), format!("{:?}", expect.rules));
-        }
-        if h.metric != expect.metric || h.index_version != expect.index_version {
-            return mismatch(
-                "index scheme",
-                h.index_version.to_string(),
-                expect.index_version.to_string(),
-            );
-        }
-        if h.states_per_side != expect.states_per_side {
-            bail!(
-                "table {} has {} entries, its material has {}",
-                path.display(),
-                h.states(),
-                expect.states()
-            );
-        }
-        table.verify()?;
         Ok(table)
     }
 
-    /// Opens and maps a table, reading only its header (for listing).
+    /// Opens a table and reads its header and layout, without comparing them to an expectation
+    /// nor checking its entries (for listing and converting).
     pub fn open_unchecked(path: &Path) -> Result<Table> {
         let file = File::open(path).with_context(|| format!("cannot open table {}", path.display()))?;
         // SAFETY: tables are written once by rename and never modified in place.
@@ -210,26 +184,85 @@ impl Table {
         if map.len() < HEADER_BYTES {
             bail!("table {} is truncated (no complete header)", path.display());
         }
-        let header =
-            Header::parse(&map[..HEADER_BYTES]).with_context(|| format!("table {} is corrupt", path.display()))?;
-        let want = HEADER_BYTES as u64 + 2 * header.states();
-        if map.len() as u64 != want {
-            bail!(
-                "table {} is truncated or padded: {} bytes, expected {want}",
-                path.display(),
-                map.len()
-            );
-        }
+        let corrupt = || format!("table {} is corrupt", path.display());
+        let header = Header::parse(&map[..HEADER_BYTES]).with_context(corrupt)?;
+        let body = match header.encoding {
+            Encoding::Raw => {
+                let want = HEADER_BYTES as u64 + 2 * header.states();
+                if map.len() as u64 != want {
+                    bail!(
+                        "table {} is truncated or padded: {} bytes, expected {want}",
+                        path.display(),
+                        map.len()
+                    );
+                }
+                Body::Raw { verified: false }
+            }
+            Encoding::Zstd { block_entries } => {
+                let blocks = Blocks::new(header.states(), block_entries);
+                let reader = BlockReader::open(&map, blocks, header.checksum)
+                    .with_context(|| format!("table {} is damaged", path.display()))?;
+                Body::Zstd(reader)
+            }
+        };
         Ok(Table {
             header,
             path: path.to_path_buf(),
             map,
+            body,
         })
     }
 
-    /// Checks the entries against the header's checksum.
+    /// Fails unless the header is the expected one (checksum and encoding aside).
+    fn expect(&self, expect: &Header) -> Result<()> {
+        let (h, path) = (&self.header, self.path.display());
+        let mismatch = |what: &str, found: &dyn std::fmt::Display, wanted: &dyn std::fmt::Display| -> Result<()> {
+            bail!("table {path} is for {what} {found}, expected {wanted}")
+        };
+        if h.game != expect.game {
+            return mismatch("game", &h.game, &expect.game);
+        }
+        if h.material != expect.material {
+            return mismatch("material", &h.material, &expect.material);
+        }
+        if h.rules != expect.rules {
+            return mismatch("rules", &format!("{:?}", h.rules), &format!("{:?}", expect.rules));
+        }
+        if h.metric != expect.metric {
+            return mismatch("metric", &h.metric, &expect.metric);
+        }
+        if h.index_version != expect.index_version {
+            bail!(
+                "table {path} was built under index scheme version {}, this egtb reads version {}; generate it again",
+                h.index_version,
+                expect.index_version
+            );
+        }
+        if h.states_per_side != expect.states_per_side {
+            bail!(
+                "table {path} has {} entries, its material has {}",
+                h.states(),
+                expect.states()
+            );
+        }
+        Ok(())
+    }
+
+    /// Checks every entry against the header's checksum (a compressed table: every block).
     pub fn verify(&self) -> Result<()> {
-        if checksum(self.entries()) != self.header.checksum {
+        match &self.body {
+            Body::Raw { .. } => self.verify_raw(),
+            Body::Zstd(reader) => reader.verify(&self.map).with_context(|| {
+                format!(
+                    "table {} is damaged; delete it and generate it again",
+                    self.path.display()
+                )
+            }),
+        }
+    }
+
+    fn verify_raw(&self) -> Result<()> {
+        if checksum(self.raw_entries()) != self.header.checksum {
             bail!(
                 "table {} is corrupt (checksum mismatch); delete it and generate it again",
                 self.path.display()
@@ -238,13 +271,111 @@ impl Table {
         Ok(())
     }
 
+    fn raw_entries(&self) -> &[Entry] {
+        bytemuck::cast_slice(&self.map[HEADER_BYTES..])
+    }
+
+    /// The entry of one state, decompressing its block if the table is compressed.
+    pub fn entry(&self, state: u64) -> Result<Entry> {
+        if state >= self.header.states() {
+            bail!(
+                "state {state} is outside table {} ({} states)",
+                self.path.display(),
+                self.header.states()
+            );
+        }
+        match &self.body {
+            // A mapped raw file holds every state: `states` fits in usize.
+            Body::Raw { .. } => Ok(self.raw_entries()[state as usize]),
+            Body::Zstd(reader) => reader.entry(&self.map, state).with_context(|| {
+                format!(
+                    "table {} is damaged; delete it and generate it again",
+                    self.path.display()
+                )
+            }),
+        }
+    }
+
+    /// The value of one state, `None` for a broken slot.
+    pub fn value(&self, state: u64) -> Result<Option<Value>> {
+        Ok(Value::from_entry(self.entry(state)?))
+    }
+
+    /// Size of the file in bytes.
+    pub fn file_bytes(&self) -> u64 {
+        self.map.len() as u64
+    }
+
+    /// Every entry in memory, all verified: a raw table stays mapped, a compressed one is
+    /// decompressed (2 bytes a state).
+    pub fn load(self) -> Result<LoadedTable> {
+        let entries = match &self.body {
+            Body::Raw { verified } => {
+                if !verified {
+                    self.verify_raw()?;
+                }
+                Resident::Mapped(self.map)
+            }
+            Body::Zstd(reader) => {
+                let states = usize::try_from(self.header.states())
+                    .with_context(|| format!("table {} does not fit in this machine's memory", self.path.display()))?;
+                let mut entries: Vec<Entry> = Vec::new();
+                entries
+                    .try_reserve_exact(states)
+                    .with_context(|| format!("not enough memory to load table {}", self.path.display()))?;
+                entries.resize(states, 0);
+                reader.decompress_all(&self.map, &mut entries).with_context(|| {
+                    format!(
+                        "table {} is damaged; delete it and generate it again",
+                        self.path.display()
+                    )
+                })?;
+                Resident::Owned(entries)
+            }
+        };
+        Ok(LoadedTable {
+            header: self.header,
+            path: self.path,
+            entries,
+        })
+    }
+}
+
+/// Where a loaded table's entries are.
+enum Resident {
+    /// A raw file, mapped.
+    Mapped(Mmap),
+    /// A compressed file, decompressed.
+    Owned(Vec<Entry>),
+}
+
+/// A table with every entry at hand and verified: what the solvers read exits from.
+pub struct LoadedTable {
+    pub header: Header,
+    pub path: PathBuf,
+    entries: Resident,
+}
+
+impl LoadedTable {
+    /// Opens a table, checks its header against what the caller expects, and loads and verifies
+    /// every entry.
+    pub fn open(path: &Path, expect: &Header) -> Result<LoadedTable> {
+        let table = Table::open_unchecked(path)?;
+        table.expect(expect)?;
+        table.load()
+    }
+
     /// All entries.
     pub fn entries(&self) -> &[Entry] {
-        bytemuck::cast_slice(&self.map[HEADER_BYTES..])
+        match &self.entries {
+            Resident::Mapped(map) => bytemuck::cast_slice(&map[HEADER_BYTES..]),
+            Resident::Owned(entries) => entries,
+        }
     }
 
     /// The entry of one state.
     pub fn entry(&self, state: u64) -> Entry {
+        // Loading checked that the state count fits in usize.
         self.entries()[state as usize]
     }
 
@@ -252,74 +383,39 @@ impl Table {
     pub fn value(&self, state: u64) -> Option<Value> {
         Value::from_entry(self.entry(state))
     }
-
-    /// Size of the file in bytes.
-    pub fn file_bytes(&self) -> u64 {
-        self.map.len() as u64
-    }
 }
 
-/// The solved tables of one game and rule set, by canonical material.
+/// The loaded tables of one game and rule set, by canonical material.
 #[derive(Default)]
 pub struct TableSet {
-    tables: HashMap<Material, Table>,
+    tables: HashMap<Material, LoadedTable>,
 }
 
 impl TableSet {
-    pub fn insert(&mut self, material: Material, table: Table) {
+    pub fn insert(&mut self, material: Material, table: LoadedTable) {
         self.tables.insert(material, table);
     }
 
-    pub fn get(&self, material: &Material) -> Option<&Table> {
+    pub fn get(&self, material: &Material) -> Option<&LoadedTable> {
         self.tables.get(material)
     }
 
     /// The table of a canonical material, which must have been solved already.
-    pub fn require(&self, material: &Material) -> Result<&Table> {
+    pub fn require(&self, material: &Material) -> Result<&LoadedTable> {
         self.get(material)
             .with_context(|| format!("table {material} is not loaded"))
+    }
+
+    /// Keeps only the tables of the given materials.
+    pub fn retain(&mut self, keep: &[Material]) {
+        self.tables.retain(|m, _| keep.contains(m));
+    }
+
+    /// Unloads every table.
+    pub fn clear(&mut self) {
+        self.tables.clear();
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn header() -> Header {
-        Header {
-            game: GameId::Chess,
-            rules: vec![],
-            material: "KQvK".into(),
-            metric: "dtm".into(),
-            index_version: 1,
-            states_per_side: [3, 2],
-            checksum: 0,
-        }
-    }
-
-    #[test]
-    fn round_trips_and_detects_corruption_and_truncation() {
-        let dir = std::env::temp_dir().join(format!("egtb-table-test-{}", std::process::id()));
-        let path = dir.join("chess").join("KQvK.egtb");
-        write(&path, header(), &[1, 2, 0, 0xFFFF, 7]).unwrap();
-        let table = Table::open(&path, &header()).unwrap();
-        assert_eq!(table.entries(), [1, 2, 0, 0xFFFF, 7]);
-        assert_eq!(table.value(1), Some(Value::Win(1)));
-        drop(table);
-
-        let mut bytes = fs::read(&path).unwrap();
-        bytes[HEADER_BYTES + 3] ^= 1;
-        fs::write(&path, &bytes).unwrap();
-        let err = Table::open(&path, &header()).err().unwrap().to_string();
-        assert!(err.contains("corrupt"), "{err}");
-
-        fs::write(&path, &bytes[..bytes.len() - 1]).unwrap();
-        let err = Table::open(&path, &header()).err().unwrap().to_string();
-        assert!(err.contains("truncated"), "{err}");
-
-        let mut other = header();
-        other.material = "KRvK".into();
-        assert!(Table::open(&path, &other).is_err());
-        fs::remove_dir_all(dir).unwrap();
-    }
-}
+mod tests;

@@ -117,7 +117,7 @@ fn the_command_line_generates_and_verifies_on_the_gpu() {
     run(&cpu_dir, &["generate", "darkchess", "KCvP", "--backend", "cpu"]);
     let entries = |dir: &std::path::Path| {
         let path = table_path(dir, GameId::DarkChess, &material("KCvP"), &STEP_DRAW.options());
-        Table::open_unchecked(&path).unwrap().entries().to_vec()
+        Table::open_unchecked(&path).unwrap().load().unwrap().entries().to_vec()
     };
     let gpu_entries = entries(&gpu_dir);
     assert_eq!(gpu_entries.len(), 2 * 8 * 32 * 32);

@@ -11,6 +11,7 @@ use crate::generate::{Backend, Generator};
 use crate::material::Material;
 use crate::progress::{Bar, peak_memory};
 use crate::solver::gpu::GpuOptions;
+use crate::table::Encoding;
 
 /// What to generate.
 #[derive(Clone, Debug)]
@@ -21,6 +22,8 @@ pub struct Request {
     pub pieces: Option<usize>,
     pub backend: Backend,
     pub gpu: GpuOptions,
+    /// How new tables are written.
+    pub encoding: Encoding,
 }
 
 /// Generates the requested tables and prints what was built.
@@ -38,9 +41,17 @@ pub fn run<G: Game>(env: &Env, request: &Request) -> Result<()> {
     }
     let bar = Bar::new();
     let start = Instant::now();
-    let mut generator =
-        Generator::<G>::new(&env.tables, rules, &bar).with_backend(request.backend, request.gpu.clone());
-    let result = materials.iter().try_for_each(|m| generator.ensure(m).map(|_| ()));
+    let mut generator = Generator::<G>::new(&env.tables, rules, &bar)
+        .with_backend(request.backend, request.gpu.clone())
+        .with_encoding(request.encoding)
+        .lean();
+    // Each requested table with what it needs, then nothing kept loaded: a batch's memory is
+    // that of its largest table, not of all of them.
+    let result = materials.iter().try_for_each(|m| {
+        generator.ensure(m)?;
+        generator.unload();
+        anyhow::Ok(())
+    });
     bar.finish();
     result?;
     let wall = start.elapsed().as_secs_f64();
@@ -65,6 +76,7 @@ pub fn run<G: Game>(env: &Env, request: &Request) -> Result<()> {
                     "material": b.material.to_string(),
                     "path": b.path.display().to_string(),
                     "states": b.states,
+                    "bytes": b.bytes,
                     "solver": b.solved.as_ref().map(|s| &s.0),
                     "seconds": b.solved.as_ref().map(|s| s.1.as_secs_f64()),
                     "reused": b.solved.is_none(),
@@ -83,8 +95,8 @@ pub fn run<G: Game>(env: &Env, request: &Request) -> Result<()> {
         return Ok(());
     }
     println!(
-        "{:<16}{:>14}{:>11}{:>16}  file",
-        "table", "states", "seconds", "states/s"
+        "{:<16}{:>14}{:>11}{:>16}{:>12}  file",
+        "table", "states", "seconds", "states/s", "MiB"
     );
     let mut solved_states = 0u64;
     for b in &generator.built {
@@ -97,11 +109,12 @@ pub fn run<G: Game>(env: &Env, request: &Request) -> Result<()> {
             None => ("reused".to_string(), "-".to_string()),
         };
         println!(
-            "{:<16}{:>14}{:>11}{:>16}  {}",
+            "{:<16}{:>14}{:>11}{:>16}{:>12.2}  {}",
             b.material.to_string(),
             b.states,
             secs,
             rate,
+            b.bytes as f64 / (1 << 20) as f64,
             b.path.display()
         );
     }

@@ -1,4 +1,4 @@
-//! `egtb list`: the tables in the folder, their size, and whether they verify.
+//! `egtb list`: the tables in the folder, their encoding and size, and whether they verify.
 
 use std::path::Path;
 
@@ -6,32 +6,24 @@ use anyhow::Result;
 use serde_json::json;
 
 use super::Env;
-use crate::material::GameId;
-use crate::table::{EXTENSION, Table};
+use crate::table::{Table, table_files};
 
 /// One table file found in the folder.
 struct Listed {
     file: String,
     bytes: u64,
-    /// The header's material and rules, when the header could be read.
-    about: Option<(String, String, u64)>,
+    /// The header's material, rules, states and encoding, when the header could be read.
+    about: Option<(String, String, u64, &'static str)>,
     /// `Ok` when the file verifies, else why not.
     check: Result<(), String>,
 }
 
-/// Prints every table file under the folder, with its material, size and verification.
+/// Prints every table file under the folder, with its material, encoding, size and verification.
 pub fn run(env: &Env) -> Result<()> {
-    let mut listed = Vec::new();
-    for game in GameId::ALL {
-        let dir = env.tables.join(game.name());
-        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
-        let mut paths: Vec<_> = entries
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == EXTENSION))
-            .collect();
-        paths.sort();
-        listed.extend(paths.iter().map(|p| inspect(&env.tables, p)));
-    }
+    let listed: Vec<Listed> = table_files(&env.tables)
+        .iter()
+        .map(|p| inspect(&env.tables, p))
+        .collect();
     if env.json {
         let out: Vec<_> = listed
             .iter()
@@ -42,6 +34,7 @@ pub fn run(env: &Env) -> Result<()> {
                     "material": l.about.as_ref().map(|a| &a.0),
                     "rules": l.about.as_ref().map(|a| &a.1),
                     "states": l.about.as_ref().map(|a| a.2),
+                    "encoding": l.about.as_ref().map(|a| a.3),
                     "ok": l.check.is_ok(),
                     "error": l.check.as_ref().err(),
                 })
@@ -61,9 +54,12 @@ pub fn run(env: &Env) -> Result<()> {
             Ok(()) => "ok".to_string(),
             Err(e) => format!("BAD: {e}"),
         };
-        let states = l.about.as_ref().map_or(String::new(), |a| format!("{} states", a.2));
+        let (states, encoding) = l
+            .about
+            .as_ref()
+            .map_or((String::new(), ""), |a| (format!("{} states", a.2), a.3));
         println!(
-            "{:<44} {:>10.1} MiB  {:>18}  {status}",
+            "{:<44} {:>10.1} MiB {encoding:<5} {:>18}  {status}",
             l.file,
             l.bytes as f64 / (1 << 20) as f64,
             states
@@ -79,11 +75,11 @@ fn inspect(root: &Path, path: &Path) -> Listed {
         Ok(table) => {
             let h = &table.header;
             let rules: Vec<String> = h.rules.iter().map(|(k, v)| format!("{k}={v}")).collect();
-            let about = Some((h.material.clone(), rules.join(","), h.states()));
-            let check = table.verify().map_err(|e| e.to_string());
+            let about = Some((h.material.clone(), rules.join(","), h.states(), h.encoding.name()));
+            let check = table.verify().map_err(|e| format!("{e:#}"));
             Listed {
                 file,
-                bytes,
+                bytes: table.file_bytes(),
                 about,
                 check,
             }

@@ -2,6 +2,7 @@
 //! picks the game and calls these.
 
 pub mod bench;
+pub mod convert;
 pub mod generate;
 pub mod list;
 pub mod query;

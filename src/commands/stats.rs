@@ -14,6 +14,7 @@ pub fn run<G: Game>(env: &Env, material: &str) -> Result<()> {
     let rules = env.rules::<G>()?;
     let (material, flipped) = parse_material::<G>(material)?;
     let (index, table) = open_table::<G>(&env.tables, &material, rules)?;
+    let table = table.load()?;
     let stats = table_stats(&index, table.entries());
     // An example position per side, in the orientation the user asked for.
     let example = |s: &SideStats| {

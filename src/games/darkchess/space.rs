@@ -11,7 +11,7 @@ use super::moves::CaptureRules;
 use crate::games::IndexSpace;
 use crate::material::Side;
 use crate::solver::{Exits, Node, Space, Successors};
-use crate::table::{Table, TableSet};
+use crate::table::{LoadedTable, TableSet};
 use crate::value::Value;
 
 /// Where capturing a piece of one (side, kind) leads.
@@ -21,7 +21,7 @@ enum CaptureExit<'t> {
     /// A position of a smaller table; `swap` when that table's material has the sides swapped.
     Table {
         index: DarkIndex,
-        table: &'t Table,
+        table: &'t LoadedTable,
         swap: bool,
     },
 }

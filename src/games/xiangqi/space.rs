@@ -10,7 +10,7 @@ use super::moves::{for_each_legal_move, for_each_unmove};
 use crate::games::IndexSpace;
 use crate::material::Side;
 use crate::solver::{Exits, Node, Space, Successors};
-use crate::table::{Table, TableSet};
+use crate::table::{LoadedTable, TableSet};
 use crate::value::Value;
 
 /// Where a capture of one slot leads: the smaller material's index and how to read the
@@ -54,7 +54,7 @@ impl ExitMap {
 /// An exit with the solved table it reads.
 struct ExitTable<'t> {
     map: ExitMap,
-    table: &'t Table,
+    table: &'t LoadedTable,
 }
 
 /// One material's states, moves and exits.

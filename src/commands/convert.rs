@@ -1,0 +1,78 @@
+//! `egtb compress` and `egtb decompress`: rewrite tables in place in the other encoding.
+
+use std::path::PathBuf;
+
+use anyhow::{Result, bail};
+use serde_json::json;
+
+use super::{Env, parse_material};
+use crate::games::Game;
+use crate::generate::table_path;
+use crate::table::{Encoding, convert, table_files};
+
+/// The tables of game `G` to convert: the named materials' under the command line's rules, or
+/// every table of the game in the folder.
+pub fn files<G: Game>(env: &Env, materials: &[String]) -> Result<Vec<PathBuf>> {
+    if materials.is_empty() {
+        let folder = env.tables.join(G::ID.name());
+        return Ok(table_files(&env.tables)
+            .into_iter()
+            .filter(|p| p.parent() == Some(folder.as_path()))
+            .collect());
+    }
+    let rules = env.rules::<G>()?;
+    materials
+        .iter()
+        .map(|name| {
+            let path = table_path::<G>(&env.tables, &parse_material::<G>(name)?.0, rules);
+            if !path.exists() {
+                bail!("table {name} not found at {}", path.display());
+            }
+            Ok(path)
+        })
+        .collect()
+}
+
+/// Converts the tables to `encoding`, printing each one's size before and after.
+pub fn run(env: &Env, encoding: Encoding, files: &[PathBuf]) -> Result<()> {
+    let mib = |bytes: u64| bytes as f64 / (1 << 20) as f64;
+    let mut rows = Vec::new();
+    let (mut before, mut after) = (0, 0);
+    for path in files {
+        let converted = convert(path, encoding)?;
+        before += converted.before;
+        after += converted.after;
+        let file = path.strip_prefix(&env.tables).unwrap_or(path).display().to_string();
+        if !env.json {
+            println!(
+                "{file:<44} {:<4} {:>10.1} MiB -> {:<4} {:>10.1} MiB",
+                converted.from.name(),
+                mib(converted.before),
+                encoding.name(),
+                mib(converted.after)
+            );
+        }
+        rows.push(json!({
+            "file": file,
+            "from": converted.from.name(),
+            "to": encoding.name(),
+            "bytes_before": converted.before,
+            "bytes_after": converted.after,
+        }));
+    }
+    if env.json {
+        let out = json!({ "tables": rows, "bytes_before": before, "bytes_after": after });
+        println!("{out}");
+    } else if files.is_empty() {
+        println!("No tables in {}.", env.tables.display());
+    } else {
+        println!(
+            "{} tables: {:.1} MiB -> {:.1} MiB ({:.2} times smaller)",
+            files.len(),
+            mib(before),
+            mib(after),
+            before as f64 / after.max(1) as f64
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,299 @@
+use std::fs::OpenOptions;
+use std::os::unix::fs::FileExt;
+
+use super::blocks::{Row, compress};
+use super::*;
+
+fn header(encoding: Encoding, states_per_side: u64) -> Header {
+    Header {
+        game: GameId::Chess,
+        rules: vec![],
+        material: "KQvK".into(),
+        metric: "dtm".into(),
+        index_version: 1,
+        states_per_side: [states_per_side; 2],
+        checksum: 0,
+        encoding,
+    }
+}
+
+/// A fresh folder for one test.
+fn folder(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("egtb-table-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    dir
+}
+
+/// Entries that look like a table's: runs of draws and broken slots, wins and losses.
+fn sample(n: usize) -> Vec<Entry> {
+    let mut x: u32 = 12345;
+    (0..n)
+        .map(|i| {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+            match (i / 300) % 3 {
+                0 => 0,
+                1 => u16::MAX,
+                _ => (x >> 24) as Entry + 1,
+            }
+        })
+        .collect()
+}
+
+/// A small block size, so that a small table has several blocks, the last one short.
+const SMALL_BLOCKS: Encoding = Encoding::Zstd { block_entries: 1 << 10 };
+
+fn error_of<T>(result: Result<T>) -> String {
+    match result {
+        Ok(_) => panic!("expected an error"),
+        Err(e) => format!("{e:#}"),
+    }
+}
+
+#[test]
+fn both_encodings_round_trip_and_probe() {
+    let dir = folder("round-trip");
+    let entries = sample(5000);
+    for encoding in [Encoding::Raw, SMALL_BLOCKS, Encoding::DEFAULT] {
+        let path = dir.join("chess").join("KQvK.egtb");
+        write(&path, header(encoding, 2500), &entries).unwrap();
+        let table = Table::open(&path, &header(Encoding::DEFAULT, 2500)).unwrap();
+        assert_eq!(table.header.encoding, encoding);
+        assert_eq!(table.header.checksum, checksum(&entries));
+        for state in [0, 1, 1023, 1024, 2047, 4999] {
+            assert_eq!(table.entry(state).unwrap(), entries[state as usize]);
+        }
+        assert!(error_of(table.entry(5000)).contains("outside"));
+        table.verify().unwrap();
+        let loaded = LoadedTable::open(&path, &header(Encoding::Raw, 2500)).unwrap();
+        assert_eq!(loaded.entries(), &entries[..]);
+    }
+    fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn compressed_tables_are_smaller_and_convert_both_ways() {
+    let dir = folder("convert");
+    let path = dir.join("chess").join("KQvK.egtb");
+    let entries = sample(200_000);
+    write(&path, header(Encoding::Raw, 100_000), &entries).unwrap();
+    let converted = convert(&path, Encoding::DEFAULT).unwrap();
+    let (raw, compressed) = (converted.before, converted.after);
+    assert_eq!(converted.from, Encoding::Raw);
+    assert_eq!(raw, HEADER_BYTES as u64 + 400_000);
+    assert!(compressed < raw / 2, "{compressed} bytes compressed, {raw} raw");
+    let table = Table::open(&path, &header(Encoding::Raw, 100_000)).unwrap();
+    assert_eq!(table.header.encoding, Encoding::DEFAULT);
+    assert_eq!(table.load().unwrap().entries(), &entries[..]);
+    let again = convert(&path, Encoding::DEFAULT).unwrap();
+    assert_eq!((again.before, again.after), (compressed, compressed));
+    let back = convert(&path, Encoding::Raw).unwrap();
+    assert_eq!(
+        (back.from, back.before, back.after),
+        (Encoding::DEFAULT, compressed, raw)
+    );
+    let table = Table::open(&path, &header(Encoding::Raw, 100_000)).unwrap();
+    assert_eq!(table.header.encoding, Encoding::Raw);
+    assert_eq!(table.header.checksum, checksum(&entries));
+    let leftovers: Vec<_> = fs::read_dir(dir.join("chess"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .filter(|name| name.contains(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+    fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn raw_tables_detect_corruption_truncation_and_the_wrong_material() {
+    let dir = folder("raw-damage");
+    let path = dir.join("chess").join("KQvK.egtb");
+    write(&path, header(Encoding::Raw, 3), &[1, 2, 0, 0xFFFF, 7, 9]).unwrap();
+    let table = Table::open(&path, &header(Encoding::Raw, 3)).unwrap();
+    assert_eq!(table.value(1).unwrap(), Some(Value::Win(1)));
+    drop(table);
+    let mut bytes = fs::read(&path).unwrap();
+    bytes[HEADER_BYTES + 3] ^= 1;
+    fs::write(&path, &bytes).unwrap();
+    assert!(error_of(Table::open(&path, &header(Encoding::Raw, 3))).contains("corrupt"));
+    assert!(error_of(LoadedTable::open(&path, &header(Encoding::Raw, 3))).contains("corrupt"));
+    fs::write(&path, &bytes[..bytes.len() - 1]).unwrap();
+    assert!(error_of(Table::open(&path, &header(Encoding::Raw, 3))).contains("truncated"));
+    fs::write(&path, &bytes[..100]).unwrap();
+    assert!(error_of(Table::open(&path, &header(Encoding::Raw, 3))).contains("truncated"));
+    let mut other = header(Encoding::Raw, 3);
+    other.material = "KRvK".into();
+    write(&path, header(Encoding::Raw, 3), &[1, 2, 0, 0xFFFF, 7, 9]).unwrap();
+    assert!(error_of(Table::open(&path, &other)).contains("for material KQvK, expected KRvK"));
+    let mut other = header(Encoding::Raw, 3);
+    other.metric = "dtz".into();
+    assert!(error_of(Table::open(&path, &other)).contains("for metric dtm, expected dtz"));
+    let mut other = header(Encoding::Raw, 3);
+    other.index_version = 2;
+    assert!(error_of(Table::open(&path, &other)).contains("index scheme version 1"));
+    fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn compressed_tables_detect_every_damage_with_one_line() {
+    let dir = folder("zstd-damage");
+    let path = dir.join("chess").join("KQvK.egtb");
+    let entries = sample(5000);
+    let expect = header(SMALL_BLOCKS, 2500);
+    write(&path, expect.clone(), &entries).unwrap();
+    let good = fs::read(&path).unwrap();
+    let index_end = HEADER_BYTES + 16 * 5;
+    let damaged = |bytes: &[u8]| {
+        fs::write(&path, bytes).unwrap();
+        let result = Table::open(&path, &expect).and_then(|t| {
+            (0..5000).try_for_each(|s| t.entry(s).map(|_| ()))?;
+            t.verify()?;
+            t.load().map(|_| ())
+        });
+        let loaded = LoadedTable::open(&path, &expect).map(|_| ());
+        let (err, load_err) = (error_of(result), error_of(loaded));
+        assert!(!err.contains('\n') && !load_err.contains('\n'), "{err}\n{load_err}");
+        err
+    };
+    // A flipped bit in the middle of every frame, then in the index's CRC, offset and length.
+    let frames_start = index_end;
+    for at in [frames_start + 10, good.len() - 5] {
+        let mut bytes = good.clone();
+        bytes[at] ^= 0x10;
+        let err = damaged(&bytes);
+        assert!(err.contains("is damaged") && err.contains("corrupt (block"), "{err}");
+    }
+    for (at, reason) in [
+        (HEADER_BYTES + 12, "checksums disagree"),
+        (HEADER_BYTES + 16 + 1, "index corrupt (block 1 ends"),
+        (HEADER_BYTES + 16 * 4 + 7, "truncated"),
+        (HEADER_BYTES + 8, "corrupt"),
+    ] {
+        let mut bytes = good.clone();
+        bytes[at] ^= 0x40;
+        let err = damaged(&bytes);
+        assert!(err.contains(reason), "{at}: {err}");
+    }
+    let err = damaged(&good[..good.len() - 1]);
+    assert!(err.contains("truncated") && err.contains("(block 4 ends"), "{err}");
+    let err = damaged(&good[..HEADER_BYTES + 20]);
+    assert!(err.contains("truncated (the block index"), "{err}");
+    let err = damaged(&good[..HEADER_BYTES - 1]);
+    assert!(err.contains("truncated (no complete header)"), "{err}");
+    let mut padded = good.clone();
+    padded.push(0);
+    assert!(damaged(&padded).contains("padded (1 bytes"));
+    let mut bad_header = good.clone();
+    bad_header[..HEADER_BYTES].copy_from_slice(&header(SMALL_BLOCKS, 2500).render());
+    assert!(damaged(&bad_header).contains("checksums disagree"));
+    fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn raw_tables_beyond_u32_states_probe_in_place() {
+    // A sparse file: 2^32 + 16 states, 8 GiB long, nothing but two entries written.
+    let dir = folder("raw-big");
+    let path = dir.join("chess").join("KQvK.egtb");
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let big = header(Encoding::Raw, (1 << 31) + 8);
+    let states = big.states();
+    assert!(states > 1 << 32);
+    let file = OpenOptions::new()
+        .create(true)
+        .write(true)
+        .truncate(true)
+        .open(&path)
+        .unwrap();
+    file.write_all_at(&big.render(), 0).unwrap();
+    file.set_len(HEADER_BYTES as u64 + 2 * states).unwrap();
+    let far = (1u64 << 32) + 3;
+    file.write_all_at(&7u16.to_le_bytes(), HEADER_BYTES as u64 + 2 * far)
+        .unwrap();
+    file.write_all_at(&9u16.to_le_bytes(), HEADER_BYTES as u64 + 2 * (states - 1))
+        .unwrap();
+    drop(file);
+    let table = Table::open_unchecked(&path).unwrap();
+    assert_eq!(table.header.states(), states);
+    assert_eq!(table.entry(far).unwrap(), 7);
+    assert_eq!(table.entry(far & 0xFFFF_FFFF).unwrap(), 0, "no wrap at 2^32");
+    assert_eq!(table.entry(states - 1).unwrap(), 9);
+    assert!(error_of(table.entry(states)).contains("outside"));
+    drop(table);
+    fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn compressed_tables_beyond_u32_states_probe_one_block() {
+    // 2^32 + 16 states in 2^16 + 1 blocks, the full blocks sharing one frame of sevens (the index
+    // may point several rows at one frame), the short last block its own frame: a file of 1 MiB.
+    let dir = folder("zstd-big");
+    let path = dir.join("chess").join("KQvK.egtb");
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let mut big = header(Encoding::DEFAULT, (1 << 31) + 8);
+    let blocks = Blocks::new(big.states(), BLOCK_ENTRIES);
+    assert_eq!(blocks.count(), (1 << 16) + 1);
+    let full: Vec<Entry> = vec![7; BLOCK_ENTRIES as usize];
+    let last: Vec<Entry> = (0..16).collect();
+    let mut compressor = zstd::bulk::Compressor::new(3).unwrap();
+    let (full_frame, full_crc) = compress(&mut compressor, &full).unwrap();
+    let (last_frame, last_crc) = compress(&mut compressor, &last).unwrap();
+    let full_row = Row {
+        offset: blocks.index_end(),
+        length: full_frame.len() as u32,
+        crc: full_crc,
+    };
+    let last_row = Row {
+        offset: full_row.offset + u64::from(full_row.length),
+        length: last_frame.len() as u32,
+        crc: last_crc,
+    };
+    let mut whole = crc32fast::Hasher::new();
+    let mut index = Vec::new();
+    for block in 0..blocks.count() {
+        let row = if block + 1 == blocks.count() {
+            last_row
+        } else {
+            full_row
+        };
+        index.extend_from_slice(&row.encode());
+        let bytes = 2 * blocks.len_of(block) as u64;
+        whole.combine(&crc32fast::Hasher::new_with_initial_len(row.crc, bytes));
+    }
+    big.checksum = whole.finalize();
+    let mut bytes = big.render();
+    bytes.extend_from_slice(&index);
+    bytes.extend_from_slice(&full_frame);
+    bytes.extend_from_slice(&last_frame);
+    fs::write(&path, &bytes).unwrap();
+    let table = Table::open(&path, &big).unwrap();
+    let states = big.states();
+    assert_eq!(table.entry((1 << 32) - 1).unwrap(), 7);
+    assert_eq!(table.entry(1 << 32).unwrap(), 0);
+    assert_eq!(table.entry(states - 1).unwrap(), 15);
+    assert_eq!(table.value(states - 2).unwrap(), Some(Value::Win(13)));
+    drop(table);
+    fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn tables_are_shared_between_threads() {
+    fn shareable<T: Send + Sync>() {}
+    shareable::<Table>();
+    shareable::<LoadedTable>();
+    let dir = folder("threads");
+    let path = dir.join("chess").join("KQvK.egtb");
+    let entries = sample(50_000);
+    write(&path, header(SMALL_BLOCKS, 25_000), &entries).unwrap();
+    let table = Table::open(&path, &header(SMALL_BLOCKS, 25_000)).unwrap();
+    std::thread::scope(|scope| {
+        for t in 0..4u64 {
+            let (table, entries) = (&table, &entries);
+            scope.spawn(move || {
+                for i in 0..2000u64 {
+                    let state = (i * 7919 + t * 104_729) % 50_000;
+                    assert_eq!(table.entry(state).unwrap(), entries[state as usize]);
+                }
+            });
+        }
+    });
+    fs::remove_dir_all(dir).unwrap();
+}
