@@ -86,6 +86,25 @@ enum Command {
         game: Option<String>,
         materials: Vec<String>,
     },
+    /// Serve the board in the browser and the JSON API (`/api/chess?fen=...`) over the tables.
+    Serve {
+        /// Port to listen on (0: any free port; the address is printed).
+        #[arg(long, default_value_t = egtb::serve::DEFAULT_PORT)]
+        port: u16,
+        /// Address to listen on.
+        #[arg(long, default_value = "127.0.0.1")]
+        bind: String,
+    },
+    /// Play against the table in the terminal (the game is told by the position).
+    Play {
+        position: String,
+        /// The side you play: white or black (red or black); default the side to move.
+        #[arg(long)]
+        side: Option<String>,
+        /// The table plays both sides to the end.
+        #[arg(long)]
+        auto: bool,
+    },
 }
 
 /// Runs `$body` with `$G` the `Game` type of a `GameId`.
@@ -164,6 +183,10 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::Compress { game, materials } => convert(&env, Encoding::DEFAULT, game, &materials),
         Command::Decompress { game, materials } => convert(&env, Encoding::Raw, game, &materials),
+        Command::Serve { port, bind } => commands::serve::run(&env, &bind, port),
+        Command::Play { position, side, auto } => {
+            with_game!(commands::detect_game(&position)?, G => commands::play::run::<G>(&env, &position, side.as_deref(), auto))
+        }
     }
 }
 

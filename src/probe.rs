@@ -2,20 +2,58 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
 
 use anyhow::{Result, bail};
 
 use crate::games::{Game, IndexSpace};
-use crate::generate::open_table;
+use crate::generate::{open_table, table_path};
 use crate::material::Material;
 use crate::table::Table;
 use crate::value::Value;
 
+/// A material's index space and its mapped table.
+pub type OpenTable<G> = (<G as Game>::Index, Table);
+
+/// The tables of one game in a folder, opened (mapped and verified) once and shared by every
+/// prober on any thread: a server answers each request with its own [`Prober`] over one cache.
+/// A missing table is looked for again on the next request, so tables generated while a server
+/// runs are found.
+pub struct TableCache<G: Game> {
+    dir: PathBuf,
+    open: RwLock<HashMap<PathBuf, Arc<OpenTable<G>>>>,
+}
+
+impl<G: Game> TableCache<G> {
+    pub fn new(dir: &Path) -> Self {
+        TableCache {
+            dir: dir.to_path_buf(),
+            open: RwLock::new(HashMap::new()),
+        }
+    }
+
+    /// The folder the tables are read from.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The table of a canonical material under `rules`, opened on first use.
+    pub fn get(&self, material: &Material, rules: G::Rules) -> Result<Arc<OpenTable<G>>> {
+        let path = table_path::<G>(&self.dir, material, rules);
+        if let Some(open) = self.open.read().unwrap_or_else(|e| e.into_inner()).get(&path) {
+            return Ok(Arc::clone(open));
+        }
+        let opened = Arc::new(open_table::<G>(&self.dir, material, rules)?);
+        let mut open = self.open.write().unwrap_or_else(|e| e.into_inner());
+        Ok(Arc::clone(open.entry(path).or_insert(opened)))
+    }
+}
+
 /// Opens the tables of one game and rule set on demand and reads positions' values.
 pub struct Prober<G: Game> {
-    dir: PathBuf,
     rules: G::Rules,
-    open: HashMap<Material, (G::Index, Table)>,
+    cache: Arc<TableCache<G>>,
+    open: HashMap<Material, Arc<OpenTable<G>>>,
 }
 
 /// A legal move with what it leads to, from the mover's point of view.
@@ -32,9 +70,14 @@ pub struct MoveValue<M> {
 
 impl<G: Game> Prober<G> {
     pub fn new(dir: &Path, rules: G::Rules) -> Self {
+        Prober::shared(Arc::new(TableCache::new(dir)), rules)
+    }
+
+    /// A prober reading through a cache of tables shared with other probers.
+    pub fn shared(cache: Arc<TableCache<G>>, rules: G::Rules) -> Self {
         Prober {
-            dir: dir.to_path_buf(),
             rules,
+            cache,
             open: HashMap::new(),
         }
     }
@@ -48,12 +91,12 @@ impl<G: Game> Prober<G> {
         Ok(Some(self.table(&material)?.1.path.clone()))
     }
 
-    fn table(&mut self, material: &Material) -> Result<&(G::Index, Table)> {
+    fn table(&mut self, material: &Material) -> Result<&OpenTable<G>> {
         if !self.open.contains_key(material) {
-            let opened = open_table::<G>(&self.dir, material, self.rules)?;
+            let opened = self.cache.get(material, self.rules)?;
             self.open.insert(*material, opened);
         }
-        Ok(&self.open[material])
+        Ok(&*self.open[material])
     }
 
     /// The value of a legal position for the side to move.

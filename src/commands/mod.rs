@@ -5,7 +5,9 @@ pub mod bench;
 pub mod convert;
 pub mod generate;
 pub mod list;
+pub mod play;
 pub mod query;
+pub mod serve;
 pub mod stats;
 pub mod verify;
 

@@ -1,0 +1,208 @@
+//! `egtb play`: a game against the table in the terminal. The board is drawn after every move,
+//! the person types moves in either of the game's notations, the table answers with its best
+//! move; `--auto` lets the table play both sides. Reads moves line by line, so it works with
+//! piped input too.
+
+use std::io::{BufRead, IsTerminal, Write};
+
+use anyhow::{Result, bail};
+
+use super::{Env, side_title, verdict};
+use crate::games::Game;
+use crate::material::{GameId, Side};
+use crate::probe::{MoveValue, Prober};
+use crate::value::Value;
+
+/// Who plays what in a game.
+#[derive(Clone, Copy, Debug)]
+pub struct Players {
+    /// The person's side; `None` when the table plays both (`--auto`).
+    pub person: Option<Side>,
+}
+
+/// Parses a side name of the game (`white`/`red`, `black`).
+pub fn parse_side(game: GameId, text: &str) -> Result<Side> {
+    let names = game.side_names();
+    match Side::BOTH.into_iter().find(|s| names[s.index()] == text.to_lowercase()) {
+        Some(side) => Ok(side),
+        None => bail!(
+            "unknown side '{text}' for {game} (expected {} or {})",
+            names[0],
+            names[1]
+        ),
+    }
+}
+
+/// Plays from a position until the game ends, a drawn position is reached or the input ends.
+pub fn run<G: Game>(env: &Env, text: &str, side: Option<&str>, auto: bool) -> Result<()> {
+    let rules = env.rules::<G>()?;
+    let mut position = G::parse_position(text)?;
+    let person = match (auto, side) {
+        (true, _) => None,
+        (false, Some(name)) => Some(parse_side(G::ID, name)?),
+        (false, None) => Some(G::side_to_move(&position)),
+    };
+    let mut prober = Prober::<G>::new(&env.tables, rules);
+    let colour = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let stdin = std::io::stdin();
+    let mut input = stdin.lock();
+    if let Some(side) = person {
+        println!(
+            "You play {}. Type moves in either notation (for example {}); 'quit' ends the game.",
+            G::ID.side_names()[side.index()],
+            example_notation(G::ID)
+        );
+    }
+    loop {
+        let value = prober.value(&position)?;
+        let mover = G::side_to_move(&position);
+        println!();
+        print!("{}", draw_board(G::ID, &G::format_position(&position), colour));
+        println!("{}", G::format_position(&position));
+        println!("{}", verdict(G::ID, mover, value));
+        if G::game_over(&position, rules).is_some() {
+            println!("Game over: {}", result_words(G::ID, mover, value));
+            return Ok(());
+        }
+        if value == Value::Draw {
+            println!("Game over: a drawn position is reached; neither side can force a result.");
+            return Ok(());
+        }
+        let moves = prober.moves(&position)?;
+        let chosen = if person == Some(mover) {
+            match ask_move::<G>(&mut input, &moves)? {
+                Some(m) => m,
+                None => {
+                    println!("Game left unfinished.");
+                    return Ok(());
+                }
+            }
+        } else {
+            let best = moves[0].clone();
+            println!("{} plays {} ({})", side_title(G::ID, mover), best.name, best.coords);
+            best
+        };
+        position = G::play(&position, chosen.mv);
+    }
+}
+
+/// Reads lines until one names a legal move; `None` at the end of the input or on `quit`.
+fn ask_move<G: Game>(input: &mut impl BufRead, moves: &[MoveValue<G::Move>]) -> Result<Option<MoveValue<G::Move>>> {
+    loop {
+        print!("Your move: ");
+        std::io::stdout().flush()?;
+        let mut line = String::new();
+        if input.read_line(&mut line)? == 0 {
+            println!();
+            return Ok(None);
+        }
+        let typed = line.trim();
+        if typed.is_empty() {
+            continue;
+        }
+        if typed == "quit" {
+            return Ok(None);
+        }
+        if !std::io::stdin().is_terminal() {
+            println!("{typed}");
+        }
+        match find_move::<G>(moves, typed) {
+            Some(m) => return Ok(Some(m.clone())),
+            None => {
+                let legal: Vec<String> = moves.iter().map(|m| format!("{} ({})", m.name, m.coords)).collect();
+                println!("'{typed}' is no legal move here. Legal moves: {}", legal.join(", "));
+            }
+        }
+    }
+}
+
+/// The legal move a person's text names, in either notation (check marks optional, coordinates
+/// in any case).
+fn find_move<'m, G: Game>(moves: &'m [MoveValue<G::Move>], typed: &str) -> Option<&'m MoveValue<G::Move>> {
+    let bare = |s: &str| s.trim_end_matches(['+', '#']).to_string();
+    moves
+        .iter()
+        .find(|m| m.name == typed || m.coords.eq_ignore_ascii_case(typed))
+        .or_else(|| moves.iter().find(|m| bare(&m.name) == bare(typed)))
+        .or_else(|| {
+            let mut hits = moves
+                .iter()
+                .filter(|m| bare(&m.name).eq_ignore_ascii_case(&bare(typed)));
+            let first = hits.next();
+            if hits.next().is_some() { None } else { first }
+        })
+}
+
+fn example_notation(game: GameId) -> &'static str {
+    match game {
+        GameId::Chess => "Qb7 or d5b7",
+        GameId::Xiangqi => "R2+3 or h2h5",
+        GameId::DarkChess => "b2b3",
+    }
+}
+
+/// The end of the game in words, for the side to move at the end.
+fn result_words(game: GameId, mover: Side, value: Value) -> String {
+    match value {
+        Value::Draw => "draw".to_string(),
+        _ => format!("{} wins", side_title(game, mover.other())),
+    }
+}
+
+/// The board of a position's text (`/`-separated ranks, digits for empty squares) drawn with
+/// file letters and rank numbers, the first side's pieces uppercase, the second's lowercase;
+/// in colour on a terminal.
+pub fn draw_board(game: GameId, fen: &str, colour: bool) -> String {
+    let board = fen.split_whitespace().next().unwrap_or("");
+    let ranks: Vec<&str> = board.split('/').collect();
+    let files = match game {
+        GameId::Xiangqi => 9,
+        _ => 8,
+    };
+    // Xiangqi ranks are numbered from 0 in ICCS; chess and dark chess from 1.
+    let first_rank = usize::from(game != GameId::Xiangqi);
+    let mut out = String::new();
+    for (row, rank) in ranks.iter().enumerate() {
+        let number = ranks.len() - 1 - row + first_rank;
+        out.push_str(&format!("{number:>2} "));
+        let mut file = 0;
+        for c in rank.chars() {
+            if let Some(empty) = c.to_digit(10) {
+                for _ in 0..empty {
+                    out.push_str(&square(game, file, number, None, colour));
+                    file += 1;
+                }
+            } else {
+                out.push_str(&square(game, file, number, Some(c), colour));
+                file += 1;
+            }
+        }
+        out.push('\n');
+    }
+    out.push_str("   ");
+    for f in 0..files {
+        out.push_str(&format!(" {} ", char::from(b'a' + f as u8)));
+    }
+    out.push('\n');
+    out
+}
+
+/// One square, three characters wide.
+fn square(game: GameId, file: usize, rank: usize, piece: Option<char>, colour: bool) -> String {
+    let text = format!(" {} ", piece.unwrap_or('.'));
+    if !colour {
+        return text;
+    }
+    let background = match game {
+        GameId::Chess if (file + rank) % 2 == 1 => "48;5;137",
+        GameId::Chess => "48;5;180",
+        _ => "48;5;223",
+    };
+    let foreground = match piece {
+        Some(c) if c.is_ascii_uppercase() && game == GameId::Chess => "1;97",
+        Some(c) if c.is_ascii_uppercase() => "1;31",
+        Some(_) => "1;30",
+        None => "90",
+    };
+    format!("\x1b[{background};{foreground}m{text}\x1b[0m")
+}

@@ -1,0 +1,406 @@
+//! The JSON API, in the shape of the public chess tablebase services: a position's `category`
+//! and signed `dtm`, and every legal move best first with the outcome it leaves the opponent.
+//!
+//! Sign convention of `dtm` (plies): positive when the side to move wins, negative when it
+//! loses, 0 when it has already lost (mated, or no pieces left in dark chess), null for a draw.
+//! A move's `category` and `dtm` are those of the position after it, from the opponent's view:
+//! the winning moves are the ones whose category is `loss`.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Value as Json, json};
+
+use crate::commands::{parse_material, rules_json, stats::stats_json, verdict};
+use crate::games::chess::Chess;
+use crate::games::darkchess::DarkChess;
+use crate::games::xiangqi::Xiangqi;
+use crate::games::{Game, Rules};
+use crate::material::GameId;
+use crate::probe::{Prober, TableCache};
+use crate::table::{EXTENSION, LoadedTable, Table};
+use crate::value::Value;
+
+/// The longest position text accepted.
+pub const MAX_FEN: usize = 200;
+/// The longest material name accepted.
+pub const MAX_MATERIAL: usize = 40;
+/// The longest rule option value accepted.
+const MAX_OPTION: usize = 16;
+/// The query parameters a position request may carry besides `fen`: every game's rule options.
+const RULE_PARAMETERS: [&str; 3] = ["cannon", "stalemate", "rules"];
+
+/// A failed request: the HTTP status and the reason, one line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ApiError {
+    pub status: u16,
+    pub message: String,
+}
+
+impl ApiError {
+    pub fn bad_request(message: impl Into<String>) -> ApiError {
+        ApiError {
+            status: 400,
+            message: message.into(),
+        }
+    }
+
+    pub fn not_found(message: impl Into<String>) -> ApiError {
+        ApiError {
+            status: 404,
+            message: message.into(),
+        }
+    }
+
+    /// The status of an error met while reading tables: 404 for a missing table (the message
+    /// names the command that builds it), 500 for a table that cannot be read (corrupt, wrong
+    /// format): the input was fine, the folder is not.
+    fn from_table_error(err: anyhow::Error) -> ApiError {
+        let message = format!("{err:#}");
+        let status = if message.contains("build it with: egtb generate") {
+            404
+        } else {
+            500
+        };
+        ApiError { status, message }
+    }
+}
+
+/// What a position request asks: the position's text and the rule options given.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Params {
+    pub fen: Option<String>,
+    pub options: Vec<(String, String)>,
+}
+
+impl Params {
+    /// Parses a URL query string, checking names and lengths.
+    pub fn parse(query: Option<&str>) -> Result<Params, ApiError> {
+        let query = query.unwrap_or("");
+        if query.len() > 4 * MAX_FEN {
+            return Err(ApiError::bad_request("query string too long"));
+        }
+        let pairs: Vec<(String, String)> =
+            serde_urlencoded::from_str(query).map_err(|e| ApiError::bad_request(format!("bad query string: {e}")))?;
+        let mut params = Params::default();
+        for (key, value) in pairs {
+            match key.as_str() {
+                "fen" if value.len() > MAX_FEN => {
+                    return Err(ApiError::bad_request(format!(
+                        "fen is longer than {MAX_FEN} characters"
+                    )));
+                }
+                "fen" => params.fen = Some(value),
+                k if RULE_PARAMETERS.contains(&k) => {
+                    if value.len() > MAX_OPTION {
+                        return Err(ApiError::bad_request(format!("{key} value too long")));
+                    }
+                    params.options.retain(|(k, _)| *k != key);
+                    params.options.push((key, value));
+                }
+                _ => {
+                    return Err(ApiError::bad_request(format!(
+                        "unknown parameter '{}' (expected fen, cannon, stalemate, rules)",
+                        key.chars().take(32).collect::<String>()
+                    )));
+                }
+            }
+        }
+        Ok(params)
+    }
+
+    fn fen(&self) -> Result<&str, ApiError> {
+        self.fen
+            .as_deref()
+            .ok_or_else(|| ApiError::bad_request("missing parameter 'fen'"))
+    }
+}
+
+/// The state every request shares: the tables of each game, opened once, the default rule
+/// options, and the statistics computed so far.
+pub struct Api {
+    tables: PathBuf,
+    defaults: Vec<(String, String)>,
+    chess: Arc<TableCache<Chess>>,
+    xiangqi: Arc<TableCache<Xiangqi>>,
+    darkchess: Arc<TableCache<DarkChess>>,
+    stats: Mutex<HashMap<String, Arc<Json>>>,
+}
+
+/// Runs `$body` with `$G` the game type and `$cache` its table cache.
+macro_rules! with_game {
+    ($api:expr, $game:expr, $G:ident, $cache:ident => $body:expr) => {
+        match $game {
+            GameId::Chess => {
+                type $G = Chess;
+                let $cache = &$api.chess;
+                $body
+            }
+            GameId::Xiangqi => {
+                type $G = Xiangqi;
+                let $cache = &$api.xiangqi;
+                $body
+            }
+            GameId::DarkChess => {
+                type $G = DarkChess;
+                let $cache = &$api.darkchess;
+                $body
+            }
+        }
+    };
+}
+
+impl Api {
+    /// An API over the tables in `tables`; `defaults` are rule options (`key`, `value`) applied
+    /// to every game that has them unless a request says otherwise.
+    pub fn new(tables: &Path, defaults: Vec<(String, String)>) -> Api {
+        Api {
+            tables: tables.to_path_buf(),
+            defaults,
+            chess: Arc::new(TableCache::new(tables)),
+            xiangqi: Arc::new(TableCache::new(tables)),
+            darkchess: Arc::new(TableCache::new(tables)),
+            stats: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The game named in a URL; an unknown one is a 404.
+    pub fn game(name: &str) -> Result<GameId, ApiError> {
+        GameId::ALL.into_iter().find(|g| g.name() == name).ok_or_else(|| {
+            ApiError::not_found(format!(
+                "unknown game '{}' (expected chess, xiangqi or darkchess)",
+                name.chars().take(32).collect::<String>()
+            ))
+        })
+    }
+
+    /// A position's value and every legal move, best first.
+    pub fn position(&self, game: GameId, params: &Params) -> Result<Json, ApiError> {
+        with_game!(self, game, G, cache => {
+            let rules = self.rules::<G>(params)?;
+            let position = parse::<G>(params.fen()?)?;
+            position_json::<G>(&mut Prober::shared(Arc::clone(cache), rules), rules, &position)
+        })
+    }
+
+    /// The best-play line from a position to the end of the game.
+    pub fn mainline(&self, game: GameId, params: &Params) -> Result<Json, ApiError> {
+        with_game!(self, game, G, cache => {
+            let rules = self.rules::<G>(params)?;
+            let position = parse::<G>(params.fen()?)?;
+            mainline_json::<G>(&mut Prober::shared(Arc::clone(cache), rules), &position)
+        })
+    }
+
+    /// A material's statistics as `egtb stats --json` gives them, computed once per material
+    /// and rule set.
+    pub fn stats(&self, game: GameId, material: &str, params: &Params) -> Result<Json, ApiError> {
+        if material.len() > MAX_MATERIAL {
+            return Err(ApiError::bad_request("material name too long"));
+        }
+        if params.fen.is_some() {
+            return Err(ApiError::bad_request("statistics take no 'fen'"));
+        }
+        with_game!(self, game, G, cache => {
+            let rules = self.rules::<G>(params)?;
+            let (canonical, flipped) =
+                parse_material::<G>(material).map_err(|e| ApiError::bad_request(format!("{e:#}")))?;
+            let key = format!("{game}/{material}/{:?}", rules.options());
+            if let Some(done) = self.stats.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+                return Ok((**done).clone());
+            }
+            let open = cache.get(&canonical, rules).map_err(ApiError::from_table_error)?;
+            let loaded = LoadedTable::open(&open.1.path, &open.1.header).map_err(ApiError::from_table_error)?;
+            let report = stats_json::<G>(&open.0, loaded.entries(), rules, &canonical, flipped);
+            self.stats
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(key, Arc::new(report.clone()));
+            Ok(report)
+        })
+    }
+
+    /// The tables present in the folder, read from their headers.
+    pub fn tables(&self) -> Json {
+        let mut listed = Vec::new();
+        for game in GameId::ALL {
+            let Ok(entries) = std::fs::read_dir(self.tables.join(game.name())) else {
+                continue;
+            };
+            let mut paths: Vec<_> = entries
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == EXTENSION))
+                .collect();
+            paths.sort();
+            for path in paths {
+                let Ok(table) = Table::open_unchecked(&path) else {
+                    continue;
+                };
+                let h = &table.header;
+                let rules: serde_json::Map<String, Json> =
+                    h.rules.iter().map(|(k, v)| (k.clone(), v.clone().into())).collect();
+                listed.push(json!({
+                    "game": h.game.name(),
+                    "material": h.material,
+                    "rules": rules,
+                    "states": h.states(),
+                    "bytes": table.file_bytes(),
+                }));
+            }
+        }
+        json!({ "tables": listed })
+    }
+
+    /// The rules of a request: the defaults this game has, then the request's options.
+    fn rules<G: Game>(&self, params: &Params) -> Result<G::Rules, ApiError> {
+        let known: Vec<&str> = G::Rules::default().options().into_iter().map(|(k, _)| k).collect();
+        let mut options: Vec<(String, String)> = self
+            .defaults
+            .iter()
+            .filter(|(k, _)| known.contains(&k.as_str()) && !params.options.iter().any(|(p, _)| p == k))
+            .cloned()
+            .collect();
+        options.extend(params.options.iter().cloned());
+        G::Rules::from_options(&options).map_err(|e| ApiError::bad_request(format!("{e:#}")))
+    }
+}
+
+/// Parses a legal position whose material egtb can build tables for.
+fn parse<G: Game>(fen: &str) -> Result<G::Position, ApiError> {
+    let position = G::parse_position(fen).map_err(|e| ApiError::bad_request(format!("{e:#}")))?;
+    let (material, _) = G::material_of(&position).canonical();
+    G::check_material(&material).map_err(|e| ApiError::bad_request(format!("{e:#}")))?;
+    Ok(position)
+}
+
+/// How a finished game ended for the side to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ending {
+    /// No legal move while in check.
+    Checkmate,
+    /// No legal move, not in check (a draw in chess, a loss in xiangqi, by option in dark chess).
+    Stalemate,
+    /// No pieces left (dark chess).
+    NoPieces,
+}
+
+fn ending<G: Game>(position: &G::Position, rules: G::Rules) -> Option<Ending> {
+    G::game_over(position, rules)?;
+    let side = G::side_to_move(position);
+    Some(if G::material_of(position).side_pieces(side) == 0 {
+        Ending::NoPieces
+    } else if in_check::<G>(position) {
+        Ending::Checkmate
+    } else {
+        Ending::Stalemate
+    })
+}
+
+/// Whether the side to move is in check: the same placement with the other side to move is
+/// illegal exactly then (every game's legality check refuses a side not to move in check).
+fn in_check<G: Game>(position: &G::Position) -> bool {
+    let fen = G::format_position(position);
+    let mut fields = fen.split_whitespace();
+    let (Some(board), Some(side)) = (fields.next(), fields.next()) else {
+        return false;
+    };
+    let other = if side == "b" { "w" } else { "b" };
+    G::parse_position(&format!("{board} {other}")).is_err()
+}
+
+/// A value's signed DTM for the side to move (see the module's convention).
+pub fn signed_dtm(value: Value) -> Option<i32> {
+    match value {
+        Value::Win(d) => Some(i32::from(d)),
+        Value::Loss(d) => Some(-i32::from(d)),
+        Value::Draw => None,
+    }
+}
+
+/// The value of the position after a move, from the value the move has for the mover.
+fn child_value(mover: Value) -> Value {
+    match mover {
+        Value::Win(d) => Value::Loss(d - 1),
+        Value::Loss(d) => Value::Win(d - 1),
+        Value::Draw => Value::Draw,
+    }
+}
+
+fn position_json<G: Game>(prober: &mut Prober<G>, rules: G::Rules, position: &G::Position) -> Result<Json, ApiError> {
+    let value = prober.value(position).map_err(ApiError::from_table_error)?;
+    let moves = prober.moves(position).map_err(ApiError::from_table_error)?;
+    let pieces = G::material_of(position).pieces();
+    let end = ending::<G>(position, rules);
+    let moves: Vec<Json> = moves
+        .into_iter()
+        .map(|m| {
+            let child = G::play(position, m.mv);
+            let after = child_value(m.value);
+            let child_end = match after {
+                Value::Draw | Value::Loss(0) => ending::<G>(&child, rules),
+                _ => None,
+            };
+            json!({
+                "uci": m.coords,
+                "san": m.name,
+                "category": after.outcome(),
+                "dtm": signed_dtm(after),
+                "capture": G::material_of(&child).pieces() < pieces,
+                "promotion": G::ID == GameId::Chess && m.coords.len() == 5,
+                "checkmate": child_end == Some(Ending::Checkmate),
+                "stalemate": child_end == Some(Ending::Stalemate),
+                "no_pieces": child_end == Some(Ending::NoPieces),
+                "fen": G::format_position(&child),
+            })
+        })
+        .collect();
+    let side = G::side_to_move(position);
+    Ok(json!({
+        "game": G::ID.name(),
+        "fen": G::format_position(position),
+        "rules": rules_json(rules),
+        "material": G::material_of(position).to_string(),
+        "side_to_move": G::ID.side_names()[side.index()],
+        "category": value.outcome(),
+        "dtm": signed_dtm(value),
+        "checkmate": end == Some(Ending::Checkmate),
+        "stalemate": end == Some(Ending::Stalemate),
+        "no_pieces": end == Some(Ending::NoPieces),
+        "verdict": verdict(G::ID, side, value),
+        "moves": moves,
+    }))
+}
+
+fn mainline_json<G: Game>(prober: &mut Prober<G>, position: &G::Position) -> Result<Json, ApiError> {
+    let value = prober.value(position).map_err(ApiError::from_table_error)?;
+    let line = prober.line(position).map_err(ApiError::from_table_error)?;
+    let side = G::side_to_move(position);
+    let winner = match value {
+        Value::Win(_) => Some(side),
+        Value::Loss(_) => Some(side.other()),
+        Value::Draw => None,
+    };
+    let mut current = position.clone();
+    let steps: Vec<Json> = line
+        .into_iter()
+        .map(|(m, after)| {
+            current = G::play(&current, m.mv);
+            json!({
+                "uci": m.coords,
+                "san": m.name,
+                "category": after.outcome(),
+                "dtm": signed_dtm(after),
+                "fen": G::format_position(&current),
+            })
+        })
+        .collect();
+    Ok(json!({
+        "game": G::ID.name(),
+        "fen": G::format_position(position),
+        "category": value.outcome(),
+        "dtm": signed_dtm(value),
+        "winner": winner.map(|s| G::ID.side_names()[s.index()]),
+        "mainline": steps,
+    }))
+}

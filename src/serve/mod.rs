@@ -1,0 +1,77 @@
+//! `egtb serve`: a local web application over the tables (a board for every game, analysis,
+//! play against the table, statistics) and the JSON API it is built on.
+//!
+//! Modules: [`api`] (the answers, as JSON), [`router`] (routes and HTTP statuses), [`assets`]
+//! (the page compiled into the binary), [`load`] (a loopback load generator for tests and
+//! benches).
+
+pub mod api;
+pub mod assets;
+pub mod load;
+pub mod router;
+
+use std::net::{IpAddr, SocketAddr};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use tokio::net::TcpListener;
+
+use self::api::Api;
+
+/// The port `egtb serve` listens on unless told otherwise.
+pub const DEFAULT_PORT: u16 = 8080;
+
+/// Where and what to serve.
+#[derive(Clone, Debug)]
+pub struct ServeOptions {
+    pub tables: PathBuf,
+    pub bind: IpAddr,
+    /// 0 asks the system for any free port.
+    pub port: u16,
+    /// Rule options given on the command line, the defaults of every request.
+    pub defaults: Vec<(String, String)>,
+}
+
+/// Binds the address and starts serving on the current tokio runtime; returns the address
+/// actually bound (with the port the system chose for port 0).
+pub async fn spawn(options: &ServeOptions) -> Result<SocketAddr> {
+    let listener = TcpListener::bind((options.bind, options.port))
+        .await
+        .with_context(|| format!("cannot listen on {}:{}", options.bind, options.port))?;
+    let addr = listener.local_addr()?;
+    let app = router::router(Arc::new(Api::new(&options.tables, options.defaults.clone())));
+    tokio::spawn(async move {
+        if let Err(e) = axum::serve(listener, app).await {
+            eprintln!("egtb: error: server stopped: {e}");
+        }
+    });
+    Ok(addr)
+}
+
+/// The page's address for a bound socket.
+pub fn url(addr: SocketAddr) -> String {
+    match addr.ip() {
+        IpAddr::V6(ip) => format!("http://[{ip}]:{}/", addr.port()),
+        IpAddr::V4(ip) => format!("http://{ip}:{}/", addr.port()),
+    }
+}
+
+/// Serves until the process is stopped, after printing the page's address.
+pub fn run(options: &ServeOptions) -> Result<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the server's runtime")?;
+    runtime.block_on(async {
+        let addr = spawn(options).await?;
+        println!(
+            "egtb: serving the tables in {} at {}  (Ctrl-C stops)",
+            options.tables.display(),
+            url(addr)
+        );
+        use std::io::Write;
+        std::io::stdout().flush()?;
+        std::future::pending::<Result<()>>().await
+    })
+}
