@@ -68,8 +68,8 @@ pub fn checksum(entries: &[Entry]) -> u32 {
 
 /// Writes a table in the header's encoding, atomically: a temporary file in the same folder,
 /// synced, then renamed, so an interrupted run never leaves a file that looks whole. The header's
-/// checksum is computed here.
-pub fn write(path: &Path, mut header: Header, entries: &[Entry]) -> Result<()> {
+/// checksum is computed here; the header written is returned.
+pub fn write(path: &Path, mut header: Header, entries: &[Entry]) -> Result<Header> {
     if header.states() != entries.len() as u64 {
         bail!(
             "table {} has {} entries, its header says {}",
@@ -102,7 +102,8 @@ pub fn write(path: &Path, mut header: Header, entries: &[Entry]) -> Result<()> {
     if result.is_err() {
         let _ = fs::remove_file(&tmp);
     }
-    result.with_context(|| format!("cannot write table {}", path.display()))
+    result.with_context(|| format!("cannot write table {}", path.display()))?;
+    Ok(header)
 }
 
 /// What converting one table did.
@@ -363,6 +364,16 @@ impl LoadedTable {
         let table = Table::open_unchecked(path)?;
         table.expect(expect)?;
         table.load()
+    }
+
+    /// A table just solved and written with `header`, kept in memory as it is instead of being
+    /// read back.
+    pub fn solved(path: &Path, header: Header, entries: Vec<Entry>) -> LoadedTable {
+        LoadedTable {
+            header,
+            path: path.to_path_buf(),
+            entries: Resident::Owned(entries),
+        }
     }
 
     /// All entries.
