@@ -308,6 +308,7 @@ pub fn expected_header<G: Game>(material: &Material, rules: G::Rules, index: &G:
         index_version: G::INDEX_VERSION,
         states_per_side: [per_side, per_side],
         checksum: 0,
+        index_checksum: 0,
         encoding: Encoding::DEFAULT,
     }
 }
