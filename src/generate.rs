@@ -175,16 +175,14 @@ impl<'p, G: Game> Generator<'p, G> {
         let solved = self.solve(material, self.backend)?;
         let header = Header {
             encoding: self.encoding,
-            ..expect.clone()
+            ..expect
         };
-        table::write(&path, header, &solved.entries)?;
+        let header = table::write(&path, header, &solved.entries)?;
         drop(lock);
         let Solved {
             entries, solver, wall, ..
         } = solved;
-        // Free the working copy before reading the file back, so the two never add to the peak.
-        drop(entries);
-        let table = LoadedTable::open(&path, &expect)?;
+        let table = LoadedTable::solved(&path, header, entries);
         self.record(material, path, index.states(), Some((solver, wall)))?;
         Ok(table)
     }
@@ -308,6 +306,7 @@ pub fn expected_header<G: Game>(material: &Material, rules: G::Rules, index: &G:
         index_version: G::INDEX_VERSION,
         states_per_side: [per_side, per_side],
         checksum: 0,
+        index_checksum: 0,
         encoding: Encoding::DEFAULT,
     }
 }

@@ -3,7 +3,7 @@
 //!
 //! Raw layout: the header padded to [`HEADER_BYTES`] (so entries are page aligned and mapped in
 //! place), then `states` little-endian u16 entries. Compressed layout (the default): the header,
-//! then a block index and the blocks (see [`blocks`]). Either way the header's checksum is the
+//! then a block index and the blocks (see `src/table/blocks.rs`). Either way the header's checksum is the
 //! CRC-32 of the entries as little-endian bytes.
 //!
 //! A [`Table`] is a file opened for probing: a compressed one decompresses only the block a probe
@@ -17,7 +17,7 @@ pub mod lock;
 
 use std::collections::HashMap;
 use std::fs::{self, File};
-use std::io::{BufWriter, Write};
+use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
@@ -68,8 +68,8 @@ pub fn checksum(entries: &[Entry]) -> u32 {
 
 /// Writes a table in the header's encoding, atomically: a temporary file in the same folder,
 /// synced, then renamed, so an interrupted run never leaves a file that looks whole. The header's
-/// checksum is computed here.
-pub fn write(path: &Path, mut header: Header, entries: &[Entry]) -> Result<()> {
+/// checksum is computed here; the header written is returned.
+pub fn write(path: &Path, mut header: Header, entries: &[Entry]) -> Result<Header> {
     if header.states() != entries.len() as u64 {
         bail!(
             "table {} has {} entries, its header says {}",
@@ -92,7 +92,9 @@ pub fn write(path: &Path, mut header: Header, entries: &[Entry]) -> Result<()> {
                 out.flush()?;
             }
             Encoding::Zstd { block_entries } => {
-                blocks::write(&mut file, entries, Blocks::new(header.states(), block_entries))?;
+                header.index_checksum = blocks::write(&mut file, entries, Blocks::new(header.states(), block_entries))?;
+                file.seek(SeekFrom::Start(0))?;
+                file.write_all(&header.render())?;
             }
         }
         file.sync_all()?;
@@ -102,7 +104,8 @@ pub fn write(path: &Path, mut header: Header, entries: &[Entry]) -> Result<()> {
     if result.is_err() {
         let _ = fs::remove_file(&tmp);
     }
-    result.with_context(|| format!("cannot write table {}", path.display()))
+    result.with_context(|| format!("cannot write table {}", path.display()))?;
+    Ok(header)
 }
 
 /// What converting one table did.
@@ -133,6 +136,7 @@ pub fn convert(path: &Path, encoding: Encoding) -> Result<Converted> {
     }
     let header = Header {
         encoding,
+        index_checksum: 0,
         ..table.header.clone()
     };
     let loaded = table.load()?;
@@ -200,7 +204,7 @@ impl Table {
             }
             Encoding::Zstd { block_entries } => {
                 let blocks = Blocks::new(header.states(), block_entries);
-                let reader = BlockReader::open(&map, blocks, header.checksum)
+                let reader = BlockReader::open(&map, blocks, header.index_checksum)
                     .with_context(|| format!("table {} is damaged", path.display()))?;
                 Body::Zstd(reader)
             }
@@ -252,7 +256,7 @@ impl Table {
     pub fn verify(&self) -> Result<()> {
         match &self.body {
             Body::Raw { .. } => self.verify_raw(),
-            Body::Zstd(reader) => reader.verify(&self.map).with_context(|| {
+            Body::Zstd(reader) => reader.verify(&self.map, self.header.checksum).with_context(|| {
                 format!(
                     "table {} is damaged; delete it and generate it again",
                     self.path.display()
@@ -324,12 +328,14 @@ impl Table {
                     .try_reserve_exact(states)
                     .with_context(|| format!("not enough memory to load table {}", self.path.display()))?;
                 entries.resize(states, 0);
-                reader.decompress_all(&self.map, &mut entries).with_context(|| {
-                    format!(
-                        "table {} is damaged; delete it and generate it again",
-                        self.path.display()
-                    )
-                })?;
+                reader
+                    .decompress_all(&self.map, &mut entries, self.header.checksum)
+                    .with_context(|| {
+                        format!(
+                            "table {} is damaged; delete it and generate it again",
+                            self.path.display()
+                        )
+                    })?;
                 Resident::Owned(entries)
             }
         };
@@ -363,6 +369,16 @@ impl LoadedTable {
         let table = Table::open_unchecked(path)?;
         table.expect(expect)?;
         table.load()
+    }
+
+    /// A table just solved and written with `header`, kept in memory as it is instead of being
+    /// read back.
+    pub fn solved(path: &Path, header: Header, entries: Vec<Entry>) -> LoadedTable {
+        LoadedTable {
+            header,
+            path: path.to_path_buf(),
+            entries: Resident::Owned(entries),
+        }
     }
 
     /// All entries.

@@ -66,12 +66,16 @@ pub fn run(env: &Env, encoding: Encoding, files: &[PathBuf]) -> Result<()> {
     } else if files.is_empty() {
         println!("No tables in {}.", env.tables.display());
     } else {
+        let ratio = if after <= before {
+            format!("{:.2} times smaller", before as f64 / after.max(1) as f64)
+        } else {
+            format!("{:.2} times larger", after as f64 / before.max(1) as f64)
+        };
         println!(
-            "{} tables: {:.1} MiB -> {:.1} MiB ({:.2} times smaller)",
+            "{} tables: {:.1} MiB -> {:.1} MiB ({ratio})",
             files.len(),
             mib(before),
-            mib(after),
-            before as f64 / after.max(1) as f64
+            mib(after)
         );
     }
     Ok(())

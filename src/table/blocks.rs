@@ -2,8 +2,9 @@
 //! of its entries' low bytes followed by their high bytes (byte planes compress about a tenth
 //! better than interleaved entries), found through an index right after the header page. An index row per block, little-endian:
 //! the frame's offset in the file (u64), its length (u32) and the CRC-32 of the block's entries
-//! (u32). The blocks' CRCs combine into the header's checksum, which is checked on open, so a
-//! probe that decompresses one block and checks its CRC reads content the header vouches for.
+//! (u32). The header holds the CRC-32 of the index, checked on open, so a probe that decompresses
+//! one block and checks its CRC reads content the header vouches for; reading every block also
+//! checks that the blocks' CRCs combine into the header's checksum of all entries.
 
 use std::fs::File;
 use std::io::{BufWriter, Seek, SeekFrom, Write};
@@ -115,8 +116,8 @@ fn compressor() -> std::io::Result<zstd::bulk::Compressor<'static>> {
 }
 
 /// Writes the index and the frames of `entries` into `out`, after the header page (written by
-/// the caller), compressing a batch of blocks in parallel at a time.
-pub fn write(out: &mut File, entries: &[Entry], blocks: Blocks) -> Result<()> {
+/// the caller), compressing a batch of blocks in parallel at a time; returns the index's CRC-32.
+pub fn write(out: &mut File, entries: &[Entry], blocks: Blocks) -> Result<u32> {
     let mut rows: Vec<Row> = Vec::with_capacity(usize::try_from(blocks.count())?);
     let mut offset = blocks.index_end();
     out.seek(SeekFrom::Start(offset))?;
@@ -141,7 +142,7 @@ pub fn write(out: &mut File, entries: &[Entry], blocks: Blocks) -> Result<()> {
     let index: Vec<u8> = rows.iter().flat_map(|r| r.encode()).collect();
     out.seek(SeekFrom::Start(HEADER_BYTES as u64))?;
     out.write_all(&index)?;
-    Ok(())
+    Ok(crc32fast::hash(&index))
 }
 
 /// The index of a compressed table and its cache of decompressed blocks. It reads frames out of
@@ -153,18 +154,20 @@ pub struct BlockReader {
 }
 
 impl BlockReader {
-    /// Reads and checks the index: every frame inside the file, the file ending with the last
-    /// frame, and the blocks' CRCs combining into the header's checksum.
-    pub fn open(file: &[u8], blocks: Blocks, checksum: u32) -> Result<BlockReader> {
+    /// Reads and checks the index: its CRC-32, every frame inside the file, and the file ending
+    /// with the last frame.
+    pub fn open(file: &[u8], blocks: Blocks, index_checksum: u32) -> Result<BlockReader> {
         let file_len = file.len() as u64;
         let index_end = blocks.index_end();
         if file_len < index_end {
             bail!("truncated (the block index ends at byte {index_end}, the file has {file_len})");
         }
         let index = &file[HEADER_BYTES..index_end as usize];
+        if crc32fast::hash(index) != index_checksum {
+            bail!("corrupt (the block index fails its checksum)");
+        }
         let rows: Vec<Row> = index.chunks_exact(ROW_BYTES as usize).map(Row::decode).collect();
         let mut last_end = index_end;
-        let mut combined = crc32fast::Hasher::new();
         for (block, row) in rows.iter().enumerate() {
             let end = row.offset.checked_add(u64::from(row.length));
             if row.offset < index_end || row.length == 0 || end.is_none() {
@@ -172,23 +175,32 @@ impl BlockReader {
             }
             let end = end.unwrap_or_default();
             if end > file_len {
-                bail!("truncated or its index corrupt (block {block} ends at byte {end}, the file has {file_len})");
+                bail!("truncated (block {block} ends at byte {end}, the file has {file_len})");
             }
             last_end = last_end.max(end);
-            let bytes = 2 * blocks.len_of(block as u64) as u64;
-            combined.combine(&crc32fast::Hasher::new_with_initial_len(row.crc, bytes));
         }
         if last_end != file_len {
             bail!("padded ({} bytes after the last block)", file_len - last_end);
-        }
-        if combined.finalize() != checksum {
-            bail!("corrupt (the blocks' checksums disagree with the header's)");
         }
         Ok(BlockReader {
             blocks,
             rows,
             cache: BlockCache::new(CACHED_BLOCKS),
         })
+    }
+
+    /// Checks that the blocks' CRCs combine into the checksum of all entries (once every block
+    /// was checked against its own).
+    fn check_whole(&self, checksum: u32) -> Result<()> {
+        let mut combined = crc32fast::Hasher::new();
+        for (block, row) in self.rows.iter().enumerate() {
+            let bytes = 2 * self.blocks.len_of(block as u64) as u64;
+            combined.combine(&crc32fast::Hasher::new_with_initial_len(row.crc, bytes));
+        }
+        if combined.finalize() != checksum {
+            bail!("corrupt (the blocks' checksums disagree with the header's)");
+        }
+        Ok(())
     }
 
     /// Decompresses a block into `out` (exactly its length) and checks its CRC.
@@ -234,16 +246,19 @@ impl BlockReader {
         Ok(self.block(file, block)?[at])
     }
 
-    /// Decompresses every block into `out`, which holds the whole table, in parallel.
-    pub fn decompress_all(&self, file: &[u8], out: &mut [Entry]) -> Result<()> {
+    /// Decompresses every block into `out`, which holds the whole table, in parallel, and checks
+    /// the whole against the header's `checksum`.
+    pub fn decompress_all(&self, file: &[u8], out: &mut [Entry], checksum: u32) -> Result<()> {
         let block_len = usize::try_from(self.blocks.block_entries)?;
         out.par_chunks_mut(block_len)
             .enumerate()
-            .try_for_each(|(block, chunk)| self.decompress_into(file, block as u64, chunk))
+            .try_for_each(|(block, chunk)| self.decompress_into(file, block as u64, chunk))?;
+        self.check_whole(checksum)
     }
 
-    /// Decompresses and checks every block, in parallel, keeping one block per thread.
-    pub fn verify(&self, file: &[u8]) -> Result<()> {
+    /// Decompresses and checks every block, in parallel, keeping one block per thread, and the
+    /// whole against the header's `checksum`.
+    pub fn verify(&self, file: &[u8], checksum: u32) -> Result<()> {
         let block_len = usize::try_from(self.blocks.block_entries)?;
         (0..self.blocks.count()).into_par_iter().try_for_each_init(
             || vec![0; block_len],
@@ -251,7 +266,8 @@ impl BlockReader {
                 let len = self.blocks.len_of(block);
                 self.decompress_into(file, block, &mut buffer[..len])
             },
-        )
+        )?;
+        self.check_whole(checksum)
     }
 }
 

@@ -62,6 +62,8 @@ pub struct Header {
     /// table keeps it and it always vouches for the content.
     pub checksum: u32,
     pub encoding: Encoding,
+    /// CRC-32 of the block index (zstd; 0 for raw), checked when the table is opened.
+    pub index_checksum: u32,
 }
 
 impl Header {
@@ -86,7 +88,10 @@ impl Header {
             self.encoding.name(),
         );
         if let Encoding::Zstd { block_entries } = self.encoding {
-            text.push_str(&format!("block_entries={block_entries}\n"));
+            text.push_str(&format!(
+                "block_entries={block_entries}\nindex_checksum={:08x}\n",
+                self.index_checksum
+            ));
         }
         assert!(text.len() < HEADER_BYTES, "table header too long");
         let mut page = text.into_bytes();
@@ -141,9 +146,10 @@ impl Header {
             a.parse().context("bad states field")?,
             b.parse().context("bad states field")?,
         ];
-        // Entries must be addressable as bytes in a u64 (the raw layout's file length).
+        // The raw layout's file length must fit in a u64.
         let total = states_per_side[0].checked_add(states_per_side[1]);
-        if total.and_then(|t| t.checked_mul(2)).is_none() {
+        let bytes = total.and_then(|t| t.checked_mul(2)?.checked_add(HEADER_BYTES as u64));
+        if bytes.is_none() {
             bail!("bad states field (too many states)");
         }
         Ok(Header {
@@ -155,6 +161,12 @@ impl Header {
             states_per_side,
             checksum: u32::from_str_radix(field("checksum")?, 16).context("bad checksum field")?,
             encoding,
+            index_checksum: match encoding {
+                Encoding::Raw => 0,
+                Encoding::Zstd { .. } => {
+                    u32::from_str_radix(field("index_checksum")?, 16).context("bad index_checksum field")?
+                }
+            },
         })
     }
 }
@@ -173,6 +185,7 @@ mod tests {
             states_per_side: [(1 << 32) + 5, (1 << 32) + 5],
             checksum: 0xdead_beef,
             encoding,
+            index_checksum: if encoding == Encoding::Raw { 0 } else { 0x0123_4567 },
         }
     }
 
@@ -205,6 +218,7 @@ mod tests {
             ("block_entries=65536", "block_entries=3", "block size"),
             ("states=4294967301,", "states=18446744073709551615,", "too many states"),
             ("checksum=deadbeef", "checksum=xyz", "checksum"),
+            ("index_checksum=01234567", "index_checksum=", "index_checksum"),
         ] {
             let bad = good.replace(from, to);
             let err = format!("{:#}", Header::parse(bad.as_bytes()).unwrap_err());

@@ -13,6 +13,7 @@ fn header(encoding: Encoding, states_per_side: u64) -> Header {
         index_version: 1,
         states_per_side: [states_per_side; 2],
         checksum: 0,
+        index_checksum: 0,
         encoding,
     }
 }
@@ -162,16 +163,16 @@ fn compressed_tables_detect_every_damage_with_one_line() {
         let err = damaged(&bytes);
         assert!(err.contains("is damaged") && err.contains("corrupt (block"), "{err}");
     }
-    for (at, reason) in [
-        (HEADER_BYTES + 12, "checksums disagree"),
-        (HEADER_BYTES + 16 + 1, "index corrupt (block 1 ends"),
-        (HEADER_BYTES + 16 * 4 + 7, "truncated"),
-        (HEADER_BYTES + 8, "corrupt"),
+    for at in [
+        HEADER_BYTES + 12,
+        HEADER_BYTES + 16 + 1,
+        HEADER_BYTES + 16 * 4 + 7,
+        HEADER_BYTES + 8,
     ] {
         let mut bytes = good.clone();
         bytes[at] ^= 0x40;
         let err = damaged(&bytes);
-        assert!(err.contains(reason), "{at}: {err}");
+        assert!(err.contains("the block index fails its checksum"), "{at}: {err}");
     }
     let err = damaged(&good[..good.len() - 1]);
     assert!(err.contains("truncated") && err.contains("(block 4 ends"), "{err}");
@@ -182,9 +183,30 @@ fn compressed_tables_detect_every_damage_with_one_line() {
     let mut padded = good.clone();
     padded.push(0);
     assert!(damaged(&padded).contains("padded (1 bytes"));
+    fs::write(&path, &good).unwrap();
+    let table = Table::open_unchecked(&path).unwrap();
     let mut bad_header = good.clone();
-    bad_header[..HEADER_BYTES].copy_from_slice(&header(SMALL_BLOCKS, 2500).render());
+    bad_header[..HEADER_BYTES].copy_from_slice(
+        &Header {
+            checksum: table.header.checksum ^ 1,
+            ..table.header.clone()
+        }
+        .render(),
+    );
+    drop(table);
     assert!(damaged(&bad_header).contains("checksums disagree"));
+    fs::write(&path, &good).unwrap();
+    let table = Table::open_unchecked(&path).unwrap();
+    let mut bad_header = good.clone();
+    bad_header[..HEADER_BYTES].copy_from_slice(
+        &Header {
+            index_checksum: table.header.index_checksum ^ 1,
+            ..table.header.clone()
+        }
+        .render(),
+    );
+    drop(table);
+    assert!(damaged(&bad_header).contains("index fails its checksum"));
     fs::remove_dir_all(dir).unwrap();
 }
 
@@ -259,6 +281,7 @@ fn compressed_tables_beyond_u32_states_probe_one_block() {
         whole.combine(&crc32fast::Hasher::new_with_initial_len(row.crc, bytes));
     }
     big.checksum = whole.finalize();
+    big.index_checksum = crc32fast::hash(&index);
     let mut bytes = big.render();
     bytes.extend_from_slice(&index);
     bytes.extend_from_slice(&full_frame);

@@ -1,0 +1,131 @@
+//! Batches that share a folder or get killed: each table built once, by one process at a time;
+//! a killed batch leaves no table that loads and is wrong, and running it again finishes it.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Instant, SystemTime};
+
+use serde_json::Value;
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("egtb-batch-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    dir
+}
+
+fn egtb(tables: &Path, args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_egtb"));
+    command
+        .arg("--tables")
+        .arg(tables)
+        .args(args)
+        .env_remove("EGTB_TABLES")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    command
+}
+
+/// The `--json` summary of a finished generate.
+fn summary(output: std::process::Output) -> Value {
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    serde_json::from_slice(&output.stdout).expect("JSON summary")
+}
+
+/// Every table file in the folder verifies (`egtb list`), and how many there are.
+fn all_verify(tables: &Path) -> usize {
+    let list: Value = summary(egtb(tables, &["list", "--json"]).output().unwrap());
+    let list = list.as_array().unwrap();
+    for table in list {
+        assert_eq!(table["ok"], true, "{table}");
+    }
+    list.len()
+}
+
+/// Files in the chess folder that are not tables.
+fn leftovers(tables: &Path) -> Vec<String> {
+    fs::read_dir(tables.join("chess"))
+        .map(|listing| {
+            listing
+                .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+                .filter(|name| !name.ends_with(".egtb"))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn two_processes_on_one_folder_build_each_table_once() {
+    let dir = temp_dir("shared");
+    let first = egtb(
+        &dir,
+        &["generate", "chess", "KQvKR", "KRvKN", "--json", "--threads", "1"],
+    )
+    .spawn()
+    .unwrap();
+    let second = egtb(
+        &dir,
+        &["generate", "chess", "KRvKN", "KQvKR", "--json", "--threads", "1"],
+    )
+    .spawn()
+    .unwrap();
+    let runs = [first, second].map(|child| summary(child.wait_with_output().unwrap()));
+    let mut builders: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for (run, out) in runs.iter().enumerate() {
+        for table in out["tables"].as_array().unwrap() {
+            let entry = builders
+                .entry(table["material"].as_str().unwrap().to_string())
+                .or_default();
+            if table["reused"] == false {
+                entry.push(run);
+            }
+        }
+    }
+    assert_eq!(builders.len(), 6, "{builders:?}");
+    for (material, built_by) in &builders {
+        assert_eq!(built_by.len(), 1, "{material} built by runs {built_by:?}");
+    }
+    assert_eq!(all_verify(&dir), 6);
+    assert!(leftovers(&dir).is_empty(), "{:?}", leftovers(&dir));
+    fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_batch_killed_at_random_moments_finishes_when_run_again() {
+    let dir = temp_dir("killed");
+    let batch = ["generate", "chess", "KQvKR", "KRvKN", "--json", "--threads", "1"];
+    // How long the whole batch takes here, to kill within it.
+    let timing = temp_dir("timing");
+    let start = Instant::now();
+    summary(egtb(&timing, &batch).output().unwrap());
+    let whole = start.elapsed();
+    fs::remove_dir_all(timing).unwrap();
+    let mut seed = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos();
+    for round in 0..2 {
+        seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        // Within the first half of a whole batch: each round has work left to interrupt.
+        let moment = whole.mul_f64(0.5 * f64::from(seed >> 8) / f64::from(1u32 << 24));
+        let mut child = egtb(&dir, &batch).spawn().unwrap();
+        std::thread::sleep(moment);
+        // SIGKILL: the process gets no chance to clean up.
+        child.kill().unwrap();
+        child.wait().unwrap();
+        let present = all_verify(&dir);
+        eprintln!("round {round}: killed after {moment:.2?}, {present} tables there and verifying");
+    }
+    let out = summary(egtb(&dir, &batch).output().unwrap());
+    let tables = out["tables"].as_array().unwrap();
+    assert_eq!(tables.len(), 6, "{out}");
+    assert_eq!(all_verify(&dir), 6);
+    assert!(leftovers(&dir).is_empty(), "{:?}", leftovers(&dir));
+    let again = summary(egtb(&dir, &batch).output().unwrap());
+    assert!(
+        again["tables"].as_array().unwrap().iter().all(|t| t["reused"] == true),
+        "{again}"
+    );
+    fs::remove_dir_all(dir).unwrap();
+}

@@ -1,0 +1,204 @@
+//! Table files as users meet them: compressed by default, raw on request, both read by every
+//! command and by generation, converted in place, and never trusted when damaged.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("egtb-files-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    dir
+}
+
+fn egtb(tables: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_egtb"))
+        .arg("--tables")
+        .arg(tables)
+        .args(args)
+        .env_remove("EGTB_TABLES")
+        .output()
+        .expect("egtb runs")
+}
+
+fn succeeds(tables: &Path, args: &[&str]) -> String {
+    let out = egtb(tables, args);
+    assert!(
+        out.status.success(),
+        "{args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("utf-8 output")
+}
+
+/// Runs a command that must fail and returns its one error line.
+fn fails(tables: &Path, args: &[&str]) -> String {
+    let out = egtb(tables, args);
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(!out.status.success(), "{args:?} succeeded");
+    assert!(!stderr.contains("panicked"), "{args:?} panicked: {stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: {stderr}");
+    assert!(stderr.starts_with("egtb: error: "), "{stderr}");
+    stderr
+}
+
+fn json(tables: &Path, args: &[&str]) -> Value {
+    let mut args = args.to_vec();
+    args.push("--json");
+    serde_json::from_str(&succeeds(tables, &args)).expect("JSON output")
+}
+
+/// `egtb list --json` by file: (encoding, bytes, ok).
+fn listing(tables: &Path) -> Vec<(String, String, u64, bool)> {
+    json(tables, &["list"])
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["file"].as_str().unwrap().to_string(),
+                t["encoding"].as_str().unwrap_or("?").to_string(),
+                t["bytes"].as_u64().unwrap(),
+                t["ok"].as_bool().unwrap(),
+            )
+        })
+        .collect()
+}
+
+const FENS: [&str; 3] = [
+    "8/8/8/8/3r4/2k5/8/QK6 b - - 0 1",
+    "8/8/8/4k3/8/2r5/8/Q3K3 w - - 0 1",
+    "8/8/8/3k4/8/8/8/Q3K3 w - - 0 1",
+];
+
+/// Everything a user reads out of a folder of KQvKR and its smaller tables.
+fn answers(tables: &Path) -> Vec<Value> {
+    let mut out = Vec::new();
+    for fen in FENS {
+        out.push(json(tables, &["query", fen]));
+        out.push(json(tables, &["line", fen]));
+    }
+    for material in ["KQvKR", "KQvK", "KRvK"] {
+        out.push(json(tables, &["stats", "chess", material]));
+    }
+    out
+}
+
+#[test]
+fn compressed_and_raw_tables_give_the_same_answers_and_convert_in_place() {
+    let (zstd, raw) = (temp_dir("zstd"), temp_dir("raw"));
+    // Generation reads its exits from compressed tables in one folder and raw ones in the other.
+    succeeds(&zstd, &["generate", "chess", "KQvKR"]);
+    succeeds(&raw, &["generate", "chess", "KQvKR", "--uncompressed"]);
+    let (zstd_list, raw_list) = (listing(&zstd), listing(&raw));
+    assert_eq!(zstd_list.len(), 4, "{zstd_list:?}");
+    for ((file, encoding, bytes, ok), (raw_file, raw_encoding, raw_bytes, raw_ok)) in zstd_list.iter().zip(&raw_list) {
+        assert_eq!(file, raw_file);
+        assert!(*ok && *raw_ok, "{file}");
+        assert_eq!((encoding.as_str(), raw_encoding.as_str()), ("zstd", "raw"));
+        if file.contains("KQvKR") {
+            assert!(bytes * 4 < *raw_bytes, "{file}: {bytes} compressed, {raw_bytes} raw");
+        }
+    }
+    assert!(succeeds(&zstd, &["list"]).contains(" zstd "));
+    assert_eq!(answers(&zstd), answers(&raw));
+
+    let compressed_kqvkr = fs::read(zstd.join("chess/KQvKR.egtb")).unwrap();
+    let decompressed = json(&zstd, &["decompress"]);
+    assert_eq!(decompressed["tables"].as_array().unwrap().len(), 4);
+    for (file, ..) in &raw_list {
+        assert_eq!(
+            fs::read(zstd.join(file)).unwrap(),
+            fs::read(raw.join(file)).unwrap(),
+            "{file} decompressed is the raw table, byte for byte"
+        );
+    }
+    let compressed = json(&raw, &["compress", "chess", "KQvKR"]);
+    assert_eq!(compressed["tables"][0]["from"], "raw");
+    assert_eq!(compressed["tables"][0]["to"], "zstd");
+    assert_eq!(fs::read(raw.join("chess/KQvKR.egtb")).unwrap(), compressed_kqvkr);
+    assert_eq!(answers(&raw), answers(&zstd));
+    let again = json(&raw, &["compress", "chess"]);
+    let unchanged = &again["tables"].as_array().unwrap()[1];
+    assert_eq!(unchanged["bytes_before"], unchanged["bytes_after"]);
+
+    let leftovers: Vec<String> = [&zstd, &raw]
+        .iter()
+        .flat_map(|d| fs::read_dir(d.join("chess")).unwrap())
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .filter(|name| !name.ends_with(".egtb"))
+        .collect();
+    assert!(leftovers.is_empty(), "no lock or temporary files stay: {leftovers:?}");
+    assert!(fails(&raw, &["compress", "chess", "KRRvK"]).contains("not found"));
+    for dir in [zstd, raw] {
+        fs::remove_dir_all(dir).unwrap();
+    }
+}
+
+#[test]
+fn damaged_compressed_tables_fail_every_command_in_one_line() {
+    let dir = temp_dir("damaged");
+    succeeds(&dir, &["generate", "chess", "KQvKR"]);
+    let path = dir.join("chess/KQvKR.egtb");
+    let good = fs::read(&path).unwrap();
+    let fen = FENS[1];
+    assert!(succeeds(&dir, &["query", fen]).contains("White to move"));
+
+    // A byte in the middle of the frames: whichever block it hits, that block fails its check.
+    let mut bytes = good.clone();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0x5a;
+    fs::write(&path, &bytes).unwrap();
+    assert!(fails(&dir, &["stats", "chess", "KQvKR"]).contains("corrupt (block"));
+    assert!(fails(&dir, &["generate", "chess", "KQvKR"]).contains("is damaged"));
+    assert!(fails(&dir, &["decompress", "chess", "KQvKR"]).contains("is damaged"));
+    assert_eq!(
+        fs::read(&path).unwrap(),
+        bytes,
+        "a failed conversion leaves the file as it was"
+    );
+    let list = succeeds(&dir, &["list"]);
+    assert!(list.contains("BAD") && list.contains("corrupt (block"), "{list}");
+
+    // The index: a block's checksum, then a cut in the last frame, then in the index.
+    let mut bytes = good.clone();
+    bytes[4096 + 12] ^= 1;
+    fs::write(&path, &bytes).unwrap();
+    assert!(fails(&dir, &["query", fen]).contains("the block index fails its checksum"));
+    fs::write(&path, &good[..good.len() - 3]).unwrap();
+    assert!(fails(&dir, &["line", fen]).contains("truncated"));
+    fs::write(&path, &good[..4096 + 40]).unwrap();
+    assert!(fails(&dir, &["query", fen]).contains("truncated"));
+
+    fs::write(&path, &good).unwrap();
+    assert!(succeeds(&dir, &["query", fen]).contains("White to move"));
+    fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn version_one_tables_still_open() {
+    let dir = temp_dir("v1");
+    succeeds(&dir, &["generate", "chess", "KQvK", "--uncompressed"]);
+    let fen = "8/8/8/3k4/8/8/8/Q3K3 w - - 0 1";
+    let before = json(&dir, &["query", fen]);
+    let path = dir.join("chess/KQvK.egtb");
+    let mut bytes = fs::read(&path).unwrap();
+    let header = String::from_utf8(bytes[..4096].to_vec()).unwrap();
+    let mut old = header
+        .replace("format=2", "format=1")
+        .replace("encoding=raw\n", "")
+        .into_bytes();
+    old.resize(4096, b'\n');
+    bytes[..4096].copy_from_slice(&old);
+    fs::write(&path, &bytes).unwrap();
+    assert_eq!(json(&dir, &["query", fen]), before);
+    assert_eq!(
+        listing(&dir)[0],
+        ("chess/KQvK.egtb".to_string(), "raw".to_string(), 4096 + 2 * 57288, true)
+    );
+    json(&dir, &["compress"]);
+    assert_eq!(json(&dir, &["query", fen]), before);
+    fs::remove_dir_all(dir).unwrap();
+}
