@@ -520,3 +520,117 @@ async fn enter_fen_expecting_error(client: &Client, fen: &str, reason: &str) {
     wait_until(client, &script, "the error").await;
     assert_eq!(fen_shown(client).await, fen);
 }
+
+// ----- the terminal and the command line -------------------------------------------------
+
+/// Runs `egtb` on the test tables with `input` piped in.
+fn egtb(args: &[&str], input: &str) -> (bool, String, String) {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_egtb"))
+        .args(args)
+        .arg("--tables")
+        .arg(tables())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.success(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn play_auto_plays_the_best_line_to_the_end() {
+    let fen = "8/8/8/4k3/8/8/8/R3K3 w - - 0 1";
+    let (ok, out, err) = egtb(&["play", fen, "--auto"], "");
+    assert!(ok, "{err}");
+    let mut prober = Prober::<Chess>::new(tables(), Default::default());
+    let line = prober.line(&Chess::parse_position(fen).unwrap()).unwrap();
+    let played: Vec<&str> = out
+        .lines()
+        .filter_map(|l| l.split(" plays ").nth(1))
+        .filter_map(|rest| rest.split_whitespace().next())
+        .collect();
+    let best: Vec<&str> = line.iter().map(|(m, _)| m.name.as_str()).collect();
+    assert_eq!(played, best);
+    assert!(out.trim_end().ends_with("Game over: White wins"), "{out}");
+}
+
+#[test]
+fn play_reads_moves_in_either_notation_and_explains_illegal_ones() {
+    // Xiangqi, red to move: a WXF move, then nonsense, then an ICCS move, then the input ends.
+    let fen = "3k5/9/9/9/9/9/9/9/4R4/5K3 w - - 0 1";
+    let position = Xiangqi::parse_position(fen).unwrap();
+    let mut prober = Prober::<Xiangqi>::new(tables(), Default::default());
+    let first = prober
+        .moves(&position)
+        .unwrap()
+        .into_iter()
+        .find(|m| m.value.dtm().is_some_and(|d| d > 1))
+        .unwrap();
+    let after = Xiangqi::play(&position, first.mv);
+    let reply = prober.moves(&after).unwrap().remove(0);
+    let mine = Xiangqi::play(&after, reply.mv);
+    let second = prober.moves(&mine).unwrap().remove(0);
+    let input = format!("{}\nZ9+9\n{}\n", first.name, second.coords);
+    let (ok, out, err) = egtb(&["play", fen, "--side", "red"], &input);
+    assert!(ok, "{err}");
+    assert!(out.contains("'Z9+9' is no legal move here. Legal moves:"), "{out}");
+    assert!(
+        out.contains(&format!("Black plays {} ({})", reply.name, reply.coords)),
+        "{out}"
+    );
+    let final_fen = Xiangqi::format_position(&Xiangqi::play(&mine, second.mv));
+    assert!(out.contains(&final_fen) || out.contains("Game over"), "{out}");
+    assert!(
+        out.contains("1 ") && out.contains(" a  b  c"),
+        "the board is drawn: {out}"
+    );
+}
+
+#[test]
+fn play_and_serve_refuse_bad_arguments_with_one_line() {
+    for args in [
+        vec!["play", "8/8/8/4k3/8/8/8/R3K3 w", "--side", "green"],
+        vec!["play", "8/8/8/4k3/8/8/8/RR2K3 w"],
+        vec!["serve", "--bind", "not-an-address"],
+    ] {
+        let (ok, _, err) = egtb(&args, "");
+        assert!(!ok, "{args:?}");
+        assert!(
+            err.starts_with("egtb: error:") && err.lines().count() == 1,
+            "{args:?}: {err}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_prints_its_address_and_answers_there() {
+    use std::io::BufRead;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_egtb"))
+        .args(["serve", "--port", "0", "--tables"])
+        .arg(tables())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line
+        .split_whitespace()
+        .find(|w| w.starts_with("http://127.0.0.1:"))
+        .unwrap_or_else(|| panic!("{line}"));
+    let addr: SocketAddr = url.trim_start_matches("http://").trim_end_matches('/').parse().unwrap();
+    let (status, listing) = get(addr, "/api/tables").await;
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(status, 200);
+    assert!(!listing["tables"].as_array().unwrap().is_empty());
+}
