@@ -498,8 +498,58 @@ async fn the_page_shows_and_plays_every_game_in_headless_chromium() {
         "{verdict}"
     );
 
-    // An illegal position from the editor is explained with the server's reason.
+    // An illegal position is explained with the server's reason.
     enter_fen_expecting_error(&client, "8/8/8/4k3/8/8/8/B3K3 w - - 0 1", "in check").await;
+
+    // The editor: a white queen placed on h7 makes KQRvK, whose missing table names the command
+    // that builds it; the same piece again removes it.
+    let start = "8/8/8/4k3/8/8/8/R3K3 w - - 0 1";
+    enter_fen(&client, start).await;
+    client
+        .find(Locator::Css("#tabs button[data-tab=edit]"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    client
+        .find(Locator::Css("#palette button[data-piece=Q]"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    client.find(Locator::Id("sq-h7")).await.unwrap().click().await.unwrap();
+    wait_until(
+        &client,
+        "return document.getElementById('error').textContent.includes('egtb generate chess KQRvK')",
+        "the missing table's command",
+    )
+    .await;
+    assert_eq!(fen_shown(&client).await, "8/7Q/8/4k3/8/8/8/R3K3 w - - 0 1");
+    client.find(Locator::Id("sq-h7")).await.unwrap().click().await.unwrap();
+    wait_for_analysis(&client, start).await;
+    client
+        .find(Locator::Css("#tabs button[data-tab=analysis]"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+
+    // Dark chess: taking the last piece ends the game, announced.
+    client
+        .goto(&format!("{base}?game=darkchess&fen=k7/K7/8/8%20w"))
+        .await
+        .unwrap();
+    wait_for_analysis(&client, "k7/K7/8/8 w").await;
+    click_move(&client, "a3a4").await;
+    wait_until(
+        &client,
+        "return document.getElementById('announce').textContent.includes('Black has no pieces left. Red wins.')",
+        "the end of the game",
+    )
+    .await;
 
     client.close().await.unwrap();
     let _ = std::fs::remove_dir_all(&profile);
