@@ -91,7 +91,8 @@ impl Params {
                         "fen is longer than {MAX_FEN} characters"
                     )));
                 }
-                "fen" => params.fen = Some(value),
+                // As in the public tablebase services, `_` may stand for a space.
+                "fen" => params.fen = Some(value.replace('_', " ")),
                 k if RULE_PARAMETERS.contains(&k) => {
                     if value.len() > MAX_OPTION {
                         return Err(ApiError::bad_request(format!("{key} value too long")));

@@ -1,0 +1,807 @@
+// egtb's board: draws the position, asks the server's JSON API for its value and moves, and
+// lets a person analyse, play against the table, edit positions and read statistics.
+"use strict";
+
+const SVG = "http://www.w3.org/2000/svg";
+
+// Each game's board: size, how squares are named, the rule options and the pieces.
+const GAMES = {
+  chess: {
+    files: 8, ranks: 8, points: false, firstRank: 1,
+    sides: ["white", "black"],
+    start: "8/8/8/4k3/8/8/8/R3K3 w - - 0 1",
+    suffix: " - - 0 1",
+    options: {},
+    kinds: "KQRBNP",
+    glyphs: { K: "\u265A", Q: "\u265B", R: "\u265C", B: "\u265D", N: "\u265E", P: "\u265F" },
+  },
+  xiangqi: {
+    files: 9, ranks: 10, points: true, firstRank: 0,
+    sides: ["red", "black"],
+    start: "4k4/9/9/9/9/9/9/9/9/3K1R3 w - - 0 1",
+    suffix: " - - 0 1",
+    options: { rules: ["draw"] },
+    kinds: "KARNCBP",
+    glyphs: {
+      K: "\u5E25", A: "\u4ED5", B: "\u76F8", N: "\u508C", R: "\u4FE5", C: "\u70AE", P: "\u5175",
+      k: "\u5C07", a: "\u58EB", b: "\u8C61", n: "\u99AC", r: "\u8ECA", c: "\u7832", p: "\u5352",
+    },
+  },
+  darkchess: {
+    files: 8, ranks: 4, points: false, firstRank: 1,
+    sides: ["red", "black"],
+    start: "k7/8/8/6AK w",
+    suffix: "",
+    options: { cannon: ["jump", "step"], stalemate: ["loss", "draw"] },
+    kinds: "KAERNCP",
+    glyphs: {
+      K: "\u5E25", A: "\u4ED5", E: "\u76F8", R: "\u4FE5", N: "\u508C", C: "\u70AE", P: "\u5175",
+      k: "\u5C07", a: "\u58EB", e: "\u8C61", r: "\u8ECA", n: "\u99AC", c: "\u5305", p: "\u5352",
+    },
+  },
+};
+
+const COLOURS = { win: "#2e9d3a", draw: "#d9a400", loss: "#d2352b" };
+const CELL = 60;
+const MARGIN = 30;
+
+const state = {
+  game: "chess",
+  options: {},
+  flipped: false,
+  letters: false,
+  history: [],   // positions: { fen, move } where move is the API's entry of the move played
+  cursor: 0,
+  analysis: null,
+  line: null,
+  tab: "analysis",
+  playing: false,
+  playSide: 0,
+  showAnswers: false,
+  selected: null,
+  editPiece: null,
+  request: 0,
+};
+
+const $ = (id) => document.getElementById(id);
+
+// ----- positions -------------------------------------------------------------------------
+
+/// The board of a position's text as rows from the top: each a list of piece letters or null.
+function parseBoard(fen, game) {
+  const g = GAMES[game];
+  const rows = fen.trim().split(/\s+/)[0].split("/");
+  const grid = [];
+  for (let r = 0; r < g.ranks; r++) {
+    const row = [];
+    for (const c of rows[r] || "") {
+      if (/[0-9]/.test(c)) {
+        for (let i = 0; i < Number(c); i++) row.push(null);
+      } else {
+        row.push(c);
+      }
+    }
+    while (row.length < g.files) row.push(null);
+    grid.push(row.slice(0, g.files));
+  }
+  return grid;
+}
+
+function sideToMove(fen) {
+  return fen.trim().split(/\s+/)[1] === "b" ? 1 : 0;
+}
+
+/// The text of a board grid with a side to move.
+function formatPosition(grid, side, game) {
+  const rows = grid.map((row) => {
+    let out = "";
+    let empty = 0;
+    for (const c of row) {
+      if (c === null) {
+        empty++;
+      } else {
+        if (empty) out += empty;
+        empty = 0;
+        out += c;
+      }
+    }
+    return empty ? out + empty : out;
+  });
+  return rows.join("/") + (side === 1 ? " b" : " w") + GAMES[game].suffix;
+}
+
+/// Board coordinates (file, row from the top) of a square name such as e2.
+function squareAt(name, game) {
+  const g = GAMES[game];
+  const file = name.charCodeAt(0) - 97;
+  const rank = Number(name.slice(1));
+  return { file, row: g.ranks - 1 - (rank - g.firstRank) };
+}
+
+function squareName(file, row, game) {
+  const g = GAMES[game];
+  return String.fromCharCode(97 + file) + (g.ranks - 1 - row + g.firstRank);
+}
+
+/// The centre of a square or point in the SVG's coordinates, flipped as the board is.
+function centre(file, row, game) {
+  const g = GAMES[game];
+  const f = state.flipped ? g.files - 1 - file : file;
+  const r = state.flipped ? g.ranks - 1 - row : row;
+  const offset = g.points ? 0 : CELL / 2;
+  return { x: MARGIN + f * CELL + offset, y: MARGIN + r * CELL + offset };
+}
+
+function currentFen() {
+  return state.history[state.cursor].fen;
+}
+
+// ----- drawing ---------------------------------------------------------------------------
+
+function el(name, attrs, parent) {
+  const node = document.createElementNS(SVG, name);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  if (parent) parent.appendChild(node);
+  return node;
+}
+
+function drawBoard() {
+  const g = GAMES[state.game];
+  const svg = $("board");
+  svg.replaceChildren();
+  const width = g.points ? (g.files - 1) * CELL : g.files * CELL;
+  const height = g.points ? (g.ranks - 1) * CELL : g.ranks * CELL;
+  svg.setAttribute("viewBox", `0 0 ${width + 2 * MARGIN} ${height + 2 * MARGIN}`);
+  const defs = el("defs", {}, svg);
+  for (const [name, colour] of Object.entries(COLOURS)) {
+    const marker = el("marker", {
+      id: `head-${name}`, viewBox: "0 0 10 10", refX: 5, refY: 5,
+      markerWidth: 3, markerHeight: 3, orient: "auto-start-reverse",
+    }, defs);
+    el("path", { d: "M 0 0 L 10 5 L 0 10 z", fill: colour }, marker);
+  }
+  el("rect", { x: 0, y: 0, width: width + 2 * MARGIN, height: height + 2 * MARGIN, fill: g.points ? "#f1d9a5" : "#e6d8b8" }, svg);
+  if (state.game === "xiangqi") drawXiangqiLines(svg, width, height);
+  if (state.game === "darkchess") {
+    el("rect", { x: MARGIN, y: MARGIN, width, height, fill: "#f3e3c3", stroke: "#6b4f2a", "stroke-width": 2 }, svg);
+  }
+  drawCoordinates(svg);
+  const grid = parseBoard(currentFen(), state.game);
+  const squares = el("g", { id: "squares" }, svg);
+  for (let row = 0; row < g.ranks; row++) {
+    for (let file = 0; file < g.files; file++) {
+      const c = centre(file, row, state.game);
+      const name = squareName(file, row, state.game);
+      let square;
+      if (g.points) {
+        square = el("circle", { cx: c.x, cy: c.y, r: CELL / 2 - 1, fill: "transparent" }, squares);
+      } else {
+        const dark = state.game === "chess" && (file + row) % 2 === 1;
+        const fill = state.game === "chess" ? (dark ? "#b58863" : "#f0d9b5") : "transparent";
+        square = el("rect", {
+          x: c.x - CELL / 2, y: c.y - CELL / 2, width: CELL, height: CELL, fill,
+          stroke: state.game === "darkchess" ? "#6b4f2a" : "none",
+        }, squares);
+      }
+      square.setAttribute("id", `sq-${name}`);
+      square.setAttribute("data-square", name);
+      square.classList.add("square");
+      if (state.selected === name) {
+        el("circle", { cx: c.x, cy: c.y, r: CELL / 2 - 3, fill: "none", stroke: "#3a6fd8", "stroke-width": 4, "pointer-events": "none" }, svg);
+      }
+    }
+  }
+  drawLastMove(svg);
+  for (let row = 0; row < g.ranks; row++) {
+    for (let file = 0; file < g.files; file++) {
+      const piece = grid[row][file];
+      if (piece) drawPiece(svg, piece, centre(file, row, state.game), squareName(file, row, state.game));
+    }
+  }
+  drawArrows(svg);
+}
+
+function drawXiangqiLines(svg, width, height) {
+  const line = (x1, y1, x2, y2) =>
+    el("line", { x1: MARGIN + x1, y1: MARGIN + y1, x2: MARGIN + x2, y2: MARGIN + y2, stroke: "#5a3d1e", "stroke-width": 1.5 }, svg);
+  for (let r = 0; r < 10; r++) line(0, r * CELL, width, r * CELL);
+  for (let f = 0; f < 9; f++) {
+    if (f === 0 || f === 8) {
+      line(f * CELL, 0, f * CELL, height);
+    } else {
+      line(f * CELL, 0, f * CELL, 4 * CELL);
+      line(f * CELL, 5 * CELL, f * CELL, height);
+    }
+  }
+  for (const top of [0, 7]) {
+    line(3 * CELL, top * CELL, 5 * CELL, (top + 2) * CELL);
+    line(5 * CELL, top * CELL, 3 * CELL, (top + 2) * CELL);
+  }
+  const river = el("text", {
+    x: MARGIN + width / 2, y: MARGIN + 4.5 * CELL + 9, "text-anchor": "middle",
+    "font-size": 26, fill: "#7a5a30", "letter-spacing": "40",
+  }, svg);
+  river.textContent = "\u695A\u6CB3          \u6F22\u754C";
+}
+
+function drawCoordinates(svg) {
+  const g = GAMES[state.game];
+  const offset = g.points ? 0 : CELL / 2;
+  const bottom = MARGIN + (g.points ? g.ranks - 1 : g.ranks) * CELL;
+  for (let column = 0; column < g.files; column++) {
+    const file = state.flipped ? g.files - 1 - column : column;
+    const text = el("text", { x: MARGIN + column * CELL + offset, y: bottom + (g.points ? 24 : 20), "text-anchor": "middle", "font-size": 14, fill: "#555" }, svg);
+    text.textContent = String.fromCharCode(97 + file);
+  }
+  for (let line = 0; line < g.ranks; line++) {
+    const row = state.flipped ? g.ranks - 1 - line : line;
+    const text = el("text", { x: g.points ? 10 : 12, y: MARGIN + line * CELL + offset + 5, "text-anchor": "middle", "font-size": 14, fill: "#555" }, svg);
+    text.textContent = String(g.ranks - 1 - row + g.firstRank);
+  }
+}
+
+function drawPiece(svg, piece, c, square) {
+  const g = GAMES[state.game];
+  const red = piece === piece.toUpperCase();
+  const group = el("g", { class: "piece", "data-piece": piece, "data-square": square, "pointer-events": "none" }, svg);
+  if (state.game === "chess") {
+    const text = el("text", {
+      x: c.x, y: c.y + 17, "text-anchor": "middle", "font-size": 50,
+      fill: red ? "#fff" : "#111", stroke: red ? "#111" : "#eee", "stroke-width": 1.2,
+      "font-family": "DejaVu Sans, sans-serif",
+    }, group);
+    text.textContent = state.letters ? piece : g.glyphs[piece.toUpperCase()];
+    if (state.letters) {
+      text.setAttribute("font-size", 38);
+      text.setAttribute("y", c.y + 13);
+    }
+    return;
+  }
+  const colour = red ? "#b3261e" : "#1c1c1c";
+  el("circle", { cx: c.x, cy: c.y, r: CELL * 0.42, fill: "#fbeed3", stroke: colour, "stroke-width": 2.5 }, group);
+  el("circle", { cx: c.x, cy: c.y, r: CELL * 0.35, fill: "none", stroke: colour, "stroke-width": 1 }, group);
+  const text = el("text", {
+    x: c.x, y: c.y + 10, "text-anchor": "middle", "font-size": 28, fill: colour,
+    "font-family": "WenQuanYi Zen Hei, Noto Sans CJK SC, serif", "font-weight": "bold",
+  }, group);
+  text.textContent = state.letters ? piece : g.glyphs[piece] || g.glyphs[piece.toUpperCase()];
+}
+
+function drawLastMove(svg) {
+  const move = state.history[state.cursor].move;
+  if (!move) return;
+  for (const name of [move.uci.slice(0, 2), move.uci.slice(2, 4)]) {
+    const s = squareAt(name, state.game);
+    const c = centre(s.file, s.row, state.game);
+    el("rect", { x: c.x - CELL / 2 + 2, y: c.y - CELL / 2 + 2, width: CELL - 4, height: CELL - 4, fill: "#f5e663", opacity: 0.45, "pointer-events": "none" }, svg);
+  }
+}
+
+/// The mover's outcome of a move: the API gives the opponent's view after it.
+function moverCategory(move) {
+  return { win: "loss", loss: "win", draw: "draw" }[move.category];
+}
+
+function drawArrows(svg) {
+  const a = state.analysis;
+  if (!a || a.fen !== currentFen() || !Array.isArray(a.moves)) return;
+  const layer = el("g", { class: "arrow", id: "arrows", "pointer-events": "none" }, svg);
+  // Worst first, so the best moves lie on top.
+  for (const move of [...a.moves].reverse()) {
+    const category = moverCategory(move);
+    const from = squareAt(move.uci.slice(0, 2), state.game);
+    const to = squareAt(move.uci.slice(2, 4), state.game);
+    const p = centre(from.file, from.row, state.game);
+    const q = centre(to.file, to.row, state.game);
+    const dx = q.x - p.x;
+    const dy = q.y - p.y;
+    const length = Math.hypot(dx, dy);
+    const end = { x: q.x - (dx / length) * 12, y: q.y - (dy / length) * 12 };
+    el("line", {
+      x1: p.x, y1: p.y, x2: end.x, y2: end.y, stroke: COLOURS[category], "stroke-width": 6,
+      "stroke-linecap": "round", opacity: 0.75, "marker-end": `url(#head-${category})`,
+      class: `arrow-line ${category}`, "data-uci": move.uci,
+    }, layer);
+  }
+}
+
+// ----- analysis --------------------------------------------------------------------------
+
+function optionsQuery() {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(state.options)) params.set(k, v);
+  return params;
+}
+
+async function api(path, params) {
+  const response = await fetch(`${path}?${params.toString()}`);
+  const body = await response.json();
+  if (!response.ok) throw new Error(body.error || `HTTP ${response.status}`);
+  return body;
+}
+
+function describe(move) {
+  const category = moverCategory(move);
+  if (category === "draw") return "draw";
+  const plies = Math.abs(move.dtm) + 1;
+  const moves = category === "win" ? Math.ceil(plies / 2) : Math.floor(plies / 2);
+  return `${category} in ${moves} (DTM ${plies})`;
+}
+
+/// Shows the current position and asks the server about it.
+async function refresh() {
+  const fen = currentFen();
+  state.analysis = null;
+  state.line = null;
+  $("fen").value = fen;
+  updateUrl();
+  showToMove(fen);
+  drawBoard();
+  renderAnalysis();
+  const ticket = ++state.request;
+  const params = optionsQuery();
+  params.set("fen", fen);
+  try {
+    const analysis = await api(`/api/${state.game}`, params);
+    if (ticket !== state.request) return;
+    state.analysis = analysis;
+    showError(null);
+  } catch (e) {
+    if (ticket !== state.request) return;
+    const move = state.history[state.cursor].move;
+    if (move && move.no_pieces) {
+      state.analysis = { fen, ended: "no_pieces" };
+      showError(null);
+    } else {
+      showError(e.message);
+    }
+  }
+  drawBoard();
+  renderAnalysis();
+  announce();
+  if (state.analysis && state.analysis.moves && state.analysis.dtm !== null && state.analysis.moves.length) {
+    try {
+      const line = await api(`/api/${state.game}/mainline`, params);
+      if (ticket !== state.request) return;
+      state.line = line;
+      renderLine();
+    } catch (e) {
+      if (ticket === state.request) showError(e.message);
+    }
+  }
+  maybeTableMoves();
+}
+
+function showToMove(fen) {
+  const g = GAMES[state.game];
+  const side = sideToMove(fen);
+  const name = g.sides[side];
+  $("to-move-text").textContent = `${name[0].toUpperCase()}${name.slice(1)} to move`;
+  $("to-move-dot").style.background = side === 0 ? (state.game === "chess" ? "#fff" : "#b3261e") : "#111";
+}
+
+function showError(message) {
+  $("error").hidden = !message;
+  $("error").textContent = message || "";
+}
+
+function renderAnalysis() {
+  const a = state.analysis;
+  const body = $("moves").tBodies[0];
+  body.replaceChildren();
+  $("line").replaceChildren();
+  document.body.classList.toggle("hidden-answers", state.playing && !state.showAnswers);
+  if (!a) {
+    $("verdict").textContent = "";
+    $("verdict").className = "";
+    return;
+  }
+  if (a.ended === "no_pieces") {
+    $("verdict").textContent = `${title(sideToMove(a.fen))} has no pieces left: the game is over`;
+    $("verdict").className = "loss";
+    return;
+  }
+  $("verdict").textContent = a.verdict;
+  $("verdict").className = a.category;
+  for (const move of a.moves) {
+    const category = moverCategory(move);
+    const row = document.createElement("tr");
+    row.className = `move ${category}`;
+    row.dataset.uci = move.uci;
+    row.dataset.category = category;
+    const coords = move.uci === move.san ? "" : move.uci;
+    for (const [cls, text] of [["name", move.san], ["coords", coords], ["outcome", describe(move)]]) {
+      const cell = document.createElement("td");
+      cell.className = cls;
+      cell.textContent = text;
+      row.appendChild(cell);
+    }
+    row.addEventListener("click", () => playMove(move));
+    body.appendChild(row);
+  }
+}
+
+function renderLine() {
+  const list = $("line");
+  list.replaceChildren();
+  if (!state.line) return;
+  state.line.mainline.forEach((step, i) => {
+    const item = document.createElement("li");
+    item.textContent = step.uci === step.san ? step.san : `${step.san} (${step.uci})`;
+    item.className = "line-step";
+    item.addEventListener("click", () => followLine(i));
+    list.appendChild(item);
+  });
+}
+
+function title(side) {
+  const name = GAMES[state.game].sides[side];
+  return name[0].toUpperCase() + name.slice(1);
+}
+
+/// Announces the end of the game, and in play mode a drawn position.
+function announce() {
+  const a = state.analysis;
+  let text = "";
+  if (a && a.ended === "no_pieces") {
+    text = `Game over: ${title(sideToMove(a.fen))} has no pieces left. ${title(1 - sideToMove(a.fen))} wins.`;
+  } else if (a && a.moves && a.moves.length === 0) {
+    const side = sideToMove(a.fen);
+    const how = a.checkmate ? "checkmate" : a.stalemate ? "stalemate" : "no legal move";
+    const result = a.category === "draw" ? "Draw." : `${title(1 - side)} wins.`;
+    text = `Game over: ${how}. ${result}`;
+  } else if (a && state.playing && a.category === "draw") {
+    text = "Game over: a drawn position is reached; neither side can force a result. Draw.";
+  }
+  $("announce").hidden = !text;
+  $("announce").textContent = text;
+  if (text && state.playing) $("play-status").textContent = text;
+}
+
+// ----- moves -----------------------------------------------------------------------------
+
+function playMove(move) {
+  state.history = state.history.slice(0, state.cursor + 1);
+  state.history.push({ fen: move.fen, move });
+  state.cursor++;
+  state.selected = null;
+  refresh();
+}
+
+function followLine(index) {
+  const steps = state.line.mainline.slice(0, index + 1);
+  state.history = state.history.slice(0, state.cursor + 1);
+  for (const step of steps) state.history.push({ fen: step.fen, move: step });
+  state.cursor = state.history.length - 1;
+  refresh();
+}
+
+function legalFrom(square) {
+  const a = state.analysis;
+  if (!a || !a.moves || a.fen !== currentFen()) return [];
+  return a.moves.filter((m) => m.uci.slice(0, 2) === square);
+}
+
+/// A click (or the end of a drag) on a square: select a piece, or move the selected one.
+function squareClicked(name) {
+  if (state.tab === "edit") {
+    editSquare(name);
+    return;
+  }
+  if (state.playing && sideToMove(currentFen()) !== state.playSide) return;
+  if (state.selected && state.selected !== name) {
+    // Moves are listed best first: of several promotions the best is taken.
+    const move = legalFrom(state.selected).find((m) => m.uci.slice(2, 4) === name);
+    if (move) {
+      playMove(move);
+      return;
+    }
+  }
+  state.selected = legalFrom(name).length && state.selected !== name ? name : null;
+  drawBoard();
+}
+
+function squareFromEvent(event) {
+  const target = document.elementFromPoint(event.clientX, event.clientY);
+  return target && target.dataset ? target.dataset.square : null;
+}
+
+function setupPointer() {
+  const svg = $("board");
+  let dragFrom = null;
+  svg.addEventListener("pointerdown", (event) => {
+    const name = squareFromEvent(event);
+    if (!name) return;
+    dragFrom = name;
+  });
+  svg.addEventListener("pointerup", (event) => {
+    const name = squareFromEvent(event);
+    if (!name) return;
+    if (dragFrom && dragFrom !== name && state.tab !== "edit") {
+      state.selected = dragFrom;
+    }
+    dragFrom = null;
+    squareClicked(name);
+  });
+}
+
+/// In play mode, the table answers when the person's opponent is to move.
+function maybeTableMoves() {
+  const a = state.analysis;
+  if (!state.playing || !a || !a.moves || a.fen !== currentFen()) return;
+  if (a.moves.length === 0 || a.category === "draw") return;
+  if (sideToMove(a.fen) === state.playSide) {
+    $("play-status").textContent = "Your move.";
+    return;
+  }
+  $("play-status").textContent = "The table is thinking...";
+  setTimeout(() => {
+    if (state.analysis === a && state.playing) {
+      const best = a.moves[0];
+      $("play-status").textContent = `The table played ${best.san}. Your move.`;
+      playMove(best);
+    }
+  }, 300);
+}
+
+// ----- editor ----------------------------------------------------------------------------
+
+function buildPalette() {
+  const g = GAMES[state.game];
+  const palette = $("palette");
+  palette.replaceChildren();
+  const letters = [...g.kinds, ...g.kinds.toLowerCase()];
+  for (const piece of letters) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.dataset.piece = piece;
+    button.title = piece;
+    const glyph = state.game === "chess" ? g.glyphs[piece.toUpperCase()] : g.glyphs[piece] || g.glyphs[piece.toUpperCase()];
+    button.textContent = state.letters ? piece : glyph;
+    button.style.color = piece === piece.toUpperCase() ? (state.game === "chess" ? "#777" : "#b3261e") : "#111";
+    if (state.editPiece === piece) button.classList.add("active");
+    button.addEventListener("click", () => {
+      state.editPiece = state.editPiece === piece ? null : piece;
+      buildPalette();
+    });
+    palette.appendChild(button);
+  }
+  const side = $("edit-side");
+  side.replaceChildren();
+  g.sides.forEach((name, i) => {
+    const option = document.createElement("option");
+    option.value = String(i);
+    option.textContent = name;
+    side.appendChild(option);
+  });
+  side.value = String(sideToMove(currentFen()));
+}
+
+function setPosition(fen) {
+  state.history = state.history.slice(0, state.cursor + 1);
+  state.history.push({ fen, move: null });
+  state.cursor = state.history.length - 1;
+  state.selected = null;
+  refresh();
+}
+
+function editSquare(name) {
+  const grid = parseBoard(currentFen(), state.game);
+  const s = squareAt(name, state.game);
+  const here = grid[s.row][s.file];
+  grid[s.row][s.file] = state.editPiece && here !== state.editPiece ? state.editPiece : null;
+  setPosition(formatPosition(grid, sideToMove(currentFen()), state.game));
+}
+
+// ----- statistics ------------------------------------------------------------------------
+
+async function loadMaterials() {
+  const select = $("stats-material");
+  select.replaceChildren();
+  try {
+    const listing = await api("/api/tables", new URLSearchParams());
+    const wanted = Object.entries(state.options);
+    for (const t of listing.tables) {
+      if (t.game !== state.game) continue;
+      if (!wanted.every(([k, v]) => t.rules[k] === v)) continue;
+      const option = document.createElement("option");
+      option.value = t.material;
+      option.textContent = t.material;
+      select.appendChild(option);
+    }
+    if (!select.options.length) {
+      $("stats-result").textContent = `No ${state.game} tables with these rules in the server's folder; build one with: egtb generate ${state.game} <material>`;
+    }
+  } catch (e) {
+    showError(e.message);
+  }
+}
+
+async function showStats() {
+  const material = $("stats-material").value;
+  const out = $("stats-result");
+  out.replaceChildren();
+  if (!material) return;
+  try {
+    const stats = await api(`/api/${state.game}/stats/${encodeURIComponent(material)}`, optionsQuery());
+    const table = document.createElement("table");
+    table.id = "stats-table";
+    const head = table.insertRow();
+    for (const h of ["to move", "legal", "win", "draw", "loss", "longest"]) {
+      const th = document.createElement("th");
+      th.textContent = h;
+      head.appendChild(th);
+    }
+    const percent = (n, total) => (total ? ((100 * n) / total).toFixed(1) : "0.0");
+    for (const [side, s] of Object.entries(stats.sides)) {
+      const row = table.insertRow();
+      row.insertCell().textContent = side;
+      row.insertCell().textContent = s.legal.toLocaleString("en");
+      for (const k of ["win", "draw", "loss"]) {
+        const cell = row.insertCell();
+        cell.className = k;
+        cell.textContent = `${s[k].toLocaleString("en")} (${percent(s[k], s.legal)}%)`;
+      }
+      const cell = row.insertCell();
+      if (s.longest) {
+        const button = document.createElement("button");
+        button.type = "button";
+        button.className = "open-longest";
+        button.dataset.fen = s.longest.fen;
+        button.textContent = `${s.longest.plies} plies: open`;
+        button.addEventListener("click", () => {
+          switchTab("analysis");
+          setPosition(s.longest.fen);
+        });
+        cell.appendChild(button);
+      } else {
+        cell.textContent = "-";
+      }
+    }
+    const caption = document.createElement("p");
+    caption.textContent = `${stats.game} ${stats.material}: positions by side to move (the longest is the longest win or loss)`;
+    out.append(caption, table);
+  } catch (e) {
+    out.textContent = e.message;
+  }
+}
+
+// ----- page ------------------------------------------------------------------------------
+
+function switchTab(tab) {
+  state.tab = tab;
+  for (const b of document.querySelectorAll("#tabs button")) b.classList.toggle("active", b.dataset.tab === tab);
+  for (const t of ["analysis", "play", "edit", "stats"]) $(`tab-${t}`).hidden = t !== tab && !(t === "analysis" && tab === "play");
+  if (tab === "edit") buildPalette();
+  if (tab === "stats") loadMaterials();
+  state.selected = null;
+  drawBoard();
+}
+
+function buildRuleOptions() {
+  const span = $("rule-options");
+  span.replaceChildren();
+  for (const [name, values] of Object.entries(GAMES[state.game].options)) {
+    const label = document.createElement("label");
+    label.textContent = `${name} `;
+    const select = document.createElement("select");
+    select.id = `option-${name}`;
+    for (const v of values) {
+      const option = document.createElement("option");
+      option.value = v;
+      option.textContent = v;
+      select.appendChild(option);
+    }
+    if (state.options[name]) select.value = state.options[name];
+    state.options[name] = select.value;
+    select.addEventListener("change", () => {
+      state.options[name] = select.value;
+      refresh();
+      if (state.tab === "stats") loadMaterials();
+    });
+    label.appendChild(select);
+    span.appendChild(label);
+  }
+  const side = $("play-side");
+  side.replaceChildren();
+  GAMES[state.game].sides.forEach((name, i) => {
+    const option = document.createElement("option");
+    option.value = String(i);
+    option.textContent = name;
+    side.appendChild(option);
+  });
+}
+
+function setGame(game, fen) {
+  state.game = game;
+  state.options = Object.fromEntries(Object.entries(state.options).filter(([k]) => k in GAMES[game].options));
+  state.history = [{ fen: fen || GAMES[game].start, move: null }];
+  state.cursor = 0;
+  state.playing = false;
+  $("game").value = game;
+  buildRuleOptions();
+  if (state.tab === "edit") buildPalette();
+  if (state.tab === "stats") loadMaterials();
+  refresh();
+}
+
+function updateUrl() {
+  const params = optionsQuery();
+  params.set("game", state.game);
+  params.set("fen", currentFen());
+  if (state.flipped) params.set("flip", "1");
+  history.replaceState(null, "", `/?${params.toString()}`);
+}
+
+function init() {
+  const params = new URLSearchParams(location.search);
+  const game = GAMES[params.get("game")] ? params.get("game") : "chess";
+  for (const name of Object.keys(GAMES[game].options)) {
+    if (params.get(name)) state.options[name] = params.get(name);
+  }
+  state.flipped = params.get("flip") === "1";
+  $("game").addEventListener("change", () => setGame($("game").value));
+  $("letters").addEventListener("change", () => {
+    state.letters = $("letters").checked;
+    drawBoard();
+    if (state.tab === "edit") buildPalette();
+  });
+  $("flip").addEventListener("click", () => {
+    state.flipped = !state.flipped;
+    updateUrl();
+    drawBoard();
+  });
+  $("fen-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const fen = $("fen").value.trim();
+    if (fen) setPosition(fen);
+  });
+  $("back").addEventListener("click", () => {
+    if (state.cursor > 0) {
+      state.cursor--;
+      refresh();
+    }
+  });
+  $("forward").addEventListener("click", () => {
+    if (state.cursor < state.history.length - 1) {
+      state.cursor++;
+      refresh();
+    }
+  });
+  $("suggest").addEventListener("click", () => {
+    const a = state.analysis;
+    if (a && a.moves && a.moves.length && a.fen === currentFen()) playMove(a.moves[0]);
+  });
+  for (const b of document.querySelectorAll("#tabs button")) b.addEventListener("click", () => switchTab(b.dataset.tab));
+  $("play-start").addEventListener("click", () => {
+    state.playing = true;
+    state.playSide = Number($("play-side").value);
+    $("play-status").textContent = "";
+    refresh();
+  });
+  $("play-stop").addEventListener("click", () => {
+    state.playing = false;
+    $("play-status").textContent = "Stopped.";
+    refresh();
+  });
+  $("show-answers").addEventListener("change", () => {
+    state.showAnswers = $("show-answers").checked;
+    renderAnalysis();
+    renderLine();
+    drawBoard();
+  });
+  $("edit-side").addEventListener("change", () => {
+    const grid = parseBoard(currentFen(), state.game);
+    setPosition(formatPosition(grid, Number($("edit-side").value), state.game));
+  });
+  $("edit-clear").addEventListener("click", () => {
+    const g = GAMES[state.game];
+    const grid = Array.from({ length: g.ranks }, () => Array(g.files).fill(null));
+    setPosition(formatPosition(grid, sideToMove(currentFen()), state.game));
+  });
+  $("stats-show").addEventListener("click", showStats);
+  setupPointer();
+  setGame(game, params.get("fen"));
+}
+
+init();

@@ -1,0 +1,54 @@
+//! The server under load over loopback: 20,000 position queries of every game on 32
+//! keep-alive connections, every answer checked against the tables, throughput and latency
+//! printed. Run with `cargo bench --bench serve`.
+
+#[path = "../tests/support/api_check.rs"]
+mod api_check;
+
+use std::time::Duration;
+
+use egtb::serve::{ServeOptions, load};
+
+const QUERIES: usize = 20_000;
+const CONNECTIONS: usize = 32;
+
+fn main() {
+    let dir = std::env::temp_dir().join(format!("egtb-serve-bench-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    api_check::generate(&dir);
+    let requests = api_check::requests(&dir, 1500);
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let report = runtime.block_on(async {
+        let options = ServeOptions {
+            tables: dir.clone(),
+            bind: "127.0.0.1".parse().unwrap(),
+            port: 0,
+            defaults: Vec::new(),
+        };
+        let addr = egtb::serve::spawn(&options).await.unwrap();
+        let paths = (0..QUERIES)
+            .map(|i| requests[i % requests.len()].path.clone())
+            .collect();
+        load::run(addr, paths, CONNECTIONS, Duration::from_secs(600))
+            .await
+            .unwrap()
+    });
+    for (i, answer) in report.answers.iter().enumerate() {
+        let request = &requests[i % requests.len()];
+        assert_eq!(answer.status, 200, "{}: {}", request.path, answer.body);
+        if let Err(e) = api_check::check(&answer.body, &request.expect) {
+            panic!("{}: {e}", request.path);
+        }
+    }
+    println!(
+        "{} queries ({} distinct positions) on {CONNECTIONS} connections, every answer correct: {:.2} s, {:.0} queries/s, latency p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+        report.answers.len(),
+        requests.len(),
+        report.elapsed.as_secs_f64(),
+        report.throughput(),
+        report.latency_quantile(0.50).as_secs_f64() * 1e3,
+        report.latency_quantile(0.99).as_secs_f64() * 1e3,
+        report.latency_quantile(1.0).as_secs_f64() * 1e3,
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,686 @@
+//! `egtb serve`: the JSON API agrees with the tables under concurrent load, bad input gets 400
+//! or 404 (never 500), and the page works in headless Chromium driven over WebDriver: moves and
+//! colours as the table says, a move played by clicking, play mode's answer, a longest win
+//! opened from the statistics. Screenshots of each game's board go to `target/screenshots/`.
+
+#[path = "support/api_check.rs"]
+mod api_check;
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use egtb::games::Game;
+use egtb::games::chess::Chess;
+use egtb::games::darkchess::DarkChess;
+use egtb::games::xiangqi::Xiangqi;
+use egtb::probe::Prober;
+use egtb::serve::{ServeOptions, load};
+use fantoccini::{Client, ClientBuilder, Locator};
+use serde_json::{Value as Json, json};
+
+/// The test tables, generated once for every test of this file.
+fn tables() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("egtb-serve-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        api_check::generate(&dir);
+        dir
+    })
+}
+
+/// Starts a server on a free loopback port of the current runtime.
+async fn start() -> SocketAddr {
+    let options = ServeOptions {
+        tables: tables().to_path_buf(),
+        bind: "127.0.0.1".parse().unwrap(),
+        port: 0,
+        defaults: Vec::new(),
+    };
+    egtb::serve::spawn(&options).await.unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn api_answers_agree_with_the_tables_under_concurrent_requests() {
+    let addr = start().await;
+    let requests = api_check::requests(tables(), 400);
+    assert!(requests.len() > 1000, "{} requests", requests.len());
+    let paths = requests.iter().map(|r| r.path.clone()).collect();
+    let report = load::run(addr, paths, 16, Duration::from_secs(120)).await.unwrap();
+    assert_eq!(report.answers.len(), requests.len());
+    for (answer, request) in report.answers.iter().zip(&requests) {
+        assert_eq!(answer.status, 200, "{}: {}", request.path, answer.body);
+        if let Err(e) = api_check::check(&answer.body, &request.expect) {
+            panic!("{}: {e}", request.path);
+        }
+    }
+}
+
+/// One GET over a fresh connection: status and parsed body.
+async fn get(addr: SocketAddr, path: &str) -> (u16, Json) {
+    let report = load::run(addr, vec![path.to_string()], 1, Duration::from_secs(30))
+        .await
+        .unwrap();
+    let answer = &report.answers[0];
+    let body = serde_json::from_str(&answer.body).unwrap_or_else(|e| panic!("{path}: not JSON ({e}): {}", answer.body));
+    (answer.status, body)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mainline_stats_and_tables_answer_as_the_prober_and_stats_do() {
+    let addr = start().await;
+    let fen = "8/8/8/4k3/8/8/8/R3K3 w - - 0 1";
+    let (status, line) = get(addr, &format!("/api/chess/mainline?fen={}", fen.replace(' ', "%20"))).await;
+    assert_eq!(status, 200, "{line}");
+    let mut prober = Prober::<Chess>::new(tables(), Default::default());
+    let position = Chess::parse_position(fen).unwrap();
+    let expected: Vec<Json> = prober
+        .line(&position)
+        .unwrap()
+        .into_iter()
+        .map(|(m, _)| json!(m.coords))
+        .collect();
+    let got: Vec<Json> = line["mainline"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["uci"].clone())
+        .collect();
+    assert_eq!(got, expected);
+    assert_eq!(line["winner"], "white");
+    assert_eq!(line["dtm"], json!(prober.value(&position).unwrap().dtm()));
+
+    let (status, stats) = get(addr, "/api/chess/stats/KRvK").await;
+    assert_eq!(status, 200, "{stats}");
+    let white = &stats["sides"]["white"];
+    let total: u64 = ["win", "draw", "loss"].iter().map(|k| white[k].as_u64().unwrap()).sum();
+    assert_eq!(total, white["legal"].as_u64().unwrap());
+    let longest = &white["longest"];
+    let position = Chess::parse_position(longest["fen"].as_str().unwrap()).unwrap();
+    assert_eq!(json!(prober.value(&position).unwrap().dtm()), longest["plies"]);
+
+    let (status, listing) = get(addr, "/api/tables").await;
+    assert_eq!(status, 200);
+    let names: Vec<String> = listing["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| format!("{}/{}", t["game"].as_str().unwrap(), t["material"].as_str().unwrap()))
+        .collect();
+    for (game, material) in api_check::MATERIALS {
+        assert!(names.contains(&format!("{game}/{material}")), "{names:?}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_input_gets_400_or_404_with_a_reason_never_500() {
+    let addr = start().await;
+    let long = "8".repeat(500);
+    let cases: Vec<(String, u16, &str)> = vec![
+        ("/api/chess".into(), 400, "missing parameter 'fen'"),
+        ("/api/chess?fen=garbage".into(), 400, "fields"),
+        ("/api/chess?fen=8/8/8/4k3/8/8/8/B3K3%20w".into(), 400, "in check"),
+        (
+            "/api/chess?fen=8/8/8/4k3/8/8/8/RR2K3%20w".into(),
+            404,
+            "egtb generate chess KRRvK",
+        ),
+        (
+            "/api/chess?fen=8/8/8/4k3/8/8/8/R3K3%20w&cannon=step".into(),
+            400,
+            "cannon",
+        ),
+        (
+            "/api/chess?fen=8/8/8/4k3/8/8/8/R3K3%20w&colour=blue".into(),
+            400,
+            "unknown parameter",
+        ),
+        (format!("/api/chess?fen={long}"), 400, "longer than"),
+        ("/api/chess?fen=%FF%FE".into(), 400, ""),
+        ("/api/go?fen=x".into(), 404, "unknown game"),
+        (
+            "/api/darkchess?fen=k7/8/8/6AK%20w&cannon=step".into(),
+            404,
+            "--cannon step",
+        ),
+        (
+            "/api/darkchess?fen=k7/8/8/6AK%20w&stalemate=maybe".into(),
+            400,
+            "stalemate",
+        ),
+        ("/api/xiangqi?fen=4k4/9/9/9/9/9/9/9/9/4K4%20w".into(), 400, ""),
+        ("/api/xiangqi?fen=9/9/9/9/9/9/9/9/9/9%20w".into(), 400, ""),
+        ("/api/chess/stats/KXvK".into(), 400, "'X'"),
+        ("/api/chess/stats/KQQQQvK".into(), 400, ""),
+        ("/api/chess/stats/KBBvK".into(), 404, "egtb generate chess KBBvK"),
+        ("/api/chess/mainline?fen=8/8/8/8/8/8/8/8%20w".into(), 400, "king"),
+        ("/no/such/page".into(), 404, "no such page"),
+        ("/api/chess/stats".into(), 404, ""),
+    ];
+    for (path, status, reason) in cases {
+        let (got, body) = get(addr, &path).await;
+        assert_eq!(got, status, "{path}: {body}");
+        let error = body["error"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{path}: no error in {body}"));
+        assert!(error.contains(reason), "{path}: '{error}' does not mention '{reason}'");
+    }
+}
+
+// ----- the page in headless Chromium -----------------------------------------------------
+
+/// A chromedriver process, ended when dropped.
+struct Driver {
+    child: Child,
+    url: String,
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn find_program(names: &[&str]) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    names
+        .iter()
+        .flat_map(|name| std::env::split_paths(&path).map(move |dir| dir.join(name)))
+        .find(|p| p.is_file())
+}
+
+/// Starts chromedriver on a free port, or says why not.
+async fn start_driver() -> Result<(Driver, PathBuf), String> {
+    let browser = find_program(&["chromium", "chromium-browser", "google-chrome"]).ok_or("no chromium on PATH")?;
+    let driver = find_program(&["chromedriver"]).ok_or("no chromedriver on PATH")?;
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map_err(|e| e.to_string())?
+        .port();
+    let child = Command::new(driver)
+        .arg(format!("--port={port}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("cannot start chromedriver: {e}"))?;
+    let driver = Driver {
+        child,
+        url: format!("http://127.0.0.1:{port}"),
+    };
+    let start = Instant::now();
+    while tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_err() {
+        if start.elapsed() > Duration::from_secs(20) {
+            return Err("chromedriver did not start listening".into());
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    Ok((driver, browser))
+}
+
+async fn connect(driver: &Driver, browser: &Path, profile: &Path) -> Client {
+    let args = [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-dev-shm-usage",
+        "--window-size=1200,820",
+        &format!("--user-data-dir={}", profile.display()),
+    ];
+    let mut capabilities = serde_json::Map::new();
+    capabilities.insert(
+        "goog:chromeOptions".into(),
+        json!({ "args": args, "binary": browser.display().to_string() }),
+    );
+    ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+        .capabilities(capabilities)
+        .connect(&driver.url)
+        .await
+        .expect("chromedriver refused a session")
+}
+
+/// Runs a script in the page and returns its value.
+async fn eval(client: &Client, script: &str) -> Json {
+    client.execute(script, vec![]).await.unwrap()
+}
+
+/// Waits until a script returns true, failing with `what` after 20 seconds.
+async fn wait_until(client: &Client, script: &str, what: &str) {
+    let start = Instant::now();
+    loop {
+        if eval(client, script).await == json!(true) {
+            return;
+        }
+        if start.elapsed() > Duration::from_secs(20) {
+            let error = eval(client, "return document.getElementById('error').textContent").await;
+            panic!("timed out waiting for {what} (page error: {error})");
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+async fn fen_shown(client: &Client) -> String {
+    eval(client, "return document.getElementById('fen').value")
+        .await
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+/// Loads a position through the FEN box and waits for its analysis.
+async fn enter_fen(client: &Client, fen: &str) {
+    let input = client.find(Locator::Id("fen")).await.unwrap();
+    input.clear().await.unwrap();
+    input.send_keys(fen).await.unwrap();
+    client
+        .find(Locator::Css("#fen-form button"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_for_analysis(client, fen).await;
+}
+
+/// Waits until the page shows the analysis of a position.
+async fn wait_for_analysis(client: &Client, fen: &str) {
+    let script = format!(
+        "return document.getElementById('fen').value === {fen:?} && document.getElementById('verdict').textContent !== ''"
+    );
+    wait_until(client, &script, &format!("the analysis of {fen}")).await;
+}
+
+/// The moves listed (coordinates and the mover's outcome) and the arrows drawn.
+async fn listed_moves(client: &Client) -> (Vec<(String, String)>, Vec<(String, String)>) {
+    let rows = eval(
+        client,
+        "return [...document.querySelectorAll('#moves tr')].map(r => [r.dataset.uci, r.dataset.category])",
+    )
+    .await;
+    let arrows = eval(
+        client,
+        "return [...document.querySelectorAll('#arrows line')].map(l => [l.dataset.uci, l.classList[1]])",
+    )
+    .await;
+    let pairs = |v: Json| -> Vec<(String, String)> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|p| (p[0].as_str().unwrap().to_string(), p[1].as_str().unwrap().to_string()))
+            .collect()
+    };
+    (pairs(rows), pairs(arrows))
+}
+
+/// Clicks a square, then another: a move played on the board.
+async fn click_move(client: &Client, uci: &str) {
+    for square in [&uci[0..2], &uci[2..4]] {
+        client
+            .find(Locator::Id(&format!("sq-{square}")))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+    }
+}
+
+/// The page for one game: listed moves and arrows as the prober says, a move by clicking, the
+/// table's answer in play mode, and a screenshot.
+async fn check_game<G: Game>(client: &Client, base: &str, fen: &str) {
+    client.goto(&format!("{base}?game={}", G::ID.name())).await.unwrap();
+    enter_fen(client, fen).await;
+    let mut prober = Prober::<G>::new(tables(), Default::default());
+    let position = G::parse_position(fen).unwrap();
+    let moves = prober.moves(&position).unwrap();
+    let expected: Vec<(String, String)> = moves
+        .iter()
+        .map(|m| (m.coords.clone(), m.value.outcome().to_string()))
+        .collect();
+    let (rows, mut arrows) = listed_moves(client).await;
+    assert_eq!(rows, expected, "{}: listed moves", G::ID);
+    arrows.reverse();
+    assert_eq!(arrows, expected, "{}: arrows", G::ID);
+    let colour = eval(
+        client,
+        "return getComputedStyle(document.querySelector('#moves tr.win')).color",
+    )
+    .await;
+    assert_eq!(colour, "rgb(46, 157, 58)", "{}: a winning move is green", G::ID);
+
+    let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
+    std::fs::create_dir_all(&shots).unwrap();
+    eval(
+        client,
+        "document.activeElement.blur(); window.scrollTo(0, 0); return true",
+    )
+    .await;
+    let png = client.screenshot().await.unwrap();
+    std::fs::write(shots.join(format!("{}.png", G::ID.name())), png).unwrap();
+
+    // A move played by clicking its two squares.
+    let best = &moves[0];
+    click_move(client, &best.coords).await;
+    let after = G::format_position(&G::play(&position, best.mv));
+    wait_for_analysis(client, &after).await;
+    client.find(Locator::Id("back")).await.unwrap().click().await.unwrap();
+    wait_for_analysis(client, &G::format_position(&position)).await;
+
+    // Play mode: the person takes the side to move, the table answers with its best move.
+    client
+        .find(Locator::Css("#tabs button[data-tab=play]"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let side = G::side_to_move(&position).index();
+    client
+        .find(Locator::Id("play-side"))
+        .await
+        .unwrap()
+        .select_by_value(&side.to_string())
+        .await
+        .unwrap();
+    client
+        .find(Locator::Id("play-start"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_for_analysis(client, fen).await;
+    let hidden = eval(client, "return document.body.classList.contains('hidden-answers')").await;
+    assert_eq!(hidden, json!(true), "{}: answers hidden in play mode", G::ID);
+    let mine = moves.last().unwrap();
+    click_move(client, &mine.coords).await;
+    let child = G::play(&position, mine.mv);
+    let replies = prober.moves(&child).unwrap();
+    let expected_fen = match replies.first() {
+        Some(reply) if prober.value(&child).unwrap().dtm().is_some() => G::format_position(&G::play(&child, reply.mv)),
+        _ => G::format_position(&child),
+    };
+    wait_for_analysis(client, &expected_fen).await;
+    client
+        .find(Locator::Id("play-stop"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    client
+        .find(Locator::Css("#tabs button[data-tab=analysis]"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_shows_and_plays_every_game_in_headless_chromium() {
+    let (driver, browser) = match start_driver().await {
+        Ok(found) => found,
+        Err(why) if std::env::var_os("EGTB_REQUIRE_BROWSER").is_some_and(|v| v == "1") => {
+            panic!("EGTB_REQUIRE_BROWSER=1 but the browser cannot run: {why}")
+        }
+        Err(why) => {
+            eprintln!("note: browser test skipped ({why}); apt-get install chromium chromium-driver");
+            return;
+        }
+    };
+    let addr = start().await;
+    let base = egtb::serve::url(addr);
+    let profile = std::env::temp_dir().join(format!("egtb-serve-chromium-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&profile);
+    let client = connect(&driver, &browser, &profile).await;
+
+    check_game::<Chess>(&client, &base, "8/8/8/3k4/8/8/8/4K1Q1 w - - 0 1").await;
+    check_game::<Xiangqi>(&client, &base, "3k5/9/9/9/9/9/9/9/4R4/5K3 w - - 0 1").await;
+    check_game::<DarkChess>(&client, &base, "k7/8/8/6AK w").await;
+
+    // Statistics: the longest win of KRvK opens on the board with its DTM.
+    client.goto(&format!("{base}?game=chess")).await.unwrap();
+    client
+        .find(Locator::Css("#tabs button[data-tab=stats]"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_until(
+        &client,
+        "return [...document.querySelectorAll('#stats-material option')].some(o => o.value === 'KRvK')",
+        "the materials",
+    )
+    .await;
+    client
+        .find(Locator::Id("stats-material"))
+        .await
+        .unwrap()
+        .select_by_value("KRvK")
+        .await
+        .unwrap();
+    client
+        .find(Locator::Id("stats-show"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_until(
+        &client,
+        "return document.querySelector('.open-longest') !== null",
+        "the statistics",
+    )
+    .await;
+    let button = client.find(Locator::Css(".open-longest")).await.unwrap();
+    let fen = button.attr("data-fen").await.unwrap().unwrap();
+    button.click().await.unwrap();
+    wait_for_analysis(&client, &fen).await;
+    let mut prober = Prober::<Chess>::new(tables(), Default::default());
+    let plies = prober
+        .value(&Chess::parse_position(&fen).unwrap())
+        .unwrap()
+        .dtm()
+        .unwrap();
+    let verdict = eval(&client, "return document.getElementById('verdict').textContent").await;
+    assert!(
+        verdict.as_str().unwrap().contains(&format!("({plies} plies)")),
+        "{verdict}"
+    );
+
+    // An illegal position is explained with the server's reason.
+    enter_fen_expecting_error(&client, "8/8/8/4k3/8/8/8/B3K3 w - - 0 1", "in check").await;
+
+    // The editor: a white queen placed on h7 makes KQRvK, whose missing table names the command
+    // that builds it; the same piece again removes it.
+    let start = "8/8/8/4k3/8/8/8/R3K3 w - - 0 1";
+    enter_fen(&client, start).await;
+    client
+        .find(Locator::Css("#tabs button[data-tab=edit]"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    client
+        .find(Locator::Css("#palette button[data-piece=Q]"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    client.find(Locator::Id("sq-h7")).await.unwrap().click().await.unwrap();
+    wait_until(
+        &client,
+        "return document.getElementById('error').textContent.includes('egtb generate chess KQRvK')",
+        "the missing table's command",
+    )
+    .await;
+    assert_eq!(fen_shown(&client).await, "8/7Q/8/4k3/8/8/8/R3K3 w - - 0 1");
+    client.find(Locator::Id("sq-h7")).await.unwrap().click().await.unwrap();
+    wait_for_analysis(&client, start).await;
+    client
+        .find(Locator::Css("#tabs button[data-tab=analysis]"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+
+    // Dark chess: taking the last piece ends the game, announced.
+    client
+        .goto(&format!("{base}?game=darkchess&fen=k7/K7/8/8%20w"))
+        .await
+        .unwrap();
+    wait_for_analysis(&client, "k7/K7/8/8 w").await;
+    click_move(&client, "a3a4").await;
+    wait_until(
+        &client,
+        "return document.getElementById('announce').textContent.includes('Black has no pieces left. Red wins.')",
+        "the end of the game",
+    )
+    .await;
+
+    client.close().await.unwrap();
+    let _ = std::fs::remove_dir_all(&profile);
+}
+
+async fn enter_fen_expecting_error(client: &Client, fen: &str, reason: &str) {
+    let input = client.find(Locator::Id("fen")).await.unwrap();
+    input.clear().await.unwrap();
+    input.send_keys(fen).await.unwrap();
+    client
+        .find(Locator::Css("#fen-form button"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let script = format!("return document.getElementById('error').textContent.includes({reason:?})");
+    wait_until(client, &script, "the error").await;
+    assert_eq!(fen_shown(client).await, fen);
+}
+
+// ----- the terminal and the command line -------------------------------------------------
+
+/// Runs `egtb` on the test tables with `input` piped in.
+fn egtb(args: &[&str], input: &str) -> (bool, String, String) {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_egtb"))
+        .args(args)
+        .arg("--tables")
+        .arg(tables())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.success(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn play_auto_plays_the_best_line_to_the_end() {
+    let fen = "8/8/8/4k3/8/8/8/R3K3 w - - 0 1";
+    let (ok, out, err) = egtb(&["play", fen, "--auto"], "");
+    assert!(ok, "{err}");
+    let mut prober = Prober::<Chess>::new(tables(), Default::default());
+    let line = prober.line(&Chess::parse_position(fen).unwrap()).unwrap();
+    let played: Vec<&str> = out
+        .lines()
+        .filter_map(|l| l.split(" plays ").nth(1))
+        .filter_map(|rest| rest.split_whitespace().next())
+        .collect();
+    let best: Vec<&str> = line.iter().map(|(m, _)| m.name.as_str()).collect();
+    assert_eq!(played, best);
+    assert!(out.trim_end().ends_with("Game over: White wins"), "{out}");
+}
+
+#[test]
+fn play_reads_moves_in_either_notation_and_explains_illegal_ones() {
+    // Xiangqi, red to move: a WXF move, then nonsense, then an ICCS move, then the input ends.
+    let fen = "3k5/9/9/9/9/9/9/9/4R4/5K3 w - - 0 1";
+    let position = Xiangqi::parse_position(fen).unwrap();
+    let mut prober = Prober::<Xiangqi>::new(tables(), Default::default());
+    let first = prober
+        .moves(&position)
+        .unwrap()
+        .into_iter()
+        .find(|m| m.value.dtm().is_some_and(|d| d > 1))
+        .unwrap();
+    let after = Xiangqi::play(&position, first.mv);
+    let reply = prober.moves(&after).unwrap().remove(0);
+    let mine = Xiangqi::play(&after, reply.mv);
+    let second = prober.moves(&mine).unwrap().remove(0);
+    let input = format!("{}\nZ9+9\n{}\n", first.name, second.coords);
+    let (ok, out, err) = egtb(&["play", fen, "--side", "red"], &input);
+    assert!(ok, "{err}");
+    assert!(out.contains("'Z9+9' is no legal move here. Legal moves:"), "{out}");
+    assert!(
+        out.contains(&format!("Black plays {} ({})", reply.name, reply.coords)),
+        "{out}"
+    );
+    let final_fen = Xiangqi::format_position(&Xiangqi::play(&mine, second.mv));
+    assert!(out.contains(&final_fen) || out.contains("Game over"), "{out}");
+    assert!(
+        out.contains("1 ") && out.contains(" a  b  c"),
+        "the board is drawn: {out}"
+    );
+}
+
+#[test]
+fn play_and_serve_refuse_bad_arguments_with_one_line() {
+    for args in [
+        vec!["play", "8/8/8/4k3/8/8/8/R3K3 w", "--side", "green"],
+        vec!["play", "8/8/8/4k3/8/8/8/RR2K3 w"],
+        vec!["serve", "--bind", "not-an-address"],
+    ] {
+        let (ok, _, err) = egtb(&args, "");
+        assert!(!ok, "{args:?}");
+        assert!(
+            err.starts_with("egtb: error:") && err.lines().count() == 1,
+            "{args:?}: {err}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_prints_its_address_and_answers_there() {
+    use std::io::BufRead;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_egtb"))
+        .args(["serve", "--port", "0", "--tables"])
+        .arg(tables())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line
+        .split_whitespace()
+        .find(|w| w.starts_with("http://127.0.0.1:"))
+        .unwrap_or_else(|| panic!("{line}"));
+    let addr: SocketAddr = url.trim_start_matches("http://").trim_end_matches('/').parse().unwrap();
+    let (status, listing) = get(addr, "/api/tables").await;
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(status, 200);
+    assert!(!listing["tables"].as_array().unwrap().is_empty());
+}

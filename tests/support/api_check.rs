@@ -1,0 +1,119 @@
+//! Shared by the server's tests and its load bench: small tables of every game, positions
+//! sampled from them as API requests, and the answer each must get, worked out with the prober
+//! (not the server's code).
+
+use std::path::Path;
+
+use egtb::games::chess::Chess;
+use egtb::games::darkchess::DarkChess;
+use egtb::games::xiangqi::Xiangqi;
+use egtb::games::{Game, IndexSpace};
+use egtb::generate::Generator;
+use egtb::material::Material;
+use egtb::probe::Prober;
+use egtb::solver::Silent;
+use egtb::value::Value;
+use serde_json::{Value as Json, json};
+
+/// The materials the tests and the bench serve.
+pub const MATERIALS: [(&str, &str); 4] = [
+    ("chess", "KQvK"),
+    ("chess", "KRvK"),
+    ("xiangqi", "KRvK"),
+    ("darkchess", "KAvK"),
+];
+
+/// Generates the tables (CPU solver, default rules) into `dir`.
+pub fn generate(dir: &Path) {
+    for (game, material) in MATERIALS {
+        match game {
+            "chess" => generate_one::<Chess>(dir, material),
+            "xiangqi" => generate_one::<Xiangqi>(dir, material),
+            _ => generate_one::<DarkChess>(dir, material),
+        }
+    }
+}
+
+fn generate_one<G: Game>(dir: &Path, material: &str) {
+    let (material, _) = Material::parse(G::ID, material).unwrap().canonical();
+    Generator::<G>::new(dir, G::Rules::default(), &Silent)
+        .ensure(&material)
+        .unwrap();
+}
+
+/// A request path and the answer it must get.
+pub struct Request {
+    pub path: String,
+    pub expect: Json,
+}
+
+/// About `per_material` positions of every material, spread over the index, as requests.
+pub fn requests(dir: &Path, per_material: u64) -> Vec<Request> {
+    let mut out = Vec::new();
+    for (game, material) in MATERIALS {
+        match game {
+            "chess" => sample::<Chess>(dir, material, per_material, &mut out),
+            "xiangqi" => sample::<Xiangqi>(dir, material, per_material, &mut out),
+            _ => sample::<DarkChess>(dir, material, per_material, &mut out),
+        }
+    }
+    out
+}
+
+fn sample<G: Game>(dir: &Path, material: &str, count: u64, out: &mut Vec<Request>) {
+    let (material, _) = Material::parse(G::ID, material).unwrap().canonical();
+    let index = G::index(&material, G::Rules::default()).unwrap();
+    let mut prober = Prober::<G>::new(dir, G::Rules::default());
+    let stride = (index.states() / count).max(1) | 1;
+    for state in (0..index.states()).step_by(stride as usize) {
+        let Some(position) = index.decode(state) else { continue };
+        let fen = G::format_position(&position);
+        let query: String = serde_urlencoded::to_string([("fen", &fen)]).unwrap();
+        out.push(Request {
+            path: format!("/api/{}?{query}", G::ID.name()),
+            expect: expected::<G>(&mut prober, &position),
+        });
+    }
+}
+
+/// Signed DTM: positive when the side to move wins, negative when it loses, null for a draw.
+fn signed(value: Value) -> Json {
+    match value {
+        Value::Win(d) => json!(d),
+        Value::Loss(d) => json!(-i32::from(d)),
+        Value::Draw => Json::Null,
+    }
+}
+
+/// What the API must say of a position: its category and DTM, and each move, best first, with
+/// the category and DTM of the position it leads to (the opponent's view).
+pub fn expected<G: Game>(prober: &mut Prober<G>, position: &G::Position) -> Json {
+    let value = prober.value(position).unwrap();
+    let moves: Vec<Json> = prober
+        .moves(position)
+        .unwrap()
+        .into_iter()
+        .map(|m| {
+            let after = prober.value(&G::play(position, m.mv)).unwrap();
+            json!([m.coords, m.name, after.outcome(), signed(after)])
+        })
+        .collect();
+    json!({ "category": value.outcome(), "dtm": signed(value), "moves": moves })
+}
+
+/// Checks an answer's body against what it must say.
+pub fn check(body: &str, expect: &Json) -> Result<(), String> {
+    let answer: Json = serde_json::from_str(body).map_err(|e| format!("not JSON ({e}): {body}"))?;
+    let moves: Vec<Json> = answer["moves"]
+        .as_array()
+        .ok_or_else(|| format!("no moves in {body}"))?
+        .iter()
+        .map(|m| json!([m["uci"], m["san"], m["category"], m["dtm"]]))
+        .collect();
+    let got = json!({ "category": answer["category"], "dtm": answer["dtm"], "moves": moves });
+    if &got == expect {
+        Ok(())
+    } else {
+        Err(format!("answer {got} differs from the table's {expect}"))
+    }
+}
