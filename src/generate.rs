@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
 
+use crate::error::Error;
 use crate::games::{Game, IndexSpace, Rules};
 use crate::material::Material;
 use crate::solver::gpu::{Gpu, GpuOptions, KernelTime};
@@ -319,13 +320,18 @@ pub fn open_table<G: Game>(dir: &Path, material: &Material, rules: G::Rules) -> 
     let path = table_path::<G>(dir, material, rules);
     if !path.exists() {
         let options: String = rules.options().iter().map(|(k, v)| format!(" --{k} {v}")).collect();
-        bail!(
-            "table {material} not found at {}; build it with: egtb generate {} {material}{options} --tables {}",
-            path.display(),
-            G::ID,
-            dir.display()
-        );
+        let command = format!("egtb generate {} {material}{options} --tables {}", G::ID, dir.display());
+        return Err(Error::MissingTable {
+            material: *material,
+            path,
+            command,
+        }
+        .into());
     }
-    let table = Table::open(&path, &expected_header::<G>(material, rules, &index))?;
+    let table =
+        Table::open(&path, &expected_header::<G>(material, rules, &index)).map_err(|e| Error::CorruptTable {
+            path: path.clone(),
+            reason: format!("{e:#}"),
+        })?;
     Ok((index, table))
 }

@@ -1,6 +1,47 @@
 //! `egtb`: endgame tablebases for chess, xiangqi and Chinese dark chess.
+//!
+//! For every position of a small material (the pieces on the board), a table says whether the
+//! side to move wins, draws or loses, and in how many plies (exact DTM, distance to mate). Tables
+//! are built backwards from the final positions by retrograde analysis, on the GPU (wgpu and
+//! WGSL) or with the multi-threaded CPU solver, which give the same bytes. The rules the tables
+//! implement, how positions are counted and the algorithm are in the repository's `docs/`.
+//!
+//! A program builds tables with a [`Generator`], then reads them with a [`Prober`]: a position's
+//! [`Value`], and every legal move with the value it leads to ([`MoveValue`]). Each game
+//! ([`Chess`], [`Xiangqi`], [`DarkChess`]) implements [`Game`]: its positions, moves, notation
+//! and rule options. Failures a program must tell apart are [`Error`]s inside the `anyhow`
+//! errors the library returns.
+//!
+//! ```
+//! use egtb::{Backend, Error, Game, GameId, Generator, Material, Prober, Silent, Value, Xiangqi};
+//!
+//! let dir = std::env::temp_dir().join(format!("egtb-doc-{}", std::process::id()));
+//! let rules = Default::default();
+//! // A rook against a bare king, and the table of the bare kings it captures into.
+//! Generator::<Xiangqi>::new(&dir, rules, &Silent)
+//!     .with_backend(Backend::Cpu, Default::default())
+//!     .ensure(&Material::parse(GameId::Xiangqi, "KRvK")?)?;
+//!
+//! let mut prober = Prober::<Xiangqi>::new(&dir, rules);
+//! let position = Xiangqi::parse_position("3k5/9/9/9/9/9/9/9/9/4K3R w")?;
+//! let value = prober.value(&position)?;
+//! assert!(matches!(value, Value::Win(_)));
+//! for m in prober.moves(&position)? {
+//!     println!("{} ({}): {}", m.name, m.coords, m.value);
+//! }
+//!
+//! // Failures by kind: a table that was not built, a position that is not legal.
+//! let cannon = Xiangqi::parse_position("3k5/9/9/9/9/9/9/9/9/4K3C w")?;
+//! let missing = prober.value(&cannon).unwrap_err();
+//! assert!(matches!(missing.downcast_ref::<Error>(), Some(Error::MissingTable { .. })));
+//! let facing = Xiangqi::parse_position("4k4/9/9/9/9/9/9/9/9/4K4 w").unwrap_err();
+//! assert!(matches!(Error::from(facing), Error::IllegalPosition { .. }));
+//! std::fs::remove_dir_all(&dir)?;
+//! # Ok::<(), anyhow::Error>(())
+//! ```
 
 pub mod commands;
+pub mod error;
 pub mod games;
 pub mod generate;
 pub mod material;
@@ -11,3 +52,14 @@ pub mod solver;
 pub mod stats;
 pub mod table;
 pub mod value;
+
+pub use error::Error;
+pub use games::chess::Chess;
+pub use games::darkchess::DarkChess;
+pub use games::xiangqi::Xiangqi;
+pub use games::{Game, IndexSpace, Rules};
+pub use generate::{Backend, Generator};
+pub use material::{GameId, Material, Side};
+pub use probe::{MoveValue, Prober};
+pub use solver::Silent;
+pub use value::Value;

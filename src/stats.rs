@@ -1,5 +1,5 @@
-//! Table statistics by the counting convention of RULES.md: every legal position on the full
-//! board (each slot weighted by the symmetric images it stands for), each side to move apart.
+//! Table statistics by the counting convention of docs/counting.md: every legal position on the
+//! full board (each slot weighted by the symmetric images it stands for), each side to move apart.
 
 use rayon::prelude::*;
 

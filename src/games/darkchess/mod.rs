@@ -1,5 +1,5 @@
-//! Chinese dark chess, revealed endgames (RULES.md): a 4x8 board, every piece steps one square
-//! orthogonally, captures go by rank, the cannon jumps (or steps, by option), a side with no
+//! Chinese dark chess, revealed endgames (docs/rules.md): a 4x8 board, every piece steps one
+//! square orthogonally, captures go by rank, the cannon jumps (or steps, by option), a side with no
 //! pieces loses and a side with no move loses (or draws, by option).
 //!
 //! Here: the rules options and [`Position`]. Then [`board`] (squares, geometry, the bitboard
@@ -8,9 +8,10 @@
 //! [`gpu`] (the data of the WGSL twin, `shaders/games/darkchess.wgsl`).
 //!
 //! Everything a GPU twin of these rules needs is plain data computed here once:
-//! [`board::GEOMETRY`] (steps, rays, symmetry maps, binomials), [`index::SquareSets::of`]
-//! (colex unranking, anchor representatives, canonicalising symmetries, stabilizers),
-//! [`moves::CaptureRules`] (who takes whom) and [`index::DarkIndex::groups`] (radices, strides).
+//! [`board::GEOMETRY`] (steps, rays, symmetry maps), [`crate::games::binomial`],
+//! [`index::SquareSets::of`] (colex unranking, anchor representatives, canonicalising
+//! symmetries, stabilizers), [`moves::CaptureRules`] (who takes whom) and
+//! [`index::DarkIndex::groups`] (radices, strides).
 
 pub mod board;
 pub mod gpu;
@@ -26,6 +27,7 @@ use self::index::DarkIndex;
 use self::moves::{CaptureRules, Move};
 use self::space::DarkSpace;
 use super::{Game, Rules};
+use crate::error::Error;
 use crate::material::{GameId, Material, Side, materials_within};
 use crate::solver::gpu::GpuRules;
 use crate::table::TableSet;
@@ -57,8 +59,9 @@ pub struct DarkRules {
 }
 
 impl DarkRules {
-    /// The rules of seed 000's program, which REFERENCE.md's figures come from.
-    pub const SEED: DarkRules = DarkRules {
+    /// Stepping cannons and drawn stalemates: the rules of the earlier dark chess generator
+    /// whose figures docs/reference.md quotes.
+    pub const STEP_DRAW: DarkRules = DarkRules {
         cannon: Cannon::Step,
         stalemate: Stalemate::Draw,
     };
@@ -175,7 +178,7 @@ impl Game for DarkChess {
     }
 
     fn parse_position(text: &str) -> Result<Position> {
-        notation::parse_position(text)
+        notation::parse_position(text).map_err(Error::illegal_position)
     }
 
     fn format_position(position: &Position) -> String {
@@ -240,8 +243,8 @@ mod tests {
 
     #[test]
     fn rule_options_parse_in_order_and_reject_unknowns() {
-        let seed = DarkRules::from_options(&options(&[("stalemate", "draw"), ("cannon", "step")]));
-        assert_eq!(seed.unwrap(), DarkRules::SEED);
+        let step_draw = DarkRules::from_options(&options(&[("stalemate", "draw"), ("cannon", "step")]));
+        assert_eq!(step_draw.unwrap(), DarkRules::STEP_DRAW);
         assert_eq!(
             DarkRules::default().options(),
             [("cannon", "jump"), ("stalemate", "loss")]

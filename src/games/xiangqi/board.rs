@@ -42,11 +42,6 @@ impl Kind {
         Kind::Elephant,
     ];
 
-    /// The kind with this material index.
-    pub fn from_index(index: usize) -> Kind {
-        Kind::ALL[index]
-    }
-
     /// Index in the material's kind order.
     pub fn index(self) -> usize {
         self as usize

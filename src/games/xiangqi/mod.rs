@@ -20,6 +20,7 @@ use self::board::{Board, Kind, NONE, SQUARES, geometry};
 use self::index::{Layout, MAX_PIECES, Squares, XiangqiIndex};
 use self::moves::{for_each_legal_move, in_check};
 use self::space::XiangqiSpace;
+use crate::error::Error;
 use crate::games::{Game, Rules};
 use crate::material::{GameId, MAX_KINDS, Material, Side, materials_within};
 use crate::solver::gpu::GpuRules;
@@ -247,9 +248,12 @@ impl Game for Xiangqi {
     }
 
     fn parse_position(text: &str) -> Result<Position> {
-        let position = notation::parse_fen(text)?;
-        position.check_legal()?;
-        Ok(position)
+        let read = |text: &str| -> Result<Position> {
+            let position = notation::parse_fen(text)?;
+            position.check_legal()?;
+            Ok(position)
+        };
+        read(text).map_err(Error::illegal_position)
     }
 
     fn format_position(position: &Position) -> String {

@@ -11,6 +11,8 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, anyhow, bail};
 
+use crate::error::Error;
+
 /// Errors reported by wgpu outside any error scope, and device loss, in order of arrival.
 #[derive(Clone, Default)]
 struct ErrorLog(Arc<Mutex<Vec<String>>>);
@@ -54,7 +56,9 @@ impl Gpu {
             power_preference: wgpu::PowerPreference::HighPerformance,
             ..Default::default()
         }))
-        .map_err(|e| anyhow!("no GPU adapter found (install a Vulkan driver): {e}"))?;
+        .map_err(|e| Error::NoGpu {
+            reason: format!("no GPU adapter found (install a Vulkan driver): {e}"),
+        })?;
         let info = adapter.get_info();
         let limits = adapter.limits();
         let timestamps = adapter.features().contains(wgpu::Features::TIMESTAMP_QUERY);

@@ -1,18 +1,13 @@
 //! Worked dark chess positions whose answers follow from the rules by hand.
 
-mod darkchess_support;
-
-use darkchess_support::{fresh_dir, position, probe};
 use egtb::games::Game;
-use egtb::games::darkchess::{Cannon, DarkChess, DarkRules, Stalemate};
+use egtb::games::darkchess::{DarkChess, DarkRules, Stalemate};
 use egtb::generate::Generator;
 use egtb::solver::Silent;
 use egtb::value::Value;
 
-const JUMP: DarkRules = DarkRules {
-    cannon: Cannon::Jump,
-    stalemate: Stalemate::Loss,
-};
+use crate::support::darkchess::{JUMP, position, probe};
+use crate::support::temp_dir;
 
 fn moves(text: &str, rules: DarkRules) -> Vec<String> {
     let p = position(text);
@@ -25,7 +20,7 @@ fn moves(text: &str, rules: DarkRules) -> Vec<String> {
 }
 
 fn value(text: &str, rules: DarkRules) -> Value {
-    let mut generator = Generator::<DarkChess>::new(&fresh_dir("rules"), rules, &Silent);
+    let mut generator = Generator::<DarkChess>::new(&temp_dir("rules"), rules, &Silent);
     probe(&mut generator, rules, &position(text))
 }
 
@@ -36,8 +31,8 @@ fn cannon_jumps_over_one_screen_to_take_the_last_piece() {
     assert!(moves(text, JUMP).contains(&"a1a4".to_string()));
     assert_eq!(value(text, JUMP), Value::Win(1));
     // Stepping cannons do not jump, and nothing else reaches a4 in one move.
-    assert!(!moves(text, DarkRules::SEED).contains(&"a1a4".to_string()));
-    assert_ne!(value(text, DarkRules::SEED), Value::Win(1));
+    assert!(!moves(text, DarkRules::STEP_DRAW).contains(&"a1a4".to_string()));
+    assert_ne!(value(text, DarkRules::STEP_DRAW), Value::Win(1));
     // Along a rank too, over an enemy screen, whatever the victim's rank.
     assert!(moves("8/8/8/C1pk4 w", JUMP).contains(&"a1d1".to_string()));
 }
@@ -52,13 +47,13 @@ fn cannon_without_a_screen_or_behind_two_screens_cannot_take_the_king() {
     // A jumping cannon does not take the adjacent soldier: it uses it as the screen.
     assert_eq!(moves("8/8/8/Cp5k w", JUMP), ["a1a2", "a1h1"]);
     // A stepping cannon takes an adjacent soldier or cannon, not a higher piece.
-    assert_eq!(moves("8/8/8/Cp5k w", DarkRules::SEED), ["a1a2", "a1b1"]);
-    assert_eq!(moves("8/8/8/Cn5k w", DarkRules::SEED), ["a1a2"]);
+    assert_eq!(moves("8/8/8/Cp5k w", DarkRules::STEP_DRAW), ["a1a2", "a1b1"]);
+    assert_eq!(moves("8/8/8/Cn5k w", DarkRules::STEP_DRAW), ["a1a2"]);
 }
 
 #[test]
 fn king_cannot_take_a_soldier_but_the_soldier_takes_the_king() {
-    let rules = DarkRules::SEED;
+    let rules = DarkRules::STEP_DRAW;
     // The red king's only move is away: b1 holds a soldier it may not take.
     assert_eq!(moves("8/8/8/Kp6 w", rules), ["a1a2"]);
     // Black to move: the soldier takes the last red piece.
@@ -76,9 +71,9 @@ fn a_blocked_side_loses_or_draws_by_the_stalemate_option() {
     assert!(moves(text, JUMP).is_empty());
     let blocked = position(text);
     assert_eq!(DarkChess::game_over(&blocked, JUMP), Some(Value::LOST));
-    assert_eq!(DarkChess::game_over(&blocked, DarkRules::SEED), Some(Value::Draw));
+    assert_eq!(DarkChess::game_over(&blocked, DarkRules::STEP_DRAW), Some(Value::Draw));
     assert_eq!(value(text, JUMP), Value::LOST);
-    assert_eq!(value(text, DarkRules::SEED), Value::Draw);
+    assert_eq!(value(text, DarkRules::STEP_DRAW), Value::Draw);
 }
 
 #[test]
@@ -101,6 +96,6 @@ fn a_side_without_pieces_has_lost() {
     let mut p = position("8/8/8/Kk6 w");
     p.board.masks[0] = [0; 7];
     assert_eq!(DarkChess::game_over(&p, JUMP), Some(Value::LOST));
-    assert_eq!(DarkChess::game_over(&p, DarkRules::SEED), Some(Value::LOST));
+    assert_eq!(DarkChess::game_over(&p, DarkRules::STEP_DRAW), Some(Value::LOST));
     assert!(DarkChess::legal_moves(&p, JUMP).is_empty());
 }

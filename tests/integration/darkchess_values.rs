@@ -2,17 +2,10 @@
 //! iteration over the positions, their legal moves (through the `Game` API) and the exits' values,
 //! layer by layer, with no HP counters and no un-moves.
 
-mod darkchess_support;
-
-use darkchess_support::{build, material, probe_in};
-use egtb::games::darkchess::{Cannon, DarkChess, DarkRules, Stalemate};
+use crate::support::darkchess::{JUMP, build, material, probe_in};
+use egtb::games::darkchess::{DarkChess, DarkRules};
 use egtb::games::{Game, IndexSpace};
 use egtb::value::Value;
-
-const JUMP: DarkRules = DarkRules {
-    cannon: Cannon::Jump,
-    stalemate: Stalemate::Loss,
-};
 
 /// Longest DTM the definition-level solver looks for.
 const HORIZON: u16 = 300;
@@ -97,9 +90,9 @@ fn solved_tables_match_the_definition() {
         ("KCvK", JUMP),
         ("CvPP", JUMP),
         ("EEvP", JUMP),
-        ("KPvK", DarkRules::SEED),
-        ("EEvP", DarkRules::SEED),
-        ("KAvN", DarkRules::SEED),
+        ("KPvK", DarkRules::STEP_DRAW),
+        ("EEvP", DarkRules::STEP_DRAW),
+        ("KAvN", DarkRules::STEP_DRAW),
     ] {
         let (reference, solved) = by_definition(name, rules);
         let decisive = reference

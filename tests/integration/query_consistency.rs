@@ -3,8 +3,6 @@
 //! move lose and one of them last exactly one ply less, a draw has a drawing move and no win), and
 //! the best-play line ends the game.
 
-use std::path::PathBuf;
-
 use egtb::games::chess::Chess;
 use egtb::games::darkchess::DarkChess;
 use egtb::games::xiangqi::Xiangqi;
@@ -15,9 +13,10 @@ use egtb::probe::Prober;
 use egtb::solver::Silent;
 use egtb::value::Value;
 
+use crate::support::temp_dir;
+
 fn check<G: Game>(material: &str, samples: u64) {
-    let dir: PathBuf = std::env::temp_dir().join(format!("egtb-consistency-{material}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = temp_dir(&format!("consistency-{material}"));
     let (material, _) = Material::parse(G::ID, material).unwrap().canonical();
     let mut generator = Generator::<G>::new(&dir, G::Rules::default(), &Silent);
     generator.ensure(&material).unwrap();

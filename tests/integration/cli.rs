@@ -1,24 +1,9 @@
 //! The command line as a user meets it: bad input gives one clear line and a non-zero exit,
 //! never a panic; good input gives the table's answers.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("egtb-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
-
-fn egtb(tables: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_egtb"))
-        .arg("--tables")
-        .arg(tables)
-        .args(args)
-        .env_remove("EGTB_TABLES")
-        .output()
-        .expect("egtb runs")
-}
+use crate::support::{egtb, succeeds, temp_dir};
 
 /// Runs a command that must fail and returns its one error line.
 fn fails(tables: &Path, args: &[&str]) -> String {
@@ -33,16 +18,6 @@ fn fails(tables: &Path, args: &[&str]) -> String {
     );
     assert!(stderr.starts_with("egtb: error: "), "{stderr}");
     stderr
-}
-
-fn succeeds(tables: &Path, args: &[&str]) -> String {
-    let out = egtb(tables, args);
-    assert!(
-        out.status.success(),
-        "{args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("utf-8 output")
 }
 
 #[test]

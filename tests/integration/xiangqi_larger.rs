@@ -2,7 +2,6 @@
 //! values make it (read through the public API: decode, legal moves, play, flip, locate).
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::time::Instant;
 
 use egtb::games::xiangqi::{Position, Xiangqi, XiangqiRules, notation};
@@ -13,11 +12,7 @@ use egtb::solver::Silent;
 use egtb::table::TableSet;
 use egtb::value::Value;
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("egtb-xql-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
+use crate::support::temp_dir;
 
 /// Looks up positions of any material in solved tables.
 struct Prober<'t> {

@@ -1,12 +1,7 @@
-//! Helpers shared by the dark chess tests: fresh table folders, building, probing.
-
-#![allow(dead_code)]
-
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
+//! What the dark chess tests share: rule sets, materials, positions, building and probing.
 
 use egtb::games::darkchess::Position;
-use egtb::games::darkchess::{DarkChess, DarkRules};
+use egtb::games::darkchess::{Cannon, DarkChess, DarkRules, Stalemate};
 use egtb::games::{Game, IndexSpace};
 use egtb::generate::Generator;
 use egtb::material::{GameId, Material};
@@ -14,18 +9,13 @@ use egtb::solver::Silent;
 use egtb::table::TableSet;
 use egtb::value::Value;
 
-/// A fresh, empty folder for one test's tables.
-pub fn fresh_dir(tag: &str) -> PathBuf {
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "egtb-darkchess-{tag}-{}-{}",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
-}
+use super::temp_dir;
+
+/// The default rules, named: jumping cannons, a side with no move loses.
+pub const JUMP: DarkRules = DarkRules {
+    cannon: Cannon::Jump,
+    stalemate: Stalemate::Loss,
+};
 
 /// A canonical dark chess material from its name.
 pub fn material(name: &str) -> Material {
@@ -37,7 +27,7 @@ pub fn material(name: &str) -> Material {
 
 /// Builds a material's table (and its smaller tables) in a fresh folder.
 pub fn build(name: &str, rules: DarkRules) -> Generator<'static, DarkChess> {
-    let mut generator = Generator::new(&fresh_dir(name), rules, &Silent);
+    let mut generator = Generator::new(&temp_dir(name), rules, &Silent);
     generator.ensure(&material(name)).expect("table builds");
     generator
 }

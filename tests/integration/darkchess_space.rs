@@ -3,22 +3,16 @@
 //! the full-board count, and the children, exits and parents the solver sees are exactly what
 //! the legal moves (through the `Game` API) produce.
 
-mod darkchess_support;
-
 use std::collections::BTreeSet;
 
-use darkchess_support::{build, material, probe_in};
 use egtb::games::darkchess::Position;
 use egtb::games::darkchess::board::SYMMETRIES;
-use egtb::games::darkchess::{Cannon, DarkChess, DarkRules, Stalemate};
+use egtb::games::darkchess::{DarkChess, DarkRules};
 use egtb::games::{Game, IndexSpace};
 use egtb::material::{Material, Side};
 use egtb::solver::{Exits, Node, Space, Successors};
 
-const JUMP: DarkRules = DarkRules {
-    cannon: Cannon::Jump,
-    stalemate: Stalemate::Loss,
-};
+use crate::support::darkchess::{JUMP, build, material, probe_in};
 
 /// Full-board placements of a material for one side to move: 32! / ((32 - n)! * prod count!).
 fn placements(m: &Material) -> u64 {
@@ -139,24 +133,24 @@ fn cannons_and_kings_agree_with_brute_force_under_default_rules() {
 #[test]
 fn symmetric_anchors_agree_with_brute_force() {
     check_against_brute_force("AAvPP", JUMP);
-    check_against_brute_force("PPvPP", DarkRules::SEED);
+    check_against_brute_force("PPvPP", DarkRules::STEP_DRAW);
     check_against_brute_force("CCvEE", JUMP);
 }
 
 #[test]
-fn seed_rules_agree_with_brute_force() {
+fn stepping_cannons_and_drawn_stalemates_agree_with_brute_force() {
     for name in ["KPvK", "KCvKP"] {
-        check_against_brute_force(name, DarkRules::SEED);
+        check_against_brute_force(name, DarkRules::STEP_DRAW);
     }
     // Two elephants can wall a soldier into a corner: positions without a move exist.
-    assert!(check_against_brute_force("EEvP", DarkRules::SEED) > 0);
+    assert!(check_against_brute_force("EEvP", DarkRules::STEP_DRAW) > 0);
 }
 
 /// Random legal states of larger materials: every child lists the state among its parents and
 /// every parent lists it among its children.
 #[test]
 fn random_states_are_retro_consistent() {
-    for (name, rules) in [("AAvPPP", JUMP), ("CCvKPP", DarkRules::SEED), ("KCPvKA", JUMP)] {
+    for (name, rules) in [("AAvPPP", JUMP), ("CCvKPP", DarkRules::STEP_DRAW), ("KCPvKA", JUMP)] {
         let generator = build(name, rules);
         let m = material(name);
         let index = DarkChess::index(&m, rules).unwrap();

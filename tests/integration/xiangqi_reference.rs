@@ -1,8 +1,6 @@
 //! The small xiangqi tables reproduce the published full enumeration (repetition = draw, no move
 //! = loss): full-board counts per side to move and the longest DTM.
 
-use std::path::PathBuf;
-
 use egtb::games::Game;
 use egtb::games::xiangqi::{Xiangqi, XiangqiRules};
 use egtb::generate::Generator;
@@ -10,11 +8,7 @@ use egtb::material::{GameId, Material};
 use egtb::solver::Silent;
 use egtb::stats::{SideStats, table_stats};
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("egtb-xq-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
+use crate::support::temp_dir;
 
 /// Red to move (legal, win, draw), black to move (legal, loss, draw), longest DTM (red, black).
 type Expected = ((u64, u64, u64), (u64, u64, u64), (Option<u16>, Option<u16>));

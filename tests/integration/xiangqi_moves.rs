@@ -3,7 +3,6 @@
 //! rules, and worked positions (flying general, stalemate, the cannon screen, notation).
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
 
 use egtb::games::xiangqi::board::Kind;
 use egtb::games::xiangqi::{Move, Piece, Position, Xiangqi, XiangqiRules, notation};
@@ -13,11 +12,7 @@ use egtb::material::{GameId, Material, Side};
 use egtb::solver::{Node, Silent, Space, Successors};
 use egtb::value::Value;
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("egtb-xqm-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
+use crate::support::temp_dir;
 
 fn rules() -> XiangqiRules {
     XiangqiRules::default()

@@ -1,0 +1,70 @@
+//! The failures a program using the library must tell apart. The library's functions return
+//! `anyhow::Result`; where one of these failures arises, the error inside is an [`Error`], so
+//! that `err.downcast_ref::<egtb::Error>()` finds it (through any context added on the way), or
+//! `egtb::Error::from(err)` turns any error into one, the rest into [`Error::Other`].
+
+use std::fmt;
+use std::path::PathBuf;
+
+use crate::material::Material;
+
+/// A failure of the library, by kind.
+#[derive(Debug)]
+pub enum Error {
+    /// The table of `material` that the request needs has not been built; `command` builds it.
+    MissingTable {
+        material: Material,
+        path: PathBuf,
+        command: String,
+    },
+    /// A table file that exists but cannot be trusted (header, size or checksum wrong).
+    CorruptTable { path: PathBuf, reason: String },
+    /// Position text that is no legal position of the game.
+    IllegalPosition { reason: String },
+    /// No GPU adapter could be opened.
+    NoGpu { reason: String },
+    /// Any other failure, as its message.
+    Other(String),
+}
+
+impl Error {
+    /// Marks the failure to read a position (bad text or an illegal position).
+    pub fn illegal_position(err: anyhow::Error) -> anyhow::Error {
+        Error::IllegalPosition {
+            reason: format!("{err:#}"),
+        }
+        .into()
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::MissingTable {
+                material,
+                path,
+                command,
+            } => write!(
+                f,
+                "table {material} not found at {}; build it with: {command}",
+                path.display()
+            ),
+            Error::CorruptTable { reason, .. }
+            | Error::IllegalPosition { reason }
+            | Error::NoGpu { reason }
+            | Error::Other(reason) => f.write_str(reason),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<anyhow::Error> for Error {
+    /// The typed failure inside `err`, or [`Error::Other`] with its message.
+    fn from(err: anyhow::Error) -> Error {
+        match err.downcast::<Error>() {
+            Ok(typed) => typed,
+            Err(err) => Error::Other(format!("{err:#}")),
+        }
+    }
+}
