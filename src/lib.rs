@@ -4,6 +4,7 @@ pub mod commands;
 pub mod games;
 pub mod generate;
 pub mod material;
+pub mod plan;
 pub mod probe;
 pub mod progress;
 pub mod solver;

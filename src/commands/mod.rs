@@ -4,6 +4,7 @@
 pub mod bench;
 pub mod generate;
 pub mod list;
+pub mod plan;
 pub mod query;
 pub mod stats;
 pub mod verify;
