@@ -60,8 +60,8 @@ impl Cluster {
         for sub in ["munge", "state", "spool", "log"] {
             std::fs::create_dir_all(dir.join(sub)).unwrap();
         }
-        set_mode(&dir, 0o700);
-        // munged wants its socket folder open to all (the key file stays private).
+        // munged wants the folders of its socket open to all (the key file stays private).
+        set_mode(&dir, 0o755);
         set_mode(&dir.join("munge"), 0o755);
         let mut cluster = Cluster {
             conf: dir.join("slurm.conf"),
@@ -99,9 +99,13 @@ impl Cluster {
             format!("--seed-file={}", munge.join("seed").display()),
         ];
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let child = self.daemon("munged", &args, "munged.out");
+        let mut child = self.daemon("munged", &args, "munged.out");
+        self.wait_until("munged's socket", || {
+            let exited = child.try_wait().unwrap();
+            assert!(exited.is_none(), "munged exited; log in {}", self.dir.display());
+            socket.exists()
+        });
         self.daemons.push(child);
-        self.wait_until("munged's socket", || socket.exists());
     }
 
     fn write_conf(&self) {
