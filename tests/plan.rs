@@ -120,3 +120,49 @@ fn a_table_that_does_not_verify_stops_the_script() {
     assert!(err.contains("KRvK.egtb") && err.contains("delete"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `egtb plan` from the command line: bad input in one line, the plan as JSON.
+#[test]
+fn the_command_reports_bad_input_in_one_line_and_prints_json() {
+    let dir = temp_dir("cli");
+    let egtb = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_egtb"))
+            .arg("--tables")
+            .arg(&dir)
+            .args(args)
+            .env_remove("EGTB_TABLES")
+            .output()
+            .unwrap()
+    };
+    for (args, needle) in [
+        (&["plan", "chess"][..], "nothing to plan"),
+        (&["plan", "chess", "KXvK"], "'X'"),
+        (
+            &["plan", "chess", "KRvK", "--slurm", "--cpus-per-job", "0"],
+            "at least 1",
+        ),
+        (&["plan", "chess", "KRvK", "--slurm", "--backend", "tpu"], "backend"),
+    ] {
+        let out = egtb(args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?}");
+        assert!(
+            stderr.starts_with("egtb: error: ") && stderr.contains(needle),
+            "{args:?}: {stderr}"
+        );
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    }
+    let out = egtb(&["plan", "xiangqi", "KRvK", "--json"]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["rules"]["rules"], "draw");
+    let tables = json["tables"].as_array().unwrap();
+    let names: Vec<&str> = tables.iter().map(|t| t["material"].as_str().unwrap()).collect();
+    assert_eq!(names, ["KvK", "KRvK"]);
+    assert_eq!(tables[1]["reads"], serde_json::json!(["KvK"]));
+    assert_eq!(tables[1]["status"], "missing");
+    let script = String::from_utf8(egtb(&["plan", "xiangqi", "KRvK", "--slurm"]).stdout).unwrap();
+    assert!(
+        script.contains("generate xiangqi KRvK --tables ") && script.contains("--rules draw"),
+        "{script}"
+    );
+}
