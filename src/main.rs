@@ -62,6 +62,42 @@ enum Command {
         #[arg(long)]
         uncompressed: bool,
     },
+    /// Show the tables a batch needs in dependency order, with state counts, estimated peak
+    /// memory and whether each is present; or the batch as Slurm jobs (--slurm).
+    Plan {
+        /// chess, xiangqi or darkchess.
+        game: String,
+        /// Materials such as KQvKR (first side, v, second side).
+        materials: Vec<String>,
+        /// Plan every supported material with at most this many pieces.
+        #[arg(long)]
+        pieces: Option<usize>,
+        /// Print a bash script that submits one Slurm job per table still to build, each after
+        /// the jobs of the tables it reads.
+        #[arg(long)]
+        slurm: bool,
+        /// Slurm partition of the jobs.
+        #[arg(long, requires = "slurm")]
+        partition: Option<String>,
+        /// CPUs per job (the solver runs as many threads).
+        #[arg(long, requires = "slurm", default_value_t = 1)]
+        cpus_per_job: u32,
+        /// GPUs per job (--gres=gpu:N).
+        #[arg(long, requires = "slurm")]
+        gpus_per_job: Option<u32>,
+        /// Ask for each job's estimated peak memory (--mem).
+        #[arg(long, requires = "slurm")]
+        mem_from_estimate: bool,
+        /// Folder of the jobs' logs (default: slurm-logs in the tables folder).
+        #[arg(long, requires = "slurm")]
+        logs: Option<PathBuf>,
+        /// The jobs' solver: gpu, cpu or auto (egtb generate's default when not given).
+        #[arg(long, requires = "slurm")]
+        backend: Option<String>,
+        /// Run the script (sbatch) and print the job ids instead of printing it.
+        #[arg(long, requires = "slurm")]
+        submit: bool,
+    },
     /// Show a position's value and every legal move's outcome (the game is told by the position).
     Query { position: String },
     /// Show the best-play line from a position to the end of the game.
@@ -164,6 +200,34 @@ fn run(cli: Cli) -> Result<()> {
                 encoding: if uncompressed { Encoding::Raw } else { Encoding::DEFAULT },
             };
             with_game!(GameId::parse(&game)?, G => commands::generate::run::<G>(&env, &request))
+        }
+        Command::Plan {
+            game,
+            materials,
+            pieces,
+            slurm,
+            partition,
+            cpus_per_job,
+            gpus_per_job,
+            mem_from_estimate,
+            logs,
+            backend,
+            submit,
+        } => {
+            let request = commands::plan::Request {
+                materials,
+                pieces,
+                slurm: slurm.then_some(commands::plan::SlurmRequest {
+                    partition,
+                    cpus_per_job,
+                    gpus_per_job,
+                    mem_from_estimate,
+                    logs,
+                    backend,
+                    submit,
+                }),
+            };
+            with_game!(GameId::parse(&game)?, G => commands::plan::run::<G>(&env, &request))
         }
         Command::Query { position } => {
             with_game!(commands::detect_game(&position)?, G => commands::query::query::<G>(&env, &position))

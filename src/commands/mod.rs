@@ -6,6 +6,7 @@ pub mod convert;
 pub mod generate;
 pub mod list;
 pub mod play;
+pub mod plan;
 pub mod query;
 pub mod serve;
 pub mod stats;

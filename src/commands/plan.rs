@@ -1,0 +1,197 @@
+//! `egtb plan`: the tables a batch needs in dependency order, or the batch as Slurm jobs.
+
+use std::path::PathBuf;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use anyhow::{Context, Result, bail};
+use serde_json::json;
+
+use super::{Env, parse_material};
+use crate::games::Game;
+use crate::generate::Backend;
+use crate::material::Material;
+use crate::plan::slurm::{self, JobOptions};
+use crate::plan::{Plan, Presence};
+
+/// What to plan.
+#[derive(Clone, Debug)]
+pub struct Request {
+    /// Material names; empty with `pieces` for a whole set.
+    pub materials: Vec<String>,
+    /// Every supported material with at most this many pieces.
+    pub pieces: Option<usize>,
+    /// Write (or submit) Slurm jobs instead of printing the plan.
+    pub slurm: Option<SlurmRequest>,
+}
+
+/// The Slurm options of `egtb plan --slurm`.
+#[derive(Clone, Debug)]
+pub struct SlurmRequest {
+    pub partition: Option<String>,
+    pub cpus_per_job: u32,
+    pub gpus_per_job: Option<u32>,
+    pub mem_from_estimate: bool,
+    /// Folder of the jobs' logs (default: `slurm-logs` in the tables folder).
+    pub logs: Option<PathBuf>,
+    pub backend: Option<String>,
+    /// Run the script instead of printing it.
+    pub submit: bool,
+}
+
+/// Prints the plan, or its Slurm script, or submits the script and prints the job ids.
+pub fn run<G: Game>(env: &Env, request: &Request) -> Result<()> {
+    let rules = env.rules::<G>()?;
+    let mut materials: Vec<Material> = Vec::new();
+    for name in &request.materials {
+        materials.push(parse_material::<G>(name)?.0);
+    }
+    if let Some(pieces) = request.pieces {
+        materials.extend(G::materials(pieces));
+    }
+    if materials.is_empty() {
+        bail!("nothing to plan: name a material (for example KQvKR) or give --pieces N");
+    }
+    let dir = std::path::absolute(&env.tables)?;
+    let plan = Plan::new::<G>(&dir, rules, &materials)?;
+    match &request.slurm {
+        None => print_plan(env, &plan),
+        Some(slurm) => run_slurm(env, &plan, slurm),
+    }
+}
+
+fn print_plan(env: &Env, plan: &Plan) -> Result<()> {
+    if env.json {
+        let tables: Vec<_> = plan
+            .tables
+            .iter()
+            .map(|t| {
+                json!({
+                    "material": t.material.to_string(),
+                    "pieces": t.material.pieces(),
+                    "states": t.states,
+                    "peak_bytes": t.peak_bytes,
+                    "reads": t.reads.iter().map(|m| m.to_string()).collect::<Vec<_>>(),
+                    "path": t.path.display().to_string(),
+                    "status": t.presence.word(),
+                    "error": match &t.presence { Presence::Bad(why) => Some(why), _ => None },
+                })
+            })
+            .collect();
+        let rules: serde_json::Map<String, serde_json::Value> =
+            plan.rules.iter().map(|(k, v)| (k.clone(), v.clone().into())).collect();
+        let out = json!({
+            "game": plan.game.name(),
+            "rules": rules,
+            "tables_dir": plan.dir.display().to_string(),
+            "tables": tables,
+        });
+        println!("{out}");
+        return Ok(());
+    }
+    println!(
+        "Plan for {}: {} tables in dependency order, in {}",
+        plan.game,
+        plan.tables.len(),
+        plan.dir.display()
+    );
+    println!(
+        "{:<16}{:>7}{:>16}{:>12}  {:<9}reads",
+        "table", "pieces", "states", "peak MiB", "status"
+    );
+    for t in &plan.tables {
+        let reads: Vec<String> = t.reads.iter().map(|m| m.to_string()).collect();
+        println!(
+            "{:<16}{:>7}{:>16}{:>12.1}  {:<9}{}",
+            t.material.to_string(),
+            t.material.pieces(),
+            t.states,
+            mib(t.peak_bytes),
+            t.presence.word(),
+            if reads.is_empty() {
+                "-".to_string()
+            } else {
+                reads.join(" ")
+            }
+        );
+    }
+    for t in &plan.tables {
+        if let Presence::Bad(why) = &t.presence {
+            println!("bad: {why}");
+        }
+    }
+    let build: Vec<_> = plan.to_build().collect();
+    println!(
+        "To build: {} tables, {} states, largest peak {:.1} MiB; {} present.",
+        build.len(),
+        build.iter().map(|t| t.states).sum::<u64>(),
+        mib(build.iter().map(|t| t.peak_bytes).max().unwrap_or(0)),
+        plan.tables.len() - build.len()
+    );
+    Ok(())
+}
+
+fn run_slurm(env: &Env, plan: &Plan, request: &SlurmRequest) -> Result<()> {
+    if let Some(backend) = &request.backend {
+        Backend::parse(backend)?;
+    }
+    if request.cpus_per_job == 0 {
+        bail!("--cpus-per-job must be at least 1");
+    }
+    let logs = request.logs.clone().unwrap_or_else(|| plan.dir.join("slurm-logs"));
+    let options = JobOptions {
+        egtb: std::env::current_exe().context("cannot find the egtb executable")?,
+        logs: std::path::absolute(&logs)?,
+        partition: request.partition.clone(),
+        cpus_per_job: request.cpus_per_job,
+        gpus_per_job: request.gpus_per_job,
+        mem_from_estimate: request.mem_from_estimate,
+        backend: request.backend.clone(),
+    };
+    let script = slurm::script(plan, &options)?;
+    if !request.submit {
+        if env.json {
+            println!("{}", json!({ "script": script }));
+        } else {
+            print!("{script}");
+        }
+        return Ok(());
+    }
+    let to_build = plan.to_build().count();
+    if to_build == 0 {
+        if env.json {
+            println!("{}", json!({ "jobs": [] }));
+        } else {
+            println!(
+                "Nothing to submit: all {} tables are present and verify.",
+                plan.tables.len()
+            );
+        }
+        return Ok(());
+    }
+    let stamp = SystemTime::now().duration_since(UNIX_EPOCH)?.as_millis();
+    let path = options.logs.join(format!("submit-{}-{stamp}.sh", plan.game));
+    let jobs = slurm::submit(&script, &path)?;
+    if env.json {
+        let jobs: Vec<_> = jobs
+            .iter()
+            .map(|j| json!({ "material": j.material, "job_id": j.job_id }))
+            .collect();
+        println!("{}", json!({ "script": path.display().to_string(), "jobs": jobs }));
+    } else {
+        for job in &jobs {
+            println!("{:<16}{}", job.material, job.job_id);
+        }
+        println!(
+            "Submitted {} jobs ({} tables present and reused); script {}, logs in {}.",
+            jobs.len(),
+            plan.tables.len() - to_build,
+            path.display(),
+            options.logs.display()
+        );
+    }
+    Ok(())
+}
+
+fn mib(bytes: u64) -> f64 {
+    bytes as f64 / (1 << 20) as f64
+}

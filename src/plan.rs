@@ -1,0 +1,170 @@
+//! The plan of a batch: every table it needs in dependency order (each after the tables its
+//! exits read), with its state count, estimated peak memory and whether it is already present,
+//! so that a batch can be split into one job per table on a cluster ([`slurm`]).
+
+pub mod slurm;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+
+use crate::games::{Game, IndexSpace, Rules};
+use crate::generate::{expected_header, table_path};
+use crate::material::{GameId, Material};
+use crate::table::Table;
+
+/// Bytes a state of the table being built takes while it is solved (16-bit entry and 8-bit
+/// counter).
+pub const WORKING_BYTES_PER_STATE: u64 = 3;
+/// Bytes a state of a smaller table takes once mapped (the table file's entries).
+pub const MAPPED_BYTES_PER_STATE: u64 = 2;
+/// The program beside the tables (about 5 MiB) and a GPU driver that the auto backend opens to
+/// look for an adapter (73 MiB measured with Mesa's llvmpipe; hardware drivers differ).
+pub const BASE_BYTES: u64 = 128 << 20;
+
+/// Estimated peak resident memory of generating a table of `states` states while the smaller
+/// tables it loads, `mapped_states` states in all, are mapped (they are verified on load, so every
+/// page of them is touched). The one place where generation's memory is estimated.
+pub fn estimate_peak_bytes(states: u64, mapped_states: u64) -> u64 {
+    BASE_BYTES + WORKING_BYTES_PER_STATE * states + MAPPED_BYTES_PER_STATE * mapped_states
+}
+
+/// Whether a table's file is there.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Presence {
+    /// No file: the table is to be built.
+    Missing,
+    /// The file is there and verifies: the table is reused.
+    Present,
+    /// A file is there but cannot be used (why): generation would stop on it.
+    Bad(String),
+}
+
+impl Presence {
+    /// One word for the status column and JSON.
+    pub fn word(&self) -> &'static str {
+        match self {
+            Presence::Missing => "missing",
+            Presence::Present => "present",
+            Presence::Bad(_) => "bad",
+        }
+    }
+}
+
+/// One table of a batch.
+#[derive(Clone, Debug)]
+pub struct PlannedTable {
+    pub material: Material,
+    /// The tables this one's exits read directly (each earlier in the plan).
+    pub reads: Vec<Material>,
+    pub states: u64,
+    /// States of every table generating this one loads: the tables it reads and theirs.
+    pub mapped_states: u64,
+    /// [`estimate_peak_bytes`] of this table.
+    pub peak_bytes: u64,
+    pub path: PathBuf,
+    pub presence: Presence,
+    /// Positions in the plan of every table that generating this one loads.
+    loads: Vec<usize>,
+}
+
+/// The tables of a batch in dependency order.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub game: GameId,
+    /// The rule options every table is built under, `key=value`, defaults included.
+    pub rules: Vec<(String, String)>,
+    /// The tables folder.
+    pub dir: PathBuf,
+    pub tables: Vec<PlannedTable>,
+}
+
+impl Plan {
+    /// Plans the tables of `materials` (canonical) and every table they need, under `rules`,
+    /// in the folder `dir`; present tables are verified.
+    pub fn new<G: Game>(dir: &Path, rules: G::Rules, materials: &[Material]) -> Result<Plan> {
+        let mut plan = Plan {
+            game: G::ID,
+            rules: rules
+                .options()
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            dir: dir.to_path_buf(),
+            tables: Vec::new(),
+        };
+        let mut position = HashMap::new();
+        for material in materials {
+            plan.visit::<G>(material, rules, &mut position)?;
+        }
+        Ok(plan)
+    }
+
+    /// Adds a material after every table it reads (depth first), once.
+    fn visit<G: Game>(
+        &mut self,
+        material: &Material,
+        rules: G::Rules,
+        position: &mut HashMap<Material, usize>,
+    ) -> Result<()> {
+        if position.contains_key(material) {
+            return Ok(());
+        }
+        G::check_material(material)?;
+        let reads = G::sub_materials(material);
+        for sub in &reads {
+            self.visit::<G>(sub, rules, position)?;
+        }
+        let index = G::index(material, rules)?;
+        let states = index.states();
+        let mut loads: Vec<usize> = Vec::new();
+        for sub in &reads {
+            let i = position[sub];
+            loads.push(i);
+            loads.extend_from_slice(&self.tables[i].loads);
+        }
+        loads.sort_unstable();
+        loads.dedup();
+        let mapped_states = loads.iter().map(|&i| self.tables[i].states).sum();
+        let path = table_path::<G>(&self.dir, material, rules);
+        let presence = if path.exists() {
+            match Table::open(&path, &expected_header::<G>(material, rules, &index)) {
+                Ok(_) => Presence::Present,
+                Err(e) => Presence::Bad(format!("{e:#}")),
+            }
+        } else {
+            Presence::Missing
+        };
+        position.insert(*material, self.tables.len());
+        self.tables.push(PlannedTable {
+            material: *material,
+            reads,
+            states,
+            mapped_states,
+            peak_bytes: estimate_peak_bytes(states, mapped_states),
+            path,
+            presence,
+            loads,
+        });
+        Ok(())
+    }
+
+    /// Where a material is in the plan.
+    pub fn position(&self, material: &Material) -> Option<usize> {
+        self.tables.iter().position(|t| t.material == *material)
+    }
+
+    /// The tables still to build (missing or bad), in dependency order.
+    pub fn to_build(&self) -> impl Iterator<Item = &PlannedTable> {
+        self.tables.iter().filter(|t| t.presence != Presence::Present)
+    }
+
+    /// The rule options as command-line arguments (`--key value`), as `egtb generate` takes them.
+    pub fn rule_args(&self) -> Vec<String> {
+        self.rules
+            .iter()
+            .flat_map(|(k, v)| [format!("--{k}"), v.clone()])
+            .collect()
+    }
+}

@@ -1,0 +1,168 @@
+//! The plan of a batch: every table after the tables it reads, none twice; present tables
+//! recognised and left out of the Slurm script with the dependencies on them.
+
+use std::path::{Path, PathBuf};
+
+use egtb::games::Game;
+use egtb::games::chess::Chess;
+use egtb::games::xiangqi::Xiangqi;
+use egtb::generate::Generator;
+use egtb::material::{GameId, Material};
+use egtb::plan::slurm::{JobOptions, script};
+use egtb::plan::{Plan, Presence, estimate_peak_bytes};
+use egtb::solver::Silent;
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("egtb-plan-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn options(dir: &Path) -> JobOptions {
+    JobOptions {
+        egtb: PathBuf::from("/opt/egtb/bin/egtb"),
+        logs: dir.join("logs"),
+        partition: Some("gpu".into()),
+        cpus_per_job: 4,
+        gpus_per_job: Some(1),
+        mem_from_estimate: true,
+        backend: None,
+    }
+}
+
+/// Every table after the tables it reads, each once, and the requested ones all there.
+fn assert_dependency_order(plan: &Plan, requested: &[Material]) {
+    for (i, table) in plan.tables.iter().enumerate() {
+        assert_eq!(plan.position(&table.material), Some(i), "{} twice", table.material);
+        for read in &table.reads {
+            let j = plan.position(read).unwrap_or_else(|| panic!("{read} missing"));
+            assert!(j < i, "{} before {read}, which it reads", table.material);
+        }
+        assert!(table.peak_bytes >= estimate_peak_bytes(table.states, 0));
+    }
+    for m in requested {
+        assert!(plan.position(m).is_some(), "{m} not planned");
+    }
+}
+
+#[test]
+fn whole_sets_are_planned_in_dependency_order() {
+    let dir = temp_dir("order");
+    let chess = Chess::materials(5);
+    let plan = Plan::new::<Chess>(&dir, Default::default(), &chess).unwrap();
+    assert_dependency_order(&plan, &chess);
+    assert_eq!(plan.tables.len(), 85);
+    let states: u64 = plan.tables.iter().map(|t| t.states).sum();
+    assert_eq!(states, 9_403_138_668);
+    assert!(plan.tables.iter().all(|t| t.presence == Presence::Missing));
+    let xiangqi = Xiangqi::materials(4);
+    let plan = Plan::new::<Xiangqi>(&dir, Default::default(), &xiangqi).unwrap();
+    assert_dependency_order(&plan, &xiangqi);
+}
+
+#[test]
+fn present_tables_and_their_dependencies_are_left_out_of_the_script() {
+    let dir = temp_dir("present");
+    let krvkn = Material::parse(GameId::Chess, "KRvKN").unwrap();
+    let krvk = Material::parse(GameId::Chess, "KRvK").unwrap();
+    Generator::<Chess>::new(&dir, Default::default(), &Silent)
+        .ensure(&krvk)
+        .unwrap();
+    let plan = Plan::new::<Chess>(&dir, Default::default(), &[krvkn]).unwrap();
+    let status: Vec<(String, &str)> = plan
+        .tables
+        .iter()
+        .map(|t| (t.material.to_string(), t.presence.word()))
+        .collect();
+    assert_eq!(
+        status,
+        [
+            ("KvK".to_string(), "present"),
+            ("KNvK".to_string(), "missing"),
+            ("KRvK".to_string(), "present"),
+            ("KRvKN".to_string(), "missing")
+        ]
+    );
+    let text = script(&plan, &options(&dir)).unwrap();
+    let submits: Vec<&str> = text.lines().filter(|l| l.contains("sbatch")).collect();
+    assert_eq!(submits.len(), 2, "{text}");
+    assert!(submits[0].starts_with("job_KNvK=") && !submits[0].contains("--dependency"));
+    assert!(submits[1].starts_with("job_KRvKN=") && submits[1].contains("--dependency=afterok:$job_KNvK "));
+    for word in [
+        "--cpus-per-task=4",
+        "--gres=gpu:1",
+        "--partition=gpu",
+        "--kill-on-invalid-dep=yes",
+        "--mem=",
+        "--wrap='/opt/egtb/bin/egtb generate chess KRvKN --tables ",
+        "--threads 4'",
+    ] {
+        assert!(submits[1].contains(word), "{word} missing: {}", submits[1]);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_table_that_does_not_verify_stops_the_script() {
+    let dir = temp_dir("bad");
+    let krvk = Material::parse(GameId::Chess, "KRvK").unwrap();
+    Generator::<Chess>::new(&dir, Default::default(), &Silent)
+        .ensure(&krvk)
+        .unwrap();
+    let path = dir.join("chess").join("KRvK.egtb");
+    let mut bytes = std::fs::read(&path).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 1;
+    std::fs::write(&path, bytes).unwrap();
+    let plan = Plan::new::<Chess>(&dir, Default::default(), &[krvk]).unwrap();
+    assert!(matches!(plan.tables[1].presence, Presence::Bad(_)));
+    let err = script(&plan, &options(&dir)).unwrap_err().to_string();
+    assert!(err.contains("KRvK.egtb") && err.contains("delete"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `egtb plan` from the command line: bad input in one line, the plan as JSON.
+#[test]
+fn the_command_reports_bad_input_in_one_line_and_prints_json() {
+    let dir = temp_dir("cli");
+    let egtb = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_egtb"))
+            .arg("--tables")
+            .arg(&dir)
+            .args(args)
+            .env_remove("EGTB_TABLES")
+            .output()
+            .unwrap()
+    };
+    for (args, needle) in [
+        (&["plan", "chess"][..], "nothing to plan"),
+        (&["plan", "chess", "KXvK"], "'X'"),
+        (
+            &["plan", "chess", "KRvK", "--slurm", "--cpus-per-job", "0"],
+            "at least 1",
+        ),
+        (&["plan", "chess", "KRvK", "--slurm", "--backend", "tpu"], "backend"),
+    ] {
+        let out = egtb(args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?}");
+        assert!(
+            stderr.starts_with("egtb: error: ") && stderr.contains(needle),
+            "{args:?}: {stderr}"
+        );
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    }
+    let out = egtb(&["plan", "xiangqi", "KRvK", "--json"]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["rules"]["rules"], "draw");
+    let tables = json["tables"].as_array().unwrap();
+    let names: Vec<&str> = tables.iter().map(|t| t["material"].as_str().unwrap()).collect();
+    assert_eq!(names, ["KvK", "KRvK"]);
+    assert_eq!(tables[1]["reads"], serde_json::json!(["KvK"]));
+    assert_eq!(tables[1]["status"], "missing");
+    let script = String::from_utf8(egtb(&["plan", "xiangqi", "KRvK", "--slurm"]).stdout).unwrap();
+    assert!(
+        script.contains("generate xiangqi KRvK --tables ") && script.contains("--rules draw"),
+        "{script}"
+    );
+}
