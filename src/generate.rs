@@ -8,8 +8,10 @@ use anyhow::{Result, bail};
 
 use crate::games::{Game, IndexSpace, Rules};
 use crate::material::Material;
+use crate::rulings;
+use crate::solver::Progress;
 use crate::solver::gpu::{Gpu, GpuOptions, KernelTime};
-use crate::solver::{Progress, cpu};
+use crate::solver::rounds::Ruling;
 use crate::table::{self, Header, Table, TableSet};
 use crate::value::Entry;
 
@@ -44,6 +46,10 @@ pub struct Solved {
     pub wall: Duration,
     /// GPU kernel time from timestamp queries, where the adapter has them.
     pub kernel: Option<KernelTime>,
+    /// Positions ruled lost by repetition rules (xiangqi's Asian rules), ordered by state.
+    pub rulings: Vec<Ruling>,
+    /// Rounds of rulings that ruled something.
+    pub rounds: u16,
 }
 
 /// How one table came to be available.
@@ -134,6 +140,9 @@ impl<'p, G: Game> Generator<'p, G> {
             return Ok(table);
         }
         let solved = self.solve(material, self.backend)?;
+        if !solved.rulings.is_empty() {
+            rulings::write(&rulings::rulings_path(&path), &expect.material, &solved.rulings)?;
+        }
         table::write(&path, expect.clone(), &solved.entries)?;
         let Solved {
             entries, solver, wall, ..
@@ -167,14 +176,15 @@ impl<'p, G: Game> Generator<'p, G> {
             }
         }
         let start = Instant::now();
-        let space = G::space(&index, self.rules, &self.tables)?;
-        let entries = cpu::solve(&space, self.progress);
+        let solution = G::solve_cpu(&index, self.rules, &self.tables, self.progress)?;
         let solver = format!("CPU solver ({} threads)", rayon::current_num_threads());
         Ok(Solved {
-            entries,
+            entries: solution.entries,
             solver,
             wall: start.elapsed(),
             kernel: None,
+            rulings: solution.rulings,
+            rounds: solution.rounds,
         })
     }
 
@@ -203,6 +213,8 @@ impl<'p, G: Game> Generator<'p, G> {
             solver,
             wall: start.elapsed(),
             kernel: solution.kernel_time,
+            rulings: Vec::new(),
+            rounds: 0,
         })
     }
 }

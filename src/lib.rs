@@ -6,6 +6,7 @@ pub mod generate;
 pub mod material;
 pub mod probe;
 pub mod progress;
+pub mod rulings;
 pub mod solver;
 pub mod stats;
 pub mod table;

@@ -1,0 +1,319 @@
+//! Xiangqi under the Asian rules (`--rules asian`): what a check and a chase are, and one round
+//! of perpetual check and perpetual chase rulings among the draws of a solve.
+//!
+//! The side that moves is X, its opponent Y. From a drawn position X checks perpetually when
+//! every move of X that does not lose (a move into a drawn position; a capture into a drawn
+//! smaller ending escapes the rule) gives check, into a position where Y has a drawing answer
+//! that keeps the cycle going. X chases perpetually when every such move chases one and the same
+//! Y piece. Both sets are greatest fixed points: mark the candidates, then remove the false
+//! marks until nothing changes. Y's answer that keeps the cycle must not itself check (both
+//! sides checking cancels, and a checker against a chaser loses), and against a chase must not
+//! chase either (both sides chasing cancels). Positions of the sets are lost for X.
+
+use rayon::prelude::*;
+
+use super::geometry::{Kind, NONE, geometry, rank};
+use super::index::{MAX_PIECES, XiangqiIndex};
+use super::moves::Board;
+use super::space::XiangqiSpace;
+use crate::material::{Material, Side};
+use crate::solver::rounds::Reason;
+use crate::value::{DRAW, Entry, Value};
+
+/// Whether the Asian rules can change anything in a material: both sides have an attacking
+/// piece (rook, cannon, horse or pawn). In other materials the Asian table is the default one.
+pub fn rules_apply(material: &Material) -> bool {
+    Side::BOTH.into_iter().all(|side| {
+        [Kind::Rook, Kind::Cannon, Kind::Horse, Kind::Pawn]
+            .into_iter()
+            .any(|kind| material.count(side, kind.index()) > 0)
+    })
+}
+
+/// What a move is under the rules.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Threats {
+    /// It gives check.
+    pub check: bool,
+    /// Squares of the opponent's pieces it chases (bit per square).
+    pub chases: u128,
+}
+
+/// Per piece slot of `side`, the squares of enemy pieces (kings excepted) it could legally
+/// capture with `side` to move. Kings and pawns never chase, so they are left out.
+pub fn attacks(board: &mut Board, side: usize) -> [u128; MAX_PIECES] {
+    let layout = board.layout;
+    let enemy_king = board.squares[layout.king(1 - side)];
+    let mut out = [0; MAX_PIECES];
+    let (start, end) = layout.sides[side];
+    for (slot, found) in out.iter_mut().enumerate().take(end).skip(start) {
+        if board.squares[slot] == NONE || matches!(layout.kind[slot], Kind::King | Kind::Pawn) {
+            continue;
+        }
+        for &to in board.targets(slot).as_slice() {
+            if to != enemy_king && board.side_occupied[1 - side] & (1u128 << to) != 0 && legal(board, slot, to) {
+                *found |= 1u128 << to;
+            }
+        }
+    }
+    out
+}
+
+/// Whether moving the piece in `slot` to `to` leaves its own king safe.
+fn legal(board: &mut Board, slot: usize, to: u8) -> bool {
+    let side = usize::from(board.layout.side[slot]);
+    let undo = board.make(slot, to);
+    let safe = !board.in_check(side);
+    board.unmake(undo);
+    safe
+}
+
+/// Whether the piece in `slot` can legally capture what stands on `square`.
+fn can_capture(board: &mut Board, slot: usize, square: u8) -> bool {
+    board.squares[slot] != NONE && board.targets(slot).as_slice().contains(&square) && legal(board, slot, square)
+}
+
+/// Whether a pawn of `side` on `square` has crossed the river.
+fn crossed(side: usize, square: u8) -> bool {
+    if side == 0 {
+        rank(square) >= 5
+    } else {
+        rank(square) <= 4
+    }
+}
+
+/// Whether the attack of the piece in `attacker` on the enemy piece on `square` counts as a
+/// chase: a rook attacked by a horse or a cannon always; otherwise only an unprotected target
+/// (no legal recapture on its point), a pawn only once across the river, and a rook, horse or
+/// cannon attacked by its own kind only when it cannot capture the attacker back.
+fn counts(board: &mut Board, attacker: usize, square: u8) -> bool {
+    let layout = board.layout;
+    let side = usize::from(layout.side[attacker]);
+    let enemy = 1 - side;
+    let (start, end) = layout.sides[enemy];
+    let target = (start..end)
+        .find(|&s| board.squares[s] == square)
+        .expect("an attacked square holds an enemy piece");
+    let (by, kind) = (layout.kind[attacker], layout.kind[target]);
+    if kind == Kind::Rook && matches!(by, Kind::Horse | Kind::Cannon) {
+        return true;
+    }
+    if kind == Kind::Pawn && !crossed(enemy, square) {
+        return false;
+    }
+    if by == kind && can_capture(board, target, board.squares[attacker]) {
+        return false;
+    }
+    let undo = board.make(attacker, square);
+    let protected = (start..end).any(|s| can_capture(board, s, square));
+    board.unmake(undo);
+    !protected
+}
+
+/// What the move just made on `after` by `mover` is: a check, and the chases it creates: threats
+/// that count and that were not there before (`before`: [`attacks`] of the position before the
+/// move), by the moved piece or by a line it opened.
+pub fn threats(after: &mut Board, mover: usize, before: &[u128; MAX_PIECES]) -> Threats {
+    let check = after.in_check(1 - mover);
+    let now = attacks(after, mover);
+    let mut chases = 0u128;
+    for (slot, (&now, &before)) in now.iter().zip(before).enumerate() {
+        let mut new = now & !before & !chases;
+        while new != 0 {
+            let square = new.trailing_zeros() as u8;
+            new &= new - 1;
+            if counts(after, slot, square) {
+                chases |= 1u128 << square;
+            }
+        }
+    }
+    Threats { check, chases }
+}
+
+/// A move from a drawn position into a drawn in-table position.
+#[derive(Clone, Copy, Debug)]
+struct Step {
+    /// The canonical child state.
+    child: u64,
+    /// The child is the mirror image of the board after the move.
+    mirrored: bool,
+    from: u8,
+    to: u8,
+    threats: Threats,
+}
+
+/// A drawn position: whether a capture into a drawn smaller ending escapes, and its drawing
+/// in-table moves.
+struct DrawNode {
+    state: u64,
+    escapes: bool,
+    steps: Vec<Step>,
+}
+
+/// The drawn positions of a round and their drawing moves.
+struct Draws {
+    nodes: Vec<DrawNode>,
+    /// Per state, its node, or `u32::MAX`.
+    node_of: Vec<u32>,
+}
+
+impl Draws {
+    fn find(space: &XiangqiSpace, index: &XiangqiIndex, entries: &[Entry]) -> Draws {
+        let nodes: Vec<DrawNode> = entries
+            .par_iter()
+            .enumerate()
+            .filter(|&(_, &e)| e == DRAW)
+            .map(|(state, _)| draw_node(space, index, entries, state as u64))
+            .collect();
+        let mut node_of = vec![u32::MAX; entries.len()];
+        for (i, node) in nodes.iter().enumerate() {
+            node_of[node.state as usize] = u32::try_from(i).expect("fewer than 2^32 draws");
+        }
+        Draws { nodes, node_of }
+    }
+
+    fn node(&self, state: u64) -> &DrawNode {
+        &self.nodes[self.node_of[state as usize] as usize]
+    }
+
+    fn index(&self, state: u64) -> usize {
+        self.node_of[state as usize] as usize
+    }
+}
+
+fn draw_node(space: &XiangqiSpace, index: &XiangqiIndex, entries: &[Entry], state: u64) -> DrawNode {
+    let mut decoded = index.decode_state(state).expect("a drawn state is legal");
+    let mover = decoded.to_move;
+    let layout = &index.layout;
+    let child_base = (1 - mover) as u64 * index.per_side;
+    let before = attacks(&mut decoded.board, mover);
+    let start = decoded.board.squares;
+    let mut escapes = false;
+    let mut steps = Vec::new();
+    decoded.board.for_each_legal_move(mover, |board, slot, victim| {
+        if victim != NONE {
+            escapes |= space.exit_value(board, usize::from(victim), 1 - mover) == Value::Draw;
+            return;
+        }
+        let (child, mirrored) = layout.slot_after(&decoded.digits, &board.squares, slot);
+        let child = child_base + child;
+        if entries[child as usize] != DRAW {
+            return;
+        }
+        let mut after = board.clone();
+        steps.push(Step {
+            child,
+            mirrored,
+            from: start[slot],
+            to: board.squares[slot],
+            threats: threats(&mut after, mover, &before),
+        });
+    });
+    DrawNode { state, escapes, steps }
+}
+
+/// One round: the drawn states (under `entries`) that the rules rule lost, with the reason.
+pub fn rulings(space: &XiangqiSpace, index: &XiangqiIndex, entries: &[Entry]) -> Vec<(u64, Reason)> {
+    let draws = Draws::find(space, index, entries);
+    let checks = perpetual_checks(&draws);
+    let chases = perpetual_chases(&draws);
+    draws
+        .nodes
+        .iter()
+        .zip(checks.iter().zip(&chases))
+        .filter_map(|(node, (&check, &chase))| {
+            if check {
+                Some((node.state, Reason::PerpetualCheck))
+            } else if chase != 0 {
+                Some((node.state, Reason::PerpetualChase))
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
+/// Whether the mover of a node may be in a perpetual: no escape and at least one drawing move,
+/// all of them of the kind `all` accepts.
+fn candidate(node: &DrawNode, all: impl Fn(&Threats) -> bool) -> bool {
+    !node.escapes && !node.steps.is_empty() && node.steps.iter().all(|s| all(&s.threats))
+}
+
+/// Per node: the mover can only go on checking perpetually.
+fn perpetual_checks(draws: &Draws) -> Vec<bool> {
+    let mut marked: Vec<bool> = draws
+        .nodes
+        .par_iter()
+        .map(|node| candidate(node, |t| t.check))
+        .collect();
+    loop {
+        let next: Vec<bool> = draws
+            .nodes
+            .par_iter()
+            .enumerate()
+            .map(|(i, node)| {
+                marked[i]
+                    && node.steps.iter().all(|step| {
+                        draws
+                            .node(step.child)
+                            .steps
+                            .iter()
+                            .any(|answer| !answer.threats.check && marked[draws.index(answer.child)])
+                    })
+            })
+            .collect();
+        if next == marked {
+            return marked;
+        }
+        marked = next;
+    }
+}
+
+/// Per node: the squares of the pieces the mover can only go on chasing perpetually.
+fn perpetual_chases(draws: &Draws) -> Vec<u128> {
+    let mirror = &geometry().mirror;
+    let map = |square: u8, mirrored: bool| if mirrored { mirror[usize::from(square)] } else { square };
+    let mut marked: Vec<u128> = draws
+        .nodes
+        .par_iter()
+        .map(|node| {
+            if candidate(node, |t| !t.check) {
+                node.steps.iter().fold(!0, |m, s| m & s.threats.chases)
+            } else {
+                0
+            }
+        })
+        .collect();
+    loop {
+        let next: Vec<u128> = draws
+            .nodes
+            .par_iter()
+            .enumerate()
+            .map(|(i, node)| {
+                let mut kept = 0u128;
+                let mut targets = marked[i];
+                while targets != 0 {
+                    let target = targets.trailing_zeros() as u8;
+                    targets &= targets - 1;
+                    let keeps = node.steps.iter().all(|step| {
+                        let at_child = map(target, step.mirrored);
+                        draws.node(step.child).steps.iter().any(|answer| {
+                            let quiet = !answer.threats.check && answer.threats.chases == 0;
+                            let moved = if answer.from == at_child { answer.to } else { at_child };
+                            let next = map(moved, answer.mirrored);
+                            quiet && marked[draws.index(answer.child)] >> next & 1 == 1
+                        })
+                    });
+                    if keeps {
+                        kept |= 1u128 << target;
+                    }
+                }
+                kept
+            })
+            .collect();
+        if next == marked {
+            return marked;
+        }
+        marked = next;
+    }
+}
