@@ -317,3 +317,91 @@ fn perpetual_chases(draws: &Draws) -> Vec<u128> {
         marked = next;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::notation::{parse_fen, parse_move};
+    use super::*;
+
+    /// What the move `mv` (ICCS) of the side to move in `fen` is under the rules.
+    fn threats_of(fen: &str, mv: &str) -> Threats {
+        let position = parse_fen(fen).unwrap();
+        let mv = parse_move(&position, mv).unwrap();
+        let mover = position.to_move.index();
+        position.with_board(|board| {
+            let before = attacks(board, mover);
+            let slot = (0..board.layout.pieces).find(|&s| board.squares[s] == mv.from).unwrap();
+            board.make(slot, mv.to);
+            threats(board, mover, &before)
+        })
+    }
+
+    fn bit(square: &str) -> u128 {
+        let b = square.as_bytes();
+        1u128 << super::super::geometry::square(b[0] - b'a', b[1] - b'0')
+    }
+
+    #[test]
+    fn a_rook_attacking_an_unprotected_horse_chases_it() {
+        let t = threats_of("3k5/9/2n6/9/9/9/9/9/9/R3K4 w", "a0a7");
+        assert_eq!(
+            t,
+            Threats {
+                check: false,
+                chases: bit("c7")
+            }
+        );
+    }
+
+    #[test]
+    fn a_horse_attacking_a_rook_chases_it_even_when_protected() {
+        let t = threats_of("3k5/9/9/9/9/9/5R3/9/9/2n2K3 b", "c0d2");
+        assert!(!t.check);
+        assert_eq!(t.chases, bit("f3"));
+        let protected = threats_of("3k5/9/9/9/9/9/9/9/5R3/2n2K3 b", "c0d2");
+        assert_eq!(protected.chases, bit("f1"), "the king on f0 protects the rook on f1");
+    }
+
+    #[test]
+    fn a_protected_horse_is_not_chased() {
+        let unprotected = threats_of("3k5/9/9/9/2n6/9/9/9/9/R3K4 w", "a0a5");
+        assert_eq!(unprotected.chases, bit("c5"));
+        let protected = threats_of("3k5/9/b8/9/2n6/9/9/9/9/R3K4 w", "a0a5");
+        assert_eq!(protected.chases, 0);
+    }
+
+    #[test]
+    fn a_rook_that_can_capture_the_attacking_rook_back_is_not_chased() {
+        let t = threats_of("3k5/9/2r6/9/9/9/9/9/9/R3K4 w", "a0a7");
+        assert_eq!(t.chases, 0);
+    }
+
+    #[test]
+    fn pawns_count_only_across_the_river_and_never_chase() {
+        let home = threats_of("3k5/9/9/9/2p6/9/9/9/9/R3K4 w", "a0a5");
+        assert_eq!(home.chases, 0);
+        let crossed = threats_of("3k5/9/9/9/9/9/2p6/9/9/R3K4 w", "a0a3");
+        assert_eq!(crossed.chases, bit("c3"));
+        let pawn = threats_of("3k5/9/9/4n4/9/4P4/9/9/9/4K4 w", "e4e5");
+        assert_eq!(pawn.chases, 0);
+    }
+
+    #[test]
+    fn a_check_is_a_check_and_an_old_threat_is_no_chase() {
+        let t = threats_of("3k5/9/9/9/9/9/9/9/9/R3K4 w", "a0d0");
+        assert!(t.check);
+        let t = threats_of("3k5/9/2n6/9/9/9/9/9/9/2R1K4 w", "c0c1");
+        assert_eq!(t.chases, 0, "the rook attacked the horse before its move");
+        let discovered = threats_of("3k5/9/2n6/9/9/9/9/2N6/9/2R1K4 w", "c2a3");
+        assert_eq!(discovered.chases, bit("c7"), "the move opened the rook's file");
+    }
+
+    #[test]
+    fn the_rules_apply_only_when_both_sides_can_attack() {
+        let m = |s: &str| Material::parse(crate::material::GameId::Xiangqi, s).unwrap();
+        assert!(rules_apply(&m("KRvKN")));
+        assert!(rules_apply(&m("KPvKP")));
+        assert!(!rules_apply(&m("KRvKAA")));
+        assert!(!rules_apply(&m("KvKNE")));
+    }
+}
