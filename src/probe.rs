@@ -106,7 +106,7 @@ impl<G: Game> Prober<G> {
         let state = index.locate(&position);
         let table_path = table.path.clone();
         let path = rulings_path(&table_path);
-        if !self.rulings.contains_key(&material) {
+        if let std::collections::hash_map::Entry::Vacant(slot) = self.rulings.entry(material) {
             if !path.exists() {
                 bail!(
                     "table {} has a lost position with legal moves but no rulings file {}",
@@ -114,8 +114,7 @@ impl<G: Game> Prober<G> {
                     path.display()
                 );
             }
-            let read = rulings::read(&path, &material.to_string())?;
-            self.rulings.insert(material, read);
+            slot.insert(rulings::read(&path, &material.to_string())?);
         }
         Ok(rulings::find(&self.rulings[&material], state))
     }
