@@ -38,10 +38,7 @@ pub fn query<G: Game>(env: &Env, text: &str) -> Result<()> {
     }
     let palette = Palette::detect();
     println!("{fen}  ({} {})", G::ID, G::material_of(&position));
-    println!("{}", palette.paint(value, &verdict(G::ID, side, value)));
-    if let Some(end) = &ruled {
-        println!("{}", ruling_text::<G>(end));
-    }
+    println!("{}", palette.paint(value, &headline::<G>(&position, value, &ruled)));
     if !moves.is_empty() {
         println!();
         let width = moves.iter().map(|m| m.name.len()).max().unwrap_or(0);
@@ -78,7 +75,7 @@ pub fn line<G: Game>(env: &Env, text: &str) -> Result<()> {
         println!("{out}");
         return Ok(());
     }
-    println!("{}", verdict(G::ID, side, value));
+    println!("{}", headline::<G>(&position, value, &ruled));
     if value == Value::Draw {
         println!("No forced line: neither side can force the end of the game.");
     }
@@ -93,12 +90,31 @@ pub fn line<G: Game>(env: &Env, text: &str) -> Result<()> {
             after.dtm().unwrap_or(0)
         );
     }
-    if let Some(end) = &ruled {
+    if let Some(end) = ruled.as_ref().filter(|_| !line.is_empty()) {
         println!("{}", ruling_text::<G>(end));
     } else if line.last().is_some_and(|(_, after)| *after == Value::LOST) {
         println!("The game is over.");
     }
     Ok(())
+}
+
+/// The value of a position in words, naming the ruling it rests on.
+fn headline<G: Game>(position: &G::Position, value: Value, ruled: &Option<RuledEnd<G::Position>>) -> String {
+    let side = G::side_to_move(position);
+    match ruled {
+        Some(end) if end.position == *position => format!(
+            "{} to move has lost by the rules: {} (order {})",
+            side_title(G::ID, side),
+            end.ruling.reason.name(),
+            end.ruling.order
+        ),
+        Some(end) => format!(
+            "{}; by the rules: {}",
+            verdict(G::ID, side, value),
+            ruling_text::<G>(end)
+        ),
+        None => verdict(G::ID, side, value),
+    }
 }
 
 /// A ruling a result rests on, in words: "Black loses: perpetual check (order 1), at <position>".
