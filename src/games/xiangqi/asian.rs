@@ -130,58 +130,67 @@ pub fn threats(after: &mut Board, mover: usize, before: &[u128; MAX_PIECES]) -> 
     Threats { check, chases }
 }
 
-/// A move from a drawn position into a drawn in-table position.
+/// A move from a drawn position into a drawn in-table position, kept small: a round holds one
+/// for every such move of every drawn position.
 #[derive(Clone, Copy, Debug)]
 struct Step {
-    /// The canonical child state.
-    child: u64,
+    /// The node of the canonical child.
+    child: u32,
     /// The child is the mirror image of the board after the move.
     mirrored: bool,
+    check: bool,
     from: u8,
     to: u8,
-    threats: Threats,
+    /// The chased squares (a bit per square, 90 bits in three words).
+    chases: [u32; 3],
+}
+
+impl Step {
+    fn chases(&self) -> u128 {
+        let [a, b, c] = self.chases.map(u128::from);
+        a | b << 32 | c << 64
+    }
 }
 
 /// A drawn position: whether a capture into a drawn smaller ending escapes, and its drawing
 /// in-table moves.
 struct DrawNode {
-    state: u64,
     escapes: bool,
     steps: Vec<Step>,
 }
 
 /// The drawn positions of a round and their drawing moves.
 struct Draws {
+    states: Vec<u64>,
     nodes: Vec<DrawNode>,
-    /// Per state, its node, or `u32::MAX`.
-    node_of: Vec<u32>,
 }
 
 impl Draws {
     fn find(space: &XiangqiSpace, index: &XiangqiIndex, entries: &[Entry]) -> Draws {
-        let nodes: Vec<DrawNode> = entries
+        let states: Vec<u64> = entries
             .par_iter()
             .enumerate()
             .filter(|&(_, &e)| e == DRAW)
-            .map(|(state, _)| draw_node(space, index, entries, state as u64))
+            .map(|(state, _)| state as u64)
             .collect();
+        assert!(states.len() < u32::MAX as usize, "fewer than 2^32 draws");
         let mut node_of = vec![u32::MAX; entries.len()];
-        for (i, node) in nodes.iter().enumerate() {
-            node_of[node.state as usize] = u32::try_from(i).expect("fewer than 2^32 draws");
+        for (i, &state) in states.iter().enumerate() {
+            node_of[state as usize] = i as u32;
         }
-        Draws { nodes, node_of }
+        let nodes = states
+            .par_iter()
+            .map(|&state| draw_node(space, index, &node_of, state))
+            .collect();
+        Draws { states, nodes }
     }
 
-    fn node(&self, state: u64) -> &DrawNode {
-        &self.nodes[self.node_of[state as usize] as usize]
-    }
-
-    fn index(&self, state: u64) -> usize {
-        self.node_of[state as usize] as usize
+    fn node(&self, step: &Step) -> &DrawNode {
+        &self.nodes[step.child as usize]
     }
 }
 
-fn draw_node(space: &XiangqiSpace, index: &XiangqiIndex, entries: &[Entry], state: u64) -> DrawNode {
+fn draw_node(space: &XiangqiSpace, index: &XiangqiIndex, node_of: &[u32], state: u64) -> DrawNode {
     let mut decoded = index.decode_state(state).expect("a drawn state is legal");
     let mover = decoded.to_move;
     let layout = &index.layout;
@@ -196,20 +205,23 @@ fn draw_node(space: &XiangqiSpace, index: &XiangqiIndex, entries: &[Entry], stat
             return;
         }
         let (child, mirrored) = layout.slot_after(&decoded.digits, &board.squares, slot);
-        let child = child_base + child;
-        if entries[child as usize] != DRAW {
+        let child = node_of[(child_base + child) as usize];
+        if child == u32::MAX {
             return;
         }
-        let mut after = board.clone();
+        let threats = threats(&mut board.clone(), mover, &before);
+        let c = threats.chases;
         steps.push(Step {
             child,
             mirrored,
+            check: threats.check,
             from: start[slot],
             to: board.squares[slot],
-            threats: threats(&mut after, mover, &before),
+            chases: [c as u32, (c >> 32) as u32, (c >> 64) as u32],
         });
     });
-    DrawNode { state, escapes, steps }
+    steps.shrink_to_fit();
+    DrawNode { escapes, steps }
 }
 
 /// One round: the drawn states (under `entries`) that the rules rule lost, with the reason.
@@ -218,14 +230,14 @@ pub fn rulings(space: &XiangqiSpace, index: &XiangqiIndex, entries: &[Entry]) ->
     let checks = perpetual_checks(&draws);
     let chases = perpetual_chases(&draws);
     draws
-        .nodes
+        .states
         .iter()
         .zip(checks.iter().zip(&chases))
-        .filter_map(|(node, (&check, &chase))| {
+        .filter_map(|(&state, (&check, &chase))| {
             if check {
-                Some((node.state, Reason::PerpetualCheck))
+                Some((state, Reason::PerpetualCheck))
             } else if chase != 0 {
-                Some((node.state, Reason::PerpetualChase))
+                Some((state, Reason::PerpetualChase))
             } else {
                 None
             }
@@ -235,8 +247,8 @@ pub fn rulings(space: &XiangqiSpace, index: &XiangqiIndex, entries: &[Entry]) ->
 
 /// Whether the mover of a node may be in a perpetual: no escape and at least one drawing move,
 /// all of them of the kind `all` accepts.
-fn candidate(node: &DrawNode, all: impl Fn(&Threats) -> bool) -> bool {
-    !node.escapes && !node.steps.is_empty() && node.steps.iter().all(|s| all(&s.threats))
+fn candidate(node: &DrawNode, all: impl Fn(&Step) -> bool) -> bool {
+    !node.escapes && !node.steps.is_empty() && node.steps.iter().all(all)
 }
 
 /// Per node: the mover can only go on checking perpetually.
@@ -244,7 +256,7 @@ fn perpetual_checks(draws: &Draws) -> Vec<bool> {
     let mut marked: Vec<bool> = draws
         .nodes
         .par_iter()
-        .map(|node| candidate(node, |t| t.check))
+        .map(|node| candidate(node, |s| s.check))
         .collect();
     loop {
         let next: Vec<bool> = draws
@@ -255,10 +267,10 @@ fn perpetual_checks(draws: &Draws) -> Vec<bool> {
                 marked[i]
                     && node.steps.iter().all(|step| {
                         draws
-                            .node(step.child)
+                            .node(step)
                             .steps
                             .iter()
-                            .any(|answer| !answer.threats.check && marked[draws.index(answer.child)])
+                            .any(|answer| !answer.check && marked[answer.child as usize])
                     })
             })
             .collect();
@@ -277,8 +289,8 @@ fn perpetual_chases(draws: &Draws) -> Vec<u128> {
         .nodes
         .par_iter()
         .map(|node| {
-            if candidate(node, |t| !t.check) {
-                node.steps.iter().fold(!0, |m, s| m & s.threats.chases)
+            if candidate(node, |s| !s.check) {
+                node.steps.iter().fold(!0, |m, s| m & s.chases())
             } else {
                 0
             }
@@ -297,11 +309,11 @@ fn perpetual_chases(draws: &Draws) -> Vec<u128> {
                     targets &= targets - 1;
                     let keeps = node.steps.iter().all(|step| {
                         let at_child = map(target, step.mirrored);
-                        draws.node(step.child).steps.iter().any(|answer| {
-                            let quiet = !answer.threats.check && answer.threats.chases == 0;
+                        draws.node(step).steps.iter().any(|answer| {
+                            let quiet = !answer.check && answer.chases == [0; 3];
                             let moved = if answer.from == at_child { answer.to } else { at_child };
                             let next = map(moved, answer.mirrored);
-                            quiet && marked[draws.index(answer.child)] >> next & 1 == 1
+                            quiet && marked[answer.child as usize] >> next & 1 == 1
                         })
                     });
                     if keeps {
