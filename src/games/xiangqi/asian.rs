@@ -224,39 +224,67 @@ fn draw_node(space: &XiangqiSpace, index: &XiangqiIndex, node_of: &[u32], state:
     DrawNode { escapes, steps }
 }
 
-/// One round: the drawn states (under `entries`) that the rules rule lost, with the reason.
-pub fn rulings(space: &XiangqiSpace, index: &XiangqiIndex, entries: &[Entry]) -> Vec<(u64, Reason)> {
-    let draws = Draws::find(space, index, entries);
-    let checks = perpetual_checks(&draws);
-    let chases = perpetual_chases(&draws);
-    draws
-        .states
-        .iter()
-        .zip(checks.iter().zip(&chases))
-        .filter_map(|(&state, (&check, &chase))| {
-            if check {
-                Some((state, Reason::PerpetualCheck))
-            } else if chase != 0 {
-                Some((state, Reason::PerpetualChase))
-            } else {
-                None
-            }
-        })
-        .collect()
+/// The rounds of rulings of one material: the drawn positions and their drawing moves are found
+/// once, in the first round; later rounds only drop the positions that stopped being draws
+/// (values only ever go from draw to decided, and exits never change).
+pub struct Rounds<'a> {
+    space: &'a XiangqiSpace<'a>,
+    index: &'a XiangqiIndex,
+    draws: Option<Draws>,
 }
 
-/// Whether the mover of a node may be in a perpetual: no escape and at least one drawing move,
-/// all of them of the kind `all` accepts.
-fn candidate(node: &DrawNode, all: impl Fn(&Step) -> bool) -> bool {
-    !node.escapes && !node.steps.is_empty() && node.steps.iter().all(all)
+impl<'a> Rounds<'a> {
+    pub fn new(space: &'a XiangqiSpace<'a>, index: &'a XiangqiIndex) -> Rounds<'a> {
+        Rounds {
+            space,
+            index,
+            draws: None,
+        }
+    }
+
+    /// One round: the drawn states (under `entries`) that the rules rule lost, with the reason.
+    pub fn rulings(&mut self, entries: &[Entry]) -> Vec<(u64, Reason)> {
+        let draws = self
+            .draws
+            .get_or_insert_with(|| Draws::find(self.space, self.index, entries));
+        let live: Vec<bool> = draws.states.par_iter().map(|&s| entries[s as usize] == DRAW).collect();
+        let checks = perpetual_checks(draws, &live);
+        let chases = perpetual_chases(draws, &live);
+        draws
+            .states
+            .iter()
+            .zip(checks.iter().zip(&chases))
+            .filter_map(|(&state, (&check, &chase))| {
+                if check {
+                    Some((state, Reason::PerpetualCheck))
+                } else if chase != 0 {
+                    Some((state, Reason::PerpetualChase))
+                } else {
+                    None
+                }
+            })
+            .collect()
+    }
+}
+
+/// The moves of a node into positions that are still draws.
+fn live_steps<'d>(node: &'d DrawNode, live: &'d [bool]) -> impl Iterator<Item = &'d Step> {
+    node.steps.iter().filter(|s| live[s.child as usize])
+}
+
+/// Whether the mover of a live node may be in a perpetual: no escape and at least one drawing
+/// move, all of them of the kind `all` accepts.
+fn candidate(node: &DrawNode, live: &[bool], all: impl Fn(&Step) -> bool) -> bool {
+    !node.escapes && live_steps(node, live).next().is_some() && live_steps(node, live).all(all)
 }
 
 /// Per node: the mover can only go on checking perpetually.
-fn perpetual_checks(draws: &Draws) -> Vec<bool> {
+fn perpetual_checks(draws: &Draws, live: &[bool]) -> Vec<bool> {
     let mut marked: Vec<bool> = draws
         .nodes
         .par_iter()
-        .map(|node| candidate(node, |s| s.check))
+        .zip(live)
+        .map(|(node, &live_node)| live_node && candidate(node, live, |s| s.check))
         .collect();
     loop {
         let next: Vec<bool> = draws
@@ -265,12 +293,8 @@ fn perpetual_checks(draws: &Draws) -> Vec<bool> {
             .enumerate()
             .map(|(i, node)| {
                 marked[i]
-                    && node.steps.iter().all(|step| {
-                        draws
-                            .node(step)
-                            .steps
-                            .iter()
-                            .any(|answer| !answer.check && marked[answer.child as usize])
+                    && live_steps(node, live).all(|step| {
+                        live_steps(draws.node(step), live).any(|answer| !answer.check && marked[answer.child as usize])
                     })
             })
             .collect();
@@ -282,15 +306,16 @@ fn perpetual_checks(draws: &Draws) -> Vec<bool> {
 }
 
 /// Per node: the squares of the pieces the mover can only go on chasing perpetually.
-fn perpetual_chases(draws: &Draws) -> Vec<u128> {
+fn perpetual_chases(draws: &Draws, live: &[bool]) -> Vec<u128> {
     let mirror = &geometry().mirror;
     let map = |square: u8, mirrored: bool| if mirrored { mirror[usize::from(square)] } else { square };
     let mut marked: Vec<u128> = draws
         .nodes
         .par_iter()
-        .map(|node| {
-            if candidate(node, |s| !s.check) {
-                node.steps.iter().fold(!0, |m, s| m & s.chases())
+        .zip(live)
+        .map(|(node, &live_node)| {
+            if live_node && candidate(node, live, |s| !s.check) {
+                live_steps(node, live).fold(!0, |m, s| m & s.chases())
             } else {
                 0
             }
@@ -307,9 +332,9 @@ fn perpetual_chases(draws: &Draws) -> Vec<u128> {
                 while targets != 0 {
                     let target = targets.trailing_zeros() as u8;
                     targets &= targets - 1;
-                    let keeps = node.steps.iter().all(|step| {
+                    let keeps = live_steps(node, live).all(|step| {
                         let at_child = map(target, step.mirrored);
-                        draws.node(step).steps.iter().any(|answer| {
+                        live_steps(draws.node(step), live).any(|answer| {
                             let quiet = !answer.check && answer.chases == [0; 3];
                             let moved = if answer.from == at_child { answer.to } else { at_child };
                             let next = map(moved, answer.mirrored);

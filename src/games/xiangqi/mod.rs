@@ -257,9 +257,8 @@ impl Game for Xiangqi {
     ) -> Result<RuledSolution> {
         let space = XiangqiSpace::new(index, tables)?;
         if rules.repetition == Repetition::Asian && asian::rules_apply(&index.material) {
-            return Ok(solve_in_rounds(&space, progress, |entries| {
-                asian::rulings(&space, index, entries)
-            }));
+            let mut rounds = asian::Rounds::new(&space, index);
+            return Ok(solve_in_rounds(&space, progress, |entries| rounds.rulings(entries)));
         }
         Ok(RuledSolution::plain(cpu::solve(&space, progress)))
     }
