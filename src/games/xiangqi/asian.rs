@@ -248,23 +248,28 @@ impl<'a> Rounds<'a> {
             .draws
             .get_or_insert_with(|| Draws::find(self.space, self.index, entries));
         let live: Vec<bool> = draws.states.par_iter().map(|&s| entries[s as usize] == DRAW).collect();
-        let checks = perpetual_checks(draws, &live);
-        let chases = perpetual_chases(draws, &live);
-        draws
-            .states
-            .iter()
-            .zip(checks.iter().zip(&chases))
-            .filter_map(|(&state, (&check, &chase))| {
-                if check {
-                    Some((state, Reason::PerpetualCheck))
-                } else if chase != 0 {
-                    Some((state, Reason::PerpetualChase))
-                } else {
-                    None
-                }
-            })
-            .collect()
+        rule(draws, &live)
     }
+}
+
+/// The live nodes that the rules rule lost, as states with the reason.
+fn rule(draws: &Draws, live: &[bool]) -> Vec<(u64, Reason)> {
+    let checks = perpetual_checks(draws, live);
+    let chases = perpetual_chases(draws, live);
+    draws
+        .states
+        .iter()
+        .zip(checks.iter().zip(&chases))
+        .filter_map(|(&state, (&check, &chase))| {
+            if check {
+                Some((state, Reason::PerpetualCheck))
+            } else if chase != 0 {
+                Some((state, Reason::PerpetualChase))
+            } else {
+                None
+            }
+        })
+        .collect()
 }
 
 /// The moves of a node into positions that are still draws.
@@ -440,5 +445,111 @@ mod tests {
         assert!(rules_apply(&m("KPvKP")));
         assert!(!rules_apply(&m("KRvKAA")));
         assert!(!rules_apply(&m("KvKNE")));
+    }
+
+    /// A move of a synthetic draw graph: into node `child`, moving `from` to `to`, a check or
+    /// not, chasing the piece on `chase` or nothing.
+    fn step(child: u32, check: bool, chase: Option<u8>, from: u8, to: u8) -> Step {
+        let c = chase.map_or(0u128, |q| 1u128 << q);
+        Step {
+            child,
+            mirrored: false,
+            check,
+            from,
+            to,
+            chases: [c as u32, (c >> 32) as u32, (c >> 64) as u32],
+        }
+    }
+
+    /// The rulings of a synthetic draw graph (node i is state 100 + i), all nodes live but
+    /// those listed as dead.
+    fn rule_graph(nodes: Vec<(bool, Vec<Step>)>, dead: &[usize]) -> Vec<(u64, Reason)> {
+        let n = nodes.len();
+        let draws = Draws {
+            states: (0..n as u64).map(|i| 100 + i).collect(),
+            nodes: nodes
+                .into_iter()
+                .map(|(escapes, steps)| DrawNode { escapes, steps })
+                .collect(),
+        };
+        let live: Vec<bool> = (0..n).map(|i| !dead.contains(&i)).collect();
+        rule(&draws, &live)
+    }
+
+    const CHECK: Reason = Reason::PerpetualCheck;
+    const CHASE: Reason = Reason::PerpetualChase;
+
+    #[test]
+    fn a_perpetual_check_against_quiet_evasions_loses() {
+        let graph = vec![
+            (false, vec![step(1, true, None, 0, 1)]),
+            (false, vec![step(0, false, None, 5, 6)]),
+        ];
+        assert_eq!(rule_graph(graph, &[]), [(100, CHECK)]);
+    }
+
+    #[test]
+    fn mutual_perpetual_check_stays_a_draw() {
+        let graph = vec![
+            (false, vec![step(1, true, None, 0, 1)]),
+            (false, vec![step(0, true, None, 5, 6)]),
+        ];
+        assert_eq!(rule_graph(graph, &[]), []);
+    }
+
+    #[test]
+    fn a_checker_against_a_chaser_loses() {
+        let graph = vec![
+            (false, vec![step(1, true, None, 0, 1)]),
+            (false, vec![step(0, false, Some(0), 5, 6)]),
+        ];
+        assert_eq!(rule_graph(graph, &[]), [(100, CHECK)]);
+    }
+
+    #[test]
+    fn a_drawing_capture_escapes_and_a_quiet_drawing_move_too() {
+        let escaping = vec![
+            (true, vec![step(1, true, None, 0, 1)]),
+            (false, vec![step(0, false, None, 5, 6)]),
+        ];
+        assert_eq!(rule_graph(escaping, &[]), []);
+        let quiet = || {
+            vec![
+                (false, vec![step(1, true, None, 0, 1), step(2, false, None, 0, 2)]),
+                (false, vec![step(0, false, None, 5, 6)]),
+                (false, vec![step(0, false, None, 5, 7)]),
+            ]
+        };
+        assert_eq!(rule_graph(quiet(), &[]), []);
+        // Once the quiet move's position is decided (a later round), only the check is left.
+        assert_eq!(rule_graph(quiet(), &[2]), [(100, CHECK)]);
+    }
+
+    #[test]
+    fn a_perpetual_chase_of_one_piece_loses_even_as_it_runs() {
+        // X chases the piece on 20; Y moves it to 30; X chases it there; Y moves it back.
+        let graph = |second_target: u8| {
+            vec![
+                (false, vec![step(1, false, Some(20), 3, 4)]),
+                (false, vec![step(2, false, None, 20, 30)]),
+                (false, vec![step(3, false, Some(second_target), 4, 3)]),
+                (false, vec![step(0, false, None, 30, 20)]),
+            ]
+        };
+        assert_eq!(rule_graph(graph(30), &[]), [(100, CHASE), (102, CHASE)]);
+        assert_eq!(
+            rule_graph(graph(31), &[]),
+            [],
+            "chasing another piece is no perpetual chase"
+        );
+    }
+
+    #[test]
+    fn mutual_perpetual_chase_stays_a_draw() {
+        let graph = vec![
+            (false, vec![step(1, false, Some(20), 3, 4)]),
+            (false, vec![step(0, false, Some(4), 40, 41)]),
+        ];
+        assert_eq!(rule_graph(graph, &[]), []);
     }
 }
