@@ -162,3 +162,52 @@ fn the_gpu_solver_refuses_the_asian_rules_and_auto_uses_the_cpu() {
     assert!(solved.rounds >= 1 && !solved.rulings.is_empty());
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+fn egtb(dir: &Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_egtb"))
+        .arg("--tables")
+        .arg(dir)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn the_cli_names_the_ruling_and_refuses_the_rules_on_the_gpu() {
+    let dir = temp_dir("cli");
+    let built = egtb(
+        &dir,
+        &["generate", "xiangqi", "KRvKN", "--rules", "asian", "--backend", "cpu"],
+    );
+    assert!(built.status.success(), "{}", String::from_utf8_lossy(&built.stderr));
+    let m = material("KRvKN");
+    let index = Xiangqi::index(&m, ASIAN).unwrap();
+    let path = table_path::<Xiangqi>(&dir, &m, ASIAN);
+    let first = rulings::read(&rulings_path(&path), "KRvKN").unwrap()[0];
+    let fen = Xiangqi::format_position(&index.decode(first.state).unwrap());
+    let out = egtb(&dir, &["--json", "--rules", "asian", "query", &fen]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["value"]["dtm"], 0, "{json}");
+    assert_eq!(json["ruling"]["reason"], "perpetual check", "{json}");
+    assert_eq!(json["ruling"]["order"], 1, "{json}");
+    let side = if index.side_to_move(first.state).index() == 0 {
+        "red"
+    } else {
+        "black"
+    };
+    assert_eq!(json["ruling"]["loser"], side, "{json}");
+    let draw = egtb(&dir, &["--json", "query", &fen]);
+    assert!(!draw.status.success(), "the draw table was never built");
+
+    let refused = egtb(
+        &dir,
+        &["generate", "xiangqi", "KRvKC", "--rules", "asian", "--backend", "gpu"],
+    );
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success());
+    assert!(
+        stderr.starts_with("egtb: error:") && stderr.trim_end().lines().count() == 1,
+        "{stderr}"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
