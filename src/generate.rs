@@ -14,8 +14,10 @@ use anyhow::{Result, bail};
 use crate::error::Error;
 use crate::games::{Game, IndexSpace, Rules};
 use crate::material::Material;
+use crate::rulings;
+use crate::solver::Progress;
 use crate::solver::gpu::{Gpu, GpuOptions, KernelTime};
-use crate::solver::{Progress, cpu};
+use crate::solver::rounds::Ruling;
 use crate::table::lock::TableLock;
 use crate::table::{self, Encoding, Header, LoadedTable, Table, TableSet};
 use crate::value::Entry;
@@ -51,6 +53,10 @@ pub struct Solved {
     pub wall: Duration,
     /// GPU kernel time from timestamp queries, where the adapter has them.
     pub kernel: Option<KernelTime>,
+    /// Positions ruled lost by repetition rules (xiangqi's Asian rules), ordered by state.
+    pub rulings: Vec<Ruling>,
+    /// Rounds of rulings that ruled something.
+    pub rounds: u16,
 }
 
 /// How one table came to be available.
@@ -174,6 +180,9 @@ impl<'p, G: Game> Generator<'p, G> {
             self.load_only_exits_of(material)?;
         }
         let solved = self.solve(material, self.backend)?;
+        if !solved.rulings.is_empty() {
+            rulings::write(&rulings::rulings_path(&path), &expect.material, &solved.rulings)?;
+        }
         let header = Header {
             encoding: self.encoding,
             ..expect
@@ -249,14 +258,15 @@ impl<'p, G: Game> Generator<'p, G> {
             }
         }
         let start = Instant::now();
-        let space = G::space(&index, self.rules, &self.tables)?;
-        let entries = cpu::solve(&space, self.progress);
+        let solution = G::solve_cpu(&index, self.rules, &self.tables, self.progress)?;
         let solver = format!("CPU solver ({} threads)", rayon::current_num_threads());
         Ok(Solved {
-            entries,
+            entries: solution.entries,
             solver,
             wall: start.elapsed(),
             kernel: None,
+            rulings: solution.rulings,
+            rounds: solution.rounds,
         })
     }
 
@@ -283,6 +293,8 @@ impl<'p, G: Game> Generator<'p, G> {
             solver,
             wall: start.elapsed(),
             kernel: solution.kernel_time,
+            rulings: Vec::new(),
+            rounds: 0,
         })
     }
 }

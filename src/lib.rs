@@ -49,6 +49,7 @@ pub mod plan;
 pub mod probe;
 pub mod progress;
 pub mod serve;
+pub mod rulings;
 pub mod solver;
 pub mod stats;
 pub mod table;

@@ -30,8 +30,9 @@ struct Cli {
     /// Dark chess: what a side with pieces but no legal move gets.
     #[arg(long, global = true, value_name = "loss|draw")]
     stalemate: Option<String>,
-    /// Xiangqi: the repetition rules (`draw`: a repeated position is a draw).
-    #[arg(long, global = true, value_name = "draw")]
+    /// Xiangqi: the repetition rules (`draw`: a repeated position is a draw; `asian`: perpetual
+    /// check and perpetual chase lose).
+    #[arg(long, global = true, value_name = "draw|asian")]
     rules: Option<String>,
     /// Worker threads of the CPU solver (default: all cores).
     #[arg(long, global = true)]

@@ -8,7 +8,9 @@ use anyhow::{Result, bail};
 
 use crate::games::{Game, IndexSpace};
 use crate::generate::{open_table, table_path};
-use crate::material::Material;
+use crate::material::{Material, Side};
+use crate::rulings::{self, rulings_path};
+use crate::solver::rounds::Ruling;
 use crate::table::Table;
 use crate::value::Value;
 
@@ -54,6 +56,17 @@ pub struct Prober<G: Game> {
     rules: G::Rules,
     cache: Arc<TableCache<G>>,
     open: HashMap<Material, Arc<OpenTable<G>>>,
+    /// Rulings files read so far, by canonical material.
+    rulings: HashMap<Material, Vec<Ruling>>,
+}
+
+/// The ruling a result rests on: the position where the losing side can only continue a
+/// forbidden perpetual, who loses there, and the ruling.
+#[derive(Clone, Debug)]
+pub struct RuledEnd<P> {
+    pub position: P,
+    pub loser: Side,
+    pub ruling: Ruling,
 }
 
 /// A legal move with what it leads to, from the mover's point of view.
@@ -79,6 +92,7 @@ impl<G: Game> Prober<G> {
             rules,
             cache,
             open: HashMap::new(),
+            rulings: HashMap::new(),
         }
     }
 
@@ -121,6 +135,44 @@ impl<G: Game> Prober<G> {
                 table.path.display()
             ),
         }
+    }
+
+    /// The ruling that decided a position itself (it is lost at DTM 0 although it has legal
+    /// moves), read from the rulings file beside its table.
+    pub fn ruling(&mut self, position: &G::Position) -> Result<Option<Ruling>> {
+        if G::game_over(position, self.rules).is_some() || self.value(position)? != Value::LOST {
+            return Ok(None);
+        }
+        let (material, flipped) = G::material_of(position).canonical();
+        let position = if flipped { G::flip(position) } else { position.clone() };
+        let (index, table) = self.table(&material)?;
+        let state = index.locate(&position);
+        let table_path = table.path.clone();
+        let path = rulings_path(&table_path);
+        if let std::collections::hash_map::Entry::Vacant(slot) = self.rulings.entry(material) {
+            if !path.exists() {
+                bail!(
+                    "table {} has a lost position with legal moves but no rulings file {}",
+                    table_path.display(),
+                    path.display()
+                );
+            }
+            slot.insert(rulings::read(&path, &material.to_string())?);
+        }
+        Ok(rulings::find(&self.rulings[&material], state))
+    }
+
+    /// The ruling that the best-play line from a position ends in, when its result rests on one.
+    pub fn ruled_end(&mut self, position: &G::Position) -> Result<Option<RuledEnd<G::Position>>> {
+        let mut end = position.clone();
+        for (step, _) in self.line(position)? {
+            end = G::play(&end, step.mv);
+        }
+        Ok(self.ruling(&end)?.map(|ruling| RuledEnd {
+            loser: G::side_to_move(&end),
+            position: end,
+            ruling,
+        }))
     }
 
     /// Every legal move with its value for the mover, best first (quickest win, then draws,

@@ -3,9 +3,9 @@
 use anyhow::Result;
 use serde_json::json;
 
-use super::{Env, Palette, rules_json, value_json, verdict};
+use super::{Env, Palette, rules_json, side_title, value_json, verdict};
 use crate::games::Game;
-use crate::probe::Prober;
+use crate::probe::{Prober, RuledEnd};
 use crate::value::Value;
 
 /// Prints the value of a position and every legal move with its outcome, best first.
@@ -15,6 +15,7 @@ pub fn query<G: Game>(env: &Env, text: &str) -> Result<()> {
     let mut prober = Prober::<G>::new(&env.tables, rules);
     let value = prober.value(&position)?;
     let moves = prober.moves(&position)?;
+    let ruled = prober.ruled_end(&position)?;
     let side = G::side_to_move(&position);
     let fen = G::format_position(&position);
     if env.json {
@@ -29,6 +30,7 @@ pub fn query<G: Game>(env: &Env, text: &str) -> Result<()> {
             "material": G::material_of(&position).to_string(),
             "side_to_move": G::ID.side_names()[side.index()],
             "value": value_json(value),
+            "ruling": ruling_json::<G>(&ruled),
             "moves": moves,
         });
         println!("{out}");
@@ -36,7 +38,7 @@ pub fn query<G: Game>(env: &Env, text: &str) -> Result<()> {
     }
     let palette = Palette::detect();
     println!("{fen}  ({} {})", G::ID, G::material_of(&position));
-    println!("{}", palette.paint(value, &verdict(G::ID, side, value)));
+    println!("{}", palette.paint(value, &headline::<G>(&position, value, &ruled)));
     if !moves.is_empty() {
         println!();
         let width = moves.iter().map(|m| m.name.len()).max().unwrap_or(0);
@@ -55,6 +57,7 @@ pub fn line<G: Game>(env: &Env, text: &str) -> Result<()> {
     let mut prober = Prober::<G>::new(&env.tables, rules);
     let value = prober.value(&position)?;
     let line = prober.line(&position)?;
+    let ruled = prober.ruled_end(&position)?;
     let side = G::side_to_move(&position);
     if env.json {
         let steps: Vec<_> = line
@@ -66,12 +69,13 @@ pub fn line<G: Game>(env: &Env, text: &str) -> Result<()> {
             "rules": rules_json(rules),
             "position": G::format_position(&position),
             "value": value_json(value),
+            "ruling": ruling_json::<G>(&ruled),
             "line": steps,
         });
         println!("{out}");
         return Ok(());
     }
-    println!("{}", verdict(G::ID, side, value));
+    println!("{}", headline::<G>(&position, value, &ruled));
     if value == Value::Draw {
         println!("No forced line: neither side can force the end of the game.");
     }
@@ -86,10 +90,55 @@ pub fn line<G: Game>(env: &Env, text: &str) -> Result<()> {
             after.dtm().unwrap_or(0)
         );
     }
-    if line.last().is_some_and(|(_, after)| *after == Value::LOST) {
+    if let Some(end) = ruled.as_ref().filter(|_| !line.is_empty()) {
+        println!("{}", ruling_text::<G>(end));
+    } else if line.last().is_some_and(|(_, after)| *after == Value::LOST) {
         println!("The game is over.");
     }
     Ok(())
+}
+
+/// The value of a position in words, naming the ruling it rests on.
+fn headline<G: Game>(position: &G::Position, value: Value, ruled: &Option<RuledEnd<G::Position>>) -> String {
+    let side = G::side_to_move(position);
+    match ruled {
+        Some(end) if end.position == *position => format!(
+            "{} to move has lost by the rules: {} (order {})",
+            side_title(G::ID, side),
+            end.ruling.reason.name(),
+            end.ruling.order
+        ),
+        Some(end) => format!(
+            "{}; by the rules: {}",
+            verdict(G::ID, side, value),
+            ruling_text::<G>(end)
+        ),
+        None => verdict(G::ID, side, value),
+    }
+}
+
+/// A ruling a result rests on, in words: "Black loses: perpetual check (order 1), at <position>".
+fn ruling_text<G: Game>(end: &RuledEnd<G::Position>) -> String {
+    format!(
+        "{} loses: {} (order {}), at {}",
+        side_title(G::ID, end.loser),
+        end.ruling.reason.name(),
+        end.ruling.order,
+        G::format_position(&end.position)
+    )
+}
+
+/// A ruling a result rests on, for JSON (`null` when none).
+fn ruling_json<G: Game>(end: &Option<RuledEnd<G::Position>>) -> serde_json::Value {
+    match end {
+        Some(end) => json!({
+            "loser": G::ID.side_names()[end.loser.index()],
+            "reason": end.ruling.reason.name(),
+            "order": end.ruling.order,
+            "position": G::format_position(&end.position),
+        }),
+        None => serde_json::Value::Null,
+    }
 }
 
 /// A move's outcome for the mover, in words.

@@ -1,5 +1,7 @@
 //! `egtb stats`: legal positions, wins, draws, losses and the longest DTM per side to move.
 
+use std::path::Path;
+
 use anyhow::Result;
 use serde_json::json;
 
@@ -7,6 +9,8 @@ use super::{Env, parse_material, rules_json};
 use crate::games::{Game, IndexSpace};
 use crate::generate::open_table;
 use crate::material::{Material, Side};
+use crate::rulings::{self, rulings_path};
+use crate::solver::rounds::{Reason, Ruling};
 use crate::stats::{SideStats, table_stats};
 use crate::value::Entry;
 
@@ -16,8 +20,12 @@ pub fn run<G: Game>(env: &Env, material: &str) -> Result<()> {
     let (material, flipped) = parse_material::<G>(material)?;
     let (index, table) = open_table::<G>(&env.tables, &material, rules)?;
     let table = table.load()?;
+    let rulings = read_rulings(&table.path, &material)?;
     if env.json {
-        println!("{}", stats_json::<G>(&index, table.entries(), rules, &material, flipped));
+        println!(
+            "{}",
+            stats_json::<G>(&index, table.entries(), &rulings, rules, &material, flipped)
+        );
         return Ok(());
     }
     let (shown, sides) = oriented::<G>(&index, table.entries(), &material, flipped);
@@ -37,7 +45,30 @@ pub fn run<G: Game>(env: &Env, material: &str) -> Result<()> {
             s.legal, s.win, s.draw, s.loss
         );
     }
+    if !rulings.is_empty() {
+        let rounds = rounds(&rulings);
+        println!("Lost by the rules' rulings ({rounds} rounds), positions counted in the losses above:");
+        for (side, _, _) in &sides {
+            for reason in [Reason::PerpetualCheck, Reason::PerpetualChase] {
+                if let (count @ 1.., Some(fen)) = ruled_lost::<G>(&index, &rulings, *side, reason, flipped) {
+                    let name = G::ID.side_names()[side.index()];
+                    println!("  {name} to move, {}: {count}  e.g. {fen}", reason.name());
+                }
+            }
+        }
+    }
     Ok(())
+}
+
+/// The rulings recorded beside a table (xiangqi under the Asian rules), none when it has no
+/// rulings file.
+pub fn read_rulings(table_path: &Path, material: &Material) -> Result<Vec<Ruling>> {
+    let path = rulings_path(table_path);
+    if path.exists() {
+        rulings::read(&path, &material.to_string())
+    } else {
+        Ok(Vec::new())
+    }
 }
 
 /// The statistics of a canonical material's table as `egtb stats --json` prints them, sides as
@@ -45,6 +76,7 @@ pub fn run<G: Game>(env: &Env, material: &str) -> Result<()> {
 pub fn stats_json<G: Game>(
     index: &G::Index,
     entries: &[Entry],
+    rulings: &[Ruling],
     rules: G::Rules,
     material: &Material,
     flipped: bool,
@@ -53,17 +85,47 @@ pub fn stats_json<G: Game>(
     let mut by_side = serde_json::Map::new();
     for (side, s, example) in sides {
         let longest = example.map(|(plies, fen)| json!({ "plies": plies, "fen": fen }));
+        let mut ruled = serde_json::Map::new();
+        for reason in [Reason::PerpetualCheck, Reason::PerpetualChase] {
+            let (count, example) = ruled_lost::<G>(index, rulings, side, reason, flipped);
+            ruled.insert(reason.name().to_string(), json!({ "count": count, "example": example }));
+        }
         by_side.insert(
             G::ID.side_names()[side.index()].to_string(),
-            json!({ "legal": s.legal, "win": s.win, "draw": s.draw, "loss": s.loss, "longest": longest }),
+            json!({ "legal": s.legal, "win": s.win, "draw": s.draw, "loss": s.loss, "longest": longest, "ruled_lost": ruled }),
         );
     }
     json!({
         "game": G::ID.name(),
         "material": shown.to_string(),
         "rules": rules_json(rules),
+        "rounds": rounds(rulings),
         "sides": by_side,
     })
+}
+
+/// The rounds of rulings that ruled something.
+fn rounds(rulings: &[Ruling]) -> u32 {
+    rulings.iter().map(|r| u32::from(r.order)).max().unwrap_or(0)
+}
+
+/// The full-board positions with `side` to move (as the user wrote the material) ruled lost for
+/// `reason`, and a first example in that orientation.
+fn ruled_lost<G: Game>(
+    index: &G::Index,
+    rulings: &[Ruling],
+    side: Side,
+    reason: Reason,
+    flipped: bool,
+) -> (u64, Option<String>) {
+    let table_side = if flipped { side.other() } else { side };
+    let of = |r: &&Ruling| r.reason == reason && index.side_to_move(r.state) == table_side;
+    let count = rulings.iter().filter(of).map(|r| u64::from(index.weight(r.state))).sum();
+    let example = rulings.iter().find(of).and_then(|r| {
+        let position = index.decode(r.state)?;
+        Some(G::format_position(&if flipped { G::flip(&position) } else { position }))
+    });
+    (count, example)
 }
 
 /// One side to move's counts and an example of its longest win or loss (DTM, position).

@@ -11,8 +11,9 @@ pub mod xiangqi;
 use anyhow::Result;
 
 use crate::material::{GameId, Material, Side};
-use crate::solver::Space;
 use crate::solver::gpu::GpuRules;
+use crate::solver::rounds::RuledSolution;
+use crate::solver::{Progress, Space, cpu};
 use crate::table::TableSet;
 use crate::value::Value;
 
@@ -97,6 +98,18 @@ pub trait Game: Sized + Send + Sync + 'static {
     fn index(material: &Material, rules: Self::Rules) -> Result<Self::Index>;
     /// The solver's view of a material: its index plus the solved tables its exits reach.
     fn space<'t>(index: &'t Self::Index, rules: Self::Rules, tables: &'t TableSet) -> Result<Self::Space<'t>>;
+
+    /// Solves a material on the CPU: the plain retrograde solve, or, under rules that rule on
+    /// repetitions, the solve in rounds with its rulings.
+    fn solve_cpu(
+        index: &Self::Index,
+        rules: Self::Rules,
+        tables: &TableSet,
+        progress: &dyn Progress,
+    ) -> Result<RuledSolution> {
+        let space = Self::space(index, rules, tables)?;
+        Ok(RuledSolution::plain(cpu::solve(&space, progress)))
+    }
 
     /// The GPU twin of the solver's view: a WGSL rules module and its data.
     fn gpu_rules<'t>(

@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{Value as Json, json};
 
-use crate::commands::{parse_material, rules_json, stats::stats_json, verdict};
+use crate::commands::{parse_material, rules_json, stats::{read_rulings, stats_json}, verdict};
 use crate::games::chess::Chess;
 use crate::games::darkchess::DarkChess;
 use crate::games::xiangqi::Xiangqi;
@@ -213,7 +213,8 @@ impl Api {
             }
             let open = cache.get(&canonical, rules).map_err(ApiError::from_table_error)?;
             let loaded = LoadedTable::open(&open.1.path, &open.1.header).map_err(ApiError::from_table_error)?;
-            let report = stats_json::<G>(&open.0, loaded.entries(), rules, &canonical, flipped);
+            let rulings = read_rulings(&open.1.path, &canonical).map_err(ApiError::from_table_error)?;
+            let report = stats_json::<G>(&open.0, loaded.entries(), &rulings, rules, &canonical, flipped);
             self.stats
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())

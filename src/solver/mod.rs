@@ -7,6 +7,7 @@
 
 pub mod cpu;
 pub mod gpu;
+pub mod rounds;
 #[cfg(test)]
 pub(crate) mod test_graph;
 

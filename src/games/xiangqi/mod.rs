@@ -7,6 +7,7 @@
 //! solver's view with its exits), [`notation`] (FEN, WXF and ICCS), [`gpu`] (the data of the WGSL
 //! twin, `shaders/games/xiangqi.wgsl`).
 
+pub mod asian;
 pub mod board;
 pub mod gpu;
 pub mod index;
@@ -24,6 +25,8 @@ use crate::error::Error;
 use crate::games::{Game, Rules};
 use crate::material::{GameId, MAX_KINDS, Material, Side, materials_within};
 use crate::solver::gpu::GpuRules;
+use crate::solver::rounds::{RuledSolution, solve_in_rounds};
+use crate::solver::{Progress, cpu};
 use crate::table::TableSet;
 use crate::value::Value;
 
@@ -39,9 +42,11 @@ pub enum Repetition {
     /// Endless play is a draw (the retrograde solver's leftover states).
     #[default]
     Draw,
+    /// The Asian rules: perpetual check and perpetual chase lose (see [`asian`]).
+    Asian,
 }
 
-/// Xiangqi rule options: `rules=draw` (Asian rules come later).
+/// Xiangqi rule options: `rules=draw` or `rules=asian`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct XiangqiRules {
     pub repetition: Repetition,
@@ -53,8 +58,8 @@ impl Rules for XiangqiRules {
         for (key, value) in options {
             match (key.as_str(), value.as_str()) {
                 ("rules", "draw") => rules.repetition = Repetition::Draw,
-                ("rules", "asian") => bail!("xiangqi rules 'asian' are not supported yet"),
-                ("rules", other) => bail!("unknown xiangqi rules '{other}' (expected draw)"),
+                ("rules", "asian") => rules.repetition = Repetition::Asian,
+                ("rules", other) => bail!("unknown xiangqi rules '{other}' (expected draw or asian)"),
                 (other, _) => bail!("xiangqi has no option '{other}' (only rules)"),
             }
         }
@@ -64,6 +69,7 @@ impl Rules for XiangqiRules {
     fn options(&self) -> Vec<(&'static str, &'static str)> {
         match self.repetition {
             Repetition::Draw => vec![("rules", "draw")],
+            Repetition::Asian => vec![("rules", "asian")],
         }
     }
 }
@@ -239,11 +245,28 @@ impl Game for Xiangqi {
         XiangqiSpace::new(index, tables)
     }
 
+    fn solve_cpu(
+        index: &XiangqiIndex,
+        rules: XiangqiRules,
+        tables: &TableSet,
+        progress: &dyn Progress,
+    ) -> Result<RuledSolution> {
+        let space = XiangqiSpace::new(index, tables)?;
+        if rules.repetition == Repetition::Asian && asian::rules_apply(&index.material) {
+            let mut rounds = asian::Rounds::new(&space, index);
+            return Ok(solve_in_rounds(&space, progress, |entries| rounds.rulings(entries)));
+        }
+        Ok(RuledSolution::plain(cpu::solve(&space, progress)))
+    }
+
     fn gpu_rules<'t>(
         index: &'t XiangqiIndex,
-        _rules: XiangqiRules,
+        rules: XiangqiRules,
         tables: &'t TableSet,
     ) -> Result<Box<dyn GpuRules + 't>> {
+        if rules.repetition == Repetition::Asian && asian::rules_apply(&index.material) {
+            bail!("the GPU solver has no xiangqi Asian rules yet (use --backend cpu)");
+        }
         Ok(Box::new(gpu::XiangqiGpu::new(index, tables)?))
     }
 

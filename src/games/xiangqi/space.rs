@@ -83,7 +83,7 @@ impl<'t> XiangqiSpace<'t> {
     }
 
     /// The value, for the side to move there, of the position after a capture of `victim`.
-    fn exit_value(&self, board: &Board, victim: usize, child_to_move: usize) -> Value {
+    pub(crate) fn exit_value(&self, board: &Board, victim: usize, child_to_move: usize) -> Value {
         let exit = self.exits[victim].as_ref().expect("only non-king pieces are captured");
         let (map, g) = (&exit.map, geometry());
         let mut squares = [NONE; MAX_PIECES];

@@ -1,0 +1,128 @@
+//! The rulings file beside a table built under rules that rule on repetitions (xiangqi's Asian
+//! rules): for every position the rules ruled lost, its state, the round ("order") of the ruling
+//! and the reason. The table's entries hold such a position as lost at DTM 0, like a mate; this
+//! file says why. It is written atomically before its table, so a table never looks whole without
+//! it.
+//!
+//! Layout: text lines `EGTB rulings`, `material=<name>`, `count=<n>`, `checksum=<crc32 of the
+//! lines that follow>`, then one line `<state> <order> <reason code>` per ruling, states
+//! ascending.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+
+use crate::solver::rounds::{Reason, Ruling};
+
+const MAGIC: &str = "EGTB rulings";
+
+/// The rulings file of a table file.
+pub fn rulings_path(table: &Path) -> PathBuf {
+    table.with_extension("rulings")
+}
+
+/// Writes the rulings of a table atomically.
+pub fn write(path: &Path, material: &str, rulings: &[Ruling]) -> Result<()> {
+    let body: String = rulings
+        .iter()
+        .map(|r| format!("{} {} {}\n", r.state, r.order, r.reason.code()))
+        .collect();
+    let text = format!(
+        "{MAGIC}\nmaterial={material}\ncount={}\nchecksum={:08x}\n{body}",
+        rulings.len(),
+        crc32fast::hash(body.as_bytes())
+    );
+    let dir = path.parent().context("rulings path has no folder")?;
+    fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let tmp = path.with_extension(format!("rulings.tmp{}", std::process::id()));
+    let result = fs::write(&tmp, text).and_then(|_| fs::rename(&tmp, path));
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result.with_context(|| format!("cannot write rulings {}", path.display()))
+}
+
+/// Reads and verifies the rulings of a table of `material`.
+pub fn read(path: &Path, material: &str) -> Result<Vec<Ruling>> {
+    let text = fs::read_to_string(path).with_context(|| format!("cannot read rulings {}", path.display()))?;
+    parse(&text, material).with_context(|| format!("rulings {} are corrupt", path.display()))
+}
+
+fn parse(text: &str, material: &str) -> Result<Vec<Ruling>> {
+    let mut header = text.splitn(5, '\n');
+    if header.next() != Some(MAGIC) {
+        bail!("bad magic");
+    }
+    let mut next = |key: &str| -> Result<String> {
+        let line = header.next().context("truncated header")?;
+        match line.split_once('=') {
+            Some((k, v)) if k == key => Ok(v.to_string()),
+            _ => bail!("header lacks '{key}'"),
+        }
+    };
+    if next("material")? != material {
+        bail!("rulings of another material");
+    }
+    let count: usize = next("count")?.parse().context("bad count")?;
+    let checksum = u32::from_str_radix(&next("checksum")?, 16).context("bad checksum")?;
+    let body = header.next().unwrap_or("");
+    if crc32fast::hash(body.as_bytes()) != checksum {
+        bail!("checksum mismatch");
+    }
+    let rulings = body
+        .lines()
+        .map(|line| {
+            let mut words = line.split(' ');
+            let mut word = || words.next().context("short line");
+            let state = word()?.parse().context("bad state")?;
+            let order = word()?.parse().context("bad order")?;
+            let reason = Reason::from_code(word()?.parse().context("bad reason")?).context("bad reason")?;
+            Ok(Ruling { state, order, reason })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    if rulings.len() != count {
+        bail!("{} rulings, the header says {count}", rulings.len());
+    }
+    Ok(rulings)
+}
+
+/// The ruling of a state in rulings ordered by state.
+pub fn find(rulings: &[Ruling], state: u64) -> Option<Ruling> {
+    rulings
+        .binary_search_by_key(&state, |r| r.state)
+        .ok()
+        .map(|i| rulings[i])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_and_corruption() {
+        let rulings = [
+            Ruling {
+                state: 3,
+                order: 1,
+                reason: Reason::PerpetualCheck,
+            },
+            Ruling {
+                state: 90,
+                order: 2,
+                reason: Reason::PerpetualChase,
+            },
+        ];
+        let dir = std::env::temp_dir().join(format!("egtb-rulings-test-{}", std::process::id()));
+        let path = dir.join("KRvKN.rules-asian.rulings");
+        write(&path, "KRvKN", &rulings).unwrap();
+        assert_eq!(read(&path, "KRvKN").unwrap(), rulings);
+        assert_eq!(find(&rulings, 90).map(|r| r.order), Some(2));
+        assert_eq!(find(&rulings, 4), None);
+        assert!(read(&path, "KRvKC").is_err());
+        let text = fs::read_to_string(&path).unwrap().replace("90 2", "91 2");
+        fs::write(&path, text).unwrap();
+        assert!(read(&path, "KRvKN").is_err());
+        fs::remove_dir_all(dir).unwrap();
+    }
+}

@@ -1,0 +1,189 @@
+//! Repetition rulings in rounds ("orders"), on top of the plain retrograde solve.
+//!
+//! Some rules (xiangqi's Asian rules) decide positions that the plain solve leaves drawn: a side
+//! that can only go on checking or chasing perpetually loses. A ruled position is at the end of
+//! the game, like a mate: the solve is repeated with every ruled position made a terminal loss,
+//! so the ruling propagates backwards exactly like any loss and DTM counts plies to it. Each
+//! round looks for new rulings among the draws that remain, until a round finds none.
+
+use super::{Node, Progress, Space, Successors, cpu};
+use crate::value::{Entry, Value};
+
+/// Why a position was ruled lost for the side to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Reason {
+    /// It can only go on checking perpetually.
+    PerpetualCheck,
+    /// It can only go on chasing one piece perpetually.
+    PerpetualChase,
+}
+
+impl Reason {
+    /// The reason in words ("perpetual check").
+    pub fn name(self) -> &'static str {
+        match self {
+            Reason::PerpetualCheck => "perpetual check",
+            Reason::PerpetualChase => "perpetual chase",
+        }
+    }
+
+    /// The reason's code in files.
+    pub fn code(self) -> u8 {
+        match self {
+            Reason::PerpetualCheck => 1,
+            Reason::PerpetualChase => 2,
+        }
+    }
+
+    /// The reason of a code, `None` for an unknown one.
+    pub fn from_code(code: u8) -> Option<Reason> {
+        match code {
+            1 => Some(Reason::PerpetualCheck),
+            2 => Some(Reason::PerpetualChase),
+            _ => None,
+        }
+    }
+}
+
+/// A position lost for the side to move by a ruling: its state, the round that ruled it
+/// (the first is 1) and why.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ruling {
+    pub state: u64,
+    pub order: u16,
+    pub reason: Reason,
+}
+
+/// A space whose ruled states are terminal losses.
+pub struct Ruled<'s, S: Space + ?Sized> {
+    space: &'s S,
+    /// Per state: ruled lost.
+    ruled: Vec<bool>,
+}
+
+impl<S: Space + ?Sized> Space for Ruled<'_, S> {
+    fn states(&self) -> u64 {
+        self.space.states()
+    }
+
+    fn expand(&self, state: u64, children: &mut Successors) -> Node {
+        if self.ruled[state as usize] {
+            Node::Terminal(Value::LOST)
+        } else {
+            self.space.expand(state, children)
+        }
+    }
+
+    fn parents(&self, state: u64, parents: &mut Successors) {
+        self.space.parents(state, parents)
+    }
+}
+
+/// A solve with rulings: the entries and every ruling, ordered by state.
+pub struct RuledSolution {
+    pub entries: Vec<Entry>,
+    pub rulings: Vec<Ruling>,
+    /// Rounds that ruled something.
+    pub rounds: u16,
+}
+
+impl RuledSolution {
+    /// A solve without rulings.
+    pub fn plain(entries: Vec<Entry>) -> RuledSolution {
+        RuledSolution {
+            entries,
+            rulings: Vec::new(),
+            rounds: 0,
+        }
+    }
+}
+
+/// Solves `space`, then repeatedly asks `find` for new rulings among the draws of the current
+/// entries and solves again with them as terminal losses, until `find` returns none.
+pub fn solve_in_rounds<S, F>(space: &S, progress: &dyn Progress, mut find: F) -> RuledSolution
+where
+    S: Space + ?Sized,
+    F: FnMut(&[Entry]) -> Vec<(u64, Reason)>,
+{
+    let mut ruled = Ruled {
+        space,
+        ruled: vec![false; space.states() as usize],
+    };
+    let mut rulings = Vec::new();
+    let mut entries = cpu::solve(&ruled, progress);
+    let mut rounds = 0;
+    loop {
+        let found = find(&entries);
+        if found.is_empty() {
+            break;
+        }
+        rounds += 1;
+        for (state, reason) in found {
+            debug_assert_eq!(
+                entries[state as usize],
+                Value::Draw.entry(),
+                "rulings only decide draws"
+            );
+            ruled.ruled[state as usize] = true;
+            rulings.push(Ruling {
+                state,
+                order: rounds,
+                reason,
+            });
+        }
+        entries = cpu::solve(&ruled, progress);
+    }
+    rulings.sort_by_key(|r| r.state);
+    RuledSolution {
+        entries,
+        rulings,
+        rounds,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::solver::Silent;
+    use crate::solver::test_graph::Graph;
+
+    #[test]
+    fn a_ruled_draw_is_a_terminal_loss_that_propagates() {
+        let graph = Graph::random(400, 7, Value::LOST);
+        let plain = cpu::solve(&graph, &Silent);
+        let draw = (0..plain.len())
+            .find(|&s| plain[s] == Value::Draw.entry())
+            .expect("a draw");
+        let mut asked = 0;
+        let solution = solve_in_rounds(&graph, &Silent, |_| {
+            asked += 1;
+            if asked == 1 {
+                vec![(draw as u64, Reason::PerpetualCheck)]
+            } else {
+                vec![]
+            }
+        });
+        assert_eq!(solution.rounds, 1);
+        assert_eq!(solution.entries[draw], Value::LOST.entry());
+        assert_eq!(
+            solution.rulings,
+            [Ruling {
+                state: draw as u64,
+                order: 1,
+                reason: Reason::PerpetualCheck
+            }]
+        );
+        let mut ruled = Ruled {
+            space: &graph,
+            ruled: vec![false; plain.len()],
+        };
+        ruled.ruled[draw] = true;
+        assert_eq!(solution.entries, cpu::solve(&ruled, &Silent));
+        for (s, (&before, &after)) in plain.iter().zip(&solution.entries).enumerate() {
+            if before != Value::Draw.entry() && s != draw {
+                let (b, a) = (Value::from_entry(before), Value::from_entry(after));
+                assert_eq!(b.map(|v| v.outcome()), a.map(|v| v.outcome()), "state {s}");
+            }
+        }
+    }
+}

@@ -1,0 +1,213 @@
+//! Xiangqi under the Asian rules (`--rules asian`): tables where the rules cannot apply equal the
+//! default tables; every ruling keeps to the definition, checked here from the tables' values
+//! and the legal moves alone; the rulings' values propagate like any loss; query and line name
+//! the ruling; the GPU solver refuses the rules instead of building a wrong table.
+
+use std::path::{Path, PathBuf};
+
+use egtb::games::xiangqi::{Position, Repetition, Xiangqi, XiangqiRules};
+use egtb::games::{Game, IndexSpace};
+use egtb::generate::{Backend, Generator, table_path};
+use egtb::material::{GameId, Material};
+use egtb::probe::Prober;
+use egtb::rulings::{self, rulings_path};
+use egtb::solver::Silent;
+use egtb::solver::rounds::Reason;
+use egtb::value::Value;
+
+const ASIAN: XiangqiRules = XiangqiRules {
+    repetition: Repetition::Asian,
+};
+const DRAW: XiangqiRules = XiangqiRules {
+    repetition: Repetition::Draw,
+};
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("egtb-asian-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn material(name: &str) -> Material {
+    Material::parse(GameId::Xiangqi, name).unwrap()
+}
+
+fn build(dir: &Path, name: &str, rules: XiangqiRules) -> Vec<u16> {
+    let mut generator = Generator::<Xiangqi>::new(dir, rules, &Silent);
+    generator.ensure(&material(name)).unwrap().entries().to_vec()
+}
+
+/// Whether the side not to move in `position` is in check.
+fn gives_check(position: &Position) -> bool {
+    let mut turned = position.clone();
+    turned.side_to_move = turned.side_to_move.other();
+    turned.check_legal().is_err()
+}
+
+#[test]
+fn materials_where_one_side_cannot_attack_equal_their_draw_tables() {
+    let dir = temp_dir("one-side");
+    for name in ["KRvKA", "KNvKE", "KPvKA", "KCvKAE"] {
+        let asian = build(&dir, name, ASIAN);
+        let draw = build(&dir, name, DRAW);
+        assert_eq!(asian, draw, "{name}");
+        let path = table_path::<Xiangqi>(&dir, &material(name), ASIAN);
+        assert!(path.exists() && !rulings_path(&path).exists(), "{name}");
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// Checks every ruling of a material whose smaller tables the rules cannot change, all of
+/// order 1 (decided on the default table's values): the ruled side's every move that does not
+/// lose under the default rules is a non-capturing check, and each such check allows an answer
+/// that does not lose, does not check, and reaches another position ruled for the same reason.
+/// Returns how many rulings there were.
+fn rulings_keep_to_the_definition(name: &str) -> usize {
+    let dir = temp_dir(name);
+    build(&dir, name, DRAW);
+    let asian_entries = build(&dir, name, ASIAN);
+    let m = material(name);
+    let index = Xiangqi::index(&m, ASIAN).unwrap();
+    let path = table_path::<Xiangqi>(&dir, &m, ASIAN);
+    let all = rulings::read(&rulings_path(&path), name).unwrap();
+    let mut draw = Prober::<Xiangqi>::new(&dir, DRAW);
+    let mut asian = Prober::<Xiangqi>::new(&dir, ASIAN);
+    for ruling in &all {
+        assert_eq!(ruling.order, 1, "{name}: the smaller tables are unchanged");
+        assert_eq!(ruling.reason, Reason::PerpetualCheck, "{name}");
+        let position = index.decode(ruling.state).unwrap();
+        let fen = Xiangqi::format_position(&position);
+        assert_eq!(draw.value(&position).unwrap(), Value::Draw, "{fen}");
+        assert_eq!(asian.value(&position).unwrap(), Value::LOST, "{fen}");
+        assert_eq!(asian_entries[ruling.state as usize], Value::LOST.entry());
+        let mut drawing = 0;
+        for mv in Xiangqi::legal_moves(&position, DRAW) {
+            let child = Xiangqi::play(&position, mv);
+            if draw.value(&child).unwrap() != Value::Draw {
+                continue;
+            }
+            drawing += 1;
+            let same_material = Xiangqi::material_of(&child) == Xiangqi::material_of(&position);
+            assert!(same_material, "{fen}: a capture into a drawn ending escapes the rule");
+            assert!(gives_check(&child), "{fen}: a drawing move that does not check");
+            let keeps_cycle = Xiangqi::legal_moves(&child, DRAW).into_iter().any(|answer| {
+                let next = Xiangqi::play(&child, answer);
+                Xiangqi::material_of(&next) == Xiangqi::material_of(&child)
+                    && !gives_check(&next)
+                    && draw.value(&next).unwrap() == Value::Draw
+                    && asian.ruling(&next).unwrap().is_some_and(|r| r.reason == ruling.reason)
+            });
+            assert!(keeps_cycle, "{fen}: no answer keeps the cycle");
+        }
+        assert!(drawing > 0, "{fen}: a ruled position has a drawing move");
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+    all.len()
+}
+
+#[test]
+fn krvkn_perpetual_horse_checks_lose_and_keep_to_the_definition() {
+    assert!(rulings_keep_to_the_definition("KRvKN") > 100);
+}
+
+/// Every sampled position's value follows from its moves' values, with the ruled positions
+/// lost at DTM 0; positions decided only by the rules have a best line that ends in a ruling.
+#[test]
+fn asian_values_propagate_like_any_loss() {
+    let name = "KRvKN";
+    let dir = temp_dir("propagate");
+    build(&dir, name, DRAW);
+    build(&dir, name, ASIAN);
+    let index = Xiangqi::index(&material(name), ASIAN).unwrap();
+    let mut draw = Prober::<Xiangqi>::new(&dir, DRAW);
+    let mut asian = Prober::<Xiangqi>::new(&dir, ASIAN);
+    let (mut ruled, mut resting) = (0, 0);
+    for state in (0..index.states()).step_by(97) {
+        let Some(position) = index.decode(state) else { continue };
+        let fen = Xiangqi::format_position(&position);
+        let value = asian.value(&position).unwrap();
+        if let Some(ruling) = asian.ruling(&position).unwrap() {
+            assert_eq!(value, Value::LOST, "{fen}");
+            assert_eq!(ruling.order, 1);
+            ruled += 1;
+            continue;
+        }
+        let best = asian.moves(&position).unwrap().first().map(|m| m.value);
+        assert_eq!(best.unwrap_or(Value::LOST), value, "{fen}");
+        let before = draw.value(&position).unwrap();
+        if before == Value::Draw && value != Value::Draw {
+            let line = asian.line(&position).unwrap();
+            assert_eq!(line.len(), usize::from(value.dtm().unwrap()), "{fen}");
+            let end = asian.ruled_end(&position).unwrap().expect("the line ends in a ruling");
+            assert_eq!(asian.value(&end.position).unwrap(), Value::LOST);
+            resting += 1;
+        } else if before != Value::Draw {
+            assert_eq!(before.outcome(), value.outcome(), "{fen}: the rules only decide draws");
+        }
+    }
+    assert!(ruled > 0 && resting > 0, "{ruled} ruled, {resting} resting on a ruling");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn the_gpu_solver_refuses_the_asian_rules_and_auto_uses_the_cpu() {
+    let dir = temp_dir("gpu");
+    let m = material("KRvKN");
+    let mut generator = Generator::<Xiangqi>::new(&dir, ASIAN, &Silent);
+    generator.ensure_smaller(&m).unwrap();
+    let err = generator.solve(&m, Backend::Gpu).err().expect("the GPU solver refuses");
+    assert!(format!("{err:#}").contains("Asian"), "{err:#}");
+    let solved = generator.solve(&m, Backend::Auto).unwrap();
+    assert!(solved.solver.starts_with("CPU"), "{}", solved.solver);
+    assert!(solved.rounds >= 1 && !solved.rulings.is_empty());
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+fn egtb(dir: &Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_egtb"))
+        .arg("--tables")
+        .arg(dir)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn the_cli_names_the_ruling_and_refuses_the_rules_on_the_gpu() {
+    let dir = temp_dir("cli");
+    let built = egtb(
+        &dir,
+        &["generate", "xiangqi", "KRvKN", "--rules", "asian", "--backend", "cpu"],
+    );
+    assert!(built.status.success(), "{}", String::from_utf8_lossy(&built.stderr));
+    let m = material("KRvKN");
+    let index = Xiangqi::index(&m, ASIAN).unwrap();
+    let path = table_path::<Xiangqi>(&dir, &m, ASIAN);
+    let first = rulings::read(&rulings_path(&path), "KRvKN").unwrap()[0];
+    let fen = Xiangqi::format_position(&index.decode(first.state).unwrap());
+    let out = egtb(&dir, &["--json", "--rules", "asian", "query", &fen]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["value"]["dtm"], 0, "{json}");
+    assert_eq!(json["ruling"]["reason"], "perpetual check", "{json}");
+    assert_eq!(json["ruling"]["order"], 1, "{json}");
+    let side = if index.side_to_move(first.state).index() == 0 {
+        "red"
+    } else {
+        "black"
+    };
+    assert_eq!(json["ruling"]["loser"], side, "{json}");
+    let draw = egtb(&dir, &["--json", "query", &fen]);
+    assert!(!draw.status.success(), "the draw table was never built");
+
+    let refused = egtb(
+        &dir,
+        &["generate", "xiangqi", "KRvKC", "--rules", "asian", "--backend", "gpu"],
+    );
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success());
+    assert!(
+        stderr.starts_with("egtb: error:") && stderr.trim_end().lines().count() == 1,
+        "{stderr}"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
