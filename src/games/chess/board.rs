@@ -338,6 +338,25 @@ impl Placement {
     }
 }
 
+/// Which piece moves: the king of the moving side, or a man by its index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mover {
+    King,
+    Man(usize),
+}
+
+impl Placement {
+    /// The placement after `mover` (a piece of `side`) goes to `to`; a captured man keeps its
+    /// square and must be ignored.
+    #[inline]
+    pub fn moved(self, side: Side, mover: Mover, to: Square) -> Placement {
+        match mover {
+            Mover::King => self.with_king(side, to),
+            Mover::Man(i) => self.with_man(i, to),
+        }
+    }
+}
+
 impl std::fmt::Debug for Placement {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let men: Vec<String> = (0..MAX_MEN).map(|i| square_name(self.man(i))).collect();

@@ -2,14 +2,16 @@
 //!
 //! [`Position`] is a legal position (RULES.md): exactly one king a side, at most 5 pieces, no
 //! two pieces on a square, the side not to move not in check. The board geometry is in
-//! [`board`], the index scheme in [`index`], moves and the solver's space in [`moves`], FEN,
-//! SAN and UCI in [`notation`], the data of the GPU twin (`shaders/chess.wgsl`) in [`gpu`].
+//! [`board`], the index scheme in [`index`], moves and un-moves in [`moves`], the solver's view in
+//! [`space`], FEN, SAN and UCI in [`notation`], the data of the GPU twin
+//! (`shaders/games/chess.wgsl`) in [`gpu`].
 
 pub mod board;
 pub mod gpu;
 pub mod index;
 pub mod moves;
 pub mod notation;
+pub mod space;
 
 use anyhow::{Result, bail};
 
@@ -20,7 +22,8 @@ use crate::table::TableSet;
 use crate::value::Value;
 use board::{Kind, MAX_MEN, Men, Placement, Square, geometry};
 use index::ChessIndex;
-use moves::{ChessSpace, for_each_move};
+use moves::for_each_move;
+use space::ChessSpace;
 
 /// The most pieces (kings included) of a supported material.
 pub const MAX_PIECES: usize = 2 + MAX_MEN;
