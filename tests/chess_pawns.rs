@@ -87,7 +87,7 @@ fn moves_with_pawns_match_shakmaty() {
                     .map(|m| {
                         promotions += usize::from(m.is_promotion());
                         en_passant += usize::from(m.is_en_passant());
-                        let after = reference.clone().play(m.clone()).unwrap();
+                        let after = reference.clone().play(m).unwrap();
                         (
                             m.to_uci(CastlingMode::Standard).to_string(),
                             SanPlus::from_move(reference.clone(), m).to_string(),
