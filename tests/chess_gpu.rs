@@ -4,9 +4,10 @@ use std::path::PathBuf;
 
 use egtb::games::Game;
 use egtb::games::chess::Chess;
+use egtb::games::chess::board::Kind;
 use egtb::games::chess::gpu::ChessGpu;
 use egtb::generate::Generator;
-use egtb::material::{GameId, Material};
+use egtb::material::{GameId, Material, Side};
 use egtb::solver::Silent;
 use egtb::solver::gpu::{Gpu, GpuOptions};
 
@@ -44,9 +45,19 @@ fn gpu_equals_cpu(test: &str, materials: &[&str], options: &GpuOptions) {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// The materials the GPU rules cover (no GPU rules for pawns yet).
+fn pawnless(material: &Material) -> bool {
+    let pawn = Kind::Pawn.index();
+    material.count(Side::First, pawn) + material.count(Side::Second, pawn) == 0
+}
+
 #[test]
 fn every_material_of_up_to_three_pieces_matches_the_cpu() {
-    let materials: Vec<String> = Chess::materials(3).iter().map(|m| m.to_string()).collect();
+    let materials: Vec<String> = Chess::materials(3)
+        .iter()
+        .filter(|m| pawnless(m))
+        .map(|m| m.to_string())
+        .collect();
     assert_eq!(materials.len(), 5, "{materials:?}");
     let names: Vec<&str> = materials.iter().map(String::as_str).collect();
     gpu_equals_cpu("three", &names, &GpuOptions::default());
@@ -83,7 +94,7 @@ fn kbbbvk_five_pieces_matches_the_cpu() {
 fn every_material_of_four_pieces_matches_the_cpu() {
     let materials: Vec<String> = Chess::materials(4)
         .iter()
-        .filter(|m| m.pieces() == 4)
+        .filter(|m| m.pieces() == 4 && pawnless(m))
         .map(|m| m.to_string())
         .collect();
     assert_eq!(materials.len(), 20, "{materials:?}");

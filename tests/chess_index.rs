@@ -105,7 +105,6 @@ fn broken_slots_decode_to_none_and_weigh_nothing() {
 #[test]
 fn materials_are_checked() {
     for (name, message) in [
-        ("KPvK", "pawns are not supported yet"),
         ("KQQRvKN", "at most 5"),
         ("KRvKQ", "canonical order"),
         ("KQvQ", "exactly one king"),
@@ -121,6 +120,13 @@ fn materials_are_checked() {
     assert!(all.iter().all(|m| m.is_canonical() && Chess::check_material(m).is_ok()));
     assert_eq!(all[0].to_string(), "KvK");
     let three: Vec<String> = Chess::materials(3).iter().map(|m| m.to_string()).collect();
-    assert_eq!(three, ["KvK", "KQvK", "KRvK", "KBvK", "KNvK"]);
-    assert!(all.iter().any(|m| m.to_string() == "KRRvKR"));
+    assert_eq!(three, ["KvK", "KQvK", "KRvK", "KBvK", "KNvK", "KPvK"]);
+    for name in ["KRRvKR", "KRPvKR", "KPPvKP", "KQPvKQ", "KBPvKN", "KPPPvK"] {
+        assert!(all.iter().any(|m| m.to_string() == name), "{name}");
+    }
+    let subs: Vec<String> = Chess::sub_materials(&material("KPvK"))
+        .iter()
+        .map(|m| m.to_string())
+        .collect();
+    assert_eq!(subs, ["KvK", "KNvK", "KBvK", "KRvK", "KQvK"]);
 }

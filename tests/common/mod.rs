@@ -36,7 +36,7 @@ pub fn material(name: &str) -> Material {
 fn pieces(material: &Material) -> Vec<Piece> {
     let mut out = Vec::new();
     for side in Side::BOTH {
-        for kind in Kind::ALL {
+        for kind in Kind::ALL.into_iter().chain([Kind::Pawn]) {
             for _ in 0..material.count(side, kind.index()) {
                 out.push(Piece { side, kind });
             }

@@ -1,5 +1,5 @@
-//! The 8x8 board: squares, bitboards, the 8 symmetries of the square, rays and leaper tables,
-//! the compact placement of a pawnless position, and attack tests.
+//! The 8x8 board: squares, bitboards, the 8 symmetries of the square, rays, leaper and pawn
+//! tables, the compact placement of a position, and attack tests.
 //!
 //! Squares are numbered a1 = 0, b1 = 1, ..., h1 = 7, a2 = 8, ..., h8 = 63 (`file + 8 * rank`);
 //! bit `s` of a bitboard is square `s`. All geometry lives in one [`Geometry`] computed once, in
@@ -23,7 +23,7 @@ pub const TRANSPOSE: usize = 4;
 /// The a1-h8 diagonal.
 pub const DIAGONAL: Bitboard = 0x8040_2010_0804_0201;
 
-/// Piece kinds, numbered as in the material's canonical letter order (K Q R B N).
+/// Piece kinds, numbered as in the material's canonical letter order (K Q R B N P).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Kind {
     King = 0,
@@ -31,12 +31,16 @@ pub enum Kind {
     Rook = 2,
     Bishop = 3,
     Knight = 4,
+    Pawn = 5,
 }
 
 impl Kind {
+    /// The kinds whose moves do not depend on their side (every kind but the pawn).
     pub const ALL: [Kind; 5] = [Kind::King, Kind::Queen, Kind::Rook, Kind::Bishop, Kind::Knight];
+    /// The kinds a pawn promotes to.
+    pub const PROMOTIONS: [Kind; 4] = [Kind::Queen, Kind::Rook, Kind::Bishop, Kind::Knight];
     /// The kinds that are not kings, in group order.
-    pub const MEN: [Kind; 4] = [Kind::Queen, Kind::Rook, Kind::Bishop, Kind::Knight];
+    pub const MEN: [Kind; 5] = [Kind::Queen, Kind::Rook, Kind::Bishop, Kind::Knight, Kind::Pawn];
 
     /// Index in the material's kind order.
     pub fn index(self) -> usize {
@@ -45,13 +49,14 @@ impl Kind {
 
     /// The uppercase letter of the kind.
     pub fn letter(self) -> char {
-        b"KQRBN"[self.index()] as char
+        b"KQRBNP"[self.index()] as char
     }
 
-    /// The kind an uppercase or lowercase letter names (pawns are not a kind here).
+    /// The kind an uppercase or lowercase letter names.
     pub fn from_letter(letter: char) -> Option<Kind> {
         Kind::ALL
             .into_iter()
+            .chain([Kind::Pawn])
             .find(|k| k.letter() == letter.to_ascii_uppercase())
     }
 }
@@ -65,6 +70,34 @@ pub fn file(sq: Square) -> u8 {
 pub fn rank(sq: Square) -> u8 {
     sq >> 3
 }
+
+/// The rank (0 = rank 1) of a square seen from `side`: a pawn of `side` starts on its rank 1
+/// and promotes on its rank 7.
+pub fn relative_rank(side: Side, sq: Square) -> u8 {
+    match side {
+        Side::First => rank(sq),
+        Side::Second => 7 - rank(sq),
+    }
+}
+
+/// The square one step forward for a pawn of `side` (the square must not be on the last rank).
+pub fn forward(side: Side, sq: Square) -> Square {
+    match side {
+        Side::First => sq + 8,
+        Side::Second => sq - 8,
+    }
+}
+
+/// The square one step backward for a pawn of `side` (the square must not be on the first rank).
+pub fn backward(side: Side, sq: Square) -> Square {
+    match side {
+        Side::First => sq - 8,
+        Side::Second => sq + 8,
+    }
+}
+
+/// The squares a pawn may stand on: ranks 2 to 7.
+pub const PAWN_SQUARES: Bitboard = 0x00FF_FFFF_FFFF_FF00;
 
 /// The bitboard of one square.
 pub fn bit(sq: Square) -> Bitboard {
@@ -110,6 +143,8 @@ pub struct Geometry {
     pub ray: [[Bitboard; 64]; 8],
     /// `between[a][b]`: squares strictly between two squares on a common line, else empty.
     pub between: [[Bitboard; 64]; 64],
+    /// `pawn_attacks[side][sq]`: squares a pawn of `side` on `sq` attacks.
+    pub pawn_attacks: [[Bitboard; 64]; 2],
 }
 
 impl Geometry {
@@ -119,6 +154,7 @@ impl Geometry {
             pattern: [[0; 64]; 5],
             ray: [[0; 64]; 8],
             between: [[0; 64]; 64],
+            pawn_attacks: [[0; 64]; 2],
         });
         let step = |sq: Square, (df, dr): (i8, i8)| -> Option<Square> {
             let f = file(sq) as i8 + df;
@@ -143,6 +179,13 @@ impl Geometry {
                     g.pattern[Kind::King.index()][sq as usize] |= bit(next);
                 }
             }
+            for (side, rank_step) in [(0, 1), (1, -1)] {
+                for file_step in [-1, 1] {
+                    if let Some(next) = step(sq, (file_step, rank_step)) {
+                        g.pawn_attacks[side][sq as usize] |= bit(next);
+                    }
+                }
+            }
             for &dir in &KNIGHT_STEPS {
                 if let Some(next) = step(sq, dir) {
                     g.pattern[Kind::Knight.index()][sq as usize] |= bit(next);
@@ -158,11 +201,34 @@ impl Geometry {
         g
     }
 
-    /// Squares a piece of `kind` on `sq` attacks with `occupied` squares blocking sliders.
+    /// Squares a piece of `kind` and `side` on `sq` attacks, with `occupied` blocking sliders.
+    #[inline]
+    pub fn attacks_of(&self, kind: Kind, side: Side, sq: Square, occupied: Bitboard) -> Bitboard {
+        if kind == Kind::Pawn {
+            self.pawn_attacks[side.index()][sq as usize]
+        } else {
+            self.attacks(kind, sq, occupied)
+        }
+    }
+
+    /// Whether a piece of `kind` and `side` on `from` attacks `target`, with `occupied`
+    /// blocking sliders.
+    #[inline]
+    pub fn attacks_square_of(&self, kind: Kind, side: Side, from: Square, target: Square, occupied: Bitboard) -> bool {
+        if kind == Kind::Pawn {
+            self.pawn_attacks[side.index()][from as usize] & bit(target) != 0
+        } else {
+            self.attacks_square(kind, from, target, occupied)
+        }
+    }
+
+    /// Squares a piece of `kind` (not a pawn) on `sq` attacks with `occupied` squares blocking
+    /// sliders.
     #[inline]
     pub fn attacks(&self, kind: Kind, sq: Square, occupied: Bitboard) -> Bitboard {
         match kind {
             Kind::King | Kind::Knight => self.pattern[kind.index()][sq as usize],
+            Kind::Pawn => unreachable!("a pawn's attacks depend on its side (see attacks_of)"),
             Kind::Rook => self.slide(&ROOK_DIRECTIONS, sq, occupied),
             Kind::Bishop => self.slide(&BISHOP_DIRECTIONS, sq, occupied),
             Kind::Queen => self.slide(&ROOK_DIRECTIONS, sq, occupied) | self.slide(&BISHOP_DIRECTIONS, sq, occupied),
@@ -189,16 +255,17 @@ impl Geometry {
         attacks
     }
 
-    /// Whether a piece of `kind` on `from` attacks `target`, with `occupied` blocking sliders.
+    /// Whether a piece of `kind` (not a pawn) on `from` attacks `target`, with `occupied`
+    /// blocking sliders.
     #[inline]
     pub fn attacks_square(&self, kind: Kind, from: Square, target: Square, occupied: Bitboard) -> bool {
         self.pattern[kind.index()][from as usize] & bit(target) != 0
             && self.between[from as usize][target as usize] & occupied == 0
     }
 
-    /// Every table as little-endian u32 words, in field order (`symmetry` one square per word,
-    /// then `pattern`, `ray`, `between` with each bitboard as its low word then its high word),
-    /// for upload to a GPU.
+    /// The tables of the pawnless shader as little-endian u32 words (`symmetry` one square per
+    /// word, then `pattern`, `ray`, `between` with each bitboard as its low word then its high
+    /// word), for upload to a GPU.
     pub fn gpu_words(&self) -> Vec<u32> {
         let symmetry = self.symmetry.iter().flatten().map(|&s| u32::from(s));
         let boards = self
@@ -219,7 +286,7 @@ pub fn geometry() -> &'static Geometry {
 }
 
 /// Who the non-king pieces ("men") of a material are, in the index's group order: white Q, R,
-/// B, N, then black Q, R, B, N (identical pieces next to each other).
+/// B, N, P, then black Q, R, B, N, P (identical pieces next to each other).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Men {
     pub count: usize,
@@ -228,7 +295,7 @@ pub struct Men {
 }
 
 impl Men {
-    /// The men of a material of at most [`MAX_MEN`] non-king pieces, kings and pawns excluded.
+    /// The men of a material of at most [`MAX_MEN`] non-king pieces.
     pub fn of_material(material: &Material) -> Men {
         let mut men = Men {
             count: 0,
@@ -245,6 +312,11 @@ impl Men {
             }
         }
         men
+    }
+
+    /// Whether any man is a pawn.
+    pub fn has_pawns(&self) -> bool {
+        self.kind[..self.count].contains(&Kind::Pawn)
     }
 }
 
@@ -327,7 +399,28 @@ impl Placement {
         if geo.pattern[Kind::King.index()][self.king(by) as usize] & bit(target) != 0 {
             return true;
         }
-        (0..men.count).any(|i| men.side[i] == by && geo.attacks_square(men.kind[i], self.man(i), target, occupied))
+        (0..men.count)
+            .any(|i| men.side[i] == by && geo.attacks_square_of(men.kind[i], by, self.man(i), target, occupied))
+    }
+
+    /// Whether `target` is attacked by the pieces of side `by` other than man `skip` (a man
+    /// just captured), with `occupied` blocking sliders.
+    #[inline]
+    pub fn attacked_except(
+        self,
+        geo: &Geometry,
+        men: &Men,
+        target: Square,
+        by: Side,
+        occupied: Bitboard,
+        skip: usize,
+    ) -> bool {
+        if geo.pattern[Kind::King.index()][self.king(by) as usize] & bit(target) != 0 {
+            return true;
+        }
+        (0..men.count).any(|i| {
+            i != skip && men.side[i] == by && geo.attacks_square_of(men.kind[i], by, self.man(i), target, occupied)
+        })
     }
 
     /// Whether the king of `side` is in check.
@@ -335,6 +428,25 @@ impl Placement {
     pub fn in_check(self, geo: &Geometry, men: &Men, side: Side) -> bool {
         let occupied = self.occupied(men.count);
         self.attacked(geo, men, self.king(side), side.other(), occupied)
+    }
+}
+
+/// Which piece moves: the king of the moving side, or a man by its index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mover {
+    King,
+    Man(usize),
+}
+
+impl Placement {
+    /// The placement after `mover` (a piece of `side`) goes to `to`; a captured man keeps its
+    /// square and must be ignored.
+    #[inline]
+    pub fn moved(self, side: Side, mover: Mover, to: Square) -> Placement {
+        match mover {
+            Mover::King => self.with_king(side, to),
+            Mover::Man(i) => self.with_man(i, to),
+        }
     }
 }
 

@@ -1,4 +1,4 @@
-//! Pawnless chess on the GPU: the data and prelude of `shaders/chess.wgsl`, the WGSL twin of
+//! Pawnless chess on the GPU: the data and prelude of `shaders/games/chess.wgsl`, the WGSL twin of
 //! [`super::index`] and [`super::moves`].
 //!
 //! Three u32 buffers, all computed here from the Rust tables:
@@ -28,10 +28,10 @@ use crate::solver::gpu::{GpuData, GpuRules};
 use crate::table::TableSet;
 
 /// The chess rules module, joined after the prelude.
-const CHESS_WGSL: &str = include_str!("../../../shaders/chess.wgsl");
+const CHESS_WGSL: &str = include_str!("../../../shaders/games/chess.wgsl");
 
-/// `shaders/chess.wgsl` holds the men of a placement in a `vec3<u32>`.
-const _: () = assert!(MAX_MEN == 3, "shaders/chess.wgsl holds three men");
+/// `shaders/games/chess.wgsl` holds the men of a placement in a `vec3<u32>`.
+const _: () = assert!(MAX_MEN == 3, "shaders/games/chess.wgsl holds three men");
 /// Marks "no man" (a king moves, or nothing is captured).
 const NO_MAN: u32 = u32::MAX;
 

@@ -1,6 +1,6 @@
-//! The index space of a pawnless chess material (index scheme version 1).
+//! The index space of a chess material (index scheme version 2).
 //!
-//! The GPU twin reproduces this scheme bit for bit:
+//! A pawnless material (the GPU twin reproduces this scheme bit for bit):
 //! - **King pairs.** The 462 pairs (wK, bK) of distinct, non-adjacent squares with wK in the
 //!   triangle a1 b1 c1 d1 b2 c2 d2 c3 d3 d4 (`file <= 3`, `rank <= file`) and, when wK is on
 //!   the a1-h8 diagonal, bK on or below it (`rank <= file`), numbered in increasing
@@ -21,6 +21,20 @@
 //!   the larger a broken duplicate.
 //! - **Broken slots.** Men overlapping, the side not to move in check, non-canonical
 //!   duplicates.
+//!
+//! A material with a pawn has the left-right mirror as its only symmetry:
+//! - **King pairs.** The 1806 pairs of distinct, non-adjacent squares with wK on files a-d, in
+//!   increasing `(wK, bK)` order; a position with wK on files e-h is mirrored, so no position
+//!   is its own image and every legal slot stands for two positions.
+//! - **Groups.** As above, except that a group of pawns is ranked among the 48 squares of ranks
+//!   2 to 7, square `sq` numbered `sq - 8` (a king there makes the slot broken).
+//! - **En passant.** When both sides have pawns, the positions in which the side to move may
+//!   capture en passant follow the normal slots: per side to move `X`, `ep_per_side` slots
+//!   numbering the file of the enemy pawn that has just moved two squares (a-d, mirrored
+//!   otherwise), both kings on any square, then every other man in men order (pawns among 48
+//!   squares, other men among 64, identical men in increasing order), most significant first.
+//!   That pawn is the first of its group. A slot whose en passant capture is impossible is
+//!   broken. Statistics give these slots no weight: they count positions without the right.
 
 use std::sync::OnceLock;
 
@@ -28,13 +42,21 @@ use anyhow::{Result, bail};
 
 use super::Position;
 use super::board::{
-    DIAGONAL, Geometry, MAX_MEN, Men, Placement, Square, TRANSPOSE, apply_symmetry, bit, file, geometry, rank,
+    DIAGONAL, Geometry, Kind, MAX_MEN, Men, Placement, Square, TRANSPOSE, apply_symmetry, backward, bit, file,
+    geometry, rank,
 };
+use super::moves::en_passant_right;
 use crate::games::IndexSpace;
 use crate::material::{Material, Side};
 
 /// Number of canonical king pairs.
 pub const KING_PAIRS: usize = 462;
+/// Number of canonical king pairs of a material with pawns.
+pub const PAWN_KING_PAIRS: usize = 1806;
+/// The symmetry that mirrors the files (a <-> h), the only one of a material with pawns.
+pub const MIRROR: usize = 1;
+/// Squares a pawn may stand on.
+const PAWN_SQUARE_COUNT: u64 = 48;
 /// Squares left to the men once the kings stand.
 const FREE_SQUARES: usize = 62;
 /// Marks two kings on one square or adjacent, which no legal position has.
@@ -50,8 +72,13 @@ pub struct IndexTables {
     /// for kings on one square or adjacent. One lookup canonicalises a king pair.
     pub king_canonical: Vec<u32>,
     /// `unrank[k - 1][r]`: the squares `s_1 | s_2 << 8 | s_3 << 16` (0..62) of combinadic rank
-    /// `r` of a group of `k`.
+    /// `r` of a group of `k` (the ranks below C(48, k) are the tuples of a pawn group).
     pub unrank: [Vec<u32>; MAX_MEN],
+    /// The canonical king pairs of materials with pawns in order, `wK | bK << 8`.
+    pub pawn_king_pairs: Vec<u32>,
+    /// `pawn_king_canonical[wK * 64 + bK]`: `pair | mirror << 16` ([`NONE`] for kings on one
+    /// square or adjacent).
+    pub pawn_king_canonical: Vec<u32>,
 }
 
 fn adjacent_or_same(a: Square, b: Square) -> bool {
@@ -97,6 +124,32 @@ impl IndexTables {
                 })
             })
             .collect();
+        let mut pawn_king_pairs = Vec::with_capacity(PAWN_KING_PAIRS);
+        let mut pawn_pair_number = vec![NONE; 64 * 64];
+        for wk in 0..64u8 {
+            for bk in 0..64u8 {
+                if file(wk) <= 3 && !adjacent_or_same(wk, bk) {
+                    pawn_pair_number[wk as usize * 64 + bk as usize] = pawn_king_pairs.len() as u32;
+                    pawn_king_pairs.push(u32::from(wk) | u32::from(bk) << 8);
+                }
+            }
+        }
+        assert_eq!(pawn_king_pairs.len(), PAWN_KING_PAIRS);
+        let pawn_king_canonical = (0..64 * 64)
+            .map(|i| {
+                let (wk, bk) = ((i / 64) as Square, (i % 64) as Square);
+                if adjacent_or_same(wk, bk) {
+                    return NONE;
+                }
+                let mirror = file(wk) > 3;
+                let (w, b) = if mirror {
+                    (apply_symmetry(MIRROR, wk), apply_symmetry(MIRROR, bk))
+                } else {
+                    (wk, bk)
+                };
+                pawn_pair_number[w as usize * 64 + b as usize] | u32::from(mirror) << 16
+            })
+            .collect();
         let unrank = std::array::from_fn(|k| {
             let k = k + 1;
             let mut table = vec![0u32; choose(FREE_SQUARES as u64, k as u64) as usize];
@@ -108,7 +161,29 @@ impl IndexTables {
             king_pairs,
             king_canonical,
             unrank,
+            pawn_king_pairs,
+            pawn_king_canonical,
         }
+    }
+}
+
+/// The number of a square among those a man of its group may stand on: pawns among the 48 of
+/// ranks 2 to 7, other men among the 62 that hold no king.
+#[inline(always)]
+fn free_square(pawn: bool, sq: Square, wk: Square, bk: Square) -> u32 {
+    if pawn {
+        u32::from(sq).wrapping_sub(8)
+    } else {
+        u32::from(sq) - u32::from(sq > wk) - u32::from(sq > bk)
+    }
+}
+
+/// The squares man `m` may stand on in an en passant slot: 48 for a pawn, else 64.
+fn ep_radix(men: &Men, m: usize) -> u64 {
+    if men.kind[m] == Kind::Pawn {
+        PAWN_SQUARE_COUNT
+    } else {
+        64
     }
 }
 
@@ -167,16 +242,28 @@ pub struct Group {
     pub first: usize,
     /// Number of men in it.
     pub len: usize,
-    /// C(62, len).
+    /// C(62, len), or C(48, len) for pawns.
     pub radix: u64,
+    /// A group of pawns (ranked among 48 squares).
+    pub pawn: bool,
     /// Weight of its rank in the slot.
     pub multiplier: u64,
 }
 
-/// The index space of one canonical pawnless material.
+/// The index space of one canonical material.
 pub struct ChessIndex {
     material: Material,
     men: Men,
+    /// Some man is a pawn: the mirror is the only symmetry.
+    pawns: bool,
+    /// Slots of positions with an en passant right, per side to move (0 unless both sides
+    /// have pawns).
+    ep_per_side: u64,
+    /// Per side to move, the man that has just moved two squares (the first of the enemy
+    /// pawns), or `usize::MAX` when that side cannot capture en passant.
+    ep_man: [usize; 2],
+    /// Per side to move, the slots its en passant positions use (the rest are broken).
+    ep_len: [u64; 2],
     groups: [Group; MAX_MEN],
     group_count: usize,
     /// `group_of[man]`: the group a man belongs to.
@@ -192,8 +279,8 @@ pub struct ChessIndex {
 }
 
 impl ChessIndex {
-    /// The index of a canonical material of kings plus at most [`MAX_MEN`] Q, R, B, N (checked
-    /// by the caller).
+    /// The index of a canonical material of kings plus at most [`MAX_MEN`] Q, R, B, N, P
+    /// (checked by the caller).
     pub fn new(material: &Material) -> Result<ChessIndex> {
         if !material.is_canonical() {
             bail!(
@@ -215,13 +302,36 @@ impl ChessIndex {
         }
         let mut per_pair = 1;
         for g in groups[..group_count].iter_mut().rev() {
-            g.radix = choose(FREE_SQUARES as u64, g.len as u64);
+            g.pawn = men.kind[g.first] == Kind::Pawn;
+            let squares = if g.pawn { PAWN_SQUARE_COUNT } else { FREE_SQUARES as u64 };
+            g.radix = choose(squares, g.len as u64);
             g.multiplier = per_pair;
             per_pair *= g.radix;
         }
-        let per_side = KING_PAIRS as u64 * per_pair;
-        if 2 * per_side > u64::from(u32::MAX) {
-            bail!("material {material} has too many states for chess index version 1");
+        let pawns = men.has_pawns();
+        let pairs = if pawns { PAWN_KING_PAIRS } else { KING_PAIRS };
+        let per_side = pairs as u64 * per_pair;
+        let mut ep_man = [usize::MAX; 2];
+        let mut ep_len = [0; 2];
+        for side in Side::BOTH {
+            let own = (0..men.count).any(|m| men.side[m] == side && men.kind[m] == Kind::Pawn);
+            let Some(enemy) = (0..men.count).find(|&m| men.side[m] == side.other() && men.kind[m] == Kind::Pawn) else {
+                continue;
+            };
+            if own {
+                ep_man[side.index()] = enemy;
+                ep_len[side.index()] = 4
+                    * 64
+                    * 64
+                    * (0..men.count)
+                        .filter(|&m| m != enemy)
+                        .map(|m| ep_radix(&men, m))
+                        .product::<u64>();
+            }
+        }
+        let ep_per_side = ep_len[0].max(ep_len[1]);
+        if 2 * (per_side + ep_per_side) > u64::from(u32::MAX) {
+            bail!("material {material} has too many states for chess index version 2");
         }
         let mut group_divisors = [Divisor::default(); MAX_MEN];
         for (divisor, g) in group_divisors.iter_mut().zip(&groups[..group_count]) {
@@ -230,6 +340,10 @@ impl ChessIndex {
         Ok(ChessIndex {
             material: *material,
             men,
+            pawns,
+            ep_per_side,
+            ep_man,
+            ep_len,
             groups,
             group_count,
             group_of,
@@ -270,11 +384,17 @@ impl ChessIndex {
         &self.groups[self.group_of[man]]
     }
 
+    /// Whether the material has pawns (the mirror is its only symmetry).
+    pub fn has_pawns(&self) -> bool {
+        self.pawns
+    }
+
     /// Combinadic rank of a group in a placement whose kings are as given.
     #[inline(always)]
     pub fn group_rank(&self, group: &Group, placement: Placement) -> u64 {
         let [wk, bk] = placement.kings();
-        let free = |sq: Square| u32::from(sq) - u32::from(sq > wk) - u32::from(sq > bk);
+        let pawn = group.pawn;
+        let free = |sq: Square| free_square(pawn, sq, wk, bk);
         // C(n, 2) and C(n, 3) by arithmetic: quicker than a table lookup.
         let pairs = |n: u32| u64::from(n * n.saturating_sub(1) / 2);
         let triples = |n: u32| u64::from(n * n.saturating_sub(1) * n.saturating_sub(2) / 6);
@@ -310,6 +430,17 @@ impl ChessIndex {
     #[inline]
     pub fn canonical(&self, placement: Placement) -> (u64, bool) {
         let [wk, bk] = placement.kings();
+        if self.pawns {
+            let canonical = self.tables.pawn_king_canonical[wk as usize * 64 + bk as usize];
+            debug_assert_ne!(canonical, NONE, "kings on one square or adjacent");
+            let mirror = canonical >> 16 != 0;
+            let image = if mirror {
+                placement.mapped(self.geo, MIRROR, self.men.count)
+            } else {
+                placement
+            };
+            return (self.slot_as_is(canonical & 0xFFFF, image), mirror);
+        }
         let canonical = self.tables.king_canonical[wk as usize * 64 + bk as usize];
         debug_assert_ne!(canonical, NONE, "kings on one square or adjacent");
         let (pair, sym) = (canonical & 0xFFFF, (canonical >> 16 & 7) as usize);
@@ -343,10 +474,120 @@ impl ChessIndex {
         (bit(wk) | bit(bk)) & !DIAGONAL == 0
     }
 
-    /// The side to move of a state and its slot.
+    /// The side to move of a state without an en passant right and its slot.
     #[inline]
     pub fn split(&self, state: u64) -> (Side, u64) {
         crate::games::split_state(state, self.per_side)
+    }
+
+    /// Whether a state is a position with an en passant right.
+    #[inline]
+    pub fn is_en_passant(&self, state: u64) -> bool {
+        state >= 2 * self.per_side
+    }
+
+    /// The state of a legal position with the side `to_move` to move and the right to capture
+    /// en passant the enemy pawn on `pawn` (which has just moved two squares).
+    pub fn en_passant_state(&self, placement: Placement, to_move: Side, pawn: Square) -> u64 {
+        let (placement, pawn) = if file(pawn) > 3 {
+            (
+                placement.mapped(self.geo, MIRROR, self.men.count),
+                apply_symmetry(MIRROR, pawn),
+            )
+        } else {
+            (placement, pawn)
+        };
+        let ep_man = self.ep_man[to_move.index()];
+        let mut squares = [0 as Square; MAX_MEN];
+        for g in self.groups() {
+            let mut group: Vec<Square> = (g.first..g.first + g.len).map(|m| placement.man(m)).collect();
+            if g.first == ep_man {
+                let at = group.iter().position(|&sq| sq == pawn).expect("the pawn stands there");
+                group.remove(at);
+                group.sort_unstable();
+                group.insert(0, pawn);
+            } else {
+                group.sort_unstable();
+            }
+            squares[g.first..g.first + g.len].copy_from_slice(&group);
+        }
+        let [wk, bk] = placement.kings();
+        let mut slot = (u64::from(file(pawn)) * 64 + u64::from(wk)) * 64 + u64::from(bk);
+        for m in (0..self.men.count).filter(|&m| m != ep_man) {
+            let code = if self.men.kind[m] == Kind::Pawn {
+                squares[m] - 8
+            } else {
+                squares[m]
+            };
+            slot = slot * ep_radix(&self.men, m) + u64::from(code);
+        }
+        2 * self.per_side + to_move.index() as u64 * self.ep_per_side + slot
+    }
+
+    /// The placement, side to move and square of the pawn that may be captured en passant of an
+    /// en passant state, `None` for a broken slot.
+    pub fn decode_en_passant(&self, state: u64) -> Option<(Placement, Side, Square)> {
+        let rest = state - 2 * self.per_side;
+        let side = if rest < self.ep_per_side {
+            Side::First
+        } else {
+            Side::Second
+        };
+        let mut slot = rest - side.index() as u64 * self.ep_per_side;
+        if slot >= self.ep_len[side.index()] {
+            return None;
+        }
+        let ep_man = self.ep_man[side.index()];
+        let mut placement = Placement::default();
+        for m in (0..self.men.count).rev().filter(|&m| m != ep_man) {
+            let radix = ep_radix(&self.men, m);
+            let code = (slot % radix) as Square;
+            slot /= radix;
+            let sq = if self.men.kind[m] == Kind::Pawn { code + 8 } else { code };
+            placement = placement.with_man(m, sq);
+        }
+        let bk = (slot % 64) as Square;
+        slot /= 64;
+        let wk = (slot % 64) as Square;
+        let pawn_file = (slot / 64) as Square;
+        let pawn = pawn_file + 8 * if side == Side::First { 4 } else { 3 };
+        placement = placement.with_king(Side::First, wk).with_king(Side::Second, bk);
+        placement = placement.with_man(ep_man, pawn);
+        for g in self.groups() {
+            let from = if g.first == ep_man { g.first + 1 } else { g.first };
+            if (from + 1..g.first + g.len).any(|m| placement.man(m - 1) >= placement.man(m)) {
+                return None;
+            }
+        }
+        let count = self.men.count;
+        let occupied = placement.occupied(count);
+        if occupied.count_ones() as usize != count + 2 || adjacent_or_same(wk, bk) {
+            return None;
+        }
+        let waiting = side.other();
+        if placement.attacked(self.geo, &self.men, placement.king(waiting), side, occupied) {
+            return None;
+        }
+        en_passant_right(self.geo, &self.men, placement, side, pawn).then_some((placement, side, pawn))
+    }
+
+    /// The en passant states of a legal placement with `to_move` to move: one per enemy pawn
+    /// that may have just moved two squares and that `to_move` can capture en passant.
+    pub fn en_passant_variants(&self, placement: Placement, to_move: Side, mut visit: impl FnMut(u64)) {
+        let ep_man = self.ep_man[to_move.index()];
+        if ep_man == usize::MAX {
+            return;
+        }
+        let waiting = to_move.other();
+        for m in ep_man..self.men.count {
+            if self.men.side[m] != waiting || self.men.kind[m] != Kind::Pawn {
+                continue;
+            }
+            let pawn = placement.man(m);
+            if en_passant_right(self.geo, &self.men, placement, to_move, pawn) {
+                visit(self.en_passant_state(placement, to_move, pawn));
+            }
+        }
     }
 
     /// The placement a slot spells out, whether or not it is a legal position.
@@ -354,7 +595,12 @@ impl ChessIndex {
     pub fn placement(&self, slot: u64) -> Placement {
         // Every supported table has fewer than 2^32 states (checked in `new`).
         let (pair, mut rest) = self.pair_divisor.div_rem(slot as u32);
-        let pair = self.tables.king_pairs[pair as usize];
+        let pairs = if self.pawns {
+            &self.tables.pawn_king_pairs
+        } else {
+            &self.tables.king_pairs
+        };
+        let pair = pairs[pair as usize];
         let (wk, bk) = ((pair & 0xFF) as Square, (pair >> 8) as Square);
         let (low, high) = (wk.min(bk), wk.max(bk));
         let mut placement = Placement::new([wk, bk], &[]);
@@ -364,8 +610,12 @@ impl ChessIndex {
             let squares = self.tables.unrank[g.len - 1][rank as usize];
             for j in 0..g.len {
                 let mut sq = ((squares >> (8 * j)) & 0xFF) as Square;
-                sq += Square::from(sq >= low);
-                sq += Square::from(sq >= high);
+                if g.pawn {
+                    sq += 8;
+                } else {
+                    sq += Square::from(sq >= low);
+                    sq += Square::from(sq >= high);
+                }
                 placement = placement.with_man(g.first + j, sq);
             }
         }
@@ -386,7 +636,7 @@ impl ChessIndex {
         if placement.attacked(self.geo, &self.men, placement.king(waiting), side, occupied) {
             return None;
         }
-        if Self::kings_on_diagonal(placement) && self.reflected(slot, placement) < slot {
+        if !self.pawns && Self::kings_on_diagonal(placement) && self.reflected(slot, placement) < slot {
             return None;
         }
         Some((placement, side))
@@ -401,7 +651,7 @@ impl IndexSpace for ChessIndex {
     }
 
     fn states(&self) -> u64 {
-        2 * self.per_side
+        2 * (self.per_side + self.ep_per_side)
     }
 
     /// Panics when the position is not of this index's material.
@@ -412,26 +662,49 @@ impl IndexSpace for ChessIndex {
             "position {position:?} is not of material {}",
             self.material
         );
+        if let Some(target) = position.en_passant() {
+            return self.en_passant_state(placement, position.turn(), backward(position.turn(), target));
+        }
         let (slot, _) = self.canonical(placement);
         position.turn().index() as u64 * self.per_side + slot
     }
 
     fn decode(&self, state: u64) -> Option<Position> {
+        if self.is_en_passant(state) {
+            let (placement, side, pawn) = self.decode_en_passant(state)?;
+            let target = backward(side.other(), pawn);
+            return Some(Position::from_placement(&self.men, placement, side).with_en_passant(target));
+        }
         let (placement, side) = self.decode_legal(state)?;
         Some(Position::from_placement(&self.men, placement, side))
     }
 
     fn weight(&self, state: u64) -> u32 {
+        if self.is_en_passant(state) {
+            return 0;
+        }
         let Some((placement, _)) = self.decode_legal(state) else {
             return 0;
         };
+        if self.pawns {
+            return 2;
+        }
         let slot = self.split(state).1;
         let symmetric = Self::kings_on_diagonal(placement) && self.reflected(slot, placement) == slot;
         if symmetric { 4 } else { 8 }
     }
 
     fn side_to_move(&self, state: u64) -> Side {
-        self.split(state).0
+        if self.is_en_passant(state) {
+            let rest = state - 2 * self.per_side;
+            if rest < self.ep_per_side {
+                Side::First
+            } else {
+                Side::Second
+            }
+        } else {
+            self.split(state).0
+        }
     }
 }
 

@@ -1,15 +1,19 @@
-//! Western chess without pawns: kings plus up to three queens, rooks, bishops and knights.
+//! Western chess endgames: kings plus up to three queens, rooks, bishops, knights and pawns.
 //!
-//! [`Position`] is a legal position (RULES.md): exactly one king a side, at most 5 pieces, no
-//! two pieces on a square, the side not to move not in check. The board geometry is in
-//! [`board`], the index scheme in [`index`], moves and the solver's space in [`moves`], FEN,
-//! SAN and UCI in [`notation`], the data of the GPU twin (`shaders/chess.wgsl`) in [`gpu`].
+//! [`Position`] is a legal position (see `docs/`): exactly one king a side, at most 5 pieces,
+//! no two pieces on a square, no pawn on the first or last rank, the side not to move not in
+//! check, and an en passant right only where a pawn can have just moved two squares and can be
+//! captured. The board geometry is in
+//! [`board`], the index scheme in [`index`], moves and un-moves in [`moves`], the solver's view in
+//! [`space`], FEN, SAN and UCI in [`notation`], the data of the GPU twin
+//! (`shaders/games/chess.wgsl`) in [`gpu`].
 
 pub mod board;
 pub mod gpu;
 pub mod index;
 pub mod moves;
 pub mod notation;
+pub mod space;
 
 use anyhow::{Result, bail};
 
@@ -18,16 +22,17 @@ use crate::material::{GameId, Material, Side, count_vectors};
 use crate::solver::gpu::GpuRules;
 use crate::table::TableSet;
 use crate::value::Value;
-use board::{Kind, MAX_MEN, Men, Placement, Square, geometry};
+use board::{Kind, MAX_MEN, Men, PAWN_SQUARES, Placement, Square, backward, bit, forward, geometry, relative_rank};
 use index::ChessIndex;
-use moves::{ChessSpace, for_each_move};
+use moves::{for_each_en_passant, for_each_move, promotes};
+use space::ChessSpace;
 
 /// The most pieces (kings included) of a supported material.
 pub const MAX_PIECES: usize = 2 + MAX_MEN;
 /// Kind index of the pawn in material counts.
 const PAWN: usize = 5;
 
-/// Chess tables have no rule options (no castling, no pawns yet).
+/// Chess tables have no rule options (no castling).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ChessRules;
 
@@ -51,18 +56,23 @@ pub struct Piece {
     pub kind: Kind,
 }
 
-/// A move from one square to another (captures included).
+/// A move from one square to another (captures, en passant included), with the kind a pawn
+/// promotes to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ChessMove {
     pub from: Square,
     pub to: Square,
+    pub promotion: Option<Kind>,
 }
 
-/// A legal pawnless position with its side to move.
+/// A legal position with its side to move and en passant right.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Position {
     board: [Option<Piece>; 64],
     turn: Side,
+    /// The square a pawn has just passed with a double step, when the side to move may capture
+    /// it en passant.
+    en_passant: Option<Square>,
 }
 
 impl Position {
@@ -83,7 +93,18 @@ impl Position {
         if pieces > MAX_PIECES {
             bail!("{pieces} pieces on the board; chess tables support at most {MAX_PIECES}");
         }
-        let position = Position { board, turn };
+        if board
+            .iter()
+            .enumerate()
+            .any(|(sq, p)| p.is_some_and(|p| p.kind == Kind::Pawn) && PAWN_SQUARES & bit(sq as Square) == 0)
+        {
+            bail!("a pawn stands on the first or last rank");
+        }
+        let position = Position {
+            board,
+            turn,
+            en_passant: None,
+        };
         let (men, placement) = position.men_and_placement();
         let [wk, bk] = placement.kings();
         if board::file(wk).abs_diff(board::file(bk)) <= 1 && board::rank(wk).abs_diff(board::rank(bk)) <= 1 {
@@ -105,6 +126,50 @@ impl Position {
     /// The side to move.
     pub fn turn(&self) -> Side {
         self.turn
+    }
+
+    /// The square behind a pawn that has just moved two squares, when the side to move may
+    /// capture it en passant.
+    pub fn en_passant(&self) -> Option<Square> {
+        self.en_passant
+    }
+
+    /// The position with an en passant right on `target`, checked: an enemy pawn just past it,
+    /// the square and the one behind it empty, and an en passant capture legal.
+    pub fn with_legal_en_passant(&self, target: Square) -> Result<Position> {
+        let waiting = self.turn.other();
+        let name = board::square_name(target);
+        if relative_rank(waiting, target) != 2 {
+            bail!("en passant square {name} is not on the rank a pawn passes on its double step");
+        }
+        let pawn = forward(waiting, target);
+        let origin = backward(waiting, target);
+        if self.board[pawn as usize]
+            != Some(Piece {
+                side: waiting,
+                kind: Kind::Pawn,
+            })
+        {
+            bail!("en passant square {name}: no pawn has just passed it");
+        }
+        if self.board[target as usize].is_some() || self.board[origin as usize].is_some() {
+            bail!("en passant square {name}: the squares the pawn came over are not empty");
+        }
+        let (men, placement) = self.men_and_placement();
+        let mut possible = false;
+        for_each_en_passant(geometry(), &men, placement, self.turn, pawn, |_, _| possible = true);
+        if !possible {
+            bail!("en passant square {name}: no en passant capture is possible");
+        }
+        Ok(self.with_en_passant(target))
+    }
+
+    /// The position with an en passant right on `target` (which must be a legal one).
+    pub fn with_en_passant(&self, target: Square) -> Position {
+        Position {
+            en_passant: Some(target),
+            ..self.clone()
+        }
     }
 
     /// The pieces on the board, sides as on the board.
@@ -148,31 +213,82 @@ impl Position {
                 kind: men.kind[m],
             });
         }
-        Position { board, turn }
+        Position {
+            board,
+            turn,
+            en_passant: None,
+        }
     }
 
-    /// Every legal move of the side to move.
+    /// Every legal move of the side to move (each promotion once per kind).
     pub fn legal_moves(&self) -> Vec<ChessMove> {
         let (men, placement) = self.men_and_placement();
         let mut moves = Vec::new();
         for_each_move(geometry(), &men, placement, self.turn, |_, from, mut targets| {
+            let pawn = self.board[from as usize].is_some_and(|p| p.kind == Kind::Pawn);
             while targets != 0 {
                 let to = targets.trailing_zeros() as Square;
                 targets &= targets - 1;
-                moves.push(ChessMove { from, to });
+                if pawn && promotes(self.turn, to) {
+                    for kind in Kind::PROMOTIONS {
+                        moves.push(ChessMove {
+                            from,
+                            to,
+                            promotion: Some(kind),
+                        });
+                    }
+                } else {
+                    moves.push(ChessMove {
+                        from,
+                        to,
+                        promotion: None,
+                    });
+                }
             }
         });
+        if let Some(target) = self.en_passant {
+            let pawn = forward(self.turn.other(), target);
+            for_each_en_passant(geometry(), &men, placement, self.turn, pawn, |capturer, _| {
+                moves.push(ChessMove {
+                    from: placement.man(capturer),
+                    to: target,
+                    promotion: None,
+                });
+            });
+        }
         moves
     }
 
-    /// The position after a legal move.
+    /// Whether a legal move captures en passant.
+    pub fn is_en_passant(&self, mv: ChessMove) -> bool {
+        self.en_passant == Some(mv.to) && self.board[mv.from as usize].is_some_and(|p| p.kind == Kind::Pawn)
+    }
+
+    /// The position after a legal move; a double step after which the opponent may capture en
+    /// passant gives the right.
     pub fn play(&self, mv: ChessMove) -> Position {
         let mut board = self.board;
-        board[mv.to as usize] = board[mv.from as usize].take();
-        Position {
+        if self.is_en_passant(mv) {
+            board[backward(self.turn, mv.to) as usize] = None;
+        }
+        let mut piece = board[mv.from as usize].take();
+        if let (Some(p), Some(kind)) = (piece.as_mut(), mv.promotion) {
+            p.kind = kind;
+        }
+        board[mv.to as usize] = piece;
+        let after = Position {
             board,
             turn: self.turn.other(),
+            en_passant: None,
+        };
+        let double_step = piece.is_some_and(|p| p.kind == Kind::Pawn) && mv.from.abs_diff(mv.to) == 16;
+        if double_step {
+            let target = (mv.from + mv.to) / 2;
+            if let Ok(with_right) = after.with_legal_en_passant(target) {
+                return with_right;
+            }
         }
+        after
     }
 
     /// Whether the side to move is in check.
@@ -181,7 +297,8 @@ impl Position {
         placement.in_check(geometry(), &men, self.turn)
     }
 
-    /// The position with ranks mirrored, colours swapped and the other side to move.
+    /// The position with ranks mirrored, colours swapped and the other side to move (pawns then
+    /// move the other way, so the position is the same game).
     pub fn flipped(&self) -> Position {
         let mut board = [None; 64];
         for (sq, piece) in self.board.iter().enumerate() {
@@ -193,16 +310,17 @@ impl Position {
         Position {
             board,
             turn: self.turn.other(),
+            en_passant: self.en_passant.map(|sq| sq ^ 56),
         }
     }
 }
 
-/// Western chess without pawns.
+/// Western chess.
 pub struct Chess;
 
 impl Game for Chess {
     const ID: GameId = GameId::Chess;
-    const INDEX_VERSION: u32 = 1;
+    const INDEX_VERSION: u32 = 2;
     type Rules = ChessRules;
     type Position = Position;
     type Move = ChessMove;
@@ -212,9 +330,6 @@ impl Game for Chess {
     fn check_material(material: &Material) -> Result<()> {
         if material.game != GameId::Chess {
             bail!("material {material} is not a chess material");
-        }
-        if material.count(Side::First, PAWN) + material.count(Side::Second, PAWN) > 0 {
-            bail!("chess materials with pawns are not supported yet ({material})");
         }
         for side in Side::BOTH {
             if material.count(side, Kind::King.index()) != 1 {
@@ -230,14 +345,34 @@ impl Game for Chess {
         Ok(())
     }
 
+    /// Captures of any piece but a king, promotions of a pawn to Q, R, B or N, and both at once.
     fn sub_materials(material: &Material) -> Vec<Material> {
-        material.captures(|kind| kind != Kind::King.index())
+        let mut subs = material.captures(|kind| kind != Kind::King.index());
+        for side in Side::BOTH {
+            if material.count(side, PAWN) == 0 {
+                continue;
+            }
+            for kind in Kind::PROMOTIONS {
+                let mut promoted = material.without(side, PAWN);
+                promoted.counts[side.index()][kind.index()] += 1;
+                subs.push(promoted.canonical().0);
+                // A capture on the last rank takes a piece (never a pawn, never the king).
+                for victim in Kind::PROMOTIONS {
+                    if promoted.count(side.other(), victim.index()) > 0 {
+                        subs.push(promoted.without(side.other(), victim.index()).canonical().0);
+                    }
+                }
+            }
+        }
+        subs.sort();
+        subs.dedup();
+        subs
     }
 
     fn materials(pieces: usize) -> Vec<Material> {
         let men_budget = pieces.clamp(2, MAX_PIECES) - 2;
-        let max = [MAX_MEN as u8; 4];
-        let sides = count_vectors(4, &max, men_budget);
+        let max = [MAX_MEN as u8; 5];
+        let sides = count_vectors(5, &max, men_budget);
         let mut materials: Vec<Material> = sides
             .iter()
             .flat_map(|white| sides.iter().map(move |black| (white, black)))
@@ -245,7 +380,7 @@ impl Game for Chess {
                 let mut material = Material::empty(GameId::Chess);
                 for (side, counts) in [white, black].into_iter().enumerate() {
                     material.counts[side][Kind::King.index()] = 1;
-                    material.counts[side][1..5].copy_from_slice(&counts[..4]);
+                    material.counts[side][1..6].copy_from_slice(&counts[..5]);
                 }
                 (material.pieces() <= pieces && material.is_canonical()).then_some(material)
             })
@@ -269,6 +404,9 @@ impl Game for Chess {
         _rules: ChessRules,
         tables: &'t TableSet,
     ) -> Result<Box<dyn GpuRules + 't>> {
+        if index.has_pawns() {
+            bail!("no GPU rules for chess materials with pawns yet ({})", index.material());
+        }
         Ok(Box::new(gpu::ChessGpu::new(index, tables)?))
     }
 

@@ -1,4 +1,5 @@
-//! FEN reading and writing with validation, and moves in SAN (`Qxd5#`) and UCI (`a1a8`).
+//! FEN reading and writing with validation, and moves in SAN (`Qxd5#`, `e8=Q+`, `exd6`) and UCI
+//! (`a1a8`, `e7e8q`).
 
 use anyhow::{Context, Result, bail};
 
@@ -7,7 +8,8 @@ use super::{ChessMove, Piece, Position};
 use crate::material::Side;
 
 /// Parses a FEN (`8/8/8/4k3/8/8/8/R3K3 w - - 0 1`; the last four fields may be left out) into a
-/// legal pawnless position.
+/// legal position; an en passant square must be one that a double step has just produced and
+/// from which a capture is possible.
 pub fn parse_fen(text: &str) -> Result<Position> {
     let fields: Vec<&str> = text.split_whitespace().collect();
     if !(2..=6).contains(&fields.len()) {
@@ -16,7 +18,7 @@ pub fn parse_fen(text: &str) -> Result<Position> {
             fields.len()
         );
     }
-    let (board, pawns) = parse_board(fields[0])?;
+    let board = parse_board(fields[0])?;
     let turn = match fields[1] {
         "w" => Side::First,
         "b" => Side::Second,
@@ -27,11 +29,12 @@ pub fn parse_fen(text: &str) -> Result<Position> {
     {
         bail!("FEN castling rights '{castling}' are not supported (tablebases have no castling)");
     }
-    if let Some(&en_passant) = fields.get(3)
-        && en_passant != "-"
-    {
-        bail!("FEN en passant square '{en_passant}' is impossible without pawns");
-    }
+    let en_passant = match fields.get(3) {
+        Some(&"-") | None => None,
+        Some(&text) => {
+            Some(parse_square(text).with_context(|| format!("FEN en passant square '{text}' is no square"))?)
+        }
+    };
     for (name, field) in ["halfmove clock", "fullmove number"]
         .iter()
         .zip(&fields[4.min(fields.len())..])
@@ -41,20 +44,26 @@ pub fn parse_fen(text: &str) -> Result<Position> {
             .ok()
             .with_context(|| format!("FEN {name} '{field}' is not a number"))?;
     }
-    if pawns {
-        bail!("chess positions with pawns are not supported yet");
+    let position = Position::new(board, turn)?;
+    match en_passant {
+        Some(target) => position.with_legal_en_passant(target),
+        None => Ok(position),
     }
-    Position::new(board, turn)
 }
 
-/// Reads the board field: ranks 8 to 1, each exactly 8 squares. Pawns are noted, not placed.
-fn parse_board(field: &str) -> Result<([Option<Piece>; 64], bool)> {
+/// A square in algebraic notation (`e3`).
+fn parse_square(text: &str) -> Option<Square> {
+    let &[f, r] = text.as_bytes() else { return None };
+    ((b'a'..=b'h').contains(&f) && (b'1'..=b'8').contains(&r)).then(|| (f - b'a') + 8 * (r - b'1'))
+}
+
+/// Reads the board field: ranks 8 to 1, each exactly 8 squares.
+fn parse_board(field: &str) -> Result<[Option<Piece>; 64]> {
     let ranks: Vec<&str> = field.split('/').collect();
     if ranks.len() != 8 {
         bail!("FEN board '{field}' has {} ranks, expected 8", ranks.len());
     }
     let mut board = [None; 64];
-    let mut pawns = false;
     for (row, text) in ranks.iter().enumerate() {
         let rank_number = 8 - row;
         let mut f = 0usize;
@@ -71,13 +80,9 @@ fn parse_board(field: &str) -> Result<([Option<Piece>; 64], bool)> {
             } else {
                 Side::Second
             };
-            if c.eq_ignore_ascii_case(&'p') {
-                pawns = true;
-            } else {
-                let kind = Kind::from_letter(c)
-                    .with_context(|| format!("FEN rank {rank_number}: '{c}' is no piece letter"))?;
-                board[(rank_number - 1) * 8 + f] = Some(Piece { side, kind });
-            }
+            let kind =
+                Kind::from_letter(c).with_context(|| format!("FEN rank {rank_number}: '{c}' is no piece letter"))?;
+            board[(rank_number - 1) * 8 + f] = Some(Piece { side, kind });
             f += 1;
         }
         if f != 8 {
@@ -85,10 +90,10 @@ fn parse_board(field: &str) -> Result<([Option<Piece>; 64], bool)> {
             bail!("FEN rank {rank_number} '{text}' has {what} than 8 squares");
         }
     }
-    Ok((board, pawns))
+    Ok(board)
 }
 
-/// Writes a position as FEN, with no castling, no en passant and clocks `0 1`.
+/// Writes a position as FEN, with no castling, its en passant square and clocks `0 1`.
 pub fn format_fen(position: &Position) -> String {
     let mut out = String::new();
     for r in (0..8u8).rev() {
@@ -120,20 +125,32 @@ pub fn format_fen(position: &Position) -> String {
         Side::First => 'w',
         Side::Second => 'b',
     };
-    format!("{out} {turn} - - 0 1")
+    let en_passant = position.en_passant().map_or("-".to_string(), square_name);
+    format!("{out} {turn} - {en_passant} 0 1")
 }
 
-/// A move in UCI notation (`a1a8`).
+/// A move in UCI notation (`a1a8`, `e7e8q`).
 pub fn uci(mv: ChessMove) -> String {
-    format!("{}{}", square_name(mv.from), square_name(mv.to))
+    let promotion = mv
+        .promotion
+        .map_or(String::new(), |k| k.letter().to_ascii_lowercase().to_string());
+    format!("{}{}{promotion}", square_name(mv.from), square_name(mv.to))
 }
 
-/// A legal move in SAN (`Ra8+`, `Nbxd5`, `Qh4#`), disambiguated by file, rank or both.
+/// A legal move in SAN (`Ra8+`, `Nbxd5`, `Qh4#`, `exd6`, `bxa8=N`), disambiguated by file, rank
+/// or both.
 pub fn san(position: &Position, mv: ChessMove) -> String {
     let piece = position.piece_at(mv.from).expect("a legal move starts on a piece");
     let mut out = String::new();
-    out.push(piece.kind.letter());
-    if piece.kind != Kind::King {
+    let capture = position.piece_at(mv.to).is_some() || position.is_en_passant(mv);
+    if piece.kind == Kind::Pawn {
+        if capture {
+            out.push_str(&square_name(mv.from)[..1]);
+        }
+    } else {
+        out.push(piece.kind.letter());
+    }
+    if piece.kind != Kind::King && piece.kind != Kind::Pawn {
         let rivals: Vec<Square> = position
             .legal_moves()
             .into_iter()
@@ -151,10 +168,14 @@ pub fn san(position: &Position, mv: ChessMove) -> String {
             }
         }
     }
-    if position.piece_at(mv.to).is_some() {
+    if capture {
         out.push('x');
     }
     out.push_str(&square_name(mv.to));
+    if let Some(kind) = mv.promotion {
+        out.push('=');
+        out.push(kind.letter());
+    }
     let after = position.play(mv);
     if after.in_check() {
         out.push(if after.legal_moves().is_empty() { '#' } else { '+' });

@@ -1,0 +1,364 @@
+//! The solver's view of a chess material ([`ChessSpace`]): children, exits into smaller tables
+//! (captures, promotions) and parents, in the index's slots.
+//!
+//! Moves keep the men in their order, so a man's move changes only its group's rank: when no
+//! symmetry is involved (pawnless: the king pair is not on the a1-h8 diagonal; with pawns:
+//! always), the child's slot is the parent's with that one rank replaced. King moves, diagonal
+//! king pairs and positions with an en passant right canonicalise fully.
+//!
+//! En passant: a double step after which the opponent may capture en passant leads to the
+//! en passant state of the child (see [`ChessIndex`]), whose moves are the child's plus the en
+//! passant captures; the child without the right is then not reached by that move, so a
+//! double step is un-made from a position only when no en passant capture of that pawn is
+//! possible in it. Every parent position also has the en passant states of its own as parents.
+
+use anyhow::Result;
+
+use super::Chess;
+use super::board::{
+    Bitboard, Geometry, Kind, MAX_MEN, Mover, Placement, Square, backward, bit, geometry, relative_rank,
+};
+use super::index::ChessIndex;
+use super::moves::{en_passant_right, for_each_en_passant, for_each_move, for_each_unmove, man_on, men_of, promotes};
+use crate::games::{Game, IndexSpace};
+use crate::material::{GameId, Material, Side};
+use crate::solver::{Exits, Node, Space, Successors};
+use crate::table::TableSet;
+use crate::value::{Entry, Value};
+
+/// A solved smaller table that captures or promotions lead into.
+struct Exit<'t> {
+    material: Material,
+    index: ChessIndex,
+    entries: &'t [Entry],
+}
+
+/// The solver's view of one chess material.
+pub struct ChessSpace<'t> {
+    index: &'t ChessIndex,
+    geo: &'static Geometry,
+    /// The tables reached by captures and promotions.
+    exits: Vec<Exit<'t>>,
+}
+
+impl<'t> ChessSpace<'t> {
+    /// The space of `index`, with the solved tables its captures and promotions reach.
+    pub fn new(index: &'t ChessIndex, tables: &'t TableSet) -> Result<ChessSpace<'t>> {
+        let mut exits = Vec::new();
+        for material in Chess::sub_materials(index.material()) {
+            exits.push(Exit {
+                material,
+                index: ChessIndex::new(&material)?,
+                entries: tables.require(&material)?.entries(),
+            });
+        }
+        Ok(ChessSpace {
+            index,
+            geo: geometry(),
+            exits,
+        })
+    }
+
+    /// The value, for the side then to move (`next`), of the position `after` a move that
+    /// captured man `victim` or promoted a pawn (man, new kind), or both (kept out of line:
+    /// these moves are rare next to quiet ones).
+    #[inline(never)]
+    fn exit_value(
+        &self,
+        after: Placement,
+        victim: Option<usize>,
+        promoted: Option<(usize, Kind)>,
+        next: Side,
+    ) -> Value {
+        let men = self.index.men();
+        let mut material = Material::empty(GameId::Chess);
+        let mut pieces = [(Side::First, Kind::King, 0 as Square); MAX_MEN];
+        let mut count = 0;
+        for side in Side::BOTH {
+            material.counts[side.index()][Kind::King.index()] = 1;
+        }
+        for m in (0..men.count).filter(|&m| Some(m) != victim) {
+            let kind = match promoted {
+                Some((pawn, kind)) if pawn == m => kind,
+                _ => men.kind[m],
+            };
+            material.counts[men.side[m].index()][kind.index()] += 1;
+            pieces[count] = (men.side[m], kind, after.man(m));
+            count += 1;
+        }
+        let (canonical, flip) = material.canonical();
+        let exit = self
+            .exits
+            .iter()
+            .find(|e| e.material == canonical)
+            .expect("every material a move reaches has a table");
+        let flip_square = |sq: Square| if flip { sq ^ 56 } else { sq };
+        let [wk, bk] = after.kings();
+        let mut smaller = if flip {
+            Placement::new([bk ^ 56, wk ^ 56], &[])
+        } else {
+            Placement::new([wk, bk], &[])
+        };
+        let sub_men = exit.index.men();
+        let mut taken = [false; MAX_MEN];
+        for &(side, kind, sq) in &pieces[..count] {
+            let side = if flip { side.other() } else { side };
+            let place = (0..sub_men.count)
+                .find(|&p| !taken[p] && sub_men.side[p] == side && sub_men.kind[p] == kind)
+                .expect("the smaller material has every surviving man");
+            taken[place] = true;
+            smaller = smaller.with_man(place, flip_square(sq));
+        }
+        let side = if flip { next.other() } else { next };
+        let (slot, _) = exit.index.canonical(smaller);
+        let state = side.index() as u64 * exit.index.per_side() + slot;
+        Value::from_entry(exit.entries[state as usize]).expect("a capture or promotion leads to a legal position")
+    }
+
+    /// Prepares to push the states one move (or un-move) of `moving` away from `placement`
+    /// (slot `slot`), which have `next` to move.
+    /// `fast` is false when `slot` is not the slot of `placement` as it stands (an en passant
+    /// state): every neighbour is then canonicalised fully.
+    #[inline]
+    fn neighbours<'a>(
+        &'a self,
+        placement: Placement,
+        slot: u64,
+        moving: Side,
+        next: Side,
+        fast: bool,
+    ) -> Neighbours<'a> {
+        let base = next.index() as u64 * self.index.per_side();
+        let men = self.index.men();
+        let mut partial = [0; MAX_MEN];
+        let diagonal = !fast || (!self.index.has_pawns() && ChessIndex::kings_on_diagonal(placement));
+        if !diagonal {
+            for (i, p) in partial[..men.count].iter_mut().enumerate() {
+                if men.side[i] == moving {
+                    let group = self.index.group_of(i);
+                    *p = base + slot - self.index.group_rank(group, placement) * group.multiplier;
+                }
+            }
+        }
+        Neighbours {
+            index: self.index,
+            placement,
+            moving,
+            base,
+            diagonal,
+            partial,
+        }
+    }
+
+    /// Records the moves of a piece other than a pawn: captures as exits, the rest as children.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn piece_moves(
+        &self,
+        placement: Placement,
+        side: Side,
+        mover: Mover,
+        targets: Bitboard,
+        enemies: Bitboard,
+        neighbours: &Neighbours<'_>,
+        children: &mut Successors,
+        exits: &mut Exits,
+    ) {
+        let men = self.index.men();
+        let next = side.other();
+        let mut captures = targets & enemies;
+        while captures != 0 {
+            let to = captures.trailing_zeros() as Square;
+            captures &= captures - 1;
+            let victim = man_on(men, placement, next, to);
+            exits.add(self.exit_value(placement.moved(side, mover, to), Some(victim), None, next));
+        }
+        neighbours.push(children, mover, targets & !enemies);
+    }
+}
+
+/// The states one move away from a placement: its slot less each moving man's group rank, so a
+/// man's move costs one rank (no symmetry applies to it); king moves, diagonal king pairs and
+/// en passant states canonicalise fully.
+struct Neighbours<'a> {
+    index: &'a ChessIndex,
+    placement: Placement,
+    moving: Side,
+    /// First state of the side to move next.
+    base: u64,
+    /// Every neighbour needs canonicalising (see [`ChessSpace::neighbours`]).
+    diagonal: bool,
+    /// `partial[man]`: the next state with the man's group rank taken out.
+    partial: [u64; MAX_MEN],
+}
+
+impl Neighbours<'_> {
+    /// Pushes the states reached by moving `mover` to each of `squares`.
+    #[inline]
+    fn push(&self, out: &mut Successors, mover: Mover, mut squares: Bitboard) {
+        match mover {
+            Mover::Man(man) if !self.diagonal => {
+                let group = self.index.group_of(man);
+                let (partial, multiplier) = (self.partial[man], group.multiplier);
+                if group.len == 1 {
+                    let [wk, bk] = self.placement.kings();
+                    while squares != 0 {
+                        let to = squares.trailing_zeros() as Square;
+                        squares &= squares - 1;
+                        let free = if group.pawn {
+                            to - 8
+                        } else {
+                            to - Square::from(to > wk) - Square::from(to > bk)
+                        };
+                        out.push_plain(partial + u64::from(free) * multiplier);
+                    }
+                } else {
+                    while squares != 0 {
+                        let to = squares.trailing_zeros() as Square;
+                        squares &= squares - 1;
+                        let next = self.placement.with_man(man, to);
+                        out.push_plain(partial + self.index.group_rank(group, next) * multiplier);
+                    }
+                }
+            }
+            _ => {
+                while squares != 0 {
+                    let to = squares.trailing_zeros() as Square;
+                    squares &= squares - 1;
+                    let next = self.placement.moved(self.moving, mover, to);
+                    let (slot, mapped) = self.index.canonical(next);
+                    out.push(self.base + slot, mapped);
+                }
+            }
+        }
+    }
+}
+
+impl Space for ChessSpace<'_> {
+    fn states(&self) -> u64 {
+        self.index.states()
+    }
+
+    fn expand(&self, state: u64, children: &mut Successors) -> Node {
+        let (placement, side, ep_pawn, slot) = if self.index.is_en_passant(state) {
+            let Some((placement, side, pawn)) = self.index.decode_en_passant(state) else {
+                return Node::Broken;
+            };
+            (placement, side, Some(pawn), 0)
+        } else {
+            let Some((placement, side)) = self.index.decode_legal(state) else {
+                return Node::Broken;
+            };
+            (placement, side, None, self.index.split(state).1)
+        };
+        let next = side.other();
+        let neighbours = self.neighbours(placement, slot, side, next, ep_pawn.is_none());
+        let men = self.index.men();
+        let enemies = men_of(men, placement, next);
+        let mut exits = Exits::default();
+        let mut moves = 0;
+        for_each_move(self.geo, men, placement, side, |mover, from, targets| {
+            moves += targets.count_ones();
+            let Mover::Man(pawn) = mover else {
+                return self.piece_moves(
+                    placement,
+                    side,
+                    mover,
+                    targets,
+                    enemies,
+                    &neighbours,
+                    children,
+                    &mut exits,
+                );
+            };
+            if men.kind[pawn] != Kind::Pawn {
+                return self.piece_moves(
+                    placement,
+                    side,
+                    mover,
+                    targets,
+                    enemies,
+                    &neighbours,
+                    children,
+                    &mut exits,
+                );
+            }
+            let mut quiet = 0;
+            let mut left = targets;
+            while left != 0 {
+                let to = left.trailing_zeros() as Square;
+                left &= left - 1;
+                let victim = (enemies & bit(to) != 0).then(|| man_on(men, placement, next, to));
+                let after = placement.with_man(pawn, to);
+                if promotes(side, to) {
+                    for kind in Kind::PROMOTIONS {
+                        exits.add(self.exit_value(after, victim, Some((pawn, kind)), next));
+                    }
+                } else if victim.is_some() {
+                    exits.add(self.exit_value(after, victim, None, next));
+                } else if to.abs_diff(from) == 16 && en_passant_right(self.geo, men, after, next, to) {
+                    children.push_mapped(self.index.en_passant_state(after, next, to));
+                } else {
+                    quiet |= bit(to);
+                }
+            }
+            neighbours.push(children, mover, quiet);
+        });
+        if let Some(pawn) = ep_pawn {
+            for_each_en_passant(self.geo, men, placement, side, pawn, |capturer, victim| {
+                moves += 1;
+                let after = placement.with_man(capturer, backward(next, pawn));
+                exits.add(self.exit_value(after, Some(victim), None, next));
+            });
+        }
+        if moves > 0 {
+            Node::Inner(exits)
+        } else if placement.in_check(self.geo, men, side) {
+            Node::Terminal(Value::LOST)
+        } else {
+            Node::Terminal(Value::Draw)
+        }
+    }
+
+    fn parents(&self, state: u64, parents: &mut Successors) {
+        // The solver asks only for legal states: no need to check the slot again.
+        let men = self.index.men();
+        if self.index.is_en_passant(state) {
+            // The last move was the double step of the pawn that may be captured.
+            let (placement, side, pawn) = self.index.decode_en_passant(state).expect("a legal state");
+            let mover = side.other();
+            let man = man_on(men, placement, mover, pawn);
+            let parent = placement.with_man(man, backward(mover, backward(mover, pawn)));
+            if !parent.in_check(self.geo, men, side) {
+                let (slot, mapped) = self.index.canonical(parent);
+                parents.push(mover.index() as u64 * self.index.per_side() + slot, mapped);
+                self.index
+                    .en_passant_variants(parent, mover, |s| parents.push_mapped(s));
+            }
+            return;
+        }
+        let (side, slot) = self.index.split(state);
+        let placement = self.index.placement(slot);
+        let mover = side.other();
+        let neighbours = self.neighbours(placement, slot, mover, mover, true);
+        for_each_unmove(self.geo, men, placement, side, |piece, to, mut sources| {
+            if let Mover::Man(pawn) = piece
+                && men.kind[pawn] == Kind::Pawn
+                && relative_rank(mover, to) == 3
+                && en_passant_right(self.geo, men, placement, side, to)
+            {
+                // That double step leads to the en passant state, not to this one.
+                sources &= !bit(backward(mover, backward(mover, to)));
+            }
+            neighbours.push(parents, piece, sources);
+            let mut left = sources;
+            while left != 0 {
+                let from = left.trailing_zeros() as Square;
+                left &= left - 1;
+                let parent = placement.moved(mover, piece, from);
+                self.index
+                    .en_passant_variants(parent, mover, |s| parents.push_mapped(s));
+            }
+        });
+    }
+}
