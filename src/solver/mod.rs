@@ -9,6 +9,7 @@ pub mod cpu;
 pub mod gpu;
 #[cfg(test)]
 pub(crate) mod test_graph;
+pub mod working;
 
 use crate::value::Value;
 
