@@ -67,6 +67,14 @@ pub fn run<G: Game>(env: &Env, request: &Request) -> Result<()> {
         solvers.join(", ")
     };
     let peak = peak_memory();
+    // The peak is the largest table's working memory plus the smaller tables it maps.
+    let largest = generator
+        .built
+        .iter()
+        .filter(|b| b.solved.is_some())
+        .map(|b| b.states)
+        .max();
+    let peak_per_state = peak.zip(largest).map(|(p, n)| p as f64 / n.max(1) as f64);
     if env.json {
         let tables: Vec<_> = generator
             .built
@@ -90,6 +98,7 @@ pub fn run<G: Game>(env: &Env, request: &Request) -> Result<()> {
             "notes": generator.notes,
             "seconds": wall,
             "peak_memory_bytes": peak,
+            "peak_bytes_per_state_of_largest": peak_per_state,
         });
         println!("{out}");
         return Ok(());
@@ -127,6 +136,8 @@ pub fn run<G: Game>(env: &Env, request: &Request) -> Result<()> {
         peak.map_or("unknown".to_string(), |b| format!(
             "{:.1} MiB",
             b as f64 / (1 << 20) as f64
+        )) + &peak_per_state.map_or(String::new(), |r| format!(
+            " ({r:.2} bytes a state of the largest table)"
         )),
     );
     Ok(())

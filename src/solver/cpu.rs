@@ -1,48 +1,43 @@
 //! The multi-threaded CPU reference solver (rayon): the DTM algorithm of DESIGN.md, exactly.
 //!
-//! Working memory is 3 bytes a state: a 16-bit entry and an 8-bit HP counter. While a state is
-//! unresolved its entry may hold a *pending* resolution `PENDING | t` derived from its exits: a
-//! win at `t` (odd: an exit into a lost child) that only a shorter in-table win can pre-empt, or a
-//! loss at `t` (even: 1 + the longest exit win) that happens only once the HP counter is 0.
-//! HP counts the distinct in-table children, plus one when an exit saves the position (a drawn or
-//! lost child), so that HP reaches 0 exactly when every child is a win for the opponent.
+//! Working memory is the table itself, 2 bytes a state: an unresolved state's word holds its HP
+//! counter or the layer its exits resolve it at (see [`super::working`]). HP counts the distinct
+//! in-table children, plus one when an exit saves the position (a drawn or lost child), so that
+//! HP reaches 0 exactly when every child is a win for the opponent.
 //!
 //! Layer `t` sweeps the states selecting those resolved at DTM `t`. Every state of a layer has
 //! the same outcome (parity), so within a layer no two updates conflict and the result is the
 //! same whatever the thread schedule. The sweep skips blocks that cannot hold a state of the
 //! layer: a block is visited when a state in it was resolved during the previous layer, or when
-//! the earliest pending layer still waiting in it is this one (see `Frontier`).
+//! the earliest due layer waiting in it is this one (see `Frontier`).
 
-use std::sync::atomic::{AtomicU8, AtomicU16, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU16, AtomicU64, Ordering::AcqRel, Ordering::Relaxed, Ordering::Release};
 
 use rayon::prelude::*;
 
+use super::working::{DUE, EXIT_LOSS, HP, initial, is_due, is_unresolved};
 use super::{Node, Progress, Space, Successors};
 use crate::value::{BROKEN, DRAW, Entry, MAX_DTM};
 
-/// Tag of a pending resolution in a working entry (final entries are below it).
-pub(crate) const PENDING: u16 = 0x8000;
 /// States per block, the unit of skipping: small, so that sparse layers skip most blocks.
 const BLOCK: usize = 1 << 6;
-/// `next_pending` of a block with nothing pending.
-const NONE_PENDING: u16 = u16::MAX;
+/// `next_due` of a block with nothing due.
+const NONE_DUE: u16 = u16::MAX;
 
 /// Solves `space` and returns its entries.
 pub fn solve<S: Space + ?Sized>(space: &S, progress: &dyn Progress) -> Vec<Entry> {
     let n = usize::try_from(space.states()).expect("state count fits in memory");
     let mut entries = vec![DRAW; n];
-    let mut hp = vec![0u8; n];
     progress.phase("moves", n as u64);
-    let frontier = initialise(space, &mut entries, &mut hp, progress);
+    let frontier = initialise(space, &mut entries, progress);
     {
         let entries = atomic_u16(&mut entries);
-        let hp = atomic_u8(&mut hp);
         progress.phase("layers", n as u64);
         let mut t: u16 = 0;
         loop {
-            let found = sweep(space, entries, hp, &frontier, t);
+            let found = sweep(space, entries, &frontier, t);
             progress.advance(found);
-            if found == 0 && t >= frontier.last_pending {
+            if found == 0 && t >= frontier.last_due {
                 break;
             }
             assert!(t < MAX_DTM, "DTM beyond {MAX_DTM} plies");
@@ -50,7 +45,7 @@ pub fn solve<S: Space + ?Sized>(space: &S, progress: &dyn Progress) -> Vec<Entry
         }
     }
     entries.par_iter_mut().for_each(|e| {
-        if *e >= PENDING && *e != BROKEN {
+        if is_unresolved(*e) {
             *e = DRAW;
         }
     });
@@ -62,10 +57,10 @@ struct Frontier {
     /// Per layer parity, a bit per block: a state of the block was resolved at that layer by an
     /// update of the previous layer (or, for layer 0, is a terminal loss).
     touched: [Vec<AtomicU64>; 2],
-    /// Per block, a lower bound of the pending layers still waiting in it.
-    next_pending: Vec<AtomicU16>,
-    /// The largest pending layer of all.
-    last_pending: u16,
+    /// Per block, a lower bound of the due layers still waiting in it.
+    next_due: Vec<AtomicU16>,
+    /// The latest layer any exit can resolve a state at.
+    last_due: u16,
 }
 
 impl Frontier {
@@ -80,42 +75,44 @@ impl Frontier {
 
     fn visits(&self, t: u16, block: usize) -> bool {
         let touched = self.touched[usize::from(t % 2)][block / 64].load(Relaxed) >> (block % 64) & 1 == 1;
-        touched || self.next_pending[block].load(Relaxed) == t
+        touched || self.next_due[block].load(Relaxed) == t
     }
 }
 
-/// Fills HP counters and entries from a forward look at every state, and the frontier of
-/// layer 0 and of the pending layers.
-fn initialise<S: Space + ?Sized>(space: &S, entries: &mut [Entry], hp: &mut [u8], progress: &dyn Progress) -> Frontier {
-    let blocks: Vec<(u16, bool)> = entries
+/// Fills the working words from a forward look at every state, and the frontier of layer 0 and
+/// of the due layers.
+fn initialise<S: Space + ?Sized>(space: &S, entries: &mut [Entry], progress: &dyn Progress) -> Frontier {
+    let blocks: Vec<(u16, u16, bool)> = entries
         .par_chunks_mut(BLOCK)
-        .zip(hp.par_chunks_mut(BLOCK))
         .enumerate()
-        .map_init(Successors::default, |children, (block, (entries, hp))| {
+        .map_init(Successors::default, |children, (block, entries)| {
             let first = (block * BLOCK) as u64;
-            let mut next_pending = NONE_PENDING;
+            let mut next_due = NONE_DUE;
+            let mut last_due = 0;
             let mut lost = false;
-            for (i, (entry, hp)) in entries.iter_mut().zip(hp.iter_mut()).enumerate() {
+            for (i, entry) in entries.iter_mut().enumerate() {
                 children.clear();
-                (*entry, *hp) = match space.expand(first + i as u64, children) {
-                    Node::Broken => (BROKEN, 0),
+                *entry = match space.expand(first + i as u64, children) {
+                    Node::Broken => BROKEN,
                     Node::Terminal(value) => {
                         lost |= value.entry() == 1;
-                        (value.entry(), 0)
+                        value.entry()
                     }
                     Node::Inner(exits) => {
-                        let count = children.distinct().len() + usize::from(exits.saves);
-                        let pending = exits.win.or(if exits.saves { None } else { exits.loss });
-                        if let Some(t) = pending {
-                            next_pending = next_pending.min(t);
+                        let hp = children.distinct().len() + usize::from(exits.saves);
+                        let exit_loss = exits.loss.filter(|_| !exits.saves);
+                        let word = initial(hp, exits.win, exit_loss)
+                            .expect("at most 255 distinct children and exits within the DTM limit");
+                        if is_due(word) {
+                            next_due = next_due.min(word & !DUE);
                         }
-                        let hp = u8::try_from(count).expect("at most 255 distinct children");
-                        (pending.map_or(DRAW, |t| PENDING | t), hp)
+                        last_due = last_due.max(exits.win.or(exit_loss).unwrap_or(0));
+                        word
                     }
                 };
             }
             progress.advance(entries.len() as u64);
-            (next_pending, lost)
+            (next_due, last_due, lost)
         })
         .collect();
     let words = blocks.len().div_ceil(64);
@@ -125,15 +122,10 @@ fn initialise<S: Space + ?Sized>(space: &S, entries: &mut [Entry], hp: &mut [u8]
     ];
     let frontier = Frontier {
         touched,
-        next_pending: blocks.iter().map(|&(p, _)| AtomicU16::new(p)).collect(),
-        last_pending: entries
-            .par_iter()
-            .filter(|&&e| e >= PENDING && e != BROKEN)
-            .map(|&e| e & !PENDING)
-            .max()
-            .unwrap_or(0),
+        next_due: blocks.iter().map(|&(d, _, _)| AtomicU16::new(d)).collect(),
+        last_due: blocks.iter().map(|&(_, d, _)| d).max().unwrap_or(0),
     };
-    for (block, &(_, lost)) in blocks.iter().enumerate() {
+    for (block, &(_, _, lost)) in blocks.iter().enumerate() {
         if lost {
             frontier.touch(0, block * BLOCK);
         }
@@ -142,58 +134,47 @@ fn initialise<S: Space + ?Sized>(space: &S, entries: &mut [Entry], hp: &mut [u8]
 }
 
 /// Resolves the parents of every state resolved at DTM `t`; returns how many there were.
-fn sweep<S: Space + ?Sized>(space: &S, entries: &[AtomicU16], hp: &[AtomicU8], frontier: &Frontier, t: u16) -> u64 {
+fn sweep<S: Space + ?Sized>(space: &S, entries: &[AtomicU16], frontier: &Frontier, t: u16) -> u64 {
     let resolved = t + 1;
-    let pending = PENDING | t;
-    let loss_layer = t.is_multiple_of(2);
+    let due = DUE | t;
     let blocks = entries.len().div_ceil(BLOCK);
     let found = (0..blocks)
         .into_par_iter()
         .with_min_len(64)
-        .map_init(Successors::default, |parents, block| {
-            if !frontier.visits(t, block) {
-                return 0;
-            }
-            let first = block * BLOCK;
-            let mut found = 0;
-            let mut next_pending = NONE_PENDING;
-            for (state, entry) in entries.iter().enumerate().skip(first).take(BLOCK) {
-                let e = entry.load(Relaxed);
-                let in_layer = e == resolved || (e == pending && (!loss_layer || hp[state].load(Relaxed) == 0));
-                if !in_layer {
-                    if e > pending && e != BROKEN {
-                        next_pending = next_pending.min(e & !PENDING);
-                    }
-                    continue;
+        .map_init(
+            || (Successors::default(), Successors::default()),
+            |(parents, children), block| {
+                if !frontier.visits(t, block) {
+                    return 0;
                 }
-                if e != resolved {
-                    entry.store(resolved, Relaxed);
-                }
-                found += 1;
-                parents.clear();
-                space.parents(state as u64, parents);
-                for &p in parents.distinct() {
-                    let p = p as usize;
-                    let pe = entries[p].load(Relaxed);
-                    if pe != DRAW && pe < PENDING {
+                // Updates of this layer may lower the bound while the block is swept: they
+                // write the entry first, so the sweep sees the entry or the lowered bound.
+                frontier.next_due[block].swap(NONE_DUE, AcqRel);
+                let first = block * BLOCK;
+                let mut found = 0;
+                let mut next_due = NONE_DUE;
+                for (state, entry) in entries.iter().enumerate().skip(first).take(BLOCK) {
+                    let e = entry.load(Relaxed);
+                    if e != resolved && e != due {
+                        if is_due(e) {
+                            next_due = next_due.min(e & !DUE);
+                        }
                         continue;
                     }
-                    if loss_layer {
-                        entries[p].store(resolved + 1, Relaxed);
-                        frontier.touch(t + 1, p);
-                    } else if hp[p].fetch_sub(1, Relaxed) == 1 {
-                        // Every child wins for the opponent: lost, after the slowest of them.
-                        let exit_loss = if pe >= PENDING { pe & !PENDING } else { 0 };
-                        if exit_loss <= t + 1 {
-                            entries[p].store(resolved + 1, Relaxed);
-                            frontier.touch(t + 1, p);
-                        }
+                    if e != resolved {
+                        entry.store(resolved, Relaxed);
+                    }
+                    found += 1;
+                    parents.clear();
+                    space.parents(state as u64, parents);
+                    for &p in parents.distinct() {
+                        update_parent(space, entries, frontier, children, p as usize, t);
                     }
                 }
-            }
-            frontier.next_pending[block].store(next_pending, Relaxed);
-            found
-        })
+                frontier.next_due[block].fetch_min(next_due, Release);
+                found
+            },
+        )
         .sum();
     frontier.touched[usize::from(t % 2)]
         .iter()
@@ -201,14 +182,59 @@ fn sweep<S: Space + ?Sized>(space: &S, entries: &[AtomicU16], hp: &[AtomicU8], f
     found
 }
 
+/// Tells parent `p` that one of its children was resolved at DTM `t`: a lost child (even `t`)
+/// makes it won at `t + 1`; a won child takes one HP, and the update that takes the last makes
+/// it lost at `t + 1`, or at its slowest exit if that is later.
+fn update_parent<S: Space + ?Sized>(
+    space: &S,
+    entries: &[AtomicU16],
+    frontier: &Frontier,
+    children: &mut Successors,
+    p: usize,
+    t: u16,
+) {
+    let entry = &entries[p];
+    let pe = entry.load(Relaxed);
+    if !is_unresolved(pe) {
+        return;
+    }
+    // The entry of DTM `t + 1`.
+    let next_entry = t + 2;
+    if t.is_multiple_of(2) {
+        entry.store(next_entry, Relaxed);
+        frontier.touch(t + 1, p);
+        return;
+    }
+    // A due state never loses by its moves: a due win is saved by its exit, a due loss has no
+    // HP left.
+    if is_due(pe) {
+        return;
+    }
+    let old = entry.fetch_sub(1, Relaxed);
+    if old & HP != 1 {
+        return;
+    }
+    let exit_loss = if old & EXIT_LOSS != 0 {
+        children.clear();
+        match space.expand(p as u64, children) {
+            Node::Inner(exits) => exits.loss.unwrap_or(0),
+            _ => unreachable!("a state with an HP counter has moves"),
+        }
+    } else {
+        0
+    };
+    if exit_loss <= t + 1 {
+        entry.store(next_entry, Relaxed);
+        frontier.touch(t + 1, p);
+    } else {
+        entry.store(DUE | exit_loss, Release);
+        frontier.next_due[p / BLOCK].fetch_min(exit_loss, Release);
+    }
+}
+
 fn atomic_u16(v: &mut [u16]) -> &[AtomicU16] {
     // SAFETY: AtomicU16 has the size and alignment of u16, and the borrow is exclusive.
     unsafe { &*(v as *mut [u16] as *const [AtomicU16]) }
-}
-
-fn atomic_u8(v: &mut [u8]) -> &[AtomicU8] {
-    // SAFETY: AtomicU8 has the size and alignment of u8, and the borrow is exclusive.
-    unsafe { &*(v as *mut [u8] as *const [AtomicU8]) }
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@ pub mod gpu;
 pub mod rounds;
 #[cfg(test)]
 pub(crate) mod test_graph;
+pub mod working;
 
 use crate::value::Value;
 

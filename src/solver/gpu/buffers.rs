@@ -1,13 +1,12 @@
 //! The solver's working memory on the GPU, split over as many storage bindings as it needs.
 //!
-//! Each state has a 16-bit entry and an 8-bit HP counter (3 bytes, as on the CPU). States are cut
-//! into chunks of `2^shift` states; chunk `c` is one buffer and binding `c + 3` (after the control
-//! words, the layer queue and the active blocks): its first `2^shift / 2` words hold the entries (two per word, state
-//! `2k` in the low half), the next `2^shift / 4` words the HP counters (four per word, the lowest
-//! byte first). A chunk never exceeds the split size, so a table larger than one binding still
-//! fits; the generated WGSL accessors pick the chunk with a `switch`, because WGSL cannot index
-//! bindings. The layer queue (a u32 a state, a quarter of the states by default) adds a byte a
-//! state.
+//! Each state has a 16-bit working word (2 bytes, as on the CPU: see
+//! [`crate::solver::working`]). States are cut into chunks of `2^shift` states; chunk `c` is one
+//! buffer and binding `c + 3` (after the control words, the layer queue and the active blocks),
+//! holding the words two to a u32 (state `2k` in the low half). A chunk never exceeds the split
+//! size, so a table larger than one binding still fits; the generated WGSL accessors pick the
+//! chunk with a `switch`, because WGSL cannot index bindings. The layer queue (a u32 a state, a
+//! quarter of the states by default) adds a byte a state.
 
 use std::fmt::Write;
 
@@ -21,8 +20,8 @@ pub(super) const FIRST_CHUNK_BINDING: u32 = 3;
 /// log2 of the states of a block, the unit the layer sweep skips when it holds no work.
 pub(super) const BLOCK_SHIFT: u32 = 7;
 
-/// The fewest states a chunk holds: its entries and HP counters then fill whole 16-byte
-/// vectors, which the layer sweep reads.
+/// The fewest states a chunk holds: its words then fill whole 16-byte vectors, which the layer
+/// sweep reads.
 const MIN_CHUNK_SHIFT: u32 = 4;
 
 /// How the states are cut into chunks.
@@ -37,13 +36,13 @@ pub(super) struct Layout {
 impl Layout {
     /// The layout of `states` states with chunks of at most `split_bytes` bytes.
     pub fn new(states: u32, split_bytes: u64) -> Result<Layout> {
-        // Three bytes a state: the largest power of two of states whose chunk fits the split.
-        let fit = (split_bytes / 3).max(1);
+        // Two bytes a state: the largest power of two of states whose chunk fits the split.
+        let fit = (split_bytes / 2).max(1);
         let shift = (63 - fit.leading_zeros()).max(MIN_CHUNK_SHIFT);
-        if 3u64 << shift > split_bytes {
+        if 2u64 << shift > split_bytes {
             bail!(
                 "GPU split size of {split_bytes} bytes is too small (at least {})",
-                3u64 << MIN_CHUNK_SHIFT
+                2u64 << MIN_CHUNK_SHIFT
             );
         }
         let per_chunk = 1u64 << shift;
@@ -80,10 +79,9 @@ impl Layout {
         self.states_in(c).div_ceil(2)
     }
 
-    /// Bytes of chunk `c`: its entries and HP counters, in whole 16-byte vectors.
+    /// Bytes of chunk `c`: its words, in whole 16-byte vectors.
     fn chunk_bytes(&self, c: u32) -> u64 {
-        let hp_words = self.states_in(c).div_ceil(4);
-        (4 * (self.per_chunk() / 2 + hp_words)).next_multiple_of(16)
+        (4 * self.entry_words(c)).next_multiple_of(16)
     }
 
     /// WGSL constants, chunk bindings (group 0, from binding [`FIRST_CHUNK_BINDING`]) and the accessors the kernels use:
@@ -95,7 +93,6 @@ impl Layout {
         let _ = writeln!(s, "const STATES: u32 = {}u;", self.states);
         let _ = writeln!(s, "const CHUNK_SHIFT: u32 = {}u;", self.shift);
         let _ = writeln!(s, "const CHUNK_MASK: u32 = {}u;", per_chunk - 1);
-        let _ = writeln!(s, "const HP_BASE: u32 = {}u;", per_chunk / 2);
         let _ = writeln!(s, "const BLOCK_SHIFT: u32 = {BLOCK_SHIFT}u;");
         let _ = writeln!(s, "const VECTORS: u32 = {}u;", self.vectors());
         let _ = writeln!(s, "const BLOCKS: u32 = {}u;", self.blocks());
@@ -155,13 +152,13 @@ pub(super) struct StateBuffers {
     pub queue: wgpu::Buffer,
     pub queue_capacity: u32,
     /// Three arrays of a flag word per block of `2^BLOCK_SHIFT` states, used in turn by the
-    /// sweeps (see shaders/common.wgsl): a set flag marks a block that may hold a state for a
+    /// sweeps (see shaders/solver/common.wgsl): a set flag marks a block that may hold a state for a
     /// later layer (a pending entry, or one resolved whose parents wait).
     pub active: wgpu::Buffer,
 }
 
 impl StateBuffers {
-    /// Allocates zeroed chunks (all entries draw, all HP 0) and a queue of `queue_capacity`
+    /// Allocates zeroed chunks and a queue of `queue_capacity`
     /// states (at least one).
     pub fn new(gpu: &Gpu, layout: Layout, queue_capacity: u32) -> Result<StateBuffers> {
         let chunks = (0..layout.chunks)
@@ -173,33 +170,24 @@ impl StateBuffers {
                         gpu.max_binding_bytes()
                     );
                 }
-                gpu.checked("the solver's state buffers", || {
-                    gpu.device.create_buffer(&wgpu::BufferDescriptor {
-                        label: Some("egtb states"),
-                        size,
-                        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-                        mapped_at_creation: false,
-                    })
-                })
+                gpu.buffer(
+                    "the solver's state buffers",
+                    size,
+                    wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+                )
             })
             .collect::<Result<Vec<_>>>()?;
         let queue_capacity = queue_capacity.clamp(1, (gpu.max_binding_bytes() / 4 - 1) as u32);
-        let queue = gpu.checked("the layer queue", || {
-            gpu.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("egtb layer queue"),
-                size: 4 * (1 + u64::from(queue_capacity)),
-                usage: wgpu::BufferUsages::STORAGE,
-                mapped_at_creation: false,
-            })
-        })?;
-        let active = gpu.checked("the active blocks", || {
-            gpu.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("egtb active blocks"),
-                size: 3 * 4 * layout.blocks(),
-                usage: wgpu::BufferUsages::STORAGE,
-                mapped_at_creation: false,
-            })
-        })?;
+        let queue = gpu.buffer(
+            "the layer queue",
+            4 * (1 + u64::from(queue_capacity)),
+            wgpu::BufferUsages::STORAGE,
+        )?;
+        let active = gpu.buffer(
+            "the active blocks",
+            3 * 4 * layout.blocks(),
+            wgpu::BufferUsages::STORAGE,
+        )?;
         Ok(StateBuffers {
             layout,
             chunks,
@@ -213,14 +201,11 @@ impl StateBuffers {
     pub fn read_entries(&self, gpu: &Gpu, timeout: std::time::Duration) -> Result<Vec<Entry>> {
         let layout = self.layout;
         let staging_bytes = 4 * layout.entry_words(0);
-        let staging = gpu.checked("the readback buffer", || {
-            gpu.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("egtb entries readback"),
-                size: staging_bytes,
-                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            })
-        })?;
+        let staging = gpu.buffer(
+            "the readback buffer",
+            staging_bytes,
+            wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        )?;
         let mut entries = Vec::with_capacity(2 * (layout.entry_words(0) * u64::from(layout.chunks)) as usize);
         for (c, chunk) in self.chunks.iter().enumerate() {
             let bytes = 4 * layout.entry_words(c as u32);

@@ -124,6 +124,19 @@ impl Gpu {
             .min(self.limits.max_buffer_size)
     }
 
+    /// Creates a zeroed buffer of `bytes` bytes for `usage`, labelled and checked: the one way
+    /// the solver allocates GPU memory, so that a failure names `what` it was for.
+    pub(super) fn buffer(&self, what: &str, bytes: u64, usage: wgpu::BufferUsages) -> Result<wgpu::Buffer> {
+        self.checked(what, || {
+            self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(what),
+                size: bytes,
+                usage,
+                mapped_at_creation: false,
+            })
+        })
+    }
+
     /// Runs `create` inside error scopes and turns a validation or out-of-memory error it raised
     /// into an error naming `what`.
     pub(super) fn checked<T>(&self, what: &str, create: impl FnOnce() -> T) -> Result<T> {

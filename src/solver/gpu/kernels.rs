@@ -8,19 +8,19 @@ use anyhow::{Result, anyhow, bail};
 use super::GpuRules;
 use super::buffers::{BLOCK_SHIFT, FIRST_CHUNK_BINDING, Layout, StateBuffers};
 use super::device::Gpu;
-use crate::solver::cpu::PENDING;
+use crate::solver::working::{DUE, EXIT_LOSS, HP, UNRESOLVED};
 use crate::value::{BROKEN, DRAW, Value};
 
 /// What both modules share.
-const COMMON_WGSL: &str = include_str!("../../../shaders/common.wgsl");
+const COMMON_WGSL: &str = include_str!("../../../shaders/solver/common.wgsl");
 /// The kernels that expand states, joined with a prelude, common.wgsl and a game's rules module.
-const SOLVER_WGSL: &str = include_str!("../../../shaders/solver.wgsl");
+const SOLVER_WGSL: &str = include_str!("../../../shaders/solver/solver.wgsl");
 /// The layer sweep, joined with a prelude of plain (not atomic) chunks and common.wgsl.
-const SELECT_WGSL: &str = include_str!("../../../shaders/select.wgsl");
+const SELECT_WGSL: &str = include_str!("../../../shaders/solver/select.wgsl");
 /// Threads per workgroup.
 const WORKGROUP: u64 = 256;
 
-/// How the layer sweep spreads over threads (see shaders/select.wgsl).
+/// How the layer sweep spreads over threads (see shaders/solver/select.wgsl).
 struct SweepShape {
     /// Vectors of eight entries a thread reads in a row, a divisor of a block's.
     run: u32,
@@ -66,7 +66,7 @@ pub(super) const CTRL_DONE: usize = 2;
 pub(super) const CTRL_ERROR: usize = 3;
 pub(super) const CTRL_SWEEP: usize = 4;
 pub(super) const CTRL_FOUND: u64 = 8;
-/// The tag of a final entry whose parents are still to be updated (see shaders/common.wgsl).
+/// The tag of a final entry whose parents are still to be updated (see shaders/solver/common.wgsl).
 /// It takes bit 14 of an entry, so DTMs on the GPU stay below 2^14 - 2 plies (the CPU's below
 /// 2^15 - 2): far beyond any table this program builds.
 const FRESH: u32 = 0x4000;
@@ -156,8 +156,9 @@ impl Kernels {
                 immediate_size: 0,
             })
         };
-        // The grid buffer is bound only where the plan kernel writes it, never while it drives
-        // an indirect dispatch.
+        // The grid buffer is group 2, which only the plan kernel's layout has: every pass sets
+        // the group, but the other kernels' layouts stop at group 1, so wgpu never counts the
+        // buffer as bound for storage in the dispatch that reads it as its indirect grid.
         let kernel_layout = pipeline_layout(&[Some(&solver_layout), Some(&game_layout)]);
         let plan_pipeline_layout = pipeline_layout(&[Some(&solver_layout), Some(&game_layout), Some(&plan_layout)]);
         let pipeline = |module: &wgpu::ShaderModule, layout: &wgpu::PipelineLayout, entry: &str| {
@@ -177,14 +178,11 @@ impl Kernels {
             .chain(&states.chunks)
             .collect();
         let game_buffers: Vec<&wgpu::Buffer> = data.iter().map(|(_, b)| b).collect();
-        let propagation_grid = gpu.checked("the propagation grid", || {
-            gpu.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("egtb propagation grid"),
-                size: 12,
-                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::INDIRECT,
-                mapped_at_creation: false,
-            })
-        })?;
+        let propagation_grid = gpu.buffer(
+            "the propagation grid",
+            12,
+            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::INDIRECT,
+        )?;
         // The two kernels that expand states (the game's move generation, inlined) take most of
         // the compile time: the driver compiles them side by side.
         let (initialise, propagate) = std::thread::scope(|scope| {
@@ -250,7 +248,10 @@ fn prelude(layout: Layout, queue_capacity: u32, max_groups: u32, access: Access)
         ("DRAW", u64::from(DRAW)),
         ("LOST", u64::from(Value::LOST.entry())),
         ("BROKEN", u64::from(BROKEN)),
-        ("PENDING", u64::from(PENDING)),
+        ("UNRESOLVED", u64::from(UNRESOLVED)),
+        ("EXIT_LOSS", u64::from(EXIT_LOSS)),
+        ("HP", u64::from(HP)),
+        ("DUE", u64::from(DUE)),
         ("FRESH", u64::from(FRESH)),
         ("MAX_LAYER", u64::from(MAX_LAYER)),
     ];

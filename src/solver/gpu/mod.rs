@@ -1,9 +1,9 @@
 //! The GPU solver (wgpu + WGSL): the CPU solver's algorithm, with byte-identical results.
 //!
 //! A game takes part through [`GpuRules`]: a WGSL rules module and the u32 data buffers it reads.
-//! The module is joined with the generic kernels of `shaders/solver.wgsl` (see its header for the
+//! The module is joined with the generic kernels of `shaders/solver/solver.wgsl` (see its header for the
 //! functions a module defines and the helpers it may call). A layer is two kernels: a sweep over
-//! all entries (`shaders/select.wgsl`, plain loads at the width of memory) selects the layer's
+//! all entries (`shaders/solver/select.wgsl`, plain loads at the width of memory) selects the layer's
 //! states into a queue, then a kernel works through the queue, resolving parents with every
 //! thread busy. Everything stays on the GPU between layers: each submission runs several layers,
 //! a one-thread kernel between two layers decides whether to go on (or to sweep a layer again
@@ -36,12 +36,23 @@ pub struct GpuData<'a> {
     pub words: Cow<'a, [u32]>,
 }
 
+impl<'a> GpuData<'a> {
+    /// The buffer `name`, borrowing or owning its words (`&Vec<u32>`, `&[u32]` or `Vec<u32>`);
+    /// the solver uploads it once, read-only.
+    pub fn new(name: &'static str, words: impl Into<Cow<'a, [u32]>>) -> GpuData<'a> {
+        GpuData {
+            name,
+            words: words.into(),
+        }
+    }
+}
+
 /// One material's space as the GPU kernels see it.
 pub trait GpuRules {
     /// Number of states, as [`crate::solver::Space::states`].
     fn states(&self) -> u64;
     /// The WGSL rules module: `GAME_MAX_SUCCESSORS`, `game_expand` and `game_parents` (see the
-    /// header of `shaders/solver.wgsl`), reading the buffers of [`GpuRules::data`] by name.
+    /// header of `shaders/solver/solver.wgsl`), reading the buffers of [`GpuRules::data`] by name.
     fn wgsl(&self) -> String;
     /// The data buffers the module reads.
     fn data(&self) -> Vec<GpuData<'_>>;
@@ -87,13 +98,15 @@ pub struct GpuSolution {
     pub layers: u32,
 }
 
-/// Kernel time by phase: expanding every state, then the layers: their sweeps, and the rest
-/// (propagation and the final draw marking).
+/// Kernel time by phase: expanding every state, then the layers: their sweeps, and the rest.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct KernelTime {
     pub initialise: Duration,
     /// Each layer sweep, in order (a layer whose queue overflowed is swept more than once).
     pub sweeps: Vec<Duration>,
+    /// Every other pass: the propagation of each layer (sizing its grid, resolving the parents,
+    /// advancing the layer), the final draw marking, and the sweeps recorded after the last
+    /// layer, which find the solve done and return at once.
     pub propagation: Duration,
 }
 
@@ -112,14 +125,15 @@ impl KernelTime {
         self.initialise + self.layers()
     }
 
-    /// The slowest sweep; a sweep reads at most [`SWEEP_BYTES_PER_STATE`] bytes a state.
+    /// The slowest sweep; a sweep of every block reads about [`SWEEP_BYTES_PER_STATE`] bytes a
+    /// state.
     pub fn slowest_sweep(&self) -> Option<Duration> {
         self.sweeps.iter().copied().max()
     }
 }
 
-/// The most bytes a layer sweep reads per state: its 16-bit entry (an HP counter only for the
-/// few states of the layer, a flag word per 128 states).
+/// Bytes a layer sweep reads per state of a block it visits: the state's 16-bit working word.
+/// Besides, it reads a flag word per block of 128 states.
 pub const SWEEP_BYTES_PER_STATE: u64 = 2;
 
 /// Opens the GPU and solves one space (see [`Gpu::solve`] to reuse a device).
@@ -148,7 +162,11 @@ impl Gpu {
         let layout = Layout::new(states as u32, split.min(self.max_binding_bytes()))?;
         let queue = options.queue_capacity.unwrap_or(layout.states.div_ceil(4));
         let buffers = StateBuffers::new(self, layout, queue)?;
-        let control = self.storage("the control buffer", CONTROL_WORDS * 4)?;
+        let control = self.buffer(
+            "the control buffer",
+            CONTROL_WORDS * 4,
+            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        )?;
         let data = rules
             .data()
             .into_iter()
@@ -207,18 +225,6 @@ impl Gpu {
         })
     }
 
-    /// A zeroed read-write storage buffer.
-    fn storage(&self, what: &str, bytes: u64) -> Result<wgpu::Buffer> {
-        self.checked(what, || {
-            self.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(what),
-                size: bytes,
-                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-                mapped_at_creation: false,
-            })
-        })
-    }
-
     /// A read-only storage buffer holding `words` (at least one word: bindings cannot be empty).
     fn upload(&self, name: &str, words: &[u32]) -> Result<wgpu::Buffer> {
         let bytes = 4 * words.len().max(1) as u64;
@@ -228,14 +234,11 @@ impl Gpu {
                 self.max_binding_bytes()
             );
         }
-        let buffer = self.checked(&format!("game data '{name}'"), || {
-            self.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(name),
-                size: bytes,
-                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            })
-        })?;
+        let buffer = self.buffer(
+            &format!("game data '{name}'"),
+            bytes,
+            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+        )?;
         if !words.is_empty() {
             self.queue.write_buffer(&buffer, 0, bytemuck::cast_slice(words));
         }
@@ -313,14 +316,11 @@ impl<'g> Submissions<'g> {
         // A sweep and a propagation pass a layer.
         let max_passes = 2 * layers_per_submission;
         let found_words = u64::from(layers_per_submission) + 1;
-        let readback = gpu.checked("the control readback buffer", || {
-            gpu.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("egtb control readback"),
-                size: timestamp_bytes(max_passes) + 4 * (HEADER_WORDS + found_words),
-                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            })
-        })?;
+        let readback = gpu.buffer(
+            "the control readback buffer",
+            timestamp_bytes(max_passes) + 4 * (HEADER_WORDS + found_words),
+            wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        )?;
         let timer = if gpu.timestamps {
             let queries = gpu.checked("the timestamp queries", || {
                 gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
@@ -329,14 +329,11 @@ impl<'g> Submissions<'g> {
                     count: 2 * max_passes,
                 })
             })?;
-            let resolved = gpu.checked("the timestamp buffer", || {
-                gpu.device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("egtb timestamps"),
-                    size: timestamp_bytes(max_passes),
-                    usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
-                    mapped_at_creation: false,
-                })
-            })?;
+            let resolved = gpu.buffer(
+                "the timestamp buffer",
+                timestamp_bytes(max_passes),
+                wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+            )?;
             Some((queries, resolved))
         } else {
             None

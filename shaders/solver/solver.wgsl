@@ -113,18 +113,14 @@ fn flag_error(bits: u32) {
     atomicOr(&control[CTRL_ERROR], bits);
 }
 
-// Replaces the entry `old` of a state with `entry`, in one 16-bit half of a shared word whose
-// other half may change concurrently. An unresolved (zero) half takes one atomic or; a pending
-// one a compare-and-swap loop. Concurrent writers of a half write the same entry.
+// Replaces the word `old` of a state with `entry`, in one 16-bit half of a shared word whose
+// other half may change concurrently: a compare-and-swap loop. Concurrent writers of a half
+// write the same entry.
 fn set_entry(state: u32, old: u32, entry: u32) {
     let chunk = state >> CHUNK_SHIFT;
     let local = state & CHUNK_MASK;
     let shift = 16u * (local & 1u);
     let word = local >> 1u;
-    if old == DRAW {
-        chunk_or(chunk, word, entry << shift);
-        return;
-    }
     loop {
         let current = chunk_load(chunk, word);
         let updated = (current & ~(0xFFFFu << shift)) | (entry << shift);
@@ -134,20 +130,21 @@ fn set_entry(state: u32, old: u32, entry: u32) {
     }
 }
 
-// Decrements a (non-zero) HP counter; returns its previous value.
+// Decrements the (non-zero) HP counter in the low byte of an unresolved state's word; returns
+// the word before.
 fn decrement_hp(state: u32) -> u32 {
     let local = state & CHUNK_MASK;
-    let shift = 8u * (local & 3u);
-    let old = chunk_sub(state >> CHUNK_SHIFT, HP_BASE + (local >> 2u), 1u << shift);
-    return (old >> shift) & 0xFFu;
+    let shift = 16u * (local & 1u);
+    let old = chunk_sub(state >> CHUNK_SHIFT, local >> 1u, 1u << shift);
+    return (old >> shift) & 0xFFFFu;
 }
 
 var<workgroup> group_max: atomic<u32>;
 var<workgroup> group_active: atomic<u32>;
 
-// Expands every state: its entry (broken, terminal value, pending exit resolution or draw) and
-// its HP counter, and marks the blocks holding work for the layer sweep. The chunks start zeroed,
-// so or-ing the non-zero parts in is race-free.
+// Expands every state: its working word (broken, terminal value, due layer or HP counter, see
+// src/solver/working.rs), and marks the blocks holding work for the layer sweep. The chunks start
+// zeroed, so or-ing the non-zero words in is race-free.
 @compute @workgroup_size(WORKGROUP)
 fn initialise(
     @builtin(workgroup_id) wg: vec3<u32>,
@@ -159,7 +156,6 @@ fn initialise(
         var children: Successors;
         let node = game_expand(state, &children);
         var entry = DRAW;
-        var hp = 0u;
         if node.kind == NODE_BROKEN {
             entry = BROKEN;
         } else if node.kind == NODE_TERMINAL {
@@ -168,21 +164,30 @@ fn initialise(
                 entry = fresh(entry);
             }
         } else {
-            hp = succ_distinct(&children) + select(0u, 1u, node.saves);
-            var pending = node.exit_win;
-            if pending == NO_WIN && !node.saves && node.exit_loss != 0u {
-                pending = node.exit_loss;
+            var hp = succ_distinct(&children) + select(0u, 1u, node.saves);
+            var exit_loss = 0u;
+            if !node.saves {
+                exit_loss = node.exit_loss;
             }
-            if pending != NO_WIN {
-                if pending > MAX_LAYER {
-                    flag_error(ERROR_DTM);
-                }
-                entry = PENDING | pending;
-                atomicMax(&group_max, pending);
+            var due = node.exit_win;
+            if due == NO_WIN && exit_loss != 0u && hp == 0u {
+                due = exit_loss;
             }
-            if hp > 255u {
+            let last = select(exit_loss, due, due != NO_WIN);
+            if last > MAX_LAYER {
+                flag_error(ERROR_DTM);
+            }
+            if last != 0u {
+                atomicMax(&group_max, last);
+            }
+            if hp > HP {
                 flag_error(ERROR_HP);
-                hp = 255u;
+                hp = HP;
+            }
+            if due != NO_WIN {
+                entry = DUE | due;
+            } else {
+                entry = UNRESOLVED | select(0u, EXIT_LOSS, exit_loss != 0u) | hp;
             }
         }
         if children.overflow {
@@ -193,11 +198,8 @@ fn initialise(
         if entry != DRAW {
             chunk_or(chunk, slot >> 1u, entry << (16u * (slot & 1u)));
         }
-        if entry >= FRESH && entry != BROKEN {
+        if is_fresh(entry) || is_due(entry) {
             atomicOr(&group_active, 1u << (local >> BLOCK_SHIFT));
-        }
-        if hp != 0u {
-            chunk_or(chunk, HP_BASE + (slot >> 2u), hp << (8u * (slot & 3u)));
         }
     }
     workgroupBarrier();
@@ -227,7 +229,7 @@ fn resolve(state: u32, old: u32, entry: u32, next: u32) {
 
 // Resolves the parents of `state`, resolved at DTM `t`: as on the CPU, a lost state makes its
 // unresolved parents won, a won one takes an HP from each, and the update that takes the last
-// makes the parent lost (or leaves it to its pending exit loss, if that is slower). Every state
+// makes the parent lost (or due at its slowest exit, if that is slower). Every state
 // of a layer has the same outcome, so no two updates of a layer conflict. Resolved parents
 // are left to sweep `next`.
 fn resolve_parents(state: u32, t: u32, next: u32) {
@@ -241,16 +243,34 @@ fn resolve_parents(state: u32, t: u32, next: u32) {
     for (var i = 0u; i < n; i += 1u) {
         let parent = parents.items[i];
         let pe = entry_of(parent);
-        if pe != DRAW && pe < PENDING {
+        if pe < UNRESOLVED || pe == BROKEN {
             continue;
         }
         if (t & 1u) == 0u {
             resolve(parent, pe, resolved + 1u, next);
-        } else if decrement_hp(parent) == 1u {
-            let exit_loss = select(0u, pe & ~PENDING, pe >= PENDING);
-            if exit_loss <= resolved {
-                resolve(parent, pe, resolved + 1u, next);
-            }
+            continue;
+        }
+        // A due state never loses by its moves: a due win is saved by its exit, a due loss has
+        // no HP left.
+        if is_due(pe) {
+            continue;
+        }
+        let old = decrement_hp(parent);
+        if (old & HP) != 1u {
+            continue;
+        }
+        var exit_loss = 0u;
+        if (old & EXIT_LOSS) != 0u {
+            // Every exit wins for the opponent: expand the parent again (few states do) to
+            // learn the slowest.
+            var children: Successors;
+            exit_loss = game_expand(parent, &children).exit_loss;
+        }
+        if exit_loss <= resolved {
+            resolve(parent, old - 1u, resolved + 1u, next);
+        } else {
+            set_entry(parent, old - 1u, DUE | exit_loss);
+            atomicStore(&active_blocks[active_flag(next, parent >> BLOCK_SHIFT)], 1u);
         }
     }
 }
@@ -317,7 +337,7 @@ fn advance() {
     }
 }
 
-// Maps what is still pending or unresolved to a draw; one thread per entry word.
+// Maps what is still unresolved to a draw; one thread per entry word.
 @compute @workgroup_size(WORKGROUP)
 fn finalise(
     @builtin(workgroup_id) wg: vec3<u32>,
@@ -335,7 +355,7 @@ fn finalise(
             let e = (old >> shift) & 0xFFFFu;
             if e < FRESH || e == BROKEN {
                 updated |= e << shift;
-            } else if e < PENDING {
+            } else if e < UNRESOLVED {
                 flag_error(ERROR_FRESH);
             }
         }

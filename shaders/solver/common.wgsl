@@ -1,11 +1,12 @@
-// What both solver modules share (solver.wgsl and select.wgsl): thread numbering and reads of
-// entries and HP counters through the chunk accessors of the generated prelude.
+// What both solver modules share (solver.wgsl and select.wgsl): thread numbering, reads of
+// working words through the chunk accessors of the generated prelude, and their tags.
 //
-// Entries while solving: DRAW (unresolved), PENDING | t (unresolved, resolved by its exits at
-// DTM t unless its moves do better), BROKEN, a final entry (DTM + 1), or a final entry tagged
-// FRESH: resolved at that DTM, its parents not yet updated. The layer sweep queues the FRESH
-// (and the due PENDING) states of its DTM and clears the tag, so that a sweep repeated because
-// the queue overflowed finds only the states not yet queued.
+// Words while solving (src/solver/working.rs): UNRESOLVED | hp (its HP counter, EXIT_LOSS set
+// when every exit wins for the opponent), DUE | t (resolved at DTM t unless a move does better),
+// BROKEN, a final entry (DTM + 1; DRAW only for a terminal draw), or a final entry tagged FRESH:
+// resolved at that DTM, its parents not yet updated. The layer sweep queues the FRESH (and the
+// DUE) states of its DTM and clears the tag, so that a sweep repeated because the queue
+// overflowed finds only the states not yet queued.
 
 fn thread_index(wg: vec3<u32>, groups: vec3<u32>, local: u32) -> u32 {
     return (wg.y * groups.x + wg.x) * WORKGROUP + local;
@@ -17,10 +18,12 @@ fn entry_of(state: u32) -> u32 {
     return (word >> (16u * (local & 1u))) & 0xFFFFu;
 }
 
-fn hp_of(state: u32) -> u32 {
-    let local = state & CHUNK_MASK;
-    let word = chunk_load(state >> CHUNK_SHIFT, HP_BASE + (local >> 2u));
-    return (word >> (8u * (local & 3u))) & 0xFFu;
+fn is_fresh(e: u32) -> bool {
+    return e >= FRESH && e < UNRESOLVED;
+}
+
+fn is_due(e: u32) -> bool {
+    return (e & DUE) == DUE && e != BROKEN;
 }
 
 // The active blocks: three arrays of a flag word per block (1: the block may hold work for the

@@ -51,7 +51,7 @@ fn select_layer(
 
 // Selects the states of layer t among the eight of one vector of entries; returns whether the
 // vector still holds work for a later sweep: a tagged entry (resolved, parents waiting, or left
-// out of a full queue) or a pending one due after t.
+// out of a full queue) or one due after t.
 fn select_eight(vector: u32, t: u32) -> bool {
     let first = 8u * vector;
     let resolved = t + 1u;
@@ -61,20 +61,15 @@ fn select_eight(vector: u32, t: u32) -> bool {
     let low = words & vec4<u32>(0xFFFFu);
     let high = words >> vec4<u32>(16u);
     let fresh = vec4<u32>(FRESH | resolved);
-    let pending = vec4<u32>(PENDING | t);
+    let due = vec4<u32>(DUE | t);
     let later = any(later_work(low, t) | later_work(high, t));
-    if !any((low == fresh) | (low == pending) | (high == fresh) | (high == pending)) {
+    if !any((low == fresh) | (low == due) | (high == fresh) | (high == due)) {
         return later;
     }
     var joining = 0u;
     for (var k = 0u; k < 8u; k += 1u) {
         let e = (words[k >> 1u] >> (16u * (k & 1u))) & 0xFFFFu;
-        var in_layer = e == (FRESH | resolved);
-        if e == (PENDING | t) {
-            // A pending win stands unless a move did better; a pending loss waits for every
-            // move to lose.
-            in_layer = (t & 1u) == 1u || hp_of(first + k) == 0u;
-        }
+        let in_layer = e == (FRESH | resolved) || e == (DUE | t);
         if in_layer {
             joining |= 1u << k;
         }
@@ -96,10 +91,11 @@ fn select_eight(vector: u32, t: u32) -> bool {
     return joining != 0u || later;
 }
 
-// Which of four entries need a sweep after layer t: tagged ones of a later layer, pending ones
-// due after t.
+// Which of four entries need a sweep after layer t: tagged ones of a later layer, due ones
+// after t.
 fn later_work(e: vec4<u32>, t: u32) -> vec4<bool> {
-    let tagged = (e >= vec4<u32>(FRESH)) & (e < vec4<u32>(PENDING)) & (e != vec4<u32>(FRESH | (t + 1u)));
-    let due_later = (e >= vec4<u32>(PENDING)) & (e != vec4<u32>(BROKEN)) & ((e & vec4<u32>(~PENDING)) > vec4<u32>(t));
+    let tagged = (e >= vec4<u32>(FRESH)) & (e < vec4<u32>(UNRESOLVED)) & (e != vec4<u32>(FRESH | (t + 1u)));
+    let due = vec4<u32>(DUE);
+    let due_later = ((e & due) == due) & (e != vec4<u32>(BROKEN)) & ((e & vec4<u32>(~DUE)) > vec4<u32>(t));
     return tagged | due_later;
 }
