@@ -1,4 +1,4 @@
-//! Solved chess tables against published statistics (figures copied from REFERENCE.md).
+//! Solved chess tables against published statistics (the figures of `docs/reference.md`).
 
 mod common;
 

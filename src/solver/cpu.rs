@@ -1,4 +1,4 @@
-//! The multi-threaded CPU reference solver (rayon): the DTM algorithm of DESIGN.md, exactly.
+//! The multi-threaded CPU reference solver (rayon): the DTM algorithm of `docs/algorithm.md`, exactly.
 //!
 //! Working memory is the table itself, 2 bytes a state: an unresolved state's word holds its HP
 //! counter or the layer its exits resolve it at (see [`super::working`]). HP counts the distinct

@@ -47,6 +47,7 @@ use super::board::{
 };
 use super::moves::en_passant_right;
 use crate::games::IndexSpace;
+use crate::games::binomial::binomial;
 use crate::material::{Material, Side};
 
 /// Number of canonical king pairs.
@@ -89,11 +90,9 @@ fn pair_in_table(wk: Square, bk: Square) -> bool {
     file(wk) <= 3 && rank(wk) <= file(wk) && !adjacent_or_same(wk, bk) && (file(wk) != rank(wk) || rank(bk) <= file(bk))
 }
 
+/// `C(n, k)` from the one binomial table.
 fn choose(n: u64, k: u64) -> u64 {
-    if k > n {
-        return 0;
-    }
-    (0..k).fold(1, |c, i| c * (n - i) / (i + 1))
+    u64::from(binomial(n as u32, k as usize))
 }
 
 impl IndexTables {
@@ -364,10 +363,6 @@ impl ChessIndex {
         &self.men
     }
 
-    pub fn per_side(&self) -> u64 {
-        self.per_side
-    }
-
     /// Slots per king pair (`R` of the scheme).
     pub fn per_pair(&self) -> u64 {
         self.per_pair
@@ -472,12 +467,6 @@ impl ChessIndex {
     pub fn kings_on_diagonal(placement: Placement) -> bool {
         let [wk, bk] = placement.kings();
         (bit(wk) | bit(bk)) & !DIAGONAL == 0
-    }
-
-    /// The side to move of a state without an en passant right and its slot.
-    #[inline]
-    pub fn split(&self, state: u64) -> (Side, u64) {
-        crate::games::split_state(state, self.per_side)
     }
 
     /// Whether a state is a position with an en passant right.

@@ -17,8 +17,9 @@ pub mod space;
 
 use anyhow::{Result, bail};
 
+use crate::error::Error;
 use crate::games::{Game, Rules};
-use crate::material::{GameId, Material, Side, count_vectors};
+use crate::material::{GameId, Material, Side, materials_within};
 use crate::solver::gpu::GpuRules;
 use crate::table::TableSet;
 use crate::value::Value;
@@ -370,23 +371,12 @@ impl Game for Chess {
     }
 
     fn materials(pieces: usize) -> Vec<Material> {
-        let men_budget = pieces.clamp(2, MAX_PIECES) - 2;
-        let max = [MAX_MEN as u8; 5];
-        let sides = count_vectors(5, &max, men_budget);
-        let mut materials: Vec<Material> = sides
-            .iter()
-            .flat_map(|white| sides.iter().map(move |black| (white, black)))
-            .filter_map(|(white, black)| {
-                let mut material = Material::empty(GameId::Chess);
-                for (side, counts) in [white, black].into_iter().enumerate() {
-                    material.counts[side][Kind::King.index()] = 1;
-                    material.counts[side][1..6].copy_from_slice(&counts[..5]);
-                }
-                (material.pieces() <= pieces && material.is_canonical()).then_some(material)
-            })
-            .collect();
+        let mut max = [MAX_MEN as u8; 6];
+        max[Kind::King.index()] = 1;
+        let mut materials = materials_within(GameId::Chess, &max, pieces.clamp(2, MAX_PIECES), |counts| {
+            counts[Kind::King.index()] == 1
+        });
         materials.sort_by_key(|m| (m.pieces(), std::cmp::Reverse(*m)));
-        materials.dedup();
         materials
     }
 
@@ -411,7 +401,7 @@ impl Game for Chess {
     }
 
     fn parse_position(text: &str) -> Result<Position> {
-        notation::parse_fen(text)
+        notation::parse_fen(text).map_err(Error::illegal_position)
     }
 
     fn format_position(position: &Position) -> String {
