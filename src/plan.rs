@@ -14,10 +14,10 @@ use crate::generate::{expected_header, table_path};
 use crate::material::{GameId, Material};
 use crate::table::Table;
 
-/// Bytes a state of the table being built takes while it is solved (16-bit entry and 8-bit
-/// counter).
-pub const WORKING_BYTES_PER_STATE: u64 = 3;
-/// Bytes a state of a smaller table takes once mapped (the table file's entries).
+/// Bytes a state of the table being built takes while it is solved: one 16-bit word, the entry
+/// or, while the state is unresolved, its HP counter.
+pub const WORKING_BYTES_PER_STATE: u64 = 2;
+/// Bytes a state of a smaller table takes once loaded (mapped raw, or decompressed).
 pub const MAPPED_BYTES_PER_STATE: u64 = 2;
 /// The program beside the tables (about 5 MiB) and a GPU driver that the auto backend opens to
 /// look for an adapter (73 MiB measured with Mesa's llvmpipe; hardware drivers differ).
