@@ -2,7 +2,7 @@
 //! keep-alive connections, every answer checked against the tables, throughput and latency
 //! printed. Run with `cargo bench --bench serve`.
 
-#[path = "../tests/support/api_check.rs"]
+#[path = "../tests/integration/support/api_check.rs"]
 mod api_check;
 
 use std::time::Duration;

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use crate::material::Material;
 
 /// A failure of the library, by kind.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub enum Error {
     /// The table of `material` that the request needs has not been built; `command` builds it.
     MissingTable {

@@ -79,8 +79,9 @@ pub struct Generator<'p, G: Game> {
     progress: &'p dyn Progress,
     backend: Backend,
     gpu_options: GpuOptions,
-    /// The GPU, opened on first use; the error when it could not be.
-    gpu: Option<Result<Gpu, String>>,
+    /// The GPU, opened on first use; the error ([`Error::NoGpu`] when no adapter) when it could
+    /// not be.
+    gpu: Option<Result<Gpu, Error>>,
     /// How new tables are written.
     encoding: Encoding,
     /// Whether to keep loaded only the tables a solve reads (see [`Generator::lean`]).
@@ -272,12 +273,9 @@ impl<'p, G: Game> Generator<'p, G> {
 
     fn solve_on_gpu(&mut self, index: &G::Index, backend: Backend) -> Result<Solved> {
         let rules = G::gpu_rules(index, self.rules, &self.tables)?;
-        let gpu = match self
-            .gpu
-            .get_or_insert_with(|| Gpu::open().map_err(|e| format!("{e:#}")))
-        {
+        let gpu = match self.gpu.get_or_insert_with(|| Gpu::open().map_err(Error::from)) {
             Ok(gpu) => gpu,
-            Err(e) => bail!("{e}"),
+            Err(e) => return Err(e.clone().into()),
         };
         if backend == Backend::Auto && gpu.is_software() {
             bail!(

@@ -128,8 +128,10 @@ impl Plan {
         loads.dedup();
         let mapped_states = loads.iter().map(|&i| self.tables[i].states).sum();
         let path = table_path::<G>(&self.dir, material, rules);
+        // Present only when generation would reuse it: the whole file verifies (a compressed
+        // table's blocks are checked only when read).
         let presence = if path.exists() {
-            match Table::open(&path, &expected_header::<G>(material, rules, &index)) {
+            match Table::open(&path, &expected_header::<G>(material, rules, &index)).and_then(|t| t.verify()) {
                 Ok(_) => Presence::Present,
                 Err(e) => Presence::Bad(format!("{e:#}")),
             }

@@ -17,6 +17,7 @@ use crate::commands::{
     stats::{read_rulings, stats_json},
     verdict,
 };
+use crate::error::Error;
 use crate::games::chess::Chess;
 use crate::games::darkchess::DarkChess;
 use crate::games::xiangqi::Xiangqi;
@@ -57,17 +58,20 @@ impl ApiError {
         }
     }
 
-    /// The status of an error met while reading tables: 404 for a missing table (the message
-    /// names the command that builds it), 500 for a table that cannot be read (corrupt, wrong
-    /// format): the input was fine, the folder is not.
+    /// The status of an error met while reading tables, by its kind: 404 for a missing table
+    /// (the message names the command that builds it), 400 for a position the game does not
+    /// allow, 500 for anything else (a table that cannot be read or contradicts itself): the
+    /// input was fine, the folder is not.
     fn from_table_error(err: anyhow::Error) -> ApiError {
-        let message = format!("{err:#}");
-        let status = if message.contains("build it with: egtb generate") {
-            404
-        } else {
-            500
+        let status = match err.downcast_ref::<Error>() {
+            Some(Error::MissingTable { .. }) => 404,
+            Some(Error::IllegalPosition { .. }) => 400,
+            _ => 500,
         };
-        ApiError { status, message }
+        ApiError {
+            status,
+            message: format!("{err:#}"),
+        }
     }
 }
 
@@ -409,4 +413,39 @@ fn mainline_json<G: Game>(prober: &mut Prober<G>, position: &G::Position) -> Res
         "winner": winner.map(|s| G::ID.side_names()[s.index()]),
         "mainline": steps,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::material::Material;
+    use anyhow::Context;
+
+    fn status(err: Error) -> u16 {
+        let err = anyhow::Error::from(err).context("while answering");
+        ApiError::from_table_error(err).status
+    }
+
+    #[test]
+    fn table_errors_get_the_status_of_their_kind_through_any_context() {
+        let missing = Error::MissingTable {
+            material: Material::parse(GameId::Chess, "KRRvK").unwrap(),
+            path: PathBuf::from("tables/chess/KRRvK.egtb"),
+            command: "egtb generate chess KRRvK".into(),
+        };
+        assert_eq!(status(missing), 404);
+        let illegal = Error::IllegalPosition {
+            reason: "the side not to move is in check".into(),
+        };
+        assert_eq!(status(illegal), 400);
+        let corrupt = Error::CorruptTable {
+            path: PathBuf::from("tables/chess/KRvK.egtb"),
+            reason: "checksum mismatch".into(),
+        };
+        assert_eq!(status(corrupt), 500);
+        let untyped = Err::<(), _>(anyhow::anyhow!("build it with: egtb generate chess KRvK"))
+            .context("a message alone decides nothing")
+            .unwrap_err();
+        assert_eq!(ApiError::from_table_error(untyped).status, 500);
+    }
 }

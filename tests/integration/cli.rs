@@ -1,24 +1,7 @@
 //! The command line as a user meets it: bad input gives one clear line and a non-zero exit,
 //! never a panic; good input gives the table's answers.
 
-use std::path::Path;
-
-use crate::support::{egtb, succeeds, temp_dir};
-
-/// Runs a command that must fail and returns its one error line.
-fn fails(tables: &Path, args: &[&str]) -> String {
-    let out = egtb(tables, args);
-    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
-    assert!(!out.status.success(), "{args:?} succeeded");
-    assert!(!stderr.contains("panicked"), "{args:?} panicked: {stderr}");
-    assert_eq!(
-        stderr.trim_end().lines().count(),
-        1,
-        "{args:?} printed more than one line: {stderr}"
-    );
-    assert!(stderr.starts_with("egtb: error: "), "{stderr}");
-    stderr
-}
+use crate::support::{fails, succeeds, temp_dir};
 
 #[test]
 fn bad_positions_and_materials_are_reported_in_one_line() {

@@ -1,8 +1,10 @@
 //! The integration tests, one program: the library through its public API and the egtb binary
-//! as a user meets it, for xiangqi, dark chess and every game together.
+//! as a user meets it, for xiangqi, dark chess and every game together: the command line, table
+//! files, batches and their plans (on a Slurm cluster too), and the server with its page.
 
 mod support;
 
+mod batches;
 mod cli;
 mod darkchess_all;
 mod darkchess_gpu;
@@ -10,7 +12,12 @@ mod darkchess_reference;
 mod darkchess_rules;
 mod darkchess_space;
 mod darkchess_values;
+mod plan;
 mod query_consistency;
+mod serve;
+mod slurm;
+mod table_files;
+mod xiangqi_asian;
 mod xiangqi_gpu;
 mod xiangqi_index;
 mod xiangqi_larger;

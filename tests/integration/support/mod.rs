@@ -1,10 +1,11 @@
-//! What the integration tests share: fresh table folders, the egtb binary, and the comparison
-//! of a GPU-solved table with the CPU solver's.
+//! What the integration tests share: fresh table folders, the egtb binary, programs and ports
+//! of the machine, and the comparison of a GPU-solved table with the CPU solver's.
 
+pub mod api_check;
 pub mod darkchess;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use egtb::games::Game;
@@ -26,20 +27,31 @@ pub fn temp_dir(name: &str) -> PathBuf {
     dir
 }
 
-/// Runs the egtb binary on a tables folder (`EGTB_TABLES` unset).
-pub fn egtb(tables: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_egtb"))
+/// The egtb binary on a tables folder (`EGTB_TABLES` unset), its output piped, to be run.
+pub fn egtb_command(tables: &Path, args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_egtb"));
+    command
         .arg("--tables")
         .arg(tables)
         .args(args)
         .env_remove("EGTB_TABLES")
-        .output()
-        .expect("egtb runs")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    command
+}
+
+/// Runs the egtb binary on a tables folder (`EGTB_TABLES` unset).
+pub fn egtb(tables: &Path, args: &[&str]) -> Output {
+    egtb_command(tables, args).output().expect("egtb runs")
 }
 
 /// Runs the egtb binary, checks that it succeeded and returns its stdout.
 pub fn succeeds(tables: &Path, args: &[&str]) -> String {
-    let out = egtb(tables, args);
+    succeeded(egtb(tables, args), args)
+}
+
+/// Checks that a run of egtb with `args` succeeded and returns its stdout.
+pub fn succeeded(out: Output, args: &[&str]) -> String {
     assert!(
         out.status.success(),
         "{args:?} failed: {}",
@@ -47,6 +59,43 @@ pub fn succeeds(tables: &Path, args: &[&str]) -> String {
     );
     String::from_utf8(out.stdout).expect("utf-8 output")
 }
+
+/// Runs a command that must fail and returns its one error line.
+pub fn fails(tables: &Path, args: &[&str]) -> String {
+    let out = egtb(tables, args);
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(!out.status.success(), "{args:?} succeeded");
+    assert!(!stderr.contains("panicked"), "{args:?} panicked: {stderr}");
+    assert_eq!(
+        stderr.trim_end().lines().count(),
+        1,
+        "{args:?} printed more than one line: {stderr}"
+    );
+    assert!(stderr.starts_with("egtb: error: "), "{stderr}");
+    stderr
+}
+
+/// Whether the environment variable is `1`: CI sets `EGTB_REQUIRE_SLURM`, `EGTB_REQUIRE_BROWSER`
+/// and `EGTB_REQUIRE_GPU` so that a test fails where it would otherwise skip itself.
+pub fn required(variable: &str) -> bool {
+    std::env::var_os(variable).is_some_and(|v| v == "1")
+}
+
+/// Where the first of these programs is: on the PATH or in the system folders daemons live in.
+pub fn find_program(names: &[&str]) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let dirs: Vec<PathBuf> = std::env::split_paths(&path)
+        .chain(["/usr/sbin", "/sbin", "/usr/local/sbin"].map(PathBuf::from))
+        .collect();
+    names
+        .iter()
+        .flat_map(|name| dirs.iter().map(move |dir| dir.join(name)))
+        .find(|p| p.is_file())
+}
+
+/// Held from choosing a free port until something listens on it: the tests run as threads of
+/// one process, and two of them must not pick the same port in that moment.
+pub static PORTS: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 /// Builds each material on the CPU (with what it needs), solves it again on the GPU from the
 /// same smaller tables, and checks that both are equal byte for byte. Returns each material's

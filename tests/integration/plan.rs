@@ -12,11 +12,7 @@ use egtb::plan::slurm::{JobOptions, script};
 use egtb::plan::{Plan, Presence, estimate_peak_bytes};
 use egtb::solver::Silent;
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("egtb-plan-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
+use crate::support::{egtb, temp_dir};
 
 fn options(dir: &Path) -> JobOptions {
     JobOptions {
@@ -47,7 +43,7 @@ fn assert_dependency_order(plan: &Plan, requested: &[Material]) {
 
 #[test]
 fn whole_sets_are_planned_in_dependency_order() {
-    let dir = temp_dir("order");
+    let dir = temp_dir("plan-order");
     let chess = Chess::materials(5);
     let plan = Plan::new::<Chess>(&dir, Default::default(), &chess).unwrap();
     assert_dependency_order(&plan, &chess);
@@ -58,11 +54,12 @@ fn whole_sets_are_planned_in_dependency_order() {
     let xiangqi = Xiangqi::materials(4);
     let plan = Plan::new::<Xiangqi>(&dir, Default::default(), &xiangqi).unwrap();
     assert_dependency_order(&plan, &xiangqi);
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn present_tables_and_their_dependencies_are_left_out_of_the_script() {
-    let dir = temp_dir("present");
+    let dir = temp_dir("plan-present");
     let krvkn = Material::parse(GameId::Chess, "KRvKN").unwrap();
     let krvk = Material::parse(GameId::Chess, "KRvK").unwrap();
     Generator::<Chess>::new(&dir, Default::default(), &Silent)
@@ -104,7 +101,7 @@ fn present_tables_and_their_dependencies_are_left_out_of_the_script() {
 
 #[test]
 fn a_table_that_does_not_verify_stops_the_script() {
-    let dir = temp_dir("bad");
+    let dir = temp_dir("plan-bad");
     let krvk = Material::parse(GameId::Chess, "KRvK").unwrap();
     Generator::<Chess>::new(&dir, Default::default(), &Silent)
         .ensure(&krvk)
@@ -124,16 +121,7 @@ fn a_table_that_does_not_verify_stops_the_script() {
 /// `egtb plan` from the command line: bad input in one line, the plan as JSON.
 #[test]
 fn the_command_reports_bad_input_in_one_line_and_prints_json() {
-    let dir = temp_dir("cli");
-    let egtb = |args: &[&str]| {
-        std::process::Command::new(env!("CARGO_BIN_EXE_egtb"))
-            .arg("--tables")
-            .arg(&dir)
-            .args(args)
-            .env_remove("EGTB_TABLES")
-            .output()
-            .unwrap()
-    };
+    let dir = temp_dir("plan-cli");
     for (args, needle) in [
         (&["plan", "chess"][..], "nothing to plan"),
         (&["plan", "chess", "KXvK"], "'X'"),
@@ -143,7 +131,7 @@ fn the_command_reports_bad_input_in_one_line_and_prints_json() {
         ),
         (&["plan", "chess", "KRvK", "--slurm", "--backend", "tpu"], "backend"),
     ] {
-        let out = egtb(args);
+        let out = egtb(&dir, args);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(!out.status.success(), "{args:?}");
         assert!(
@@ -152,7 +140,7 @@ fn the_command_reports_bad_input_in_one_line_and_prints_json() {
         );
         assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
     }
-    let out = egtb(&["plan", "xiangqi", "KRvK", "--json"]);
+    let out = egtb(&dir, &["plan", "xiangqi", "KRvK", "--json"]);
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(json["rules"]["rules"], "draw");
     let tables = json["tables"].as_array().unwrap();
@@ -160,9 +148,10 @@ fn the_command_reports_bad_input_in_one_line_and_prints_json() {
     assert_eq!(names, ["KvK", "KRvK"]);
     assert_eq!(tables[1]["reads"], serde_json::json!(["KvK"]));
     assert_eq!(tables[1]["status"], "missing");
-    let script = String::from_utf8(egtb(&["plan", "xiangqi", "KRvK", "--slurm"]).stdout).unwrap();
+    let script = String::from_utf8(egtb(&dir, &["plan", "xiangqi", "KRvK", "--slurm"]).stdout).unwrap();
     assert!(
         script.contains("generate xiangqi KRvK --tables ") && script.contains("--rules draw"),
         "{script}"
     );
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -3,29 +3,12 @@
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::path::Path;
 use std::time::{Instant, SystemTime};
 
 use serde_json::Value;
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("egtb-batch-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    dir
-}
-
-fn egtb(tables: &Path, args: &[&str]) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_egtb"));
-    command
-        .arg("--tables")
-        .arg(tables)
-        .args(args)
-        .env_remove("EGTB_TABLES")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    command
-}
+use crate::support::{egtb, egtb_command, temp_dir};
 
 /// The `--json` summary of a finished generate.
 fn summary(output: std::process::Output) -> Value {
@@ -35,7 +18,7 @@ fn summary(output: std::process::Output) -> Value {
 
 /// Every table file in the folder verifies (`egtb list`), and how many there are.
 fn all_verify(tables: &Path) -> usize {
-    let list: Value = summary(egtb(tables, &["list", "--json"]).output().unwrap());
+    let list: Value = summary(egtb(tables, &["list", "--json"]));
     let list = list.as_array().unwrap();
     for table in list {
         assert_eq!(table["ok"], true, "{table}");
@@ -57,14 +40,14 @@ fn leftovers(tables: &Path) -> Vec<String> {
 
 #[test]
 fn two_processes_on_one_folder_build_each_table_once() {
-    let dir = temp_dir("shared");
-    let first = egtb(
+    let dir = temp_dir("batch-shared");
+    let first = egtb_command(
         &dir,
         &["generate", "chess", "KQvKR", "KRvKN", "--json", "--threads", "1"],
     )
     .spawn()
     .unwrap();
-    let second = egtb(
+    let second = egtb_command(
         &dir,
         &["generate", "chess", "KRvKN", "KQvKR", "--json", "--threads", "1"],
     )
@@ -93,12 +76,12 @@ fn two_processes_on_one_folder_build_each_table_once() {
 
 #[test]
 fn a_batch_killed_at_random_moments_finishes_when_run_again() {
-    let dir = temp_dir("killed");
+    let dir = temp_dir("batch-killed");
     let batch = ["generate", "chess", "KQvKR", "KRvKN", "--json", "--threads", "1"];
     // How long the whole batch takes here, to kill within it.
-    let timing = temp_dir("timing");
+    let timing = temp_dir("batch-timing");
     let start = Instant::now();
-    summary(egtb(&timing, &batch).output().unwrap());
+    summary(egtb(&timing, &batch));
     let whole = start.elapsed();
     fs::remove_dir_all(timing).unwrap();
     let mut seed = SystemTime::now()
@@ -109,7 +92,7 @@ fn a_batch_killed_at_random_moments_finishes_when_run_again() {
         seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
         // Within the first half of a whole batch: each round has work left to interrupt.
         let moment = whole.mul_f64(0.5 * f64::from(seed >> 8) / f64::from(1u32 << 24));
-        let mut child = egtb(&dir, &batch).spawn().unwrap();
+        let mut child = egtb_command(&dir, &batch).spawn().unwrap();
         std::thread::sleep(moment);
         // SIGKILL: the process gets no chance to clean up.
         child.kill().unwrap();
@@ -117,7 +100,7 @@ fn a_batch_killed_at_random_moments_finishes_when_run_again() {
         let present = all_verify(&dir);
         eprintln!("round {round}: killed after {moment:.2?}, {present} tables there and verifying");
     }
-    let out = summary(egtb(&dir, &batch).output().unwrap());
+    let out = summary(egtb(&dir, &batch));
     let tables = out["tables"].as_array().unwrap();
     assert_eq!(tables.len(), 6, "{out}");
     assert_eq!(all_verify(&dir), 6);
@@ -125,7 +108,7 @@ fn a_batch_killed_at_random_moments_finishes_when_run_again() {
     // the kill fell between a table's rename and its lock's release; it is empty and harmless.)
     let temporary: Vec<String> = leftovers(&dir).into_iter().filter(|f| !f.ends_with(".lock")).collect();
     assert!(temporary.is_empty(), "{temporary:?}");
-    let again = summary(egtb(&dir, &batch).output().unwrap());
+    let again = summary(egtb(&dir, &batch));
     assert!(
         again["tables"].as_array().unwrap().iter().all(|t| t["reused"] == true),
         "{again}"

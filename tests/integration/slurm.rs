@@ -9,16 +9,14 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::support::{PORTS, egtb_command, find_program, required, succeeded, temp_dir};
+
 const DAEMONS: [&str; 3] = ["munged", "slurmctld", "slurmd"];
 const CLIENTS: [&str; 4] = ["sbatch", "squeue", "sinfo", "scancel"];
 
-/// Where a program is: on the PATH or in the system folders daemons live in.
-fn find_program(name: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
-        .chain(["/usr/sbin", "/sbin", "/usr/local/sbin"].map(PathBuf::from))
-        .map(|dir| dir.join(name))
-        .find(|p| p.is_file())
+/// Where one program is.
+fn program(name: &str) -> Option<PathBuf> {
+    find_program(&[name])
 }
 
 /// A single-node Slurm cluster of this machine, its state in a temporary folder; the daemons
@@ -37,7 +35,7 @@ impl Cluster {
             .iter()
             .chain(&CLIENTS)
             .copied()
-            .filter(|p| find_program(p).is_none())
+            .filter(|p| program(p).is_none())
             .collect();
         // SAFETY: geteuid has no preconditions.
         let root = unsafe { libc::geteuid() } == 0;
@@ -49,14 +47,13 @@ impl Cluster {
             String::new()
         };
         if !why.is_empty() {
-            if std::env::var("EGTB_REQUIRE_SLURM").is_ok_and(|v| v == "1") {
+            if required("EGTB_REQUIRE_SLURM") {
                 panic!("EGTB_REQUIRE_SLURM=1 but {why} (apt-get install slurm-wlm munge)");
             }
             eprintln!("note: Slurm test skipped: {why}");
             return None;
         }
-        let dir = std::env::temp_dir().join(format!("egtb-slurm-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let dir = temp_dir(&format!("slurm-{name}"));
         for sub in ["munge", "state", "spool", "log"] {
             std::fs::create_dir_all(dir.join(sub)).unwrap();
         }
@@ -69,12 +66,15 @@ impl Cluster {
             daemons: Vec::new(),
         };
         cluster.start_munge();
+        // The ports written into the configuration stay ours until the daemons listen on them.
+        let ports = PORTS.blocking_lock();
         cluster.write_conf();
         for (daemon, log) in [("slurmctld", "slurmctld.out"), ("slurmd", "slurmd.out")] {
             let child = cluster.daemon(daemon, &["-D"], log);
             cluster.daemons.push(child);
         }
         cluster.wait_for_idle_node();
+        drop(ports);
         Some(cluster)
     }
 
@@ -152,28 +152,28 @@ impl Cluster {
         std::fs::write(&self.conf, conf).unwrap();
     }
 
-    fn daemon(&self, program: &str, args: &[&str], log: &str) -> Child {
+    fn daemon(&self, name: &str, args: &[&str], log: &str) -> Child {
         let out = std::fs::File::create(self.dir.join("log").join(log)).unwrap();
-        Command::new(find_program(program).unwrap())
+        Command::new(program(name).unwrap())
             .args(args)
             .env("SLURM_CONF", &self.conf)
             .stdin(Stdio::null())
             .stdout(out.try_clone().unwrap())
             .stderr(out)
             .spawn()
-            .unwrap_or_else(|e| panic!("cannot start {program}: {e}"))
+            .unwrap_or_else(|e| panic!("cannot start {name}: {e}"))
     }
 
     /// A Slurm client command against this cluster; its stdout.
-    fn client(&self, program: &str, args: &[&str]) -> String {
-        let out = Command::new(find_program(program).unwrap())
+    fn client(&self, name: &str, args: &[&str]) -> String {
+        let out = Command::new(program(name).unwrap())
             .args(args)
             .env("SLURM_CONF", &self.conf)
             .output()
             .unwrap();
         assert!(
             out.status.success(),
-            "{program} {args:?}: {}",
+            "{name} {args:?}: {}",
             String::from_utf8_lossy(&out.stderr)
         );
         String::from_utf8(out.stdout).unwrap()
@@ -193,7 +193,7 @@ impl Cluster {
 
     fn wait_for_idle_node(&self) {
         self.wait_until("the node to be idle", || {
-            Command::new(find_program("sinfo").unwrap())
+            Command::new(program("sinfo").unwrap())
                 .args(["-h", "-o", "%t"])
                 .env("SLURM_CONF", &self.conf)
                 .output()
@@ -218,14 +218,15 @@ impl Cluster {
 
     /// Runs `egtb` with this cluster's configuration.
     fn egtb(&self, tables: &Path, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_egtb"))
-            .arg("--tables")
-            .arg(tables)
-            .args(args)
+        egtb_command(tables, args)
             .env("SLURM_CONF", &self.conf)
-            .env_remove("EGTB_TABLES")
             .output()
-            .unwrap()
+            .expect("egtb runs")
+    }
+
+    /// Runs `egtb` with this cluster's configuration, checks that it succeeded; its stdout.
+    fn succeeds(&self, tables: &Path, args: &[&str]) -> String {
+        succeeded(self.egtb(tables, args), args)
     }
 
     /// `egtb plan ... --slurm --submit --json`: the materials of the jobs submitted.
@@ -233,7 +234,7 @@ impl Cluster {
         let mut all = vec!["plan"];
         all.extend_from_slice(args);
         all.extend(["--slurm", "--submit", "--mem-from-estimate", "--json"]);
-        let out = succeed(self.egtb(tables, &all));
+        let out = self.succeeds(tables, &all);
         let json: serde_json::Value = serde_json::from_str(&out).unwrap();
         json["jobs"]
             .as_array()
@@ -247,13 +248,13 @@ impl Cluster {
 impl Drop for Cluster {
     fn drop(&mut self) {
         // Jobs first (their processes are not the daemons' children), then the daemons.
-        let _ = Command::new(find_program("scancel").unwrap())
+        let _ = Command::new(program("scancel").unwrap())
             .args(["--user=root", "--quiet"])
             .env("SLURM_CONF", &self.conf)
             .status();
         let start = Instant::now();
         while start.elapsed() < Duration::from_secs(10)
-            && Command::new(find_program("squeue").unwrap())
+            && Command::new(program("squeue").unwrap())
                 .args(["-h"])
                 .env("SLURM_CONF", &self.conf)
                 .output()
@@ -284,21 +285,6 @@ fn free_ports() -> [u16; 2] {
     listeners.map(|l| l.local_addr().unwrap().port())
 }
 
-fn succeed(out: Output) -> String {
-    assert!(
-        out.status.success(),
-        "egtb failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
-fn fresh_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("egtb-slurm-tables-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
-
 /// Every table file under a tables folder, relative path and bytes, sorted.
 fn table_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let mut files = Vec::new();
@@ -321,7 +307,7 @@ fn table_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
 /// Every table in the folder verifies (`egtb list --json`), and the folder holds exactly the
 /// tables of `reference`, byte for byte.
 fn assert_same_tables(cluster: &Cluster, tables: &Path, reference: &Path) {
-    let listed: serde_json::Value = serde_json::from_str(&succeed(cluster.egtb(tables, &["list", "--json"]))).unwrap();
+    let listed: serde_json::Value = serde_json::from_str(&cluster.succeeds(tables, &["list", "--json"])).unwrap();
     for table in listed.as_array().unwrap() {
         assert_eq!(table["ok"], true, "{table}");
     }
@@ -337,13 +323,13 @@ fn assert_same_tables(cluster: &Cluster, tables: &Path, reference: &Path) {
 /// A batch of two games: every table built once, by its own job, equal to a plain
 /// `egtb generate`'s; planning it again submits nothing.
 fn batch_equals_plain_generate(cluster: &Cluster) {
-    let tables = fresh_dir("batch");
-    let reference = fresh_dir("batch-reference");
+    let tables = temp_dir("slurm-tables-batch");
+    let reference = temp_dir("slurm-tables-batch-reference");
     let mut jobs = cluster.submit(&tables, &["chess", "KRvKN", "--pieces", "3"]);
     jobs.extend(cluster.submit(&tables, &["xiangqi", "KRvK"]));
     assert_eq!(jobs, ["KvK", "KNvK", "KRvK", "KRvKN", "KQvK", "KBvK", "KvK", "KRvK"]);
-    succeed(cluster.egtb(&reference, &["generate", "chess", "KRvKN", "--pieces", "3"]));
-    succeed(cluster.egtb(&reference, &["generate", "xiangqi", "KRvK"]));
+    cluster.succeeds(&reference, &["generate", "chess", "KRvKN", "--pieces", "3"]);
+    cluster.succeeds(&reference, &["generate", "xiangqi", "KRvK"]);
     cluster.wait_for_empty_queue();
     assert_same_tables(cluster, &tables, &reference);
     assert!(cluster.submit(&tables, &["chess", "KRvKN", "--pieces", "3"]).is_empty());
@@ -355,10 +341,10 @@ fn batch_equals_plain_generate(cluster: &Cluster) {
 /// use; once that is fixed the rerun submits only what is missing; a job cancelled while it
 /// runs leaves no table, and the rerun finishes the batch.
 fn failures_and_kills_are_resumed(cluster: &Cluster) {
-    let tables = fresh_dir("resume");
-    let reference = fresh_dir("resume-reference");
+    let tables = temp_dir("slurm-tables-resume");
+    let reference = temp_dir("slurm-tables-resume-reference");
     let plan = ["plan", "chess", "KRRRvK", "--cpus-per-job", "2"];
-    let script = succeed(cluster.egtb(&tables, &[&plan[..], &["--slurm", "--mem-from-estimate"]].concat()));
+    let script = cluster.succeeds(&tables, &[&plan[..], &["--slurm", "--mem-from-estimate"]].concat());
     // Something that is no table where KRRvK belongs makes its job fail.
     let obstacle = tables.join("chess").join("KRRvK.egtb");
     std::fs::create_dir_all(obstacle.join("not-a-table")).unwrap();
@@ -369,7 +355,7 @@ fn failures_and_kills_are_resumed(cluster: &Cluster) {
         .env("SLURM_CONF", &cluster.conf)
         .output()
         .unwrap();
-    assert_eq!(succeed(out).lines().count(), 4);
+    assert_eq!(succeeded(out, &["bash", "batch.sh"]).lines().count(), 4);
     cluster.wait_for_empty_queue();
     let chess = tables.join("chess");
     assert!(chess.join("KvK.egtb").is_file() && chess.join("KRvK.egtb").is_file());
@@ -405,7 +391,7 @@ fn failures_and_kills_are_resumed(cluster: &Cluster) {
         cluster.submit(&tables, &["chess", "KRRRvK", "--cpus-per-job", "2"]),
         ["KRRRvK"]
     );
-    succeed(cluster.egtb(&reference, &["generate", "chess", "KRRRvK"]));
+    cluster.succeeds(&reference, &["generate", "chess", "KRRRvK"]);
     cluster.wait_for_empty_queue();
     assert_same_tables(cluster, &tables, &reference);
     std::fs::remove_dir_all(&tables).unwrap();

@@ -3,9 +3,6 @@
 //! colours as the table says, a move played by clicking, play mode's answer, a longest win
 //! opened from the statistics. Screenshots of each game's board go to `target/screenshots/`.
 
-#[path = "support/api_check.rs"]
-mod api_check;
-
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -21,12 +18,13 @@ use egtb::serve::{ServeOptions, load};
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{Value as Json, json};
 
+use crate::support::{PORTS, api_check, egtb_command, find_program, required, temp_dir};
+
 /// The test tables, generated once for every test of this file.
 fn tables() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        let dir = std::env::temp_dir().join(format!("egtb-serve-test-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let dir = temp_dir("serve");
         api_check::generate(&dir);
         dir
     })
@@ -40,6 +38,7 @@ async fn start() -> SocketAddr {
         port: 0,
         defaults: Vec::new(),
     };
+    let _ports = PORTS.lock().await;
     egtb::serve::spawn(&options).await.unwrap()
 }
 
@@ -185,18 +184,11 @@ impl Drop for Driver {
     }
 }
 
-fn find_program(names: &[&str]) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    names
-        .iter()
-        .flat_map(|name| std::env::split_paths(&path).map(move |dir| dir.join(name)))
-        .find(|p| p.is_file())
-}
-
 /// Starts chromedriver on a free port, or says why not.
 async fn start_driver() -> Result<(Driver, PathBuf), String> {
     let browser = find_program(&["chromium", "chromium-browser", "google-chrome"]).ok_or("no chromium on PATH")?;
     let driver = find_program(&["chromedriver"]).ok_or("no chromedriver on PATH")?;
+    let _ports = PORTS.lock().await;
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .map_err(|e| e.to_string())?
@@ -275,18 +267,22 @@ async fn fen_shown(client: &Client) -> String {
         .to_string()
 }
 
-/// Loads a position through the FEN box and waits for its analysis.
-async fn enter_fen(client: &Client, fen: &str) {
+/// Clicks the element a locator finds.
+async fn click(client: &Client, locator: Locator<'_>) {
+    client.find(locator).await.unwrap().click().await.unwrap();
+}
+
+/// Types a position into the FEN box and submits it.
+async fn submit_fen(client: &Client, fen: &str) {
     let input = client.find(Locator::Id("fen")).await.unwrap();
     input.clear().await.unwrap();
     input.send_keys(fen).await.unwrap();
-    client
-        .find(Locator::Css("#fen-form button"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(client, Locator::Css("#fen-form button")).await;
+}
+
+/// Loads a position through the FEN box and waits for its analysis.
+async fn enter_fen(client: &Client, fen: &str) {
+    submit_fen(client, fen).await;
     wait_for_analysis(client, fen).await;
 }
 
@@ -323,13 +319,7 @@ async fn listed_moves(client: &Client) -> (Vec<(String, String)>, Vec<(String, S
 /// Clicks a square, then another: a move played on the board.
 async fn click_move(client: &Client, uci: &str) {
     for square in [&uci[0..2], &uci[2..4]] {
-        client
-            .find(Locator::Id(&format!("sq-{square}")))
-            .await
-            .unwrap()
-            .click()
-            .await
-            .unwrap();
+        click(client, Locator::Id(&format!("sq-{square}"))).await;
     }
 }
 
@@ -371,17 +361,11 @@ async fn check_game<G: Game>(client: &Client, base: &str, fen: &str) {
     click_move(client, &best.coords).await;
     let after = G::format_position(&G::play(&position, best.mv));
     wait_for_analysis(client, &after).await;
-    client.find(Locator::Id("back")).await.unwrap().click().await.unwrap();
+    click(client, Locator::Id("back")).await;
     wait_for_analysis(client, &G::format_position(&position)).await;
 
     // Play mode: the person takes the side to move, the table answers with its best move.
-    client
-        .find(Locator::Css("#tabs button[data-tab=play]"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(client, Locator::Css("#tabs button[data-tab=play]")).await;
     let side = G::side_to_move(&position).index();
     client
         .find(Locator::Id("play-side"))
@@ -390,13 +374,7 @@ async fn check_game<G: Game>(client: &Client, base: &str, fen: &str) {
         .select_by_value(&side.to_string())
         .await
         .unwrap();
-    client
-        .find(Locator::Id("play-start"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(client, Locator::Id("play-start")).await;
     wait_for_analysis(client, fen).await;
     let hidden = eval(client, "return document.body.classList.contains('hidden-answers')").await;
     assert_eq!(hidden, json!(true), "{}: answers hidden in play mode", G::ID);
@@ -409,27 +387,15 @@ async fn check_game<G: Game>(client: &Client, base: &str, fen: &str) {
         _ => G::format_position(&child),
     };
     wait_for_analysis(client, &expected_fen).await;
-    client
-        .find(Locator::Id("play-stop"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
-    client
-        .find(Locator::Css("#tabs button[data-tab=analysis]"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(client, Locator::Id("play-stop")).await;
+    click(client, Locator::Css("#tabs button[data-tab=analysis]")).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_page_shows_and_plays_every_game_in_headless_chromium() {
     let (driver, browser) = match start_driver().await {
         Ok(found) => found,
-        Err(why) if std::env::var_os("EGTB_REQUIRE_BROWSER").is_some_and(|v| v == "1") => {
+        Err(why) if required("EGTB_REQUIRE_BROWSER") => {
             panic!("EGTB_REQUIRE_BROWSER=1 but the browser cannot run: {why}")
         }
         Err(why) => {
@@ -439,8 +405,7 @@ async fn the_page_shows_and_plays_every_game_in_headless_chromium() {
     };
     let addr = start().await;
     let base = egtb::serve::url(addr);
-    let profile = std::env::temp_dir().join(format!("egtb-serve-chromium-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&profile);
+    let profile = temp_dir("serve-chromium");
     let client = connect(&driver, &browser, &profile).await;
 
     check_game::<Chess>(&client, &base, "8/8/8/3k4/8/8/8/4K1Q1 w - - 0 1").await;
@@ -449,13 +414,7 @@ async fn the_page_shows_and_plays_every_game_in_headless_chromium() {
 
     // Statistics: the longest win of KRvK opens on the board with its DTM.
     client.goto(&format!("{base}?game=chess")).await.unwrap();
-    client
-        .find(Locator::Css("#tabs button[data-tab=stats]"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(&client, Locator::Css("#tabs button[data-tab=stats]")).await;
     wait_until(
         &client,
         "return [...document.querySelectorAll('#stats-material option')].some(o => o.value === 'KRvK')",
@@ -469,13 +428,7 @@ async fn the_page_shows_and_plays_every_game_in_headless_chromium() {
         .select_by_value("KRvK")
         .await
         .unwrap();
-    client
-        .find(Locator::Id("stats-show"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(&client, Locator::Id("stats-show")).await;
     wait_until(
         &client,
         "return document.querySelector('.open-longest') !== null",
@@ -505,21 +458,9 @@ async fn the_page_shows_and_plays_every_game_in_headless_chromium() {
     // that builds it; the same piece again removes it.
     let start = "8/8/8/4k3/8/8/8/R3K3 w - - 0 1";
     enter_fen(&client, start).await;
-    client
-        .find(Locator::Css("#tabs button[data-tab=edit]"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
-    client
-        .find(Locator::Css("#palette button[data-piece=Q]"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
-    client.find(Locator::Id("sq-h7")).await.unwrap().click().await.unwrap();
+    click(&client, Locator::Css("#tabs button[data-tab=edit]")).await;
+    click(&client, Locator::Css("#palette button[data-piece=Q]")).await;
+    click(&client, Locator::Id("sq-h7")).await;
     wait_until(
         &client,
         "return document.getElementById('error').textContent.includes('egtb generate chess KQRvK')",
@@ -527,15 +468,9 @@ async fn the_page_shows_and_plays_every_game_in_headless_chromium() {
     )
     .await;
     assert_eq!(fen_shown(&client).await, "8/7Q/8/4k3/8/8/8/R3K3 w - - 0 1");
-    client.find(Locator::Id("sq-h7")).await.unwrap().click().await.unwrap();
+    click(&client, Locator::Id("sq-h7")).await;
     wait_for_analysis(&client, start).await;
-    client
-        .find(Locator::Css("#tabs button[data-tab=analysis]"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(&client, Locator::Css("#tabs button[data-tab=analysis]")).await;
 
     // Dark chess: taking the last piece ends the game, announced.
     client
@@ -555,17 +490,9 @@ async fn the_page_shows_and_plays_every_game_in_headless_chromium() {
     let _ = std::fs::remove_dir_all(&profile);
 }
 
+/// Submits a position the server refuses and waits for its reason on the page.
 async fn enter_fen_expecting_error(client: &Client, fen: &str, reason: &str) {
-    let input = client.find(Locator::Id("fen")).await.unwrap();
-    input.clear().await.unwrap();
-    input.send_keys(fen).await.unwrap();
-    client
-        .find(Locator::Css("#fen-form button"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    submit_fen(client, fen).await;
     let script = format!("return document.getElementById('error').textContent.includes({reason:?})");
     wait_until(client, &script, "the error").await;
     assert_eq!(fen_shown(client).await, fen);
@@ -574,17 +501,9 @@ async fn enter_fen_expecting_error(client: &Client, fen: &str, reason: &str) {
 // ----- the terminal and the command line -------------------------------------------------
 
 /// Runs `egtb` on the test tables with `input` piped in.
-fn egtb(args: &[&str], input: &str) -> (bool, String, String) {
+fn egtb_with_input(args: &[&str], input: &str) -> (bool, String, String) {
     use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_egtb"))
-        .args(args)
-        .arg("--tables")
-        .arg(tables())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = egtb_command(tables(), args).stdin(Stdio::piped()).spawn().unwrap();
     child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
     let out = child.wait_with_output().unwrap();
     (
@@ -597,7 +516,7 @@ fn egtb(args: &[&str], input: &str) -> (bool, String, String) {
 #[test]
 fn play_auto_plays_the_best_line_to_the_end() {
     let fen = "8/8/8/4k3/8/8/8/R3K3 w - - 0 1";
-    let (ok, out, err) = egtb(&["play", fen, "--auto"], "");
+    let (ok, out, err) = egtb_with_input(&["play", fen, "--auto"], "");
     assert!(ok, "{err}");
     let mut prober = Prober::<Chess>::new(tables(), Default::default());
     let line = prober.line(&Chess::parse_position(fen).unwrap()).unwrap();
@@ -628,7 +547,7 @@ fn play_reads_moves_in_either_notation_and_explains_illegal_ones() {
     let mine = Xiangqi::play(&after, reply.mv);
     let second = prober.moves(&mine).unwrap().remove(0);
     let input = format!("{}\nZ9+9\n{}\n", first.name, second.coords);
-    let (ok, out, err) = egtb(&["play", fen, "--side", "red"], &input);
+    let (ok, out, err) = egtb_with_input(&["play", fen, "--side", "red"], &input);
     assert!(ok, "{err}");
     assert!(out.contains("'Z9+9' is no legal move here. Legal moves:"), "{out}");
     assert!(
@@ -650,7 +569,7 @@ fn play_and_serve_refuse_bad_arguments_with_one_line() {
         vec!["play", "8/8/8/4k3/8/8/8/RR2K3 w"],
         vec!["serve", "--bind", "not-an-address"],
     ] {
-        let (ok, _, err) = egtb(&args, "");
+        let (ok, _, err) = egtb_with_input(&args, "");
         assert!(!ok, "{args:?}");
         assert!(
             err.starts_with("egtb: error:") && err.lines().count() == 1,
@@ -662,10 +581,8 @@ fn play_and_serve_refuse_bad_arguments_with_one_line() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn serve_prints_its_address_and_answers_there() {
     use std::io::BufRead;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_egtb"))
-        .args(["serve", "--port", "0", "--tables"])
-        .arg(tables())
-        .stdout(Stdio::piped())
+    let ports = PORTS.lock().await;
+    let mut child = egtb_command(tables(), &["serve", "--port", "0"])
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
@@ -673,6 +590,7 @@ async fn serve_prints_its_address_and_answers_there() {
     std::io::BufReader::new(child.stdout.take().unwrap())
         .read_line(&mut line)
         .unwrap();
+    drop(ports);
     let url = line
         .split_whitespace()
         .find(|w| w.starts_with("http://127.0.0.1:"))

@@ -2,47 +2,11 @@
 //! command and by generation, converted in place, and never trusted when damaged.
 
 use std::fs;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
 
 use serde_json::Value;
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("egtb-files-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    dir
-}
-
-fn egtb(tables: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_egtb"))
-        .arg("--tables")
-        .arg(tables)
-        .args(args)
-        .env_remove("EGTB_TABLES")
-        .output()
-        .expect("egtb runs")
-}
-
-fn succeeds(tables: &Path, args: &[&str]) -> String {
-    let out = egtb(tables, args);
-    assert!(
-        out.status.success(),
-        "{args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("utf-8 output")
-}
-
-/// Runs a command that must fail and returns its one error line.
-fn fails(tables: &Path, args: &[&str]) -> String {
-    let out = egtb(tables, args);
-    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
-    assert!(!out.status.success(), "{args:?} succeeded");
-    assert!(!stderr.contains("panicked"), "{args:?} panicked: {stderr}");
-    assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: {stderr}");
-    assert!(stderr.starts_with("egtb: error: "), "{stderr}");
-    stderr
-}
+use crate::support::{fails, succeeds, temp_dir};
 
 fn json(tables: &Path, args: &[&str]) -> Value {
     let mut args = args.to_vec();
@@ -88,7 +52,7 @@ fn answers(tables: &Path) -> Vec<Value> {
 
 #[test]
 fn compressed_and_raw_tables_give_the_same_answers_and_convert_in_place() {
-    let (zstd, raw) = (temp_dir("zstd"), temp_dir("raw"));
+    let (zstd, raw) = (temp_dir("files-zstd"), temp_dir("files-raw"));
     // Generation reads its exits from compressed tables in one folder and raw ones in the other.
     succeeds(&zstd, &["generate", "chess", "KQvKR"]);
     succeeds(&raw, &["generate", "chess", "KQvKR", "--uncompressed"]);
@@ -139,7 +103,7 @@ fn compressed_and_raw_tables_give_the_same_answers_and_convert_in_place() {
 
 #[test]
 fn damaged_compressed_tables_fail_every_command_in_one_line() {
-    let dir = temp_dir("damaged");
+    let dir = temp_dir("files-damaged");
     succeeds(&dir, &["generate", "chess", "KQvKR"]);
     let path = dir.join("chess/KQvKR.egtb");
     let good = fs::read(&path).unwrap();
@@ -179,7 +143,7 @@ fn damaged_compressed_tables_fail_every_command_in_one_line() {
 
 #[test]
 fn version_one_tables_still_open() {
-    let dir = temp_dir("v1");
+    let dir = temp_dir("files-v1");
     succeeds(&dir, &["generate", "chess", "KQvK", "--uncompressed"]);
     let fen = "8/8/8/3k4/8/8/8/Q3K3 w - - 0 1";
     let before = json(&dir, &["query", fen]);

@@ -3,7 +3,7 @@
 //! and the legal moves alone; the rulings' values propagate like any loss; query and line name
 //! the ruling; the GPU solver refuses the rules instead of building a wrong table.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use egtb::games::xiangqi::{Position, Repetition, Xiangqi, XiangqiRules};
 use egtb::games::{Game, IndexSpace};
@@ -15,18 +15,14 @@ use egtb::solver::Silent;
 use egtb::solver::rounds::Reason;
 use egtb::value::Value;
 
+use crate::support::{egtb, temp_dir};
+
 const ASIAN: XiangqiRules = XiangqiRules {
     repetition: Repetition::Asian,
 };
 const DRAW: XiangqiRules = XiangqiRules {
     repetition: Repetition::Draw,
 };
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("egtb-asian-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
 
 fn material(name: &str) -> Material {
     Material::parse(GameId::Xiangqi, name).unwrap()
@@ -46,7 +42,7 @@ fn gives_check(position: &Position) -> bool {
 
 #[test]
 fn materials_where_one_side_cannot_attack_equal_their_draw_tables() {
-    let dir = temp_dir("one-side");
+    let dir = temp_dir("asian-one-side");
     for name in ["KRvKA", "KNvKE", "KPvKA", "KCvKAE"] {
         let asian = build(&dir, name, ASIAN);
         let draw = build(&dir, name, DRAW);
@@ -63,7 +59,7 @@ fn materials_where_one_side_cannot_attack_equal_their_draw_tables() {
 /// that does not lose, does not check, and reaches another position ruled for the same reason.
 /// Returns how many rulings there were.
 fn rulings_keep_to_the_definition(name: &str) -> usize {
-    let dir = temp_dir(name);
+    let dir = temp_dir(&format!("asian-{name}"));
     build(&dir, name, DRAW);
     let asian_entries = build(&dir, name, ASIAN);
     let m = material(name);
@@ -115,7 +111,7 @@ fn krvkn_perpetual_horse_checks_lose_and_keep_to_the_definition() {
 #[test]
 fn asian_values_propagate_like_any_loss() {
     let name = "KRvKN";
-    let dir = temp_dir("propagate");
+    let dir = temp_dir("asian-propagate");
     build(&dir, name, DRAW);
     build(&dir, name, ASIAN);
     let index = Xiangqi::index(&material(name), ASIAN).unwrap();
@@ -151,7 +147,7 @@ fn asian_values_propagate_like_any_loss() {
 
 #[test]
 fn the_gpu_solver_refuses_the_asian_rules_and_auto_uses_the_cpu() {
-    let dir = temp_dir("gpu");
+    let dir = temp_dir("asian-gpu");
     let m = material("KRvKN");
     let mut generator = Generator::<Xiangqi>::new(&dir, ASIAN, &Silent);
     generator.ensure_smaller(&m).unwrap();
@@ -163,18 +159,9 @@ fn the_gpu_solver_refuses_the_asian_rules_and_auto_uses_the_cpu() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
-fn egtb(dir: &Path, args: &[&str]) -> std::process::Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_egtb"))
-        .arg("--tables")
-        .arg(dir)
-        .args(args)
-        .output()
-        .unwrap()
-}
-
 #[test]
 fn the_cli_names_the_ruling_and_refuses_the_rules_on_the_gpu() {
-    let dir = temp_dir("cli");
+    let dir = temp_dir("asian-cli");
     let built = egtb(
         &dir,
         &["generate", "xiangqi", "KRvKN", "--rules", "asian", "--backend", "cpu"],
