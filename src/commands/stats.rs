@@ -120,7 +120,11 @@ fn ruled_lost<G: Game>(
 ) -> (u64, Option<String>) {
     let table_side = if flipped { side.other() } else { side };
     let of = |r: &&Ruling| r.reason == reason && index.side_to_move(r.state) == table_side;
-    let count = rulings.iter().filter(of).map(|r| u64::from(index.weight(r.state))).sum();
+    let count = rulings
+        .iter()
+        .filter(of)
+        .map(|r| u64::from(index.weight(r.state)))
+        .sum();
     let example = rulings.iter().find(of).and_then(|r| {
         let position = index.decode(r.state)?;
         Some(G::format_position(&if flipped { G::flip(&position) } else { position }))

@@ -12,7 +12,11 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{Value as Json, json};
 
-use crate::commands::{parse_material, rules_json, stats::{read_rulings, stats_json}, verdict};
+use crate::commands::{
+    parse_material, rules_json,
+    stats::{read_rulings, stats_json},
+    verdict,
+};
 use crate::games::chess::Chess;
 use crate::games::darkchess::DarkChess;
 use crate::games::xiangqi::Xiangqi;
