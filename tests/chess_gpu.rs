@@ -45,7 +45,7 @@ fn gpu_equals_cpu(test: &str, materials: &[&str], options: &GpuOptions) {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// The materials the GPU rules cover (no GPU rules for pawns yet).
+/// Materials without pawns (the pawn materials have tests of their own).
 fn pawnless(material: &Material) -> bool {
     let pawn = Kind::Pawn.index();
     material.count(Side::First, pawn) + material.count(Side::Second, pawn) == 0
@@ -100,4 +100,33 @@ fn every_material_of_four_pieces_matches_the_cpu() {
     assert_eq!(materials.len(), 20, "{materials:?}");
     let names: Vec<&str> = materials.iter().map(String::as_str).collect();
     gpu_equals_cpu("four", &names, &GpuOptions::default());
+}
+
+/// The chess materials of up to `pieces` pieces with a pawn.
+fn with_pawns(pieces: usize) -> Vec<String> {
+    Chess::materials(pieces)
+        .iter()
+        .filter(|m| !pawnless(m))
+        .map(|m| m.to_string())
+        .collect()
+}
+
+/// En passant on both sides, with the split forced small.
+#[test]
+fn kpvkp_matches_the_cpu_split_over_many_bindings() {
+    let options = GpuOptions {
+        split_bytes: Some(4_000_000),
+        ..GpuOptions::default()
+    };
+    gpu_equals_cpu("kpvkp", &["KPvKP"], &options);
+}
+
+/// Every other pawn material of up to four pieces: pushes, double steps, promotions and
+/// capture-promotions into smaller tables, pawns on either side.
+#[test]
+fn every_pawn_material_of_up_to_four_pieces_matches_the_cpu() {
+    let materials: Vec<String> = with_pawns(4).into_iter().filter(|m| m != "KPvKP").collect();
+    assert_eq!(materials.len(), 10, "{materials:?}");
+    let names: Vec<&str> = materials.iter().map(String::as_str).collect();
+    gpu_equals_cpu("pawns-four", &names, &GpuOptions::default());
 }

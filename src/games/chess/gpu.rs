@@ -1,16 +1,18 @@
-//! Pawnless chess on the GPU: the data and prelude of `shaders/games/chess.wgsl`, the WGSL twin of
+//! Chess on the GPU: the data and prelude of `shaders/games/chess.wgsl`, the WGSL twin of
 //! [`super::index`] and [`super::moves`].
 //!
 //! Three u32 buffers, all computed here from the Rust tables:
 //! - `chess_geo`: [`Geometry::gpu_words`] as it is, then `beyond[a][b]` (the squares behind `b`
-//!   seen from `a` along their common line), which stops a slider at its blockers;
-//! - `chess_tables`: the [`IndexTables`] concatenated (king pairs, `king_canonical`, then the
-//!   unrank tables of one, two and three men);
+//!   seen from `a` along their common line), which stops a slider at its blockers, then the
+//!   pawn attacks of each side;
+//! - `chess_tables`: the [`IndexTables`] concatenated (king pairs, `king_canonical`, the unrank
+//!   tables of one, two and three men, then the king pairs and `pawn_king_canonical` of
+//!   materials with pawns);
 //! - `chess_exit_entries`: the entries of every distinct smaller table, two per word.
 //!
 //! The generated prelude specialises the shader to one material: the men's sides and kinds, this
-//! table's index descriptor and every capture exit (with its smaller table's descriptor) are
-//! WGSL constants, so that every loop over the men has a constant trip count, the compiler
+//! table's index descriptor, its en passant layout and every exit of a capture, a promotion or
+//! both (with its smaller table's descriptor) are WGSL constants, so that every loop over the men has a constant trip count, the compiler
 //! unrolls it and keeps placements in registers, and a capture reads nothing but the smaller
 //! table's entry. Every offset into the buffers is a constant of the prelude too, so the layouts
 //! are written down once, here.
@@ -20,10 +22,10 @@ use std::fmt::Write;
 
 use anyhow::{Result, bail};
 
-use super::board::{DIAGONAL, Geometry, Kind, MAX_MEN, Men, SYMMETRIES, TRANSPOSE, geometry};
-use super::index::{ChessIndex, Group, IndexTables, index_tables};
+use super::board::{DIAGONAL, Geometry, Kind, MAX_MEN, Men, PAWN_SQUARES, SYMMETRIES, TRANSPOSE, geometry};
+use super::index::{ChessIndex, Group, IndexTables, MIRROR, index_tables};
 use crate::games::IndexSpace;
-use crate::material::{Material, Side};
+use crate::material::{GameId, Material, Side};
 use crate::solver::gpu::{GpuData, GpuRules};
 use crate::table::TableSet;
 
@@ -35,8 +37,10 @@ const _: () = assert!(MAX_MEN == 3, "shaders/games/chess.wgsl holds three men");
 /// Marks "no man" (a king moves, or nothing is captured).
 const NO_MAN: u32 = u32::MAX;
 
-/// The table that capturing one man leads to, as the WGSL `Exit` spells it.
+/// The table that a capture, a promotion or both lead to, as the WGSL `Exit` spells it.
 struct Exit {
+    /// Its case in the WGSL `exit_of` (see [`exit_key`]).
+    key: u32,
     /// The smaller material is stored with colours swapped (see `Game::flip`).
     flip: bool,
     /// Where its entries start in `chess_exit_entries`.
@@ -46,7 +50,35 @@ struct Exit {
     index: String,
 }
 
-/// One chess material's GPU rules, with the smaller tables its captures reach.
+/// The case of an exit in the WGSL `exit_of`, as `exit_key` computes it there: the victim
+/// (3: none), the promoting pawn (3: none) and the kind it becomes (0: none).
+fn exit_key(victim: Option<usize>, promoter: Option<usize>, kind: Option<Kind>) -> u32 {
+    let code = |man: Option<usize>| man.map_or(3, |m| m as u32);
+    code(victim) + 4 * code(promoter) + 16 * kind.map_or(0, |k| k.index() as u32)
+}
+
+/// What a move that leaves the table does: the man it captures, the pawn it promotes and the
+/// kind that pawn becomes.
+type ExitCase = (Option<usize>, Option<(usize, Kind)>);
+
+/// Every case a move of `men` may make: captures of any man, promotions of any pawn, and
+/// promotions that capture a man other than a pawn.
+fn exit_cases(men: &Men) -> Vec<ExitCase> {
+    let mut cases: Vec<ExitCase> = (0..men.count).map(|v| (Some(v), None)).collect();
+    for pawn in (0..men.count).filter(|&m| men.kind[m] == Kind::Pawn) {
+        for kind in Kind::PROMOTIONS {
+            cases.push((None, Some((pawn, kind))));
+            for victim in 0..men.count {
+                if men.side[victim] != men.side[pawn] && men.kind[victim] != Kind::Pawn {
+                    cases.push((Some(victim), Some((pawn, kind))));
+                }
+            }
+        }
+    }
+    cases
+}
+
+/// One chess material's GPU rules, with the smaller tables its captures and promotions reach.
 pub struct ChessGpu {
     states: u64,
     prelude: String,
@@ -56,7 +88,8 @@ pub struct ChessGpu {
 }
 
 impl ChessGpu {
-    /// The GPU rules of `index`'s material; `tables` must hold every table its captures reach.
+    /// The GPU rules of `index`'s material; `tables` must hold every table its captures and
+    /// promotions reach.
     pub fn new(index: &ChessIndex, tables: &TableSet) -> Result<ChessGpu> {
         if index.states() > u64::from(u32::MAX) {
             bail!("{} has too many states for the GPU", index.material());
@@ -64,9 +97,20 @@ impl ChessGpu {
         let men = index.men();
         let mut exit_entries: Vec<u16> = Vec::new();
         let mut placed: Vec<(Material, u32)> = Vec::new();
-        let mut exits = Vec::with_capacity(men.count);
-        for victim in 0..men.count {
-            let smaller = index.material().without(men.side[victim], men.kind[victim].index());
+        let mut exits = Vec::new();
+        for (victim, promotion) in exit_cases(men) {
+            let kind_of = |m: usize| match promotion {
+                Some((pawn, kind)) if pawn == m => kind,
+                _ => men.kind[m],
+            };
+            let survivors: Vec<usize> = (0..men.count).filter(|&m| Some(m) != victim).collect();
+            let mut smaller = Material::empty(GameId::Chess);
+            for side in Side::BOTH {
+                smaller.counts[side.index()][Kind::King.index()] = 1;
+            }
+            for &m in &survivors {
+                smaller.counts[men.side[m].index()][kind_of(m).index()] += 1;
+            }
             let (canonical, flip) = smaller.canonical();
             let sub = ChessIndex::new(&canonical)?;
             let offset = match placed.iter().find(|(m, _)| *m == canonical) {
@@ -81,10 +125,10 @@ impl ChessGpu {
             let sub_men = sub.men();
             let mut taken = [false; MAX_MEN];
             let mut order = [NO_MAN; MAX_MEN];
-            for man in (0..men.count).filter(|&m| m != victim) {
+            for &man in &survivors {
                 let side = if flip { men.side[man].other() } else { men.side[man] };
                 let Some(place) = (0..sub_men.count)
-                    .find(|&p| !taken[p] && sub_men.side[p] == side && sub_men.kind[p] == men.kind[man])
+                    .find(|&p| !taken[p] && sub_men.side[p] == side && sub_men.kind[p] == kind_of(man))
                 else {
                     bail!("{canonical} lacks a man of {}", index.material());
                 };
@@ -92,6 +136,7 @@ impl ChessGpu {
                 order[man] = place as u32;
             }
             exits.push(Exit {
+                key: exit_key(victim, promotion.map(|(p, _)| p), promotion.map(|(_, k)| k)),
                 flip,
                 offset,
                 order,
@@ -114,7 +159,7 @@ impl ChessGpu {
 }
 
 /// The WGSL `Index` of a chess index: men, slots per king pair, slots per side, then per man
-/// its group's first man, the group's length and the group's multiplier.
+/// its group's first man, the group's length and the group's multiplier, then a bit per pawn.
 fn index_wgsl(index: &ChessIndex) -> String {
     let men = index.men();
     let per_man = |field: fn(&Group) -> usize| {
@@ -129,8 +174,11 @@ fn index_wgsl(index: &ChessIndex) -> String {
             .collect();
         vec3(&words)
     };
+    let pawn_men = (0..men.count)
+        .filter(|&m| men.kind[m] == Kind::Pawn)
+        .fold(0, |bits, m| bits | 1 << m);
     format!(
-        "Index({}u, {}u, {}u, {}, {}, {})",
+        "Index({}u, {}u, {}u, {}, {}, {}, {pawn_men}u)",
         men.count,
         index.per_pair(),
         index.per_side(),
@@ -158,10 +206,14 @@ fn beyond(geo: &Geometry) -> Vec<u64> {
     beyond
 }
 
-/// The words of `chess_geo`: the geometry's own, then [`beyond`].
+/// The words of `chess_geo`: the geometry's own, then [`beyond`], then the pawn attacks of
+/// each side.
 fn geo_words(geo: &Geometry) -> Vec<u32> {
     let mut words = geo.gpu_words();
-    words.extend(beyond(geo).iter().flat_map(|&b| [b as u32, (b >> 32) as u32]));
+    let boards = beyond(geo)
+        .into_iter()
+        .chain(geo.pawn_attacks.iter().flatten().copied());
+    words.extend(boards.flat_map(|b| [b as u32, (b >> 32) as u32]));
     words
 }
 
@@ -171,6 +223,8 @@ struct TableOffsets {
     king_canonical: usize,
     /// Per group size k (1..=3), the start of its unrank table.
     unrank: [usize; MAX_MEN],
+    pawn_king_pairs: usize,
+    pawn_king_canonical: usize,
 }
 
 fn table_offsets(t: &IndexTables) -> TableOffsets {
@@ -182,10 +236,14 @@ fn table_offsets(t: &IndexTables) -> TableOffsets {
         next += t.unrank[k].len();
         at
     });
+    let pawn_king_pairs = next;
+    let pawn_king_canonical = pawn_king_pairs + t.pawn_king_pairs.len();
     TableOffsets {
         king_pairs,
         king_canonical,
         unrank,
+        pawn_king_pairs,
+        pawn_king_canonical,
     }
 }
 
@@ -196,13 +254,19 @@ fn table_words(t: &IndexTables) -> Vec<u32> {
     for unrank in &t.unrank {
         words.extend(unrank);
     }
+    words.extend(&t.pawn_king_pairs);
+    words.extend(&t.pawn_king_canonical);
     words
 }
 
 /// The most successors one state can push: the moves (or un-moves) of one side, each of its men
-/// and its king moving to every square of its widest pattern.
+/// to every square of its widest pattern (a pawn to two) and its king likewise, each un-move
+/// also reaching the en passant states of its parent (one per enemy pawn).
 fn max_successors(geo: &Geometry, men: &Men) -> u32 {
     let widest = |kind: Kind| {
+        if kind == Kind::Pawn {
+            return 2;
+        }
         geo.pattern[kind.index()]
             .iter()
             .map(|b| b.count_ones())
@@ -216,7 +280,10 @@ fn max_successors(geo: &Geometry, men: &Men) -> u32 {
                 .filter(|&m| men.side[m] == side)
                 .map(|m| widest(men.kind[m]))
                 .sum();
-            men_moves + widest(Kind::King)
+            let enemy_pawns = (0..men.count)
+                .filter(|&m| men.side[m] != side && men.kind[m] == Kind::Pawn)
+                .count() as u32;
+            (men_moves + widest(Kind::King)) * (1 + enemy_pawns)
         })
         .max()
         .unwrap_or(0)
@@ -250,8 +317,8 @@ fn vec3(words: &[u32]) -> String {
     format!("vec3<u32>({}u, {}u, {}u)", words[0], words[1], words[2])
 }
 
-/// The prelude: the data layouts, the material of `index` and its capture `exits` as WGSL
-/// constants.
+/// The prelude: the data layouts, the material of `index`, its en passant layout and its
+/// `exits` as WGSL constants.
 fn prelude(index: &ChessIndex, exits: &[Exit], max_successors: u32) -> String {
     let geo = geometry();
     let t = table_offsets(index_tables());
@@ -259,6 +326,7 @@ fn prelude(index: &ChessIndex, exits: &[Exit], max_successors: u32) -> String {
     let geo_ray = geo_pattern + 2 * 64 * geo.pattern.len();
     let geo_between = geo_ray + 2 * 64 * geo.ray.len();
     let geo_beyond = geo_between + 2 * 64 * 64;
+    let geo_pawn_attacks = geo_beyond + 2 * 64 * 64;
     let men = index.men();
     let men_side = (0..men.count).fold(0, |bits, m| bits | men.side[m].index() << m);
     let men_kind = (0..men.count).fold(0, |bits, m| bits | men.kind[m].index() << (4 * m));
@@ -277,6 +345,12 @@ fn prelude(index: &ChessIndex, exits: &[Exit], max_successors: u32) -> String {
         ("GEO_BEYOND", geo_beyond),
         ("TAB_KING_PAIRS", t.king_pairs),
         ("TAB_KING_CANONICAL", t.king_canonical),
+        ("GEO_PAWN_ATTACKS", geo_pawn_attacks),
+        ("TAB_PAWN_KING_PAIRS", t.pawn_king_pairs),
+        ("TAB_PAWN_KING_CANONICAL", t.pawn_king_canonical),
+        ("PAWN", Kind::Pawn.index()),
+        ("MIRROR", MIRROR),
+        ("EP_PER_SIDE", index.ep_per_side() as usize),
     ];
     let mut s = String::new();
     for (name, value) in constants {
@@ -289,18 +363,37 @@ fn prelude(index: &ChessIndex, exits: &[Exit], max_successors: u32) -> String {
         DIAGONAL as u32,
         DIAGONAL >> 32
     );
+    let ep_man = Side::BOTH.map(|side| index.ep_man(side).map_or(NO_MAN, |m| m as u32));
+    let ep_len = Side::BOTH.map(|side| index.ep_len(side));
+    let _ = writeln!(
+        s,
+        "const EP_MAN: vec2<u32> = vec2<u32>({}u, {}u);",
+        ep_man[0], ep_man[1]
+    );
+    let _ = writeln!(
+        s,
+        "const EP_LEN: vec2<u32> = vec2<u32>({}u, {}u);",
+        ep_len[0], ep_len[1]
+    );
+    let _ = writeln!(
+        s,
+        "const PAWN_SQUARES: vec2<u32> = vec2<u32>({}u, {}u);",
+        PAWN_SQUARES as u32,
+        PAWN_SQUARES >> 32
+    );
     let _ = writeln!(
         s,
         "const TAB_UNRANK: vec3<u32> = {};",
         vec3(&t.unrank.map(|o| o as u32))
     );
     let _ = writeln!(s, "const THIS: Index = {};", index_wgsl(index));
-    // A function, not an array: a constant victim (an unrolled loop's) selects its case.
-    let _ = writeln!(s, "fn exit_of(victim: u32) -> Exit {{\n    switch victim {{");
-    for (victim, exit) in exits.iter().enumerate() {
+    // A function, not an array: a constant key (an unrolled loop's) selects its case.
+    let _ = writeln!(s, "fn exit_of(key: u32) -> Exit {{\n    switch key {{");
+    for exit in exits {
         let _ = writeln!(
             s,
-            "        case {victim}u: {{ return Exit({}, {}u, {}, {}); }}",
+            "        case {}u: {{ return Exit({}, {}u, {}, {}); }}",
+            exit.key,
             exit.flip,
             exit.offset,
             vec3(&exit.order),
@@ -356,14 +449,14 @@ mod tests {
 
     #[test]
     fn the_prelude_offsets_cover_the_geometry_words() {
-        let index = ChessIndex::new(&Material::parse(crate::material::GameId::Chess, "KQvKR").unwrap()).unwrap();
+        let index = ChessIndex::new(&Material::parse(GameId::Chess, "KQvKR").unwrap()).unwrap();
         let prelude = prelude(&index, &[], 1);
         let beyond = prelude
             .lines()
             .find_map(|l| l.strip_prefix("const GEO_BEYOND: u32 = "))
             .and_then(|v| v.trim_end_matches("u;").parse::<usize>().ok())
             .unwrap();
-        assert_eq!(beyond + 2 * 64 * 64, geo_words(geometry()).len());
+        assert_eq!(beyond + 2 * 64 * 64 + 2 * 2 * 64, geo_words(geometry()).len());
     }
 
     #[test]

@@ -384,6 +384,23 @@ impl ChessIndex {
         self.pawns
     }
 
+    /// Slots of positions with an en passant right, per side to move.
+    pub fn ep_per_side(&self) -> u64 {
+        self.ep_per_side
+    }
+
+    /// The man that may be captured en passant with `to_move` to move (the first of its
+    /// enemy's pawns), `None` when that side cannot capture en passant.
+    pub fn ep_man(&self, to_move: Side) -> Option<usize> {
+        let man = self.ep_man[to_move.index()];
+        (man != usize::MAX).then_some(man)
+    }
+
+    /// The en passant slots of `to_move` that hold positions (the rest are broken).
+    pub fn ep_len(&self, to_move: Side) -> u64 {
+        self.ep_len[to_move.index()]
+    }
+
     /// Combinadic rank of a group in a placement whose kings are as given.
     #[inline(always)]
     pub fn group_rank(&self, group: &Group, placement: Placement) -> u64 {

@@ -394,9 +394,6 @@ impl Game for Chess {
         _rules: ChessRules,
         tables: &'t TableSet,
     ) -> Result<Box<dyn GpuRules + 't>> {
-        if index.has_pawns() {
-            bail!("no GPU rules for chess materials with pawns yet ({})", index.material());
-        }
         Ok(Box::new(gpu::ChessGpu::new(index, tables)?))
     }
 
