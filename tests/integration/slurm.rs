@@ -327,7 +327,10 @@ fn batch_equals_plain_generate(cluster: &Cluster) {
     let reference = temp_dir("slurm-tables-batch-reference");
     let mut jobs = cluster.submit(&tables, &["chess", "KRvKN", "--pieces", "3"]);
     jobs.extend(cluster.submit(&tables, &["xiangqi", "KRvK"]));
-    assert_eq!(jobs, ["KvK", "KNvK", "KRvK", "KRvKN", "KQvK", "KBvK", "KvK", "KRvK"]);
+    assert_eq!(
+        jobs,
+        ["KvK", "KNvK", "KRvK", "KRvKN", "KQvK", "KBvK", "KPvK", "KvK", "KRvK"]
+    );
     cluster.succeeds(&reference, &["generate", "chess", "KRvKN", "--pieces", "3"]);
     cluster.succeeds(&reference, &["generate", "xiangqi", "KRvK"]);
     cluster.wait_for_empty_queue();
