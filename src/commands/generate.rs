@@ -2,13 +2,12 @@
 
 use std::time::Instant;
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 use serde_json::json;
 
-use super::{Env, parse_material};
+use super::{Env, requested_materials};
 use crate::games::Game;
 use crate::generate::{Backend, Generator};
-use crate::material::Material;
 use crate::progress::{Bar, peak_memory};
 use crate::solver::gpu::GpuOptions;
 use crate::table::Encoding;
@@ -29,16 +28,7 @@ pub struct Request {
 /// Generates the requested tables and prints what was built.
 pub fn run<G: Game>(env: &Env, request: &Request) -> Result<()> {
     let rules = env.rules::<G>()?;
-    let mut materials: Vec<Material> = Vec::new();
-    for name in &request.materials {
-        materials.push(parse_material::<G>(name)?.0);
-    }
-    if let Some(pieces) = request.pieces {
-        materials.extend(G::materials(pieces));
-    }
-    if materials.is_empty() {
-        bail!("nothing to generate: name a material (for example KQvKR) or give --pieces N");
-    }
+    let materials = requested_materials::<G>(&request.materials, request.pieces, "generate")?;
     let bar = Bar::new();
     let start = Instant::now();
     let mut generator = Generator::<G>::new(&env.tables, rules, &bar)

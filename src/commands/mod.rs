@@ -57,6 +57,22 @@ pub fn parse_material<G: Game>(text: &str) -> Result<(Material, bool)> {
     Ok((material, flipped))
 }
 
+/// The canonical materials a batch asks for: those named, and every supported one with at most
+/// `pieces` pieces; an error naming `verb` when there are none.
+pub fn requested_materials<G: Game>(names: &[String], pieces: Option<usize>, verb: &str) -> Result<Vec<Material>> {
+    let mut materials = names
+        .iter()
+        .map(|name| Ok(parse_material::<G>(name)?.0))
+        .collect::<Result<Vec<Material>>>()?;
+    if let Some(pieces) = pieces {
+        materials.extend(G::materials(pieces));
+    }
+    if materials.is_empty() {
+        bail!("nothing to {verb}: name a material (for example KQvKR) or give --pieces N");
+    }
+    Ok(materials)
+}
+
 /// Capitalised name of a side: "White", "Red", "Black".
 pub fn side_title(game: GameId, side: Side) -> String {
     let name = game.side_names()[side.index()];

@@ -6,10 +6,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use anyhow::{Context, Result, bail};
 use serde_json::json;
 
-use super::{Env, parse_material};
+use super::{Env, requested_materials};
 use crate::games::Game;
 use crate::generate::Backend;
-use crate::material::Material;
 use crate::plan::slurm::{self, JobOptions};
 use crate::plan::{Plan, Presence};
 
@@ -41,16 +40,7 @@ pub struct SlurmRequest {
 /// Prints the plan, or its Slurm script, or submits the script and prints the job ids.
 pub fn run<G: Game>(env: &Env, request: &Request) -> Result<()> {
     let rules = env.rules::<G>()?;
-    let mut materials: Vec<Material> = Vec::new();
-    for name in &request.materials {
-        materials.push(parse_material::<G>(name)?.0);
-    }
-    if let Some(pieces) = request.pieces {
-        materials.extend(G::materials(pieces));
-    }
-    if materials.is_empty() {
-        bail!("nothing to plan: name a material (for example KQvKR) or give --pieces N");
-    }
+    let materials = requested_materials::<G>(&request.materials, request.pieces, "plan")?;
     let dir = std::path::absolute(&env.tables)?;
     let plan = Plan::new::<G>(&dir, rules, &materials)?;
     match &request.slurm {
