@@ -6,6 +6,7 @@
 //! never build it twice at once, the second waiting and then reusing the first's; a run killed
 //! while building leaves only a temporary file, removed by the next builder of that table.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -14,6 +15,7 @@ use anyhow::{Result, bail};
 use crate::error::Error;
 use crate::games::{Game, IndexSpace, Rules};
 use crate::material::Material;
+use crate::plan;
 use crate::rulings;
 use crate::solver::Progress;
 use crate::solver::gpu::{Gpu, GpuOptions, KernelTime};
@@ -86,6 +88,10 @@ pub struct Generator<'p, G: Game> {
     encoding: Encoding,
     /// Whether to keep loaded only the tables a solve reads (see [`Generator::lean`]).
     lean: bool,
+    /// Materials whose file was built or verified by this generator.
+    available: HashSet<Material>,
+    /// Materials whose memory need was checked against what the machine has.
+    memory_checked: HashSet<Material>,
     /// Tables made available so far, in order.
     pub built: Vec<Built>,
     /// Things a user should know about the run (for example a fallback to the CPU).
@@ -105,6 +111,8 @@ impl<'p, G: Game> Generator<'p, G> {
             gpu: None,
             encoding: Encoding::DEFAULT,
             lean: false,
+            available: HashSet::new(),
+            memory_checked: HashSet::new(),
             built: Vec::new(),
             notes: Vec::new(),
         }
@@ -144,9 +152,11 @@ impl<'p, G: Game> Generator<'p, G> {
     /// Makes the table of a canonical material available, generating what it needs first.
     pub fn ensure(&mut self, material: &Material) -> Result<&LoadedTable> {
         if self.tables.get(material).is_none() {
-            self.ensure_smaller(material)?;
-            let table = self.load_or_solve(material)?;
-            self.tables.insert(*material, table);
+            self.ensure_file(material)?;
+            if self.tables.get(material).is_none() {
+                let table = self.open_loaded(material)?;
+                self.tables.insert(*material, table);
+            }
         }
         self.tables.require(material)
     }
@@ -155,12 +165,55 @@ impl<'p, G: Game> Generator<'p, G> {
     pub fn ensure_smaller(&mut self, material: &Material) -> Result<()> {
         G::check_material(material)?;
         for sub in G::sub_materials(material) {
-            self.ensure(&sub)?;
+            self.ensure_file(&sub)?;
         }
         Ok(())
     }
 
-    fn load_or_solve(&mut self, material: &Material) -> Result<LoadedTable> {
+    /// Makes sure the file of a material exists and verifies, building it (after the tables its
+    /// exits reach) when it is missing. Lean, only a table just solved stays loaded.
+    pub fn ensure_file(&mut self, material: &Material) -> Result<()> {
+        if self.available.contains(material) {
+            return Ok(());
+        }
+        if !self.memory_checked.contains(material) {
+            self.check_memory(material)?;
+        }
+        self.ensure_smaller(material)?;
+        if let Some(table) = self.load_or_solve(material)? {
+            self.tables.insert(*material, table);
+        }
+        self.available.insert(*material);
+        Ok(())
+    }
+
+    /// Refuses, before any work, when a missing table among `material` and the tables its exits
+    /// reach would need more memory than generation may use ([`plan::memory_limit`]).
+    fn check_memory(&mut self, material: &Material) -> Result<()> {
+        let limit = plan::memory_limit()?;
+        let mut stack = vec![*material];
+        while let Some(m) = stack.pop() {
+            if !self.memory_checked.insert(m) {
+                continue;
+            }
+            G::check_material(&m)?;
+            let subs = G::sub_materials(&m);
+            if !table_path::<G>(&self.dir, &m, self.rules).exists() {
+                let states = G::index(&m, self.rules)?.states();
+                let mut mapped = 0;
+                for sub in &subs {
+                    mapped += G::index(sub, self.rules)?.states();
+                }
+                plan::check_memory(&m, states, mapped, limit)?;
+            }
+            stack.extend(subs);
+        }
+        Ok(())
+    }
+
+    /// Builds the table of a material, or verifies its existing file; returns the table when
+    /// it was solved, or when it was read and this generator keeps what it reads.
+    fn load_or_solve(&mut self, material: &Material) -> Result<Option<LoadedTable>> {
         let index = G::index(material, self.rules)?;
         let expect = expected_header::<G>(material, self.rules, &index);
         let path = table_path::<G>(&self.dir, material, self.rules);
@@ -177,9 +230,6 @@ impl<'p, G: Game> Generator<'p, G> {
             return self.reuse(material, &path, &expect);
         }
         lock.remove_stale_temps()?;
-        if self.lean {
-            self.load_only_exits_of(material)?;
-        }
         let solved = self.solve(material, self.backend)?;
         if !solved.rulings.is_empty() {
             rulings::write(&rulings::rulings_path(&path), &expect.material, &solved.rulings)?;
@@ -195,14 +245,26 @@ impl<'p, G: Game> Generator<'p, G> {
         } = solved;
         let table = LoadedTable::solved(&path, header, entries);
         self.record(material, path, index.states(), Some((solver, wall)))?;
+        Ok(Some(table))
+    }
+
+    /// Verifies an existing table, and loads it unless this generator is lean.
+    fn reuse(&mut self, material: &Material, path: &Path, expect: &Header) -> Result<Option<LoadedTable>> {
+        let table = if self.lean {
+            Table::open(path, expect)?.verify()?;
+            None
+        } else {
+            Some(LoadedTable::open(path, expect)?)
+        };
+        self.record(material, path.to_path_buf(), expect.states(), None)?;
         Ok(table)
     }
 
-    /// Loads and verifies an existing table.
-    fn reuse(&mut self, material: &Material, path: &Path, expect: &Header) -> Result<LoadedTable> {
-        let table = LoadedTable::open(path, expect)?;
-        self.record(material, path.to_path_buf(), expect.states(), None)?;
-        Ok(table)
+    /// Loads the existing, verified file of a material.
+    fn open_loaded(&self, material: &Material) -> Result<LoadedTable> {
+        let index = G::index(material, self.rules)?;
+        let expect = expected_header::<G>(material, self.rules, &index);
+        LoadedTable::open(&table_path::<G>(&self.dir, material, self.rules), &expect)
     }
 
     /// Notes a table made available, once per material.
@@ -226,16 +288,16 @@ impl<'p, G: Game> Generator<'p, G> {
         Ok(())
     }
 
-    /// Unloads every table but the exits of `material`, and loads those again if they were
-    /// unloaded (they exist: [`Generator::ensure`] made them available first).
-    fn load_only_exits_of(&mut self, material: &Material) -> Result<()> {
+    /// Loads the tables a material's exits read (made available before); lean, unloads every
+    /// other table first.
+    fn load_exits_of(&mut self, material: &Material) -> Result<()> {
         let exits = G::sub_materials(material);
-        self.tables.retain(&exits);
+        if self.lean {
+            self.tables.retain(&exits);
+        }
         for exit in exits {
             if self.tables.get(&exit).is_none() {
-                let index = G::index(&exit, self.rules)?;
-                let expect = expected_header::<G>(&exit, self.rules, &index);
-                let table = LoadedTable::open(&table_path::<G>(&self.dir, &exit, self.rules), &expect)?;
+                let table = self.open_loaded(&exit)?;
                 self.tables.insert(exit, table);
             }
         }
@@ -245,6 +307,7 @@ impl<'p, G: Game> Generator<'p, G> {
     /// Solves a material whose smaller tables are available, without writing it.
     pub fn solve(&mut self, material: &Material, backend: Backend) -> Result<Solved> {
         let index = G::index(material, self.rules)?;
+        self.load_exits_of(material)?;
         self.progress.table(&material.to_string());
         if backend != Backend::Cpu {
             match self.solve_on_gpu(&index, backend) {

@@ -36,9 +36,9 @@ pub fn run<G: Game>(env: &Env, request: &Request) -> Result<()> {
         .with_encoding(request.encoding)
         .lean();
     // Each requested table with what it needs, then nothing kept loaded: a batch's memory is
-    // that of its largest table, not of all of them.
+    // that of its largest table and its exits, not of all of them.
     let result = materials.iter().try_for_each(|m| {
-        generator.ensure(m)?;
+        generator.ensure_file(m)?;
         generator.unload();
         anyhow::Ok(())
     });

@@ -12,7 +12,7 @@ use egtb::plan::slurm::{JobOptions, script};
 use egtb::plan::{Plan, Presence, estimate_peak_bytes};
 use egtb::solver::Silent;
 
-use crate::support::{egtb, temp_dir};
+use crate::support::{egtb, egtb_command, failed, succeeded, temp_dir};
 
 fn options(dir: &Path) -> JobOptions {
     JobOptions {
@@ -161,4 +161,31 @@ fn the_command_reports_bad_input_in_one_line_and_prints_json() {
         "{script}"
     );
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn generation_refuses_before_any_work_a_table_beyond_the_memory_limit() {
+    let dir = temp_dir("plan-memory");
+    let material = Material::parse(GameId::Chess, "KQvKR").unwrap();
+    let plan = Plan::new::<Chess>(&dir, Default::default(), &[material]).unwrap();
+    let table = &plan.tables[plan.position(&material).unwrap()];
+    let read_states: u64 = table
+        .reads
+        .iter()
+        .map(|m| plan.tables[plan.position(m).unwrap()].states)
+        .sum();
+    assert_eq!(table.peak_bytes, estimate_peak_bytes(table.states, read_states));
+
+    let generate = |limit: u64| {
+        egtb_command(&dir, &["generate", "chess", "KQvKR", "--backend", "cpu"])
+            .env("EGTB_MEMORY_LIMIT", limit.to_string())
+            .output()
+            .unwrap()
+    };
+    let refused = failed(generate(table.peak_bytes - 1), &["generate"]);
+    assert!(refused.contains("generating KQvKR needs about"), "{refused}");
+    assert!(refused.contains("EGTB_MEMORY_LIMIT"), "{refused}");
+    let files: Vec<_> = std::fs::read_dir(dir.join("chess")).map_or(Vec::new(), |d| d.collect());
+    assert!(files.is_empty(), "nothing is built before the check: {files:?}");
+    succeeded(generate(table.peak_bytes), &["generate"]);
 }

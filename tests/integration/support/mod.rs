@@ -62,7 +62,11 @@ pub fn succeeded(out: Output, args: &[&str]) -> String {
 
 /// Runs a command that must fail and returns its one error line.
 pub fn fails(tables: &Path, args: &[&str]) -> String {
-    let out = egtb(tables, args);
+    failed(egtb(tables, args), args)
+}
+
+/// Checks that a run of egtb with `args` failed with one error line, and returns it.
+pub fn failed(out: Output, args: &[&str]) -> String {
     let stderr = String::from_utf8_lossy(&out.stderr).to_string();
     assert!(!out.status.success(), "{args:?} succeeded");
     assert!(!stderr.contains("panicked"), "{args:?} panicked: {stderr}");
