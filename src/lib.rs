@@ -45,6 +45,7 @@ pub mod error;
 pub mod games;
 pub mod generate;
 pub mod material;
+pub mod memory;
 pub mod plan;
 pub mod probe;
 pub mod progress;

@@ -17,7 +17,8 @@ fn index(material: &Material) -> ChessIndex {
 fn locate_is_invariant_under_symmetry_and_decode_gives_an_image() {
     let mut rng = Rng::new(3);
     for name in [
-        "KvK", "KQvK", "KRRvK", "KNNNvK", "KRvKB", "KQvKQ", "KRRvKR", "KBBvKN", "KQRvKB",
+        "KvK", "KQvK", "KRRvK", "KNNNvK", "KRvKB", "KQvKQ", "KRRvKR", "KBBvKN", "KQRvKB", "KRRvKRR", "KNNNNvK",
+        "KRRRvKB",
     ] {
         let m = material(name);
         let index = index(&m);
@@ -105,7 +106,8 @@ fn broken_slots_decode_to_none_and_weigh_nothing() {
 #[test]
 fn materials_are_checked() {
     for (name, message) in [
-        ("KQQRvKN", "at most 5"),
+        ("KQQRvKNB", "at most 6"),
+        ("KQRvKRB", "too many states"),
         ("KRvKQ", "canonical order"),
         ("KQvQ", "exactly one king"),
         ("KKvK", "exactly one king"),

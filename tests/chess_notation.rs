@@ -48,7 +48,7 @@ fn bad_fens_give_one_clear_error_each() {
         ("4k3/8/8/3pP3/8/8/8/4K3 w - c6", "no pawn"),
         ("8/8/8/8/8/8/8/R3K3 w", "black must have exactly one king, found 0"),
         ("8/8/8/4k3/8/8/8/R3KK2 w", "white must have exactly one king, found 2"),
-        ("8/8/8/4k3/8/8/8/RRRQK3 w", "6 pieces"),
+        ("8/8/8/4k3/8/8/8/RRRQQK2 w", "7 pieces"),
         ("8/8/8/8/8/8/3k4/R3K3 w", "adjacent"),
         ("8/8/8/4k3/8/8/8/4K2r b", "white is in check"),
         ("4k3/8/8/8/8/8/8/K3R3 w", "black is in check"),

@@ -3,7 +3,7 @@
 // select.wgsl, a module of its own.
 //
 // Joined after a generated prelude (the control words CTRL_*, the error bits ERROR_*, WORKGROUP,
-// QUEUE_CAPACITY, STATES, the bindings control, queue and chunk_*, the chunk accessors
+// QUEUE_CAPACITY, STATES, WINDOW_STATES, the bindings control, queue and chunk_*, the chunk accessors
 // chunk_load, chunk_store, chunk_or, chunk_sub and chunk_swap, the game's data bindings) and
 // common.wgsl, and before the game's rules module, which must define:
 //   const GAME_MAX_SUCCESSORS: u32;       // the most succ_push_* calls for one state
@@ -142,17 +142,29 @@ fn decrement_hp(state: u32) -> u32 {
 var<workgroup> group_max: atomic<u32>;
 var<workgroup> group_active: atomic<u32>;
 
-// Expands every state: its working word (broken, terminal value, due layer or HP counter, see
-// src/solver/working.rs), and marks the blocks holding work for the layer sweep. The chunks start
-// zeroed, so or-ing the non-zero words in is race-free.
+// The states of the current window of the per-state kernels: the window's first state (a
+// multiple of WORKGROUP, set by the host before each submission) and how many states it holds.
+fn window_start() -> u32 {
+    return atomicLoad(&control[CTRL_WINDOW]);
+}
+
+fn window_len(start: u32) -> u32 {
+    return min(WINDOW_STATES, STATES - start);
+}
+
+// Expands every state of the window: its working word (broken, terminal value, due layer or HP
+// counter, see src/solver/working.rs), and marks the blocks holding work for the layer sweep.
+// The chunks start zeroed, so or-ing the non-zero words in is race-free.
 @compute @workgroup_size(WORKGROUP)
 fn initialise(
     @builtin(workgroup_id) wg: vec3<u32>,
     @builtin(num_workgroups) groups: vec3<u32>,
     @builtin(local_invocation_index) local: u32,
 ) {
-    let state = thread_index(wg, groups, local);
-    if state < STATES {
+    let start = window_start();
+    let offset = thread_index(wg, groups, local);
+    let state = start + offset;
+    if offset < window_len(start) {
         var children: Successors;
         let node = game_expand(state, &children);
         var entry = DRAW;
@@ -337,16 +349,17 @@ fn advance() {
     }
 }
 
-// Maps what is still unresolved to a draw; one thread per entry word.
+// Maps what is still unresolved to a draw; one thread per entry word of the window.
 @compute @workgroup_size(WORKGROUP)
 fn finalise(
     @builtin(workgroup_id) wg: vec3<u32>,
     @builtin(num_workgroups) groups: vec3<u32>,
     @builtin(local_invocation_index) local: u32,
 ) {
+    let start = window_start();
     let pair = thread_index(wg, groups, local);
-    if pair <= (STATES - 1u) / 2u {
-        let state = 2u * pair;
+    if 2u * pair < window_len(start) {
+        let state = start + 2u * pair;
         let chunk = state >> CHUNK_SHIFT;
         let word = (state & CHUNK_MASK) >> 1u;
         let old = chunk_load(chunk, word);

@@ -14,8 +14,8 @@ pub type Square = u8;
 /// A set of squares, bit `s` for square `s`.
 pub type Bitboard = u64;
 
-/// The most non-king pieces a supported material has (5 pieces in all).
-pub const MAX_MEN: usize = 3;
+/// The most non-king pieces a supported material has (6 pieces in all).
+pub const MAX_MEN: usize = 4;
 /// Number of symmetries of the square board.
 pub const SYMMETRIES: usize = 8;
 /// The symmetry that reflects the board in the a1-h8 diagonal (swaps file and rank).

@@ -32,8 +32,10 @@ use crate::table::TableSet;
 /// The chess rules module, joined after the prelude.
 const CHESS_WGSL: &str = include_str!("../../../shaders/games/chess.wgsl");
 
-/// `shaders/games/chess.wgsl` holds the men of a placement in a `vec3<u32>`.
-const _: () = assert!(MAX_MEN == 3, "shaders/games/chess.wgsl holds three men");
+/// The most men the GPU twin holds: `shaders/games/chess.wgsl` keeps a placement's men in a
+/// `vec3<u32>`, so materials of six pieces are solved on the CPU.
+const GPU_MEN: usize = 3;
+const _: () = assert!(GPU_MEN <= MAX_MEN);
 /// Marks "no man" (a king moves, or nothing is captured).
 const NO_MAN: u32 = u32::MAX;
 
@@ -46,7 +48,7 @@ struct Exit {
     /// Where its entries start in `chess_exit_entries`.
     offset: u32,
     /// Per man, its place among the smaller material's men ([`NO_MAN`] for the victim).
-    order: [u32; MAX_MEN],
+    order: [u32; GPU_MEN],
     index: String,
 }
 
@@ -95,6 +97,14 @@ impl ChessGpu {
             bail!("{} has too many states for the GPU", index.material());
         }
         let men = index.men();
+        if men.count > GPU_MEN {
+            bail!(
+                "the GPU solver takes chess materials of up to {} pieces, {} has {} (use --backend cpu)",
+                GPU_MEN + 2,
+                index.material(),
+                men.count + 2
+            );
+        }
         let mut exit_entries: Vec<u16> = Vec::new();
         let mut placed: Vec<(Material, u32)> = Vec::new();
         let mut exits = Vec::new();
@@ -124,7 +134,7 @@ impl ChessGpu {
             };
             let sub_men = sub.men();
             let mut taken = [false; MAX_MEN];
-            let mut order = [NO_MAN; MAX_MEN];
+            let mut order = [NO_MAN; GPU_MEN];
             for &man in &survivors {
                 let side = if flip { men.side[man].other() } else { men.side[man] };
                 let Some(place) = (0..sub_men.count)
@@ -163,7 +173,7 @@ impl ChessGpu {
 fn index_wgsl(index: &ChessIndex) -> String {
     let men = index.men();
     let per_man = |field: fn(&Group) -> usize| {
-        let words: Vec<u32> = (0..MAX_MEN)
+        let words: Vec<u32> = (0..GPU_MEN)
             .map(|man| {
                 if man < men.count {
                     field(index.group_of(man)) as u32
@@ -222,7 +232,7 @@ struct TableOffsets {
     king_pairs: usize,
     king_canonical: usize,
     /// Per group size k (1..=3), the start of its unrank table.
-    unrank: [usize; MAX_MEN],
+    unrank: [usize; GPU_MEN],
     pawn_king_pairs: usize,
     pawn_king_canonical: usize,
 }
@@ -251,7 +261,7 @@ fn table_words(t: &IndexTables) -> Vec<u32> {
     let mut words = Vec::new();
     words.extend(&t.king_pairs);
     words.extend(&t.king_canonical);
-    for unrank in &t.unrank {
+    for unrank in &t.unrank[..GPU_MEN] {
         words.extend(unrank);
     }
     words.extend(&t.pawn_king_pairs);

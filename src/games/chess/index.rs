@@ -417,12 +417,20 @@ impl ChessIndex {
                 let (a, b) = (man(0), man(1));
                 u64::from(a.min(b)) + pairs(a.max(b))
             }
-            _ => {
+            3 => {
                 let (a, b, c) = (man(0), man(1), man(2));
                 let (a, b) = (a.min(b), a.max(b));
                 let (b, c) = (b.min(c), b.max(c));
                 let (a, b) = (a.min(b), a.max(b));
                 u64::from(a) + pairs(b) + triples(c)
+            }
+            len => {
+                let mut squares = [0; MAX_MEN];
+                for (j, sq) in squares[..len].iter_mut().enumerate() {
+                    *sq = man(j);
+                }
+                squares[..len].sort_unstable();
+                (0..len).map(|i| choose(u64::from(squares[i]), i as u64 + 1)).sum()
             }
         }
     }

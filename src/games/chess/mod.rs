@@ -1,6 +1,6 @@
-//! Western chess endgames: kings plus up to three queens, rooks, bishops, knights and pawns.
+//! Western chess endgames: kings plus up to four queens, rooks, bishops, knights and pawns.
 //!
-//! [`Position`] is a legal position: exactly one king a side, at most 5 pieces,
+//! [`Position`] is a legal position: exactly one king a side, at most 6 pieces,
 //! no two pieces on a square, no pawn on the first or last rank, the side not to move not in
 //! check, and an en passant right only where a pawn can have just moved two squares and can be
 //! captured. The board geometry is in

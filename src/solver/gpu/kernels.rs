@@ -18,7 +18,7 @@ const SOLVER_WGSL: &str = include_str!("../../../shaders/solver/solver.wgsl");
 /// The layer sweep, joined with a prelude of plain (not atomic) chunks and common.wgsl.
 const SELECT_WGSL: &str = include_str!("../../../shaders/solver/select.wgsl");
 /// Threads per workgroup.
-const WORKGROUP: u64 = 256;
+pub(super) const WORKGROUP: u64 = 256;
 
 /// How the layer sweep spreads over threads (see shaders/solver/select.wgsl).
 struct SweepShape {
@@ -59,12 +59,14 @@ impl SweepShape {
 // The initialisation gathers a workgroup's active blocks in the bits of one word.
 const _: () = assert!(WORKGROUP.is_multiple_of(1 << BLOCK_SHIFT) && WORKGROUP <= 32 << BLOCK_SHIFT);
 /// Control header words: the current layer, the largest pending layer, the stop flag, error
-/// bits, the sweeps done; then the states found in each layer.
+/// bits, the sweeps done, the first state of the window of the per-state kernels (written by the
+/// host before each of their submissions); then the states found in each layer.
 pub(super) const CTRL_LAYER: usize = 0;
 const CTRL_LAST_PENDING: usize = 1;
 pub(super) const CTRL_DONE: usize = 2;
 pub(super) const CTRL_ERROR: usize = 3;
 pub(super) const CTRL_SWEEP: usize = 4;
+pub(super) const CTRL_WINDOW: usize = 5;
 pub(super) const CTRL_FOUND: u64 = 8;
 /// The tag of a final entry whose parents are still to be updated (see shaders/solver/common.wgsl).
 /// It takes bit 14 of an entry, so DTMs on the GPU stay below 2^14 - 2 plies (the CPU's below
@@ -97,9 +99,9 @@ pub(super) struct Kernels {
     pub finalise: wgpu::ComputePipeline,
     pub solver_group: wgpu::BindGroup,
     pub game_group: wgpu::BindGroup,
-    /// Workgroups (x, y) covering one thread per state.
+    /// Workgroups (x, y) covering one thread per state of a window.
     pub state_grid: (u32, u32),
-    /// Workgroups (x, y) covering one thread per entry word.
+    /// Workgroups (x, y) covering one thread per entry word of a window.
     pub word_grid: (u32, u32),
     /// Workgroups (x, y) of the layer sweep: a thread per run of vectors, up to a
     /// [`SweepShape`]'s threads.
@@ -112,7 +114,8 @@ pub(super) struct Kernels {
 }
 
 impl Kernels {
-    /// Builds the program for `rules` over `states`, whose data are already uploaded in `data`.
+    /// Builds the program for `rules` over `states`, whose data are already uploaded in `data`;
+    /// the per-state kernels cover windows of `window_states` states (a multiple of 256).
     pub fn new(
         gpu: &Gpu,
         rules: &dyn GpuRules,
@@ -120,6 +123,7 @@ impl Kernels {
         control: &wgpu::Buffer,
         data: &[(String, wgpu::Buffer)],
         sweep_run: Option<u32>,
+        window_states: u64,
     ) -> Result<Kernels> {
         let layout = states.layout;
         let storage_bindings = FIRST_CHUNK_BINDING + layout.chunks + data.len() as u32;
@@ -143,7 +147,7 @@ impl Kernels {
         };
         let max_dim = limits.max_compute_workgroups_per_dimension;
         let sweep_shape = SweepShape::new(gpu, sweep_run)?;
-        let prelude = |access| prelude(layout, states.queue_capacity, max_dim, access);
+        let prelude = |access| prelude(layout, states.queue_capacity, max_dim, window_states, access);
         let solver = module("solver", solver_program(prelude(Access::Atomic), rules, data))?;
         let sweep = module("layer sweep", select_program(prelude(Access::Plain), &sweep_shape))?;
         let solver_layout = bind_layout(gpu, "egtb solver", FIRST_CHUNK_BINDING + layout.chunks, false);
@@ -201,8 +205,8 @@ impl Kernels {
             finalise: pipeline(&solver, &kernel_layout, "finalise")?,
             solver_group: bind_group(gpu, &solver_layout, &solver_buffers)?,
             game_group: bind_group(gpu, &game_layout, &game_buffers)?,
-            state_grid: grid(u64::from(layout.states), max_dim)?,
-            word_grid: grid(u64::from(layout.states).div_ceil(2), max_dim)?,
+            state_grid: grid(window_states, max_dim)?,
+            word_grid: grid(window_states / 2, max_dim)?,
             sweep_grid: grid(
                 layout
                     .vectors()
@@ -233,15 +237,17 @@ enum Access {
 }
 
 /// Constants, the solver's bindings and the chunk accessors.
-fn prelude(layout: Layout, queue_capacity: u32, max_groups: u32, access: Access) -> String {
+fn prelude(layout: Layout, queue_capacity: u32, max_groups: u32, window_states: u64, access: Access) -> String {
     let mut source = String::new();
     let constants = [
+        ("WINDOW_STATES", window_states.min(u64::from(u32::MAX))),
         ("WORKGROUP", WORKGROUP),
         ("CTRL_LAYER", CTRL_LAYER as u64),
         ("CTRL_LAST_PENDING", CTRL_LAST_PENDING as u64),
         ("CTRL_DONE", CTRL_DONE as u64),
         ("CTRL_ERROR", CTRL_ERROR as u64),
         ("CTRL_SWEEP", CTRL_SWEEP as u64),
+        ("CTRL_WINDOW", CTRL_WINDOW as u64),
         ("CTRL_FOUND", CTRL_FOUND),
         ("QUEUE_CAPACITY", u64::from(queue_capacity)),
         ("MAX_GROUPS", u64::from(max_groups)),

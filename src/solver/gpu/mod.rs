@@ -23,11 +23,18 @@ pub use device::Gpu;
 use super::Progress;
 use crate::value::Entry;
 use buffers::{Layout, StateBuffers};
-use kernels::{CONTROL_WORDS, CTRL_DONE, CTRL_ERROR, CTRL_FOUND, CTRL_LAYER, CTRL_SWEEP, KERNEL_ERRORS, Kernels};
+use kernels::{
+    CONTROL_WORDS, CTRL_DONE, CTRL_ERROR, CTRL_FOUND, CTRL_LAYER, CTRL_SWEEP, CTRL_WINDOW, KERNEL_ERRORS, Kernels,
+};
 
-/// Most states a GPU table may have: thread indices of the 2D grid must stay below 2^32.
-/// Larger tables need a block split, which the GPU solver does not do yet.
-pub const MAX_GPU_STATES: u64 = u32::MAX as u64 - (256 << 16);
+/// Most states a GPU table may have: the WGSL rules modules number states in 32 bits. The
+/// kernels that run a thread per state go over windows of the index (see
+/// [`GpuOptions::window_states`]), so no thread number overflows below this.
+pub const MAX_GPU_STATES: u64 = u32::MAX as u64;
+
+/// States per window of the kernels that run a thread per state, by default: one dispatch covers
+/// every table up to 64 Mi states, and a larger one is cut into dispatches of bounded length.
+pub const DEFAULT_WINDOW_STATES: u64 = 1 << 26;
 
 /// A named u32 buffer that a rules module reads as `var<storage, read> NAME: array<u32>`.
 pub struct GpuData<'a> {
@@ -70,6 +77,12 @@ pub struct GpuOptions {
     /// Vectors of eight entries a sweep thread reads in a row (1, 2, 4, 8 or 16); `None`: what
     /// suits the device (1 on a GPU, 16 on a software driver). Tests set 1 on the software driver.
     pub sweep_run: Option<u32>,
+    /// States a dispatch of the kernels that run a thread per state (the initialisation and
+    /// the final draw marking) covers: a window of the index, whose first state the kernels
+    /// read from the control words, each window its own submission. Rounded up to a multiple
+    /// of 256; `None`: [`DEFAULT_WINDOW_STATES`]. Tests set it small to cut tables into many
+    /// windows.
+    pub window_states: Option<u64>,
     /// Layers run per submission between two reads of the control words.
     pub layers_per_submission: u32,
     /// The longest wait for one submission before giving up.
@@ -82,6 +95,7 @@ impl Default for GpuOptions {
             split_bytes: None,
             queue_capacity: None,
             sweep_run: None,
+            window_states: None,
             layers_per_submission: 16,
             timeout: Duration::from_secs(600),
         }
@@ -149,7 +163,9 @@ impl Gpu {
     pub fn solve(&self, rules: &dyn GpuRules, options: &GpuOptions, progress: &dyn Progress) -> Result<GpuSolution> {
         let states = rules.states();
         if states > MAX_GPU_STATES {
-            bail!("{states} states are more than the GPU solver handles ({MAX_GPU_STATES})");
+            bail!(
+                "{states} states are more than the GPU solver numbers in 32 bits ({MAX_GPU_STATES}); use --backend cpu"
+            );
         }
         if states == 0 {
             return Ok(GpuSolution {
@@ -165,28 +181,41 @@ impl Gpu {
         let control = self.buffer(
             "the control buffer",
             CONTROL_WORDS * 4,
-            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
         )?;
         let data = rules
             .data()
             .into_iter()
             .map(|d| Ok((d.name.to_string(), self.upload(d.name, &d.words)?)))
             .collect::<Result<Vec<_>>>()?;
-        let kernels = Kernels::new(self, rules, &buffers, &control, &data, options.sweep_run)?;
+        let windows = Windows::new(states, options.window_states);
+        let kernels = Kernels::new(
+            self,
+            rules,
+            &buffers,
+            &control,
+            &data,
+            options.sweep_run,
+            windows.states,
+        )?;
         let layers_per_submission = options.layers_per_submission.max(1);
         let mut run = Submissions::new(self, &control, layers_per_submission, options.timeout)?;
 
         progress.phase("moves", states);
-        let head = run.submit(&kernels, 0, |passes| {
-            passes.run(Phase::Initialise, |pass| {
-                pass.set_pipeline(&kernels.initialise);
-                dispatch(pass, kernels.state_grid);
-            });
-        })?;
-        progress.advance(states);
+        let mut layer = 0;
+        for window in windows.iter() {
+            self.set_window(&control, window.start);
+            let head = run.submit(&kernels, 0, |passes| {
+                passes.run(Phase::Initialise, |pass| {
+                    pass.set_pipeline(&kernels.initialise);
+                    dispatch(pass, kernels.state_grid);
+                });
+            })?;
+            layer = head.control[CTRL_LAYER];
+            progress.advance(window.end - window.start);
+        }
 
         progress.phase("layers", states);
-        let mut layer = head.control[CTRL_LAYER];
         let layers = loop {
             let batch = run.submit(&kernels, layer, |passes| {
                 for _ in 0..layers_per_submission {
@@ -211,18 +240,30 @@ impl Gpu {
             }
         };
 
-        run.submit(&kernels, layer, |passes| {
-            passes.run(Phase::Propagation, |pass| {
-                pass.set_pipeline(&kernels.finalise);
-                dispatch(pass, kernels.word_grid);
-            });
-        })?;
+        for window in windows.iter() {
+            self.set_window(&control, window.start);
+            run.submit(&kernels, layer, |passes| {
+                passes.run(Phase::Propagation, |pass| {
+                    pass.set_pipeline(&kernels.finalise);
+                    dispatch(pass, kernels.word_grid);
+                });
+            })?;
+        }
         let entries = buffers.read_entries(self, options.timeout)?;
         Ok(GpuSolution {
             entries,
             kernel_time: run.kernel_time,
             layers,
         })
+    }
+
+    /// Makes `start` the first state of the window the next submission's per-state kernels
+    /// cover (written before that submission runs).
+    fn set_window(&self, control: &wgpu::Buffer, start: u64) {
+        // Windows start below `MAX_GPU_STATES`.
+        let word = start as u32;
+        self.queue
+            .write_buffer(control, 4 * CTRL_WINDOW as u64, bytemuck::bytes_of(&word));
     }
 
     /// A read-only storage buffer holding `words` (at least one word: bindings cannot be empty).
@@ -243,6 +284,41 @@ impl Gpu {
             self.queue.write_buffer(&buffer, 0, bytemuck::cast_slice(words));
         }
         Ok(buffer)
+    }
+}
+
+/// How the kernels that run a thread per state cut the index into windows.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Windows {
+    /// States of the table.
+    total: u64,
+    /// States per window, a multiple of [`WINDOW_ALIGN`].
+    states: u64,
+}
+
+/// Windows start on a workgroup's first state (and so on a block's and an entry word's).
+const WINDOW_ALIGN: u64 = kernels::WORKGROUP;
+/// The largest window: its grid of threads stays below 2^32 threads, so thread numbers fit.
+const MAX_WINDOW_STATES: u64 = 1 << 31;
+
+impl Windows {
+    /// Windows of `requested` states (rounded up; at most the whole table, rounded), or of
+    /// [`DEFAULT_WINDOW_STATES`].
+    fn new(total: u64, requested: Option<u64>) -> Windows {
+        let states = requested
+            .unwrap_or(DEFAULT_WINDOW_STATES)
+            .min(total)
+            .max(1)
+            .next_multiple_of(WINDOW_ALIGN)
+            .min(MAX_WINDOW_STATES);
+        Windows { total, states }
+    }
+
+    /// The states of each window, in order.
+    fn iter(self) -> impl Iterator<Item = std::ops::Range<u64>> {
+        (0..self.total)
+            .step_by(self.states as usize)
+            .map(move |start| start..(start + self.states).min(self.total))
     }
 }
 

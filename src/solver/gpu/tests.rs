@@ -3,9 +3,15 @@
 use std::borrow::Cow;
 
 use super::*;
+use crate::games::Game;
+use crate::games::chess::Chess;
+use crate::games::darkchess::DarkChess;
+use crate::games::xiangqi::Xiangqi;
+use crate::generate::Generator;
+use crate::material::Material;
 use crate::solver::test_graph::Graph;
 use crate::solver::{Silent, cpu};
-use crate::value::Value;
+use crate::value::{BROKEN, DRAW, Value};
 
 /// A graph's GPU rules: CSR arrays of children, parents and exit entries. Every second child and
 /// parent is pushed a second time as a mapped successor, so the kernel's deduplication must
@@ -159,6 +165,95 @@ fn graphs_split_over_many_bindings_match_the_cpu_solver() {
         let solution = gpu.solve(&GraphRules::new(&graph), &options, &Silent).unwrap();
         assert_eq!(solution.entries, cpu::solve(&graph, &Silent), "seed {seed}");
     }
+}
+
+#[test]
+fn graphs_cut_into_many_windows_match_the_cpu_solver() {
+    let Some(gpu) = Gpu::open_unless_absent().unwrap() else {
+        return;
+    };
+    for (seed, graph) in graphs().step_by(2) {
+        let options = GpuOptions {
+            window_states: Some(1 + seed * 100),
+            ..GpuOptions::default()
+        };
+        let windows = Windows::new(graph.children.len() as u64, options.window_states);
+        assert!(windows.iter().count() > 1, "seed {seed}");
+        let solution = gpu.solve(&GraphRules::new(&graph), &options, &Silent).unwrap();
+        assert_eq!(solution.entries, cpu::solve(&graph, &Silent), "seed {seed}");
+    }
+}
+
+/// Solves each material on the CPU (with what it needs), then on the GPU from the same smaller
+/// tables with the per-state kernels cut into windows of `window` states, and compares.
+fn game_in_windows_equals_cpu<G: Game>(materials: &[&str], rules: G::Rules, window: u64) {
+    let Some(gpu) = Gpu::open_unless_absent().unwrap() else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("egtb-gpu-windows-{}-{}", G::ID, std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut generator = Generator::<G>::new(&dir, rules, &Silent);
+    let options = GpuOptions {
+        window_states: Some(window),
+        ..GpuOptions::default()
+    };
+    for name in materials {
+        let material = Material::parse(G::ID, name).unwrap().canonical().0;
+        let cpu = generator.ensure(&material).unwrap().entries().to_vec();
+        let windows = Windows::new(cpu.len() as u64, Some(window)).iter().count();
+        assert!(windows > 4, "{name}: {windows} windows");
+        let index = G::index(&material, rules).unwrap();
+        let gpu_rules = G::gpu_rules(&index, rules, generator.tables()).unwrap();
+        let solution = gpu.solve(gpu_rules.as_ref(), &options, &Silent).unwrap();
+        assert_eq!(solution.entries.len(), cpu.len(), "{name}");
+        let differing = cpu.iter().zip(&solution.entries).filter(|(a, b)| a != b).count();
+        assert_eq!(differing, 0, "{name}: {differing} entries differ");
+        assert!(
+            cpu.iter().any(|&e| e != DRAW && e != BROKEN),
+            "{name} has decisive entries"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn chess_in_many_windows_matches_the_cpu() {
+    game_in_windows_equals_cpu::<Chess>(&["KQvK", "KPvK"], Default::default(), 1 << 12);
+}
+
+#[test]
+fn xiangqi_in_many_windows_matches_the_cpu() {
+    game_in_windows_equals_cpu::<Xiangqi>(&["KRvKA"], Default::default(), 1 << 12);
+}
+
+#[test]
+fn dark_chess_in_many_windows_matches_the_cpu() {
+    game_in_windows_equals_cpu::<DarkChess>(&["KCvP"], Default::default(), 1 << 8);
+}
+
+#[test]
+fn windows_cover_every_state_once_beyond_u32() {
+    for (total, requested) in [
+        (1000, Some(1)),
+        (1000, Some(300)),
+        (1000, None),
+        ((1 << 33) + 7, Some(1 << 31)),
+    ] {
+        let windows = Windows::new(total, requested);
+        assert_eq!(windows.states % WINDOW_ALIGN, 0);
+        let mut next = 0;
+        for window in windows.iter() {
+            assert_eq!(window.start, next);
+            assert!(window.end - window.start <= windows.states);
+            next = window.end;
+        }
+        assert_eq!(next, total);
+    }
+    assert_eq!(Windows::new(1000, None).iter().count(), 1);
+    assert_eq!(
+        Windows::new(u64::from(u32::MAX), Some(u64::MAX)).states,
+        MAX_WINDOW_STATES
+    );
 }
 
 #[test]

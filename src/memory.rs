@@ -1,0 +1,164 @@
+//! How much memory this process may use, so that a batch too large for the machine stops before
+//! the work starts, with one line naming what it needs, instead of being killed hours in.
+//!
+//! What is available is the least of the kernel's estimate of memory available without swapping
+//! (`MemAvailable` in `/proc/meminfo`), the room left under the process's cgroup limit (cgroup v2
+//! `memory.max` less `memory.current`, or v1 `memory.limit_in_bytes` less
+//! `memory.usage_in_bytes`, the usage less its inactive file cache, which the kernel reclaims
+//! first), and [`MAX_MEMORY_VAR`] when it is set.
+
+use std::fs;
+
+use anyhow::{Context, Result, bail};
+
+/// Environment variable capping the memory egtb counts on, in bytes or with a K, M, G or T
+/// suffix (binary units): for a machine shared with other work.
+pub const MAX_MEMORY_VAR: &str = "EGTB_MAX_MEMORY";
+
+/// Bytes this process can count on now, or `None` where the system does not say (not Linux) and
+/// no cap is set.
+pub fn available_bytes() -> Result<Option<u64>> {
+    let cap = match std::env::var(MAX_MEMORY_VAR) {
+        Ok(text) => Some(parse_size(&text).with_context(|| format!("{MAX_MEMORY_VAR}={text} is not a size"))?),
+        Err(_) => None,
+    };
+    let meminfo = fs::read_to_string("/proc/meminfo").ok();
+    let system = meminfo.as_deref().and_then(mem_available);
+    Ok([system, cgroup_room(), cap].into_iter().flatten().min())
+}
+
+/// Fails, before any work, when `needed` bytes are more than [`available_bytes`]: `what` names
+/// the work (such as "generating KRRvKRR"). Passes where the system does not say.
+pub fn ensure_available(needed: u64, what: &str) -> Result<()> {
+    match available_bytes()? {
+        Some(available) => check(needed, available, what),
+        None => Ok(()),
+    }
+}
+
+/// The check itself, with what is available given.
+fn check(needed: u64, available: u64, what: &str) -> Result<()> {
+    if needed > available {
+        bail!(
+            "{what} needs about {} of memory (estimated peak) but only {} is available; free memory, \
+             or run it on a machine with more ({MAX_MEMORY_VAR} caps what egtb counts on)",
+            gib(needed),
+            gib(available)
+        );
+    }
+    Ok(())
+}
+
+/// A size in GiB with one decimal.
+fn gib(bytes: u64) -> String {
+    format!("{:.1} GiB", bytes as f64 / f64::from(1u32 << 30))
+}
+
+/// `MemAvailable` of a `/proc/meminfo` text, in bytes.
+fn mem_available(meminfo: &str) -> Option<u64> {
+    let line = meminfo.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
+}
+
+/// The room left under this process's cgroup memory limit, if it has one.
+fn cgroup_room() -> Option<u64> {
+    let cgroups = fs::read_to_string("/proc/self/cgroup").ok()?;
+    for line in cgroups.lines() {
+        let mut fields = line.splitn(3, ':');
+        let (_, controllers, path) = (fields.next()?, fields.next()?, fields.next()?);
+        let (limit, usage) = if controllers.is_empty() {
+            ("memory.max", "memory.current")
+        } else if controllers.split(',').any(|c| c == "memory") {
+            ("memory.limit_in_bytes", "memory.usage_in_bytes")
+        } else {
+            continue;
+        };
+        let base = if controllers.is_empty() {
+            "/sys/fs/cgroup".to_string()
+        } else {
+            "/sys/fs/cgroup/memory".to_string()
+        };
+        // Inside a container the cgroup's own folder is usually mounted as the root.
+        for dir in [format!("{base}{path}"), base.clone()] {
+            let read = |file: &str| fs::read_to_string(format!("{dir}/{file}")).ok();
+            if let (Some(limit), Some(usage)) = (read(limit), read(usage)) {
+                return room(&limit, &usage, &read("memory.stat").unwrap_or_default());
+            }
+        }
+    }
+    None
+}
+
+/// The room under a cgroup limit given the texts of its limit, usage and stat files (`max`, or
+/// a number as large as a page count can be, means no limit).
+fn room(limit: &str, usage: &str, stat: &str) -> Option<u64> {
+    let limit: u64 = limit.trim().parse().ok()?;
+    let usage: u64 = usage.trim().parse().ok()?;
+    let inactive_file = stat
+        .lines()
+        .filter_map(|l| l.split_once(' '))
+        .find(|(key, _)| matches!(*key, "inactive_file" | "total_inactive_file"))
+        .and_then(|(_, value)| value.trim().parse::<u64>().ok())
+        .unwrap_or(0);
+    (limit < 1 << 60).then(|| limit.saturating_sub(usage.saturating_sub(inactive_file)))
+}
+
+/// A size in bytes, or with a K, M, G or T suffix (binary units, an optional `iB` or `B`).
+fn parse_size(text: &str) -> Result<u64> {
+    let text = text.trim();
+    let digits = text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len());
+    let (number, unit) = text.split_at(digits);
+    let number: u64 = number.parse().context("no number")?;
+    let shift = match unit.trim().trim_end_matches("iB").trim_end_matches('B') {
+        "" => 0,
+        "K" | "k" => 10,
+        "M" | "m" => 20,
+        "G" | "g" => 30,
+        "T" | "t" => 40,
+        other => bail!("unknown unit '{other}'"),
+    };
+    number.checked_mul(1 << shift).context("too large")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_mem_available() {
+        let meminfo = "MemTotal:       24576000 kB\nMemFree:         4000000 kB\nMemAvailable:   21000000 kB\n";
+        assert_eq!(mem_available(meminfo), Some(21_000_000 * 1024));
+        assert_eq!(mem_available("MemTotal: 1 kB\n"), None);
+    }
+
+    #[test]
+    fn reads_cgroup_room_and_ignores_no_limit() {
+        assert_eq!(room("8589934592\n", "1073741824\n", ""), Some(7 << 30));
+        let stat = "cache 3000\ninactive_file 1073741824\nactive_file 5\n";
+        assert_eq!(room("8589934592\n", "2147483648\n", stat), Some(7 << 30));
+        assert_eq!(room("max\n", "1073741824\n", stat), None);
+        assert_eq!(room("9223372036854771712\n", "5\n", ""), None);
+        assert_eq!(room("100\n", "200\n", ""), Some(0));
+    }
+
+    #[test]
+    fn parses_sizes_in_binary_units() {
+        assert_eq!(parse_size("4096").unwrap(), 4096);
+        assert_eq!(parse_size("8G").unwrap(), 8 << 30);
+        assert_eq!(parse_size("512MiB").unwrap(), 512 << 20);
+        assert_eq!(parse_size(" 2T ").unwrap(), 2 << 40);
+        assert!(parse_size("lots").is_err());
+        assert!(parse_size("3X").is_err());
+        assert!(parse_size("99999999999T").is_err());
+    }
+
+    #[test]
+    fn too_little_memory_is_one_line_naming_the_need() {
+        assert!(check(6 << 30, 8 << 30, "generating KRRvKRR").is_ok());
+        let error = check(7 << 30, 4 << 30, "generating KRRvKRR").unwrap_err().to_string();
+        assert!(error.starts_with("generating KRRvKRR needs about 7.0 GiB"), "{error}");
+        assert!(error.contains("only 4.0 GiB is available"), "{error}");
+        assert!(!error.contains('\n'));
+    }
+}
