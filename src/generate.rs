@@ -188,9 +188,8 @@ impl<'p, G: Game> Generator<'p, G> {
     }
 
     /// Refuses, before any work, when a missing table among `material` and the tables its exits
-    /// reach would need more memory than generation may use ([`plan::memory_limit`]).
+    /// reach would need more memory than this process can count on ([`crate::memory`]).
     fn check_memory(&mut self, material: &Material) -> Result<()> {
-        let limit = plan::memory_limit()?;
         let mut stack = vec![*material];
         while let Some(m) = stack.pop() {
             if !self.memory_checked.insert(m) {
@@ -204,7 +203,7 @@ impl<'p, G: Game> Generator<'p, G> {
                 for sub in &subs {
                     mapped += G::index(sub, self.rules)?.states();
                 }
-                plan::check_memory(&m, states, mapped, limit)?;
+                plan::check_memory(&m, states, mapped)?;
             }
             stack.extend(subs);
         }
