@@ -369,11 +369,7 @@ pub fn expected_header<G: Game>(material: &Material, rules: G::Rules, index: &G:
     let per_side = index.states() / 2;
     Header {
         game: G::ID,
-        rules: rules
-            .options()
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect(),
+        rules: rules.option_strings(),
         material: material.to_string(),
         metric: "dtm".to_string(),
         index_version: G::INDEX_VERSION,

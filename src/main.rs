@@ -77,27 +77,8 @@ enum Command {
         /// the jobs of the tables it reads.
         #[arg(long)]
         slurm: bool,
-        /// Slurm partition of the jobs.
-        #[arg(long, requires = "slurm")]
-        partition: Option<String>,
-        /// CPUs per job (the solver runs as many threads).
-        #[arg(long, requires = "slurm", default_value_t = 1)]
-        cpus_per_job: u32,
-        /// GPUs per job (--gres=gpu:N).
-        #[arg(long, requires = "slurm")]
-        gpus_per_job: Option<u32>,
-        /// Ask for each job's estimated peak memory (--mem).
-        #[arg(long, requires = "slurm")]
-        mem_from_estimate: bool,
-        /// Folder of the jobs' logs (default: slurm-logs in the tables folder).
-        #[arg(long, requires = "slurm")]
-        logs: Option<PathBuf>,
-        /// The jobs' solver: gpu, cpu or auto (egtb generate's default when not given).
-        #[arg(long, requires = "slurm")]
-        backend: Option<String>,
-        /// Run the script (sbatch) and print the job ids instead of printing it.
-        #[arg(long, requires = "slurm")]
-        submit: bool,
+        #[command(flatten)]
+        slurm_options: commands::plan::SlurmRequest,
     },
     /// Show a position's value and every legal move's outcome (the game is told by the position).
     Query { position: String },
@@ -207,26 +188,12 @@ fn run(cli: Cli) -> Result<()> {
             materials,
             pieces,
             slurm,
-            partition,
-            cpus_per_job,
-            gpus_per_job,
-            mem_from_estimate,
-            logs,
-            backend,
-            submit,
+            slurm_options,
         } => {
             let request = commands::plan::Request {
                 materials,
                 pieces,
-                slurm: slurm.then_some(commands::plan::SlurmRequest {
-                    partition,
-                    cpus_per_job,
-                    gpus_per_job,
-                    mem_from_estimate,
-                    logs,
-                    backend,
-                    submit,
-                }),
+                slurm: slurm.then_some(slurm_options),
             };
             with_game!(GameId::parse(&game)?, G => commands::plan::run::<G>(&env, &request))
         }

@@ -98,11 +98,7 @@ impl Plan {
     pub fn new<G: Game>(dir: &Path, rules: G::Rules, materials: &[Material]) -> Result<Plan> {
         let mut plan = Plan {
             game: G::ID,
-            rules: rules
-                .options()
-                .into_iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
+            rules: rules.option_strings(),
             dir: dir.to_path_buf(),
             tables: Vec::new(),
         };

@@ -23,17 +23,29 @@ pub struct Request {
     pub slurm: Option<SlurmRequest>,
 }
 
-/// The Slurm options of `egtb plan --slurm`.
-#[derive(Clone, Debug)]
+/// The Slurm options of `egtb plan --slurm`, as the command line takes them.
+#[derive(Clone, Debug, clap::Args)]
 pub struct SlurmRequest {
+    /// Slurm partition of the jobs.
+    #[arg(long, requires = "slurm")]
     pub partition: Option<String>,
+    /// CPUs per job (the solver runs as many threads).
+    #[arg(long, requires = "slurm", default_value_t = 1)]
     pub cpus_per_job: u32,
+    /// GPUs per job (--gres=gpu:N).
+    #[arg(long, requires = "slurm")]
     pub gpus_per_job: Option<u32>,
+    /// Ask for each job's estimated peak memory (--mem).
+    #[arg(long, requires = "slurm")]
     pub mem_from_estimate: bool,
-    /// Folder of the jobs' logs (default: `slurm-logs` in the tables folder).
+    /// Folder of the jobs' logs (default: slurm-logs in the tables folder).
+    #[arg(long, requires = "slurm")]
     pub logs: Option<PathBuf>,
+    /// The jobs' solver: gpu, cpu or auto (egtb generate's default when not given).
+    #[arg(long, requires = "slurm")]
     pub backend: Option<String>,
-    /// Run the script instead of printing it.
+    /// Run the script (sbatch) and print the job ids instead of printing it.
+    #[arg(long, requires = "slurm")]
     pub submit: bool,
 }
 

@@ -8,16 +8,59 @@ use crate::games::Game;
 use crate::probe::{Prober, RuledEnd};
 use crate::value::Value;
 
+/// A position from the command line with its value and the ruling that value rests on, and
+/// the prober that found them: where `query` and `line` start.
+struct Probed<G: Game> {
+    rules: G::Rules,
+    position: G::Position,
+    prober: Prober<G>,
+    value: Value,
+    ruled: Option<RuledEnd<G::Position>>,
+}
+
+impl<G: Game> Probed<G> {
+    /// Reads the position and probes its value and ruling under the command line's rules.
+    fn new(env: &Env, text: &str) -> Result<Probed<G>> {
+        let rules = env.rules::<G>()?;
+        let position = G::parse_position(text)?;
+        let mut prober = Prober::<G>::new(&env.tables, rules);
+        let value = prober.value(&position)?;
+        let ruled = prober.ruled_end(&position)?;
+        Ok(Probed {
+            rules,
+            position,
+            prober,
+            value,
+            ruled,
+        })
+    }
+
+    /// The value of the position in words, naming the ruling it rests on.
+    fn headline(&self) -> String {
+        let side = G::side_to_move(&self.position);
+        match &self.ruled {
+            Some(end) if end.position == self.position => format!(
+                "{} to move has lost by the rules: {} (order {})",
+                side_title(G::ID, side),
+                end.ruling.reason.name(),
+                end.ruling.order
+            ),
+            Some(end) => format!(
+                "{}; by the rules: {}",
+                verdict(G::ID, side, self.value),
+                ruling_text::<G>(end)
+            ),
+            None => verdict(G::ID, side, self.value),
+        }
+    }
+}
+
 /// Prints the value of a position and every legal move with its outcome, best first.
 pub fn query<G: Game>(env: &Env, text: &str) -> Result<()> {
-    let rules = env.rules::<G>()?;
-    let position = G::parse_position(text)?;
-    let mut prober = Prober::<G>::new(&env.tables, rules);
-    let value = prober.value(&position)?;
-    let moves = prober.moves(&position)?;
-    let ruled = prober.ruled_end(&position)?;
-    let side = G::side_to_move(&position);
-    let fen = G::format_position(&position);
+    let mut probed = Probed::<G>::new(env, text)?;
+    let moves = probed.prober.moves(&probed.position)?;
+    let side = G::side_to_move(&probed.position);
+    let fen = G::format_position(&probed.position);
     if env.json {
         let moves: Vec<_> = moves
             .iter()
@@ -25,20 +68,20 @@ pub fn query<G: Game>(env: &Env, text: &str) -> Result<()> {
             .collect();
         let out = json!({
             "game": G::ID.name(),
-            "rules": rules_json(rules),
+            "rules": rules_json(probed.rules),
             "position": fen,
-            "material": G::material_of(&position).to_string(),
+            "material": G::material_of(&probed.position).to_string(),
             "side_to_move": G::ID.side_names()[side.index()],
-            "value": value_json(value),
-            "ruling": ruling_json::<G>(&ruled),
+            "value": value_json(probed.value),
+            "ruling": ruling_json::<G>(&probed.ruled),
             "moves": moves,
         });
         println!("{out}");
         return Ok(());
     }
     let palette = Palette::detect();
-    println!("{fen}  ({} {})", G::ID, G::material_of(&position));
-    println!("{}", palette.paint(value, &headline::<G>(&position, value, &ruled)));
+    println!("{fen}  ({} {})", G::ID, G::material_of(&probed.position));
+    println!("{}", palette.paint(probed.value, &probed.headline()));
     if !moves.is_empty() {
         println!();
         let width = moves.iter().map(|m| m.name.len()).max().unwrap_or(0);
@@ -52,13 +95,9 @@ pub fn query<G: Game>(env: &Env, text: &str) -> Result<()> {
 
 /// Prints the best-play line from a position to the end, one move a line with its DTM.
 pub fn line<G: Game>(env: &Env, text: &str) -> Result<()> {
-    let rules = env.rules::<G>()?;
-    let position = G::parse_position(text)?;
-    let mut prober = Prober::<G>::new(&env.tables, rules);
-    let value = prober.value(&position)?;
-    let line = prober.line(&position)?;
-    let ruled = prober.ruled_end(&position)?;
-    let side = G::side_to_move(&position);
+    let mut probed = Probed::<G>::new(env, text)?;
+    let line = probed.prober.line(&probed.position)?;
+    let side = G::side_to_move(&probed.position);
     if env.json {
         let steps: Vec<_> = line
             .iter()
@@ -66,17 +105,17 @@ pub fn line<G: Game>(env: &Env, text: &str) -> Result<()> {
             .collect();
         let out = json!({
             "game": G::ID.name(),
-            "rules": rules_json(rules),
-            "position": G::format_position(&position),
-            "value": value_json(value),
-            "ruling": ruling_json::<G>(&ruled),
+            "rules": rules_json(probed.rules),
+            "position": G::format_position(&probed.position),
+            "value": value_json(probed.value),
+            "ruling": ruling_json::<G>(&probed.ruled),
             "line": steps,
         });
         println!("{out}");
         return Ok(());
     }
-    println!("{}", headline::<G>(&position, value, &ruled));
-    if value == Value::Draw {
+    println!("{}", probed.headline());
+    if probed.value == Value::Draw {
         println!("No forced line: neither side can force the end of the game.");
     }
     for (ply, (m, after)) in line.iter().enumerate() {
@@ -90,31 +129,12 @@ pub fn line<G: Game>(env: &Env, text: &str) -> Result<()> {
             after.dtm().unwrap_or(0)
         );
     }
-    if let Some(end) = ruled.as_ref().filter(|_| !line.is_empty()) {
+    if let Some(end) = probed.ruled.as_ref().filter(|_| !line.is_empty()) {
         println!("{}", ruling_text::<G>(end));
     } else if line.last().is_some_and(|(_, after)| *after == Value::LOST) {
         println!("The game is over.");
     }
     Ok(())
-}
-
-/// The value of a position in words, naming the ruling it rests on.
-fn headline<G: Game>(position: &G::Position, value: Value, ruled: &Option<RuledEnd<G::Position>>) -> String {
-    let side = G::side_to_move(position);
-    match ruled {
-        Some(end) if end.position == *position => format!(
-            "{} to move has lost by the rules: {} (order {})",
-            side_title(G::ID, side),
-            end.ruling.reason.name(),
-            end.ruling.order
-        ),
-        Some(end) => format!(
-            "{}; by the rules: {}",
-            verdict(G::ID, side, value),
-            ruling_text::<G>(end)
-        ),
-        None => verdict(G::ID, side, value),
-    }
 }
 
 /// A ruling a result rests on, in words: "Black loses: perpetual check (order 1), at <position>".

@@ -25,6 +25,14 @@ pub trait Rules: Copy + Default + PartialEq + Eq + std::fmt::Debug + Send + Sync
     fn from_options(options: &[(String, String)]) -> Result<Self>;
     /// Every option with its value, defaults included, in a fixed order.
     fn options(&self) -> Vec<(&'static str, &'static str)>;
+
+    /// [`Rules::options`] as owned strings, the form table headers and plans keep.
+    fn option_strings(&self) -> Vec<(String, String)> {
+        self.options()
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
 }
 
 /// The index space of one material: a dense numbering of its positions, both sides to move.

@@ -8,7 +8,7 @@ use std::time::{Instant, SystemTime};
 
 use serde_json::Value;
 
-use crate::support::{egtb, egtb_command, temp_dir};
+use crate::support::{Rng, egtb, egtb_command, temp_dir};
 
 /// The `--json` summary of a finished generate.
 fn summary(output: std::process::Output) -> Value {
@@ -84,14 +84,14 @@ fn a_batch_killed_at_random_moments_finishes_when_run_again() {
     summary(egtb(&timing, &batch));
     let whole = start.elapsed();
     fs::remove_dir_all(timing).unwrap();
-    let mut seed = SystemTime::now()
+    let nanos = SystemTime::now()
         .duration_since(SystemTime::UNIX_EPOCH)
         .unwrap()
         .subsec_nanos();
+    let mut rng = Rng::new(u64::from(nanos));
     for round in 0..2 {
-        seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
         // Within the first half of a whole batch: each round has work left to interrupt.
-        let moment = whole.mul_f64(0.5 * f64::from(seed >> 8) / f64::from(1u32 << 24));
+        let moment = whole.mul_f64(0.5 * rng.below(1 << 24) as f64 / f64::from(1u32 << 24));
         let mut child = egtb_command(&dir, &batch).spawn().unwrap();
         std::thread::sleep(moment);
         // SIGKILL: the process gets no chance to clean up.

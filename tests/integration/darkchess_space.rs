@@ -12,7 +12,9 @@ use egtb::games::{Game, IndexSpace};
 use egtb::material::{Material, Side};
 use egtb::solver::{Exits, Node, Space, Successors};
 
+use crate::support::Rng;
 use crate::support::darkchess::{JUMP, build, material, probe_in};
+use crate::support::space::{assert_retro_consistent, expansion, parents};
 
 /// Full-board placements of a material for one side to move: 32! / ((32 - n)! * prod count!).
 fn placements(m: &Material) -> u64 {
@@ -155,31 +157,16 @@ fn random_states_are_retro_consistent() {
         let m = material(name);
         let index = DarkChess::index(&m, rules).unwrap();
         let space = DarkChess::space(&index, rules, generator.tables()).unwrap();
-        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut rng = Rng::new(1);
         let mut checked = 0;
-        let (mut first, mut second) = (Successors::default(), Successors::default());
         while checked < 3000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            let state = x % index.states();
-            first.clear();
-            if !matches!(space.expand(state, &mut first), Node::Inner(_)) {
+            let state = rng.below(index.states());
+            let (node, children) = expansion(&space, state);
+            if !matches!(node, Node::Inner(_)) {
                 continue;
             }
             checked += 1;
-            for &child in first.distinct() {
-                second.clear();
-                space.parents(child, &mut second);
-                assert!(second.distinct().contains(&state), "{name} {state} -> {child}");
-            }
-            first.clear();
-            space.parents(state, &mut first);
-            for &parent in first.distinct() {
-                second.clear();
-                assert!(matches!(space.expand(parent, &mut second), Node::Inner(_)));
-                assert!(second.distinct().contains(&state), "{name} {parent} -> {state}");
-            }
+            assert_retro_consistent(&space, state, &children, &parents(&space, state));
         }
     }
 }

@@ -1,10 +1,17 @@
 //! The integration tests, one program: the library through its public API and the egtb binary
-//! as a user meets it, for xiangqi, dark chess and every game together: the command line, table
-//! files, batches and their plans (on a Slurm cluster too), and the server with its page.
+//! as a user meets it, for chess, xiangqi, dark chess and every game together: the command line,
+//! table files, batches and their plans (on a Slurm cluster too), and the server with its page.
 
 mod support;
 
 mod batches;
+mod chess_gpu;
+mod chess_index;
+mod chess_moves;
+mod chess_notation;
+mod chess_pawns;
+mod chess_space;
+mod chess_tables;
 mod cli;
 mod darkchess_all;
 mod darkchess_gpu;

@@ -9,9 +9,10 @@ use egtb::games::xiangqi::{Move, Piece, Position, Xiangqi, XiangqiRules, notatio
 use egtb::games::{Game, IndexSpace};
 use egtb::generate::Generator;
 use egtb::material::{GameId, Material, Side};
-use egtb::solver::{Node, Silent, Space, Successors};
+use egtb::solver::{Node, Silent, Space};
 use egtb::value::Value;
 
+use crate::support::space::{assert_retro_consistent, expansion, parents};
 use crate::support::temp_dir;
 
 fn rules() -> XiangqiRules {
@@ -32,41 +33,16 @@ fn with_space(name: &str, f: impl Fn(&<Xiangqi as Game>::Index, &dyn Space)) {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
-fn children(space: &dyn Space, state: u64) -> Option<BTreeSet<u64>> {
-    let mut out = Successors::default();
-    match space.expand(state, &mut out) {
-        Node::Broken => None,
-        _ => Some(out.distinct().iter().copied().collect()),
-    }
-}
-
-fn parents(space: &dyn Space, state: u64) -> BTreeSet<u64> {
-    let mut out = Successors::default();
-    space.parents(state, &mut out);
-    let distinct = out.distinct().to_vec();
-    let set: BTreeSet<u64> = distinct.iter().copied().collect();
-    assert_eq!(set.len(), distinct.len(), "parents of {state} repeat");
-    set
-}
-
 /// P is a parent of C exactly when C is a child of P, over every state of the material.
 fn retro_consistent(name: &str) {
     with_space(name, |index, space| {
         let mut checked = 0;
         for state in 0..index.states() {
-            let Some(kids) = children(space, state) else {
+            let (node, children) = expansion(space, state);
+            if node == Node::Broken {
                 continue;
-            };
-            for &child in &kids {
-                assert!(
-                    parents(space, child).contains(&state),
-                    "{name}: {state} -> {child} has no un-move back"
-                );
             }
-            for parent in parents(space, state) {
-                let back = children(space, parent).expect("a parent is legal");
-                assert!(back.contains(&state), "{name}: un-move {state} -> {parent}");
-            }
+            assert_retro_consistent(space, state, &children, &parents(space, state));
             checked += 1;
         }
         assert!(checked > 1000, "{name}: only {checked} legal states");

@@ -25,6 +25,7 @@ use anyhow::{Result, bail};
 use super::board::{DIAGONAL, Geometry, Kind, MAX_MEN, Men, PAWN_SQUARES, SYMMETRIES, TRANSPOSE, geometry};
 use super::index::{ChessIndex, Group, IndexTables, MIRROR, index_tables};
 use crate::games::IndexSpace;
+use crate::games::exit_entries::ExitEntries;
 use crate::material::{GameId, Material, Side};
 use crate::solver::gpu::{GpuData, GpuRules};
 use crate::table::TableSet;
@@ -105,8 +106,7 @@ impl ChessGpu {
                 men.count + 2
             );
         }
-        let mut exit_entries: Vec<u16> = Vec::new();
-        let mut placed: Vec<(Material, u32)> = Vec::new();
+        let mut exit_entries = ExitEntries::default();
         let mut exits = Vec::new();
         for (victim, promotion) in exit_cases(men) {
             let kind_of = |m: usize| match promotion {
@@ -123,15 +123,7 @@ impl ChessGpu {
             }
             let (canonical, flip) = smaller.canonical();
             let sub = ChessIndex::new(&canonical)?;
-            let offset = match placed.iter().find(|(m, _)| *m == canonical) {
-                Some(&(_, offset)) => offset,
-                None => {
-                    let offset = u32::try_from(exit_entries.len())?;
-                    exit_entries.extend_from_slice(tables.require(&canonical)?.entries());
-                    placed.push((canonical, offset));
-                    offset
-                }
-            };
+            let offset = exit_entries.offset(&canonical, tables)?;
             let sub_men = sub.men();
             let mut taken = [false; MAX_MEN];
             let mut order = [NO_MAN; GPU_MEN];
@@ -160,10 +152,7 @@ impl ChessGpu {
             prelude,
             geo,
             tables: table_words(index_tables()),
-            exit_entries: exit_entries
-                .chunks(2)
-                .map(|pair| u32::from(pair[0]) | u32::from(*pair.get(1).unwrap_or(&0)) << 16)
-                .collect(),
+            exit_entries: exit_entries.into_words(),
         })
     }
 }

@@ -1,8 +1,11 @@
 //! What the integration tests share: fresh table folders, the egtb binary, programs and ports
-//! of the machine, and the comparison of a GPU-solved table with the CPU solver's.
+//! of the machine, a seeded random source, and the comparison of a GPU-solved table with the
+//! CPU solver's.
 
 pub mod api_check;
+pub mod chess;
 pub mod darkchess;
+pub mod space;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -25,6 +28,25 @@ pub fn temp_dir(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("temp dir");
     dir
+}
+
+/// A small deterministic random source (64-bit linear congruential, high bits): the same seed
+/// gives the same samples, so a failure shows again on the next run.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+
+    /// A number in `0..n`.
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (self.0 >> 33) % n
+    }
 }
 
 /// The egtb binary on a tables folder (`EGTB_TABLES` unset), its output piped, to be run.

@@ -1,17 +1,12 @@
 //! The chess index scheme: round trips, symmetric images, weights against full-board counts.
 
-mod common;
-
-use common::{Rng, image, material, random_position};
 use egtb::games::chess::board::{Men, Placement, file, geometry, rank};
-use egtb::games::chess::index::ChessIndex;
 use egtb::games::chess::{Chess, Position};
 use egtb::games::{Game, IndexSpace};
-use egtb::material::{Material, Side};
+use egtb::material::Side;
 
-fn index(material: &Material) -> ChessIndex {
-    Chess::index(material, Default::default()).unwrap()
-}
+use crate::support::Rng;
+use crate::support::chess::{image, index, material, random_position};
 
 #[test]
 fn locate_is_invariant_under_symmetry_and_decode_gives_an_image() {

@@ -1,11 +1,11 @@
 //! FEN reading and writing: round trips, and one clear error (never a panic) per bad input.
 
-mod common;
-
-use common::{Rng, material, random_position};
 use egtb::games::Game;
 use egtb::games::chess::Chess;
 use egtb::material::Side;
+
+use crate::support::Rng;
+use crate::support::chess::{material, random_position};
 
 #[test]
 fn fen_round_trips_and_optional_fields() {

@@ -1,24 +1,18 @@
 //! Solved chess tables against published statistics (the figures of `docs/reference.md`).
 
-mod common;
-
-use common::temp_dir;
-use egtb::games::chess::{Chess, Position};
+use egtb::games::chess::Chess;
+use egtb::games::chess::index::ChessIndex;
 use egtb::games::{Game, IndexSpace};
-use egtb::generate::Generator;
-use egtb::material::{GameId, Material};
-use egtb::solver::Silent;
 use egtb::stats::{SideStats, table_stats};
-use egtb::table::TableSet;
 use egtb::value::Value;
 
+use crate::support::chess::{generator, index, material, value_of};
+
 /// Solves a material (and what it needs) and returns its index, entries and statistics.
-fn solve(name: &str) -> (<Chess as Game>::Index, Vec<u16>, [SideStats; 2]) {
-    let dir = temp_dir(name);
-    let material = Material::parse(GameId::Chess, name).unwrap();
-    let mut generator = Generator::<Chess>::new(&dir, Default::default(), &Silent);
-    let entries = generator.ensure(&material).unwrap().entries().to_vec();
-    let index = Chess::index(&material, Default::default()).unwrap();
+fn solve(name: &str) -> (ChessIndex, Vec<u16>, [SideStats; 2]) {
+    let (generator, dir) = generator(name, &[name]);
+    let entries = generator.tables().require(&material(name)).unwrap().entries().to_vec();
+    let index = index(&material(name));
     let stats = table_stats(&index, &entries);
     std::fs::remove_dir_all(&dir).unwrap();
     (index, entries, stats)
@@ -72,24 +66,13 @@ fn kqvkr_longest_win_is_69_plies() {
     assert_eq!(white.longest.unwrap().0, 69);
 }
 
-/// The value of any position, looked up in its canonical table.
-fn value_of(tables: &TableSet, position: &Position) -> Value {
-    let (canonical, flip) = position.material().canonical();
-    let position = if flip { Chess::flip(position) } else { position.clone() };
-    let index = Chess::index(&canonical, Default::default()).unwrap();
-    let state = index.locate(&position);
-    tables.require(&canonical).unwrap().value(state).unwrap()
-}
-
 #[test]
 fn every_value_is_the_best_over_the_moves() {
-    let dir = temp_dir("best-move");
-    let mut generator = Generator::<Chess>::new(&dir, Default::default(), &Silent);
-    for name in ["KQvKR", "KBNvK", "KRvKN"] {
-        let material = Material::parse(GameId::Chess, name).unwrap();
-        generator.ensure(&material).unwrap();
-        let index = Chess::index(&material, Default::default()).unwrap();
-        let tables = generator.tables();
+    let materials = ["KQvKR", "KBNvK", "KRvKN"];
+    let (generator, dir) = generator("best-move", &materials);
+    let tables = generator.tables();
+    for name in materials {
+        let index = index(&material(name));
         let mut checked = [0u32; 3];
         for state in (0..index.states()).step_by(101) {
             let Some(position) = index.decode(state) else {

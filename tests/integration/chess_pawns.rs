@@ -3,41 +3,17 @@
 //! position-level moves with retro-consistency (en passant states included), and queries
 //! consistent with the tables through promotions.
 
-mod common;
-
-use std::collections::BTreeSet;
-
-use common::{Rng, generator, material, random_position};
-use egtb::games::chess::board::Square;
-use egtb::games::chess::index::ChessIndex;
-use egtb::games::chess::{Chess, Position};
+use egtb::games::chess::Chess;
 use egtb::games::{Game, IndexSpace};
 use egtb::probe::Prober;
-use egtb::solver::{Exits, Node, Space, Successors};
 use egtb::stats::table_stats;
-use egtb::table::TableSet;
 use egtb::value::Value;
 use shakmaty::fen::Fen;
 use shakmaty::san::SanPlus;
-use shakmaty::{CastlingMode, EnPassantMode, Position as _, PositionError};
+use shakmaty::{CastlingMode, EnPassantMode, Position as _};
 
-fn index(name: &str) -> ChessIndex {
-    Chess::index(&material(name), Default::default()).unwrap()
-}
-
-/// The position with every en passant right it may have, itself first.
-fn with_rights(position: &Position) -> Vec<Position> {
-    let mut out = vec![position.clone()];
-    out.extend((0..64u8).filter_map(|target| position.with_legal_en_passant(target).ok()));
-    out
-}
-
-fn oracle(position: &Position) -> shakmaty::Chess {
-    let fen: Fen = Chess::format_position(position).parse().unwrap();
-    fen.into_position(CastlingMode::Standard)
-        .or_else(PositionError::ignore_impossible_check)
-        .unwrap()
-}
+use crate::support::Rng;
+use crate::support::chess::{check_state, generator, index, material, oracle, random_position, with_rights};
 
 /// The first four FEN fields (board, side, castling, en passant).
 fn fen4(fen: &str) -> String {
@@ -47,7 +23,7 @@ fn fen4(fen: &str) -> String {
 #[test]
 fn kpvk_matches_the_published_figures() {
     let (generator, dir) = generator("pawns-kpvk", &["KPvK"]);
-    let index = index("KPvK");
+    let index = index(&material("KPvK"));
     let table = generator.tables().require(&material("KPvK")).unwrap();
     let [white, black] = table_stats(&index, table.entries());
     assert_eq!((white.win, white.draw, white.loss), (124_960, 38_368, 0));
@@ -125,72 +101,13 @@ fn fen_en_passant_squares_are_checked() {
     }
 }
 
-/// The value of a position after a move that leaves the table.
-fn lookup(tables: &TableSet, position: &Position) -> Value {
-    let (canonical, flip) = position.material().canonical();
-    let position = if flip { Chess::flip(position) } else { position.clone() };
-    let state = Chess::index(&canonical, Default::default()).unwrap().locate(&position);
-    tables.require(&canonical).unwrap().value(state).unwrap()
-}
-
-/// The states one move away from a position (in-table children, exits) by position-level moves.
-fn expected_expansion(index: &ChessIndex, tables: &TableSet, position: &Position) -> (Node, BTreeSet<u64>) {
-    let moves = Chess::legal_moves(position, Default::default());
-    if moves.is_empty() {
-        return (
-            Node::Terminal(Chess::game_over(position, Default::default()).unwrap()),
-            BTreeSet::new(),
-        );
-    }
-    let mut exits = Exits::default();
-    let mut children = BTreeSet::new();
-    for mv in moves {
-        let after = Chess::play(position, mv);
-        if after.material() == position.material() {
-            children.insert(index.locate(&after));
-        } else {
-            exits.add(lookup(tables, &after));
-        }
-    }
-    (Node::Inner(exits), children)
-}
-
-/// Parents by brute force: every legal position (with each en passant right it may have) one
-/// piece away, other side to move, that has a move into the position.
-fn brute_force_parents(index: &ChessIndex, position: &Position) -> BTreeSet<u64> {
-    let mut parents = BTreeSet::new();
-    for from in 0..64u8 {
-        let Some(piece) = position.piece_at(from) else {
-            continue;
-        };
-        for to in (0..64u8).filter(|&sq| position.piece_at(sq).is_none()) {
-            let mut board: [_; 64] = std::array::from_fn(|sq| position.piece_at(sq as Square));
-            board[from as usize] = None;
-            board[to as usize] = Some(piece);
-            let Ok(parent) = Position::new(board, position.turn().other()) else {
-                continue;
-            };
-            for parent in with_rights(&parent) {
-                let reaches = Chess::legal_moves(&parent, Default::default())
-                    .into_iter()
-                    .any(|mv| Chess::play(&parent, mv) == *position);
-                if reaches {
-                    parents.insert(index.locate(&parent));
-                }
-            }
-        }
-    }
-    parents
-}
-
 #[test]
 fn kpvkp_space_is_retro_consistent_and_queries_agree() {
     let (generator, dir) = generator("pawns-kpvkp", &["KPvKP"]);
     let tables = generator.tables();
-    let index = index("KPvKP");
+    let index = index(&material("KPvKP"));
     let space = Chess::space(&index, Default::default(), tables).unwrap();
     let mut rng = Rng::new(5);
-    let (mut children, mut parents, mut back) = (Successors::default(), Successors::default(), Successors::default());
     let (mut plain_states, mut en_passant_states) = (0, 0);
     while plain_states < 80 || en_passant_states < 25 {
         let rights = with_rights(&random_position(&mut rng, &material("KPvKP")));
@@ -200,7 +117,6 @@ fn kpvkp_space_is_retro_consistent_and_queries_agree() {
         for position in rights {
             let state = index.locate(&position);
             let canonical = index.decode(state).unwrap();
-            let fen = Chess::format_position(&canonical);
             if canonical.en_passant().is_some() {
                 en_passant_states += 1;
             } else {
@@ -210,25 +126,7 @@ fn kpvkp_space_is_retro_consistent_and_queries_agree() {
                 index.weight(state),
                 if canonical.en_passant().is_some() { 0 } else { 2 }
             );
-
-            children.clear();
-            let node = space.expand(state, &mut children);
-            let kids: BTreeSet<u64> = children.distinct().iter().copied().collect();
-            assert_eq!(
-                (node, kids.clone()),
-                expected_expansion(&index, tables, &canonical),
-                "expand {fen}"
-            );
-
-            parents.clear();
-            space.parents(state, &mut parents);
-            let dads: BTreeSet<u64> = parents.distinct().iter().copied().collect();
-            assert_eq!(dads, brute_force_parents(&index, &canonical), "parents {fen}");
-            for &child in &kids {
-                back.clear();
-                space.parents(child, &mut back);
-                assert!(back.distinct().contains(&state), "child {child} of {fen}");
-            }
+            check_state(&space, &index, tables, state);
         }
     }
     assert!(en_passant_states >= 25, "{en_passant_states} en passant states");

@@ -1,23 +1,15 @@
 //! Legal moves, check, mate and move names against shakmaty (an independent implementation).
 
-mod common;
-
 use std::collections::BTreeMap;
 
-use common::{Rng, material, random_position};
 use egtb::games::Game;
 use egtb::games::chess::{Chess, Position};
 use egtb::value::Value;
-use shakmaty::fen::Fen;
 use shakmaty::san::SanPlus;
-use shakmaty::{CastlingMode, Position as _, PositionError};
+use shakmaty::{CastlingMode, Position as _};
 
-fn oracle(position: &Position) -> shakmaty::Chess {
-    let fen: Fen = Chess::format_position(position).parse().unwrap();
-    fen.into_position(CastlingMode::Standard)
-        .or_else(PositionError::ignore_impossible_check)
-        .unwrap()
-}
+use crate::support::Rng;
+use crate::support::chess::{material, oracle, random_position};
 
 /// Moves by UCI with their SAN, from our generator and from shakmaty.
 fn both_move_lists(position: &Position) -> (BTreeMap<String, String>, BTreeMap<String, String>) {
