@@ -271,7 +271,7 @@ impl Gpu {
         let bytes = 4 * words.len().max(1) as u64;
         if bytes > self.max_binding_bytes() {
             bail!(
-                "game data '{name}' ({bytes} bytes) exceeds the GPU's binding limit of {} bytes",
+                "game data '{name}' ({bytes} bytes) exceeds the GPU's storage binding limit of {} bytes; use --backend cpu",
                 self.max_binding_bytes()
             );
         }
