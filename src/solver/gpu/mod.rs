@@ -8,6 +8,9 @@
 //! thread busy. Everything stays on the GPU between layers: each submission runs several layers,
 //! a one-thread kernel between two layers decides whether to go on (or to sweep a layer again
 //! whose queue overflowed), and the host only reads back a few control words to report progress.
+//! The kernels that run a thread per state (expanding every state first, marking the draws last)
+//! go over windows of the index, a submission each, so that no thread number overflows 32 bits
+//! and no dispatch runs for long on a large table.
 
 mod buffers;
 mod device;
