@@ -219,3 +219,52 @@ impl<G: Game> Prober<G> {
         Ok(line)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::xiangqi::Xiangqi;
+    use crate::generate::expected_header;
+    use crate::material::GameId;
+    use crate::table::synthetic::write_uniform_blocks;
+    use crate::table::{Encoding, Header};
+
+    #[test]
+    fn probes_reach_states_beyond_u32() {
+        // KRCvKRC has about 7.1 billion states. A synthetic compressed table: the blocks from
+        // state 2^32 on hold a loss, the others a win, so a probe that wrapped its state number
+        // would read the wrong value.
+        let dir = std::env::temp_dir().join(format!("egtb-probe-big-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let rules = Default::default();
+        let material = Material::parse(GameId::Xiangqi, "KRCvKRC").unwrap();
+        let index = Xiangqi::index(&material, rules).unwrap();
+        let states = index.states();
+        assert!(states > 1 << 32);
+        let block_entries: u32 = 1 << 24;
+        let header = Header {
+            encoding: Encoding::Zstd { block_entries },
+            ..expected_header::<Xiangqi>(&material, rules, &index)
+        };
+        let far_from = (1u64 << 32) / u64::from(block_entries);
+        let (near, far) = (Value::Win(3), Value::Loss(4));
+        let path = table_path::<Xiangqi>(&dir, &material, rules);
+        write_uniform_blocks(&path, header, |block| {
+            if block >= far_from { far } else { near }.entry()
+        });
+        let mut prober = Prober::<Xiangqi>::new(&dir, rules);
+        let mut beyond = 0;
+        for from in [1 << 31, (1 << 32) - 5000, (1 << 32) + 12_345, states / 4 * 3] {
+            let position = (from..states)
+                .filter_map(|state| index.decode(state))
+                .find(|p| Xiangqi::game_over(p, rules).is_none())
+                .expect("a legal position follows");
+            let state = index.locate(&position);
+            let expected = if state >= 1 << 32 { far } else { near };
+            beyond += usize::from(state >= 1 << 32);
+            assert_eq!(prober.value(&position).unwrap(), expected, "state {state}");
+        }
+        assert!(beyond >= 2, "{beyond} positions beyond 2^32");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

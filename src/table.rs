@@ -14,6 +14,8 @@ mod blocks;
 mod cache;
 mod header;
 pub mod lock;
+#[cfg(test)]
+pub(crate) mod synthetic;
 
 use std::collections::HashMap;
 use std::fs::{self, File};

@@ -177,17 +177,22 @@ impl StateBuffers {
                 )
             })
             .collect::<Result<Vec<_>>>()?;
-        let queue_capacity = queue_capacity.clamp(1, (gpu.max_binding_bytes() / 4 - 1) as u32);
+        let most_queued = (gpu.max_binding_bytes() / 4 - 1).min(u64::from(u32::MAX)) as u32;
+        let queue_capacity = queue_capacity.clamp(1, most_queued);
         let queue = gpu.buffer(
             "the layer queue",
             4 * (1 + u64::from(queue_capacity)),
             wgpu::BufferUsages::STORAGE,
         )?;
-        let active = gpu.buffer(
-            "the active blocks",
-            3 * 4 * layout.blocks(),
-            wgpu::BufferUsages::STORAGE,
-        )?;
+        let active_bytes = 3 * 4 * layout.blocks();
+        if active_bytes > gpu.max_binding_bytes() {
+            bail!(
+                "the GPU's storage binding limit of {} bytes is below the {active_bytes} bytes of this \
+                 table's block flags; use --backend cpu",
+                gpu.max_binding_bytes()
+            );
+        }
+        let active = gpu.buffer("the active blocks", active_bytes, wgpu::BufferUsages::STORAGE)?;
         Ok(StateBuffers {
             layout,
             chunks,
@@ -195,6 +200,11 @@ impl StateBuffers {
             queue_capacity,
             active,
         })
+    }
+
+    /// Bytes of the largest chunk.
+    pub fn max_chunk_bytes(&self) -> u64 {
+        self.layout.chunk_bytes(0)
     }
 
     /// Copies every entry back to the host, one chunk at a time through a staging buffer.

@@ -146,7 +146,7 @@ impl Gpu {
         let invalid = pollster::block_on(validation.pop());
         let out_of_memory = pollster::block_on(memory.pop());
         if let Some(e) = out_of_memory {
-            bail!("GPU out of memory creating {what}: {e}");
+            bail!("GPU out of memory creating {what} ({e}); use --backend cpu, or a GPU with more memory");
         }
         if let Some(e) = invalid {
             bail!("GPU rejected {what}: {e}");

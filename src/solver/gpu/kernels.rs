@@ -132,8 +132,9 @@ impl Kernels {
             || layout.chunks + FIRST_CHUNK_BINDING > limits.max_bindings_per_bind_group
         {
             bail!(
-                "table too large for this GPU: it needs {storage_bindings} storage bindings, the \
-                 device allows {} (raise the split size?)",
+                "table too large for this GPU: it needs {storage_bindings} storage bindings of at most {} \
+                 bytes, the device allows {}; use --backend cpu (or a larger --gpu-split-mib, if one was set)",
+                states.max_chunk_bytes(),
                 limits.max_storage_buffers_per_shader_stage
             );
         }

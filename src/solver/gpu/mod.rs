@@ -8,6 +8,9 @@
 //! thread busy. Everything stays on the GPU between layers: each submission runs several layers,
 //! a one-thread kernel between two layers decides whether to go on (or to sweep a layer again
 //! whose queue overflowed), and the host only reads back a few control words to report progress.
+//! The kernels that run a thread per state (expanding every state first, marking the draws last)
+//! go over windows of the index, a submission each, so that no thread number overflows 32 bits
+//! and no dispatch runs for long on a large table.
 
 mod buffers;
 mod device;
@@ -271,7 +274,7 @@ impl Gpu {
         let bytes = 4 * words.len().max(1) as u64;
         if bytes > self.max_binding_bytes() {
             bail!(
-                "game data '{name}' ({bytes} bytes) exceeds the GPU's binding limit of {} bytes",
+                "game data '{name}' ({bytes} bytes) exceeds the GPU's storage binding limit of {} bytes; use --backend cpu",
                 self.max_binding_bytes()
             );
         }
