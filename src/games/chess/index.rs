@@ -437,6 +437,20 @@ impl ChessIndex {
         slot
     }
 
+    /// The number of the canonical king pair of kings on `wk` and `bk`, and whether that pair
+    /// needs no symmetry: then every placement with these kings is canonical as it stands
+    /// (`canonical` says it was not mapped), and in no other one's image. `None` for kings on
+    /// one square or adjacent.
+    #[inline]
+    pub fn king_pair(&self, wk: Square, bk: Square) -> Option<(u32, bool)> {
+        let canonical = if self.pawns {
+            self.tables.pawn_king_canonical[wk as usize * 64 + bk as usize]
+        } else {
+            self.tables.king_canonical[wk as usize * 64 + bk as usize]
+        };
+        (canonical != NONE).then_some((canonical & 0xFFFF, canonical >> 16 == 0))
+    }
+
     /// The canonical slot of a placement of legal kings, and whether a symmetry other than the
     /// identity produced it.
     #[inline]

@@ -119,6 +119,8 @@ impl<'t> ChessSpace<'t> {
     /// (slot `slot`), which have `next` to move.
     /// `fast` is false when `slot` is not the slot of `placement` as it stands (an en passant
     /// state): every neighbour is then canonicalised fully.
+    /// `counting`: only the number of distinct neighbours is wanted (see
+    /// [`Successors::counting`]).
     #[inline]
     fn neighbours<'a>(
         &'a self,
@@ -127,6 +129,7 @@ impl<'t> ChessSpace<'t> {
         moving: Side,
         next: Side,
         fast: bool,
+        counting: bool,
     ) -> Neighbours<'a> {
         let base = next.index() as u64 * self.index.per_side();
         let men = self.index.men();
@@ -140,14 +143,36 @@ impl<'t> ChessSpace<'t> {
                 }
             }
         }
-        Neighbours {
+        let mut neighbours = Neighbours {
             index: self.index,
             placement,
             moving,
             base,
             diagonal,
             partial,
+            counting: counting && !diagonal,
+            mapped_pairs: [u32::MAX; 8],
+            count_men: false,
+        };
+        if neighbours.counting {
+            // The king pairs a king move may reach through a symmetry: only neighbours with these
+            // pairs can meet a mapped neighbour.
+            let [wk, bk] = placement.kings();
+            let mut targets = self.geo.pattern[Kind::King.index()][placement.king(moving) as usize];
+            let mut n = 0;
+            while targets != 0 {
+                let to = targets.trailing_zeros() as Square;
+                targets &= targets - 1;
+                let (w, b) = if moving == Side::First { (to, bk) } else { (wk, to) };
+                if let Some((pair, false)) = self.index.king_pair(w, b) {
+                    neighbours.mapped_pairs[n] = pair;
+                    n += 1;
+                }
+            }
+            let own_pair = (slot / self.index.per_pair()) as u32;
+            neighbours.count_men = !neighbours.mapped_pairs.contains(&own_pair);
         }
+        neighbours
     }
 
     /// Records the moves of a piece other than a pawn: captures as exits, the rest as children.
@@ -190,6 +215,14 @@ struct Neighbours<'a> {
     diagonal: bool,
     /// `partial[man]`: the next state with the man's group rank taken out.
     partial: [u64; MAX_MEN],
+    /// Only the number of distinct neighbours is wanted: those that cannot meet a mapped one
+    /// are counted, not computed.
+    counting: bool,
+    /// When counting, the king pairs of the neighbours a symmetry may produce (`u32::MAX`
+    /// unused).
+    mapped_pairs: [u32; 8],
+    /// When counting, the men's moves (which keep the king pair) meet no mapped neighbour.
+    count_men: bool,
 }
 
 impl Neighbours<'_> {
@@ -197,6 +230,7 @@ impl Neighbours<'_> {
     #[inline]
     fn push(&self, out: &mut Successors, mover: Mover, mut squares: Bitboard) {
         match mover {
+            Mover::Man(_) if self.count_men => out.add_unique(squares.count_ones() as usize),
             Mover::Man(man) if !self.diagonal => {
                 let group = self.index.group_of(man);
                 let (partial, multiplier) = (self.partial[man], group.multiplier);
@@ -226,6 +260,15 @@ impl Neighbours<'_> {
                     let to = squares.trailing_zeros() as Square;
                     squares &= squares - 1;
                     let next = self.placement.moved(self.moving, mover, to);
+                    if self.counting {
+                        let [wk, bk] = next.kings();
+                        if let Some((pair, true)) = self.index.king_pair(wk, bk)
+                            && !self.mapped_pairs.contains(&pair)
+                        {
+                            out.add_unique(1);
+                            continue;
+                        }
+                    }
                     let (slot, mapped) = self.index.canonical(next);
                     out.push(self.base + slot, mapped);
                 }
@@ -252,7 +295,7 @@ impl Space for ChessSpace<'_> {
             (placement, side, None, self.index.split(state).1)
         };
         let next = side.other();
-        let neighbours = self.neighbours(placement, slot, side, next, ep_pawn.is_none());
+        let neighbours = self.neighbours(placement, slot, side, next, ep_pawn.is_none(), children.is_counting());
         let men = self.index.men();
         let enemies = men_of(men, placement, next);
         let mut exits = Exits::default();
@@ -340,7 +383,7 @@ impl Space for ChessSpace<'_> {
         let (side, slot) = self.index.split(state);
         let placement = self.index.placement(slot);
         let mover = side.other();
-        let neighbours = self.neighbours(placement, slot, mover, mover, true);
+        let neighbours = self.neighbours(placement, slot, mover, mover, true, false);
         for_each_unmove(self.geo, men, placement, side, |piece, to, mut sources| {
             if let Mover::Man(pawn) = piece
                 && men.kind[pawn] == Kind::Pawn
@@ -351,6 +394,9 @@ impl Space for ChessSpace<'_> {
                 sources &= !bit(backward(mover, backward(mover, to)));
             }
             neighbours.push(parents, piece, sources);
+            if self.index.ep_man(mover).is_none() {
+                return;
+            }
             let mut left = sources;
             while left != 0 {
                 let from = left.trailing_zeros() as Square;
