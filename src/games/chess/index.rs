@@ -437,6 +437,21 @@ impl ChessIndex {
         slot
     }
 
+    /// The number of canonical king pairs.
+    pub fn king_pair_count(&self) -> usize {
+        if self.pawns { PAWN_KING_PAIRS } else { KING_PAIRS }
+    }
+
+    /// The squares of the white and the black king of canonical king pair `pair`.
+    pub fn pair_kings(&self, pair: usize) -> (Square, Square) {
+        let pairs = if self.pawns {
+            &self.tables.pawn_king_pairs
+        } else {
+            &self.tables.king_pairs
+        };
+        ((pairs[pair] & 0xFF) as Square, (pairs[pair] >> 8) as Square)
+    }
+
     /// The number of the canonical king pair of kings on `wk` and `bk`, and whether that pair
     /// needs no symmetry: then every placement with these kings is canonical as it stands
     /// (`canonical` says it was not mapped), and in no other one's image. `None` for kings on

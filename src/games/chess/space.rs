@@ -33,12 +33,56 @@ struct Exit<'t> {
     entries: &'t [Entry],
 }
 
+/// For counting a position's distinct children without computing them (see
+/// [`Successors::counting`]), per king pair and side to move: which children meet no child
+/// that a symmetry made canonical.
+#[derive(Clone, Copy, Debug, Default)]
+struct Countable {
+    /// The king's targets whose children are plain and whose king pair no mapped child has.
+    king: Bitboard,
+    /// The men's moves (which keep the king pair) meet no mapped child.
+    men: bool,
+}
+
+/// [`Countable`] of every king pair of `index`, per side to move.
+fn countable(index: &ChessIndex, geo: &Geometry) -> Vec<[Countable; 2]> {
+    (0..index.king_pair_count())
+        .map(|own| {
+            let (wk, bk) = index.pair_kings(own);
+            Side::BOTH.map(|moving| {
+                let mut targets = geo.pattern[Kind::King.index()][if moving == Side::First { wk } else { bk } as usize];
+                let mut mapped = Vec::new();
+                let mut plain = Vec::new();
+                while targets != 0 {
+                    let to = targets.trailing_zeros() as Square;
+                    targets &= targets - 1;
+                    let (w, b) = if moving == Side::First { (to, bk) } else { (wk, to) };
+                    match index.king_pair(w, b) {
+                        Some((pair, true)) => plain.push((to, pair)),
+                        Some((pair, false)) => mapped.push(pair),
+                        None => {}
+                    }
+                }
+                Countable {
+                    king: plain
+                        .iter()
+                        .filter(|(_, pair)| !mapped.contains(pair))
+                        .fold(0, |b, &(to, _)| b | bit(to)),
+                    men: !mapped.contains(&(own as u32)),
+                }
+            })
+        })
+        .collect()
+}
+
 /// The solver's view of one chess material.
 pub struct ChessSpace<'t> {
     index: &'t ChessIndex,
     geo: &'static Geometry,
     /// The tables reached by captures and promotions.
     exits: Vec<Exit<'t>>,
+    /// Per king pair and side to move, which children may be counted without computing them.
+    countable: Vec<[Countable; 2]>,
 }
 
 impl<'t> ChessSpace<'t> {
@@ -52,10 +96,12 @@ impl<'t> ChessSpace<'t> {
                 entries: tables.require(&material)?.entries(),
             });
         }
+        let geo = geometry();
         Ok(ChessSpace {
             index,
-            geo: geometry(),
+            geo,
             exits,
+            countable: countable(index, geo),
         })
     }
 
@@ -133,9 +179,17 @@ impl<'t> ChessSpace<'t> {
     ) -> Neighbours<'a> {
         let base = next.index() as u64 * self.index.per_side();
         let men = self.index.men();
-        let mut partial = [0; MAX_MEN];
         let diagonal = !fast || (!self.index.has_pawns() && ChessIndex::kings_on_diagonal(placement));
-        if !diagonal {
+        let counting = counting && !diagonal;
+        let countable = if counting {
+            let [wk, bk] = placement.kings();
+            let (pair, _) = self.index.king_pair(wk, bk).expect("the kings of a legal position");
+            self.countable[pair as usize][moving.index()]
+        } else {
+            Countable::default()
+        };
+        let mut partial = [0; MAX_MEN];
+        if !diagonal && !countable.men {
             for (i, p) in partial[..men.count].iter_mut().enumerate() {
                 if men.side[i] == moving {
                     let group = self.index.group_of(i);
@@ -143,36 +197,15 @@ impl<'t> ChessSpace<'t> {
                 }
             }
         }
-        let mut neighbours = Neighbours {
+        Neighbours {
             index: self.index,
             placement,
             moving,
             base,
             diagonal,
             partial,
-            counting: counting && !diagonal,
-            mapped_pairs: [u32::MAX; 8],
-            count_men: false,
-        };
-        if neighbours.counting {
-            // The king pairs a king move may reach through a symmetry: only neighbours with these
-            // pairs can meet a mapped neighbour.
-            let [wk, bk] = placement.kings();
-            let mut targets = self.geo.pattern[Kind::King.index()][placement.king(moving) as usize];
-            let mut n = 0;
-            while targets != 0 {
-                let to = targets.trailing_zeros() as Square;
-                targets &= targets - 1;
-                let (w, b) = if moving == Side::First { (to, bk) } else { (wk, to) };
-                if let Some((pair, false)) = self.index.king_pair(w, b) {
-                    neighbours.mapped_pairs[n] = pair;
-                    n += 1;
-                }
-            }
-            let own_pair = (slot / self.index.per_pair()) as u32;
-            neighbours.count_men = !neighbours.mapped_pairs.contains(&own_pair);
+            countable,
         }
-        neighbours
     }
 
     /// Records the moves of a piece other than a pawn: captures as exits, the rest as children.
@@ -215,14 +248,9 @@ struct Neighbours<'a> {
     diagonal: bool,
     /// `partial[man]`: the next state with the man's group rank taken out.
     partial: [u64; MAX_MEN],
-    /// Only the number of distinct neighbours is wanted: those that cannot meet a mapped one
-    /// are counted, not computed.
-    counting: bool,
-    /// When counting, the king pairs of the neighbours a symmetry may produce (`u32::MAX`
-    /// unused).
-    mapped_pairs: [u32; 8],
-    /// When counting, the men's moves (which keep the king pair) meet no mapped neighbour.
-    count_men: bool,
+    /// The neighbours to count, not compute, when only their number is wanted (nothing
+    /// otherwise).
+    countable: Countable,
 }
 
 impl Neighbours<'_> {
@@ -230,7 +258,7 @@ impl Neighbours<'_> {
     #[inline]
     fn push(&self, out: &mut Successors, mover: Mover, mut squares: Bitboard) {
         match mover {
-            Mover::Man(_) if self.count_men => out.add_unique(squares.count_ones() as usize),
+            Mover::Man(_) if self.countable.men => out.add_unique(squares.count_ones() as usize),
             Mover::Man(man) if !self.diagonal => {
                 let group = self.index.group_of(man);
                 let (partial, multiplier) = (self.partial[man], group.multiplier);
@@ -256,19 +284,16 @@ impl Neighbours<'_> {
                 }
             }
             _ => {
+                // Only a king's move reaches here with countable targets.
+                let unique = squares & self.countable.king;
+                if unique != 0 {
+                    out.add_unique(unique.count_ones() as usize);
+                    squares ^= unique;
+                }
                 while squares != 0 {
                     let to = squares.trailing_zeros() as Square;
                     squares &= squares - 1;
                     let next = self.placement.moved(self.moving, mover, to);
-                    if self.counting {
-                        let [wk, bk] = next.kings();
-                        if let Some((pair, true)) = self.index.king_pair(wk, bk)
-                            && !self.mapped_pairs.contains(&pair)
-                        {
-                            out.add_unique(1);
-                            continue;
-                        }
-                    }
                     let (slot, mapped) = self.index.canonical(next);
                     out.push(self.base + slot, mapped);
                 }
