@@ -34,13 +34,13 @@ struct Exit<'t> {
 }
 
 /// For counting a position's distinct children without computing them (see
-/// [`Successors::counting`]), per king pair and side to move: which children meet no child
-/// that a symmetry made canonical.
+/// [`Successors::counting`]), per king pair and side to move: which children are sure to be
+/// distinct from every other child.
 #[derive(Clone, Copy, Debug, Default)]
 struct Countable {
-    /// The king's targets whose children are plain and whose king pair no mapped child has.
+    /// The king's targets whose children have a king pair that no other child can have.
     king: Bitboard,
-    /// The men's moves (which keep the king pair) meet no mapped child.
+    /// The men's moves (which keep the king pair) meet no king move's child.
     men: bool,
 }
 
@@ -51,24 +51,22 @@ fn countable(index: &ChessIndex, geo: &Geometry) -> Vec<[Countable; 2]> {
             let (wk, bk) = index.pair_kings(own);
             Side::BOTH.map(|moving| {
                 let mut targets = geo.pattern[Kind::King.index()][if moving == Side::First { wk } else { bk } as usize];
-                let mut mapped = Vec::new();
-                let mut plain = Vec::new();
+                let mut pairs = Vec::new();
                 while targets != 0 {
                     let to = targets.trailing_zeros() as Square;
                     targets &= targets - 1;
                     let (w, b) = if moving == Side::First { (to, bk) } else { (wk, to) };
-                    match index.king_pair(w, b) {
-                        Some((pair, true)) => plain.push((to, pair)),
-                        Some((pair, false)) => mapped.push(pair),
-                        None => {}
+                    if let Some((pair, _)) = index.king_pair(w, b) {
+                        pairs.push((to, pair));
                     }
                 }
+                let own = own as u32;
                 Countable {
-                    king: plain
+                    king: pairs
                         .iter()
-                        .filter(|(_, pair)| !mapped.contains(pair))
+                        .filter(|&&(_, pair)| pair != own && pairs.iter().filter(|&&(_, p)| p == pair).count() == 1)
                         .fold(0, |b, &(to, _)| b | bit(to)),
-                    men: !mapped.contains(&(own as u32)),
+                    men: pairs.iter().all(|&(_, pair)| pair != own),
                 }
             })
         })
@@ -294,8 +292,15 @@ impl Neighbours<'_> {
                     let to = squares.trailing_zeros() as Square;
                     squares &= squares - 1;
                     let next = self.placement.moved(self.moving, mover, to);
-                    let (slot, mapped) = self.index.canonical(next);
-                    out.push(self.base + slot, mapped);
+                    let [wk, bk] = next.kings();
+                    match self.index.king_pair(wk, bk) {
+                        // Kings that need no symmetry: the slot as it stands.
+                        Some((pair, true)) => out.push_plain(self.base + self.index.slot_as_is(pair, next)),
+                        _ => {
+                            let (slot, mapped) = self.index.canonical(next);
+                            out.push(self.base + slot, mapped);
+                        }
+                    }
                 }
             }
         }
