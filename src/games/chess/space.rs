@@ -332,30 +332,21 @@ impl Space for ChessSpace<'_> {
         let mut moves = 0;
         for_each_move(self.geo, men, placement, side, |mover, from, targets| {
             moves += targets.count_ones();
-            let Mover::Man(pawn) = mover else {
-                return self.piece_moves(
-                    placement,
-                    side,
-                    mover,
-                    targets,
-                    enemies,
-                    &neighbours,
-                    children,
-                    &mut exits,
-                );
+            let pawn = match mover {
+                Mover::Man(man) if men.kind[man] == Kind::Pawn => man,
+                _ => {
+                    return self.piece_moves(
+                        placement,
+                        side,
+                        mover,
+                        targets,
+                        enemies,
+                        &neighbours,
+                        children,
+                        &mut exits,
+                    );
+                }
             };
-            if men.kind[pawn] != Kind::Pawn {
-                return self.piece_moves(
-                    placement,
-                    side,
-                    mover,
-                    targets,
-                    enemies,
-                    &neighbours,
-                    children,
-                    &mut exits,
-                );
-            }
             let mut quiet = 0;
             let mut left = targets;
             while left != 0 {
