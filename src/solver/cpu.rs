@@ -85,7 +85,7 @@ fn initialise<S: Space + ?Sized>(space: &S, entries: &mut [Entry], progress: &dy
     let blocks: Vec<(u16, u16, bool)> = entries
         .par_chunks_mut(BLOCK)
         .enumerate()
-        .map_init(Successors::default, |children, (block, entries)| {
+        .map_init(Successors::counting, |children, (block, entries)| {
             let first = (block * BLOCK) as u64;
             let mut next_due = NONE_DUE;
             let mut last_due = 0;
@@ -99,7 +99,7 @@ fn initialise<S: Space + ?Sized>(space: &S, entries: &mut [Entry], progress: &dy
                         value.entry()
                     }
                     Node::Inner(exits) => {
-                        let hp = children.distinct().len() + usize::from(exits.saves);
+                        let hp = children.count() + usize::from(exits.saves);
                         let exit_loss = exits.loss.filter(|_| !exits.saves);
                         let word = initial(hp, exits.win, exit_loss)
                             .expect("at most 255 distinct children and exits within the DTM limit");
@@ -137,12 +137,14 @@ fn initialise<S: Space + ?Sized>(space: &S, entries: &mut [Entry], progress: &dy
 fn sweep<S: Space + ?Sized>(space: &S, entries: &[AtomicU16], frontier: &Frontier, t: u16) -> u64 {
     let resolved = t + 1;
     let due = DUE | t;
+    // The states of layer `t` are lost when `t` is even.
+    let lost = t.is_multiple_of(2);
     let blocks = entries.len().div_ceil(BLOCK);
     let found = (0..blocks)
         .into_par_iter()
         .with_min_len(64)
         .map_init(
-            || (Successors::default(), Successors::default()),
+            || (Successors::default(), Successors::counting()),
             |(parents, children), block| {
                 if !frontier.visits(t, block) {
                     return 0;
@@ -167,8 +169,15 @@ fn sweep<S: Space + ?Sized>(space: &S, entries: &[AtomicU16], frontier: &Frontie
                     found += 1;
                     parents.clear();
                     space.parents(state as u64, parents);
-                    for &p in parents.distinct() {
-                        update_parent(space, entries, frontier, children, p as usize, t);
+                    if lost {
+                        // Winning a parent twice changes nothing: no need to drop repeats.
+                        for p in parents.with_repeats() {
+                            win_parent(entries, frontier, p as usize, t);
+                        }
+                    } else {
+                        for &p in parents.distinct() {
+                            hit_parent(space, entries, frontier, children, p as usize, t);
+                        }
                     }
                 }
                 frontier.next_due[block].fetch_min(next_due, Release);
@@ -182,10 +191,22 @@ fn sweep<S: Space + ?Sized>(space: &S, entries: &[AtomicU16], frontier: &Frontie
     found
 }
 
-/// Tells parent `p` that one of its children was resolved at DTM `t`: a lost child (even `t`)
-/// makes it won at `t + 1`; a won child takes one HP, and the update that takes the last makes
-/// it lost at `t + 1`, or at its slowest exit if that is later.
-fn update_parent<S: Space + ?Sized>(
+/// Tells parent `p` that one of its children was lost at DTM `t` (even): the parent, unless
+/// already resolved, is won at `t + 1`.
+#[inline]
+fn win_parent(entries: &[AtomicU16], frontier: &Frontier, p: usize, t: u16) {
+    let entry = &entries[p];
+    if is_unresolved(entry.load(Relaxed)) {
+        // The entry of DTM `t + 1`.
+        entry.store(t + 2, Relaxed);
+        frontier.touch(t + 1, p);
+    }
+}
+
+/// Tells parent `p` that one of its children was won at DTM `t` (odd): that takes one HP, and
+/// the update that takes the last makes the parent lost at `t + 1`, or at its slowest exit if
+/// that is later.
+fn hit_parent<S: Space + ?Sized>(
     space: &S,
     entries: &[AtomicU16],
     frontier: &Frontier,
@@ -195,19 +216,9 @@ fn update_parent<S: Space + ?Sized>(
 ) {
     let entry = &entries[p];
     let pe = entry.load(Relaxed);
-    if !is_unresolved(pe) {
-        return;
-    }
-    // The entry of DTM `t + 1`.
-    let next_entry = t + 2;
-    if t.is_multiple_of(2) {
-        entry.store(next_entry, Relaxed);
-        frontier.touch(t + 1, p);
-        return;
-    }
     // A due state never loses by its moves: a due win is saved by its exit, a due loss has no
     // HP left.
-    if is_due(pe) {
+    if !is_unresolved(pe) || is_due(pe) {
         return;
     }
     let old = entry.fetch_sub(1, Relaxed);
@@ -224,7 +235,8 @@ fn update_parent<S: Space + ?Sized>(
         0
     };
     if exit_loss <= t + 1 {
-        entry.store(next_entry, Relaxed);
+        // The entry of DTM `t + 1`.
+        entry.store(t + 2, Relaxed);
         frontier.touch(t + 1, p);
     } else {
         entry.store(DUE | exit_loss, Release);

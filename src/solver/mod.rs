@@ -75,17 +75,50 @@ impl Exits {
 /// Symmetry can make two moves reach the same canonical state, but only when one of them needed
 /// a symmetry to become canonical. Pushing states that needed none with [`Successors::push_plain`]
 /// lets [`Successors::distinct`] compare only the few mapped ones.
+///
+/// The solver's initialisation needs only how many distinct children a state has: a set made by
+/// [`Successors::counting`] lets a game count, with [`Successors::add_unique`], the states it
+/// knows to be distinct from every other one pushed, without computing them.
 #[derive(Clone, Debug, Default)]
 pub struct Successors {
     plain: Vec<u64>,
     mapped: Vec<u64>,
+    /// States counted by [`Successors::add_unique`].
+    unique: usize,
+    /// Only the number of distinct states is wanted.
+    counting: bool,
 }
 
 impl Successors {
+    /// A set whose user wants only [`Successors::count`]: games may then use
+    /// [`Successors::add_unique`].
+    pub fn counting() -> Successors {
+        Successors {
+            counting: true,
+            ..Successors::default()
+        }
+    }
+
+    /// Whether only the number of distinct states is wanted, so that states known to be
+    /// distinct from every other one may be counted by [`Successors::add_unique`].
+    #[inline]
+    pub fn is_counting(&self) -> bool {
+        self.counting
+    }
+
+    /// Counts `n` states that are distinct from each other and from every other state pushed
+    /// or counted (only in a counting set: they are not listed by [`Successors::distinct`]).
+    #[inline]
+    pub fn add_unique(&mut self, n: usize) {
+        debug_assert!(self.counting, "unique states counted in a set that lists its states");
+        self.unique += n;
+    }
+
     /// Empties the set for the next state.
     pub fn clear(&mut self) {
         self.plain.clear();
         self.mapped.clear();
+        self.unique = 0;
     }
 
     /// A state reached without applying a symmetry: distinct from every other such state.
@@ -117,6 +150,17 @@ impl Successors {
         }
         self.mapped.clear();
         &self.plain
+    }
+
+    /// Every state pushed since the last [`Successors::clear`], a repeated one as often as it was
+    /// pushed: for updates that a repeat leaves as they are.
+    pub fn with_repeats(&self) -> impl Iterator<Item = u64> + '_ {
+        self.plain.iter().chain(&self.mapped).copied()
+    }
+
+    /// The number of distinct states pushed or counted since the last [`Successors::clear`].
+    pub fn count(&mut self) -> usize {
+        self.distinct().len() + self.unique
     }
 }
 
@@ -150,9 +194,18 @@ mod tests {
         s.push_plain(9);
         s.push_mapped(4);
         s.push_mapped(7);
+        assert_eq!(s.with_repeats().count(), 5);
         let mut d = s.distinct().to_vec();
         d.sort();
         assert_eq!(d, [4, 7, 9]);
+        let mut c = Successors::counting();
+        c.add_unique(3);
+        c.push_plain(4);
+        c.push_mapped(4);
+        c.push_mapped(5);
+        assert_eq!(c.count(), 5);
+        c.clear();
+        assert_eq!(c.count(), 0);
     }
 
     #[test]

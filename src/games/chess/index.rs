@@ -90,6 +90,22 @@ fn pair_in_table(wk: Square, bk: Square) -> bool {
     file(wk) <= 3 && rank(wk) <= file(wk) && !adjacent_or_same(wk, bk) && (file(wk) != rank(wk) || rank(bk) <= file(bk))
 }
 
+/// The king pairs `in_table` accepts in increasing `(wK, bK)` order (`wK | bK << 8`), and the
+/// number of each (`[wK * 64 + bK]`, [`NONE`] for the others).
+fn number_pairs(in_table: impl Fn(Square, Square) -> bool) -> (Vec<u32>, Vec<u32>) {
+    let mut pairs = Vec::new();
+    let mut number = vec![NONE; 64 * 64];
+    for wk in 0..64u8 {
+        for bk in 0..64u8 {
+            if in_table(wk, bk) {
+                number[wk as usize * 64 + bk as usize] = pairs.len() as u32;
+                pairs.push(u32::from(wk) | u32::from(bk) << 8);
+            }
+        }
+    }
+    (pairs, number)
+}
+
 /// `C(n, k)` from the one binomial table.
 fn choose(n: u64, k: u64) -> u64 {
     u64::from(binomial(n as u32, k as usize))
@@ -97,16 +113,7 @@ fn choose(n: u64, k: u64) -> u64 {
 
 impl IndexTables {
     fn new() -> IndexTables {
-        let mut king_pairs = Vec::with_capacity(KING_PAIRS);
-        let mut pair_number = vec![NONE; 64 * 64];
-        for wk in 0..64u8 {
-            for bk in 0..64u8 {
-                if pair_in_table(wk, bk) {
-                    pair_number[wk as usize * 64 + bk as usize] = king_pairs.len() as u32;
-                    king_pairs.push(u32::from(wk) | u32::from(bk) << 8);
-                }
-            }
-        }
+        let (king_pairs, pair_number) = number_pairs(pair_in_table);
         assert_eq!(king_pairs.len(), KING_PAIRS);
         let king_canonical = (0..64 * 64)
             .map(|i| {
@@ -123,16 +130,7 @@ impl IndexTables {
                 })
             })
             .collect();
-        let mut pawn_king_pairs = Vec::with_capacity(PAWN_KING_PAIRS);
-        let mut pawn_pair_number = vec![NONE; 64 * 64];
-        for wk in 0..64u8 {
-            for bk in 0..64u8 {
-                if file(wk) <= 3 && !adjacent_or_same(wk, bk) {
-                    pawn_pair_number[wk as usize * 64 + bk as usize] = pawn_king_pairs.len() as u32;
-                    pawn_king_pairs.push(u32::from(wk) | u32::from(bk) << 8);
-                }
-            }
-        }
+        let (pawn_king_pairs, pawn_pair_number) = number_pairs(|wk, bk| file(wk) <= 3 && !adjacent_or_same(wk, bk));
         assert_eq!(pawn_king_pairs.len(), PAWN_KING_PAIRS);
         let pawn_king_canonical = (0..64 * 64)
             .map(|i| {
@@ -443,6 +441,35 @@ impl ChessIndex {
             slot += self.group_rank(g, placement) * g.multiplier;
         }
         slot
+    }
+
+    /// The number of canonical king pairs.
+    pub fn king_pair_count(&self) -> usize {
+        if self.pawns { PAWN_KING_PAIRS } else { KING_PAIRS }
+    }
+
+    /// The squares of the white and the black king of canonical king pair `pair`.
+    pub fn pair_kings(&self, pair: usize) -> (Square, Square) {
+        let pairs = if self.pawns {
+            &self.tables.pawn_king_pairs
+        } else {
+            &self.tables.king_pairs
+        };
+        ((pairs[pair] & 0xFF) as Square, (pairs[pair] >> 8) as Square)
+    }
+
+    /// The number of the canonical king pair of kings on `wk` and `bk`, and whether that pair
+    /// needs no symmetry: then every placement with these kings is canonical as it stands
+    /// (`canonical` says it was not mapped), and in no other one's image. `None` for kings on
+    /// one square or adjacent.
+    #[inline]
+    pub fn king_pair(&self, wk: Square, bk: Square) -> Option<(u32, bool)> {
+        let canonical = if self.pawns {
+            self.tables.pawn_king_canonical[wk as usize * 64 + bk as usize]
+        } else {
+            self.tables.king_canonical[wk as usize * 64 + bk as usize]
+        };
+        (canonical != NONE).then_some((canonical & 0xFFFF, canonical >> 16 == 0))
     }
 
     /// The canonical slot of a placement of legal kings, and whether a symmetry other than the

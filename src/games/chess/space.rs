@@ -33,12 +33,54 @@ struct Exit<'t> {
     entries: &'t [Entry],
 }
 
+/// For counting a position's distinct children without computing them (see
+/// [`Successors::counting`]), per king pair and side to move: which children are sure to be
+/// distinct from every other child.
+#[derive(Clone, Copy, Debug, Default)]
+struct Countable {
+    /// The king's targets whose children have a king pair that no other child can have.
+    king: Bitboard,
+    /// The men's moves (which keep the king pair) meet no king move's child.
+    men: bool,
+}
+
+/// [`Countable`] of every king pair of `index`, per side to move.
+fn countable(index: &ChessIndex, geo: &Geometry) -> Vec<[Countable; 2]> {
+    (0..index.king_pair_count())
+        .map(|own| {
+            let (wk, bk) = index.pair_kings(own);
+            Side::BOTH.map(|moving| {
+                let mut targets = geo.pattern[Kind::King.index()][if moving == Side::First { wk } else { bk } as usize];
+                let mut pairs = Vec::new();
+                while targets != 0 {
+                    let to = targets.trailing_zeros() as Square;
+                    targets &= targets - 1;
+                    let (w, b) = if moving == Side::First { (to, bk) } else { (wk, to) };
+                    if let Some((pair, _)) = index.king_pair(w, b) {
+                        pairs.push((to, pair));
+                    }
+                }
+                let own = own as u32;
+                Countable {
+                    king: pairs
+                        .iter()
+                        .filter(|&&(_, pair)| pair != own && pairs.iter().filter(|&&(_, p)| p == pair).count() == 1)
+                        .fold(0, |b, &(to, _)| b | bit(to)),
+                    men: pairs.iter().all(|&(_, pair)| pair != own),
+                }
+            })
+        })
+        .collect()
+}
+
 /// The solver's view of one chess material.
 pub struct ChessSpace<'t> {
     index: &'t ChessIndex,
     geo: &'static Geometry,
     /// The tables reached by captures and promotions.
     exits: Vec<Exit<'t>>,
+    /// Per king pair and side to move, which children may be counted without computing them.
+    countable: Vec<[Countable; 2]>,
 }
 
 impl<'t> ChessSpace<'t> {
@@ -52,10 +94,12 @@ impl<'t> ChessSpace<'t> {
                 entries: tables.require(&material)?.entries(),
             });
         }
+        let geo = geometry();
         Ok(ChessSpace {
             index,
-            geo: geometry(),
+            geo,
             exits,
+            countable: countable(index, geo),
         })
     }
 
@@ -119,6 +163,8 @@ impl<'t> ChessSpace<'t> {
     /// (slot `slot`), which have `next` to move.
     /// `fast` is false when `slot` is not the slot of `placement` as it stands (an en passant
     /// state): every neighbour is then canonicalised fully.
+    /// `counting`: only the number of distinct neighbours is wanted (see
+    /// [`Successors::counting`]).
     #[inline]
     fn neighbours<'a>(
         &'a self,
@@ -127,12 +173,21 @@ impl<'t> ChessSpace<'t> {
         moving: Side,
         next: Side,
         fast: bool,
+        counting: bool,
     ) -> Neighbours<'a> {
         let base = next.index() as u64 * self.index.per_side();
         let men = self.index.men();
-        let mut partial = [0; MAX_MEN];
         let diagonal = !fast || (!self.index.has_pawns() && ChessIndex::kings_on_diagonal(placement));
-        if !diagonal {
+        let counting = counting && !diagonal;
+        let countable = if counting {
+            let [wk, bk] = placement.kings();
+            let (pair, _) = self.index.king_pair(wk, bk).expect("the kings of a legal position");
+            self.countable[pair as usize][moving.index()]
+        } else {
+            Countable::default()
+        };
+        let mut partial = [0; MAX_MEN];
+        if !diagonal && !countable.men {
             for (i, p) in partial[..men.count].iter_mut().enumerate() {
                 if men.side[i] == moving {
                     let group = self.index.group_of(i);
@@ -147,6 +202,7 @@ impl<'t> ChessSpace<'t> {
             base,
             diagonal,
             partial,
+            countable,
         }
     }
 
@@ -190,6 +246,9 @@ struct Neighbours<'a> {
     diagonal: bool,
     /// `partial[man]`: the next state with the man's group rank taken out.
     partial: [u64; MAX_MEN],
+    /// The neighbours to count, not compute, when only their number is wanted (nothing
+    /// otherwise).
+    countable: Countable,
 }
 
 impl Neighbours<'_> {
@@ -197,6 +256,7 @@ impl Neighbours<'_> {
     #[inline]
     fn push(&self, out: &mut Successors, mover: Mover, mut squares: Bitboard) {
         match mover {
+            Mover::Man(_) if self.countable.men => out.add_unique(squares.count_ones() as usize),
             Mover::Man(man) if !self.diagonal => {
                 let group = self.index.group_of(man);
                 let (partial, multiplier) = (self.partial[man], group.multiplier);
@@ -222,12 +282,25 @@ impl Neighbours<'_> {
                 }
             }
             _ => {
+                // Only a king's move reaches here with countable targets.
+                let unique = squares & self.countable.king;
+                if unique != 0 {
+                    out.add_unique(unique.count_ones() as usize);
+                    squares ^= unique;
+                }
                 while squares != 0 {
                     let to = squares.trailing_zeros() as Square;
                     squares &= squares - 1;
                     let next = self.placement.moved(self.moving, mover, to);
-                    let (slot, mapped) = self.index.canonical(next);
-                    out.push(self.base + slot, mapped);
+                    let [wk, bk] = next.kings();
+                    match self.index.king_pair(wk, bk) {
+                        // Kings that need no symmetry: the slot as it stands.
+                        Some((pair, true)) => out.push_plain(self.base + self.index.slot_as_is(pair, next)),
+                        _ => {
+                            let (slot, mapped) = self.index.canonical(next);
+                            out.push(self.base + slot, mapped);
+                        }
+                    }
                 }
             }
         }
@@ -252,37 +325,28 @@ impl Space for ChessSpace<'_> {
             (placement, side, None, self.index.split(state).1)
         };
         let next = side.other();
-        let neighbours = self.neighbours(placement, slot, side, next, ep_pawn.is_none());
+        let neighbours = self.neighbours(placement, slot, side, next, ep_pawn.is_none(), children.is_counting());
         let men = self.index.men();
         let enemies = men_of(men, placement, next);
         let mut exits = Exits::default();
         let mut moves = 0;
         for_each_move(self.geo, men, placement, side, |mover, from, targets| {
             moves += targets.count_ones();
-            let Mover::Man(pawn) = mover else {
-                return self.piece_moves(
-                    placement,
-                    side,
-                    mover,
-                    targets,
-                    enemies,
-                    &neighbours,
-                    children,
-                    &mut exits,
-                );
+            let pawn = match mover {
+                Mover::Man(man) if men.kind[man] == Kind::Pawn => man,
+                _ => {
+                    return self.piece_moves(
+                        placement,
+                        side,
+                        mover,
+                        targets,
+                        enemies,
+                        &neighbours,
+                        children,
+                        &mut exits,
+                    );
+                }
             };
-            if men.kind[pawn] != Kind::Pawn {
-                return self.piece_moves(
-                    placement,
-                    side,
-                    mover,
-                    targets,
-                    enemies,
-                    &neighbours,
-                    children,
-                    &mut exits,
-                );
-            }
             let mut quiet = 0;
             let mut left = targets;
             while left != 0 {
@@ -340,7 +404,7 @@ impl Space for ChessSpace<'_> {
         let (side, slot) = self.index.split(state);
         let placement = self.index.placement(slot);
         let mover = side.other();
-        let neighbours = self.neighbours(placement, slot, mover, mover, true);
+        let neighbours = self.neighbours(placement, slot, mover, mover, true, false);
         for_each_unmove(self.geo, men, placement, side, |piece, to, mut sources| {
             if let Mover::Man(pawn) = piece
                 && men.kind[pawn] == Kind::Pawn
@@ -351,6 +415,9 @@ impl Space for ChessSpace<'_> {
                 sources &= !bit(backward(mover, backward(mover, to)));
             }
             neighbours.push(parents, piece, sources);
+            if self.index.ep_man(mover).is_none() {
+                return;
+            }
             let mut left = sources;
             while left != 0 {
                 let from = left.trailing_zeros() as Square;
