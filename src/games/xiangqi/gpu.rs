@@ -441,8 +441,9 @@ impl GpuRounds for XiangqiGpu {
 
 #[cfg(test)]
 mod tests {
-    use super::super::asian::{attacks, threats};
+    use super::super::asian::{attacks, candidates, threats};
     use super::super::moves::for_each_legal_move;
+    use super::super::space::XiangqiSpace;
     use super::*;
     use crate::games::Game;
     use crate::games::xiangqi::Xiangqi;
@@ -546,9 +547,9 @@ fn probe_threats(
             let out = probe(
                 &gpu,
                 &rules,
-                &rules,
                 PROBE_WGSL,
                 "probe_threats",
+                states.len() as u64,
                 &states,
                 states.len() * PROBE_WIDTH,
             )
@@ -569,6 +570,76 @@ fn probe_threats(
             }
         }
         assert!(checks > 100 && chases > 100, "{checks} checks, {chases} chases");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    /// For every state: its candidate marks (none unless it is a draw), into `rule_mark_words`.
+    const CANDIDATES_WGSL: &str = "
+@compute @workgroup_size(WORKGROUP)
+fn probe_candidates(
+    @builtin(workgroup_id) wg: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+) {
+    let state = thread_index(wg, groups, local);
+    if state < STATES && rule_live(state) {
+        atomicStore(&rule_mark_words[state], game_rule_candidates(state));
+    }
+}
+";
+
+    #[test]
+    fn the_wgsl_candidate_marks_equal_the_rust_ones_on_every_draw() {
+        let Some(gpu) = Gpu::open_unless_absent().unwrap() else {
+            return;
+        };
+        let dir = std::env::temp_dir().join(format!("egtb-xiangqi-candidates-{}", std::process::id()));
+        let mut generator = Generator::<Xiangqi>::new(&dir, Default::default(), &Silent);
+        let (mut checks, mut chases) = (0, 0);
+        for name in ["KRvKN", "KNvKP", "KRvKP"] {
+            let material = Material::parse(GameId::Xiangqi, name).unwrap().canonical().0;
+            let entries = generator.ensure(&material).unwrap().entries().to_vec();
+            let index = Xiangqi::index(&material, Default::default()).unwrap();
+            let space = XiangqiSpace::new(&index, generator.tables()).unwrap();
+            let mut expected = vec![0u32; entries.len()];
+            for (state, check, chased) in candidates(&space, &index, &entries) {
+                let decoded = index.decode_state(state).unwrap();
+                let opponent = index.layout.sides[1 - decoded.side_to_move];
+                let slots = (opponent.0..opponent.1).filter(|&j| chased >> decoded.board.squares[j] & 1 == 1);
+                expected[state as usize] = slots.fold(if check { MARK_CHECK } else { 0 }, |m, j| m | 1 << j);
+                checks += usize::from(check);
+                chases += usize::from(chased != 0);
+            }
+            let words: Vec<u32> = entries
+                .chunks(2)
+                .map(|pair| u32::from(pair[0]) | pair.get(1).map_or(0, |&e| u32::from(e) << 16))
+                .collect();
+            let rules = XiangqiGpu::new(&index, generator.tables()).unwrap().under_asian_rules();
+            let states = index.states();
+            let out = probe(
+                &gpu,
+                &rules,
+                CANDIDATES_WGSL,
+                "probe_candidates",
+                states,
+                &words,
+                states as usize,
+            )
+            .unwrap();
+            let differing = (0..entries.len())
+                .filter(|&s| out[s] != expected[s])
+                .collect::<Vec<_>>();
+            assert!(
+                differing.is_empty(),
+                "{name}: {} states differ, first {:?}",
+                differing.len(),
+                differing.first()
+            );
+        }
+        assert!(
+            checks > 1000 && chases > 50,
+            "{checks} check candidates, {chases} chase candidates"
+        );
         std::fs::remove_dir_all(dir).unwrap();
     }
 }

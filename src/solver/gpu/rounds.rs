@@ -9,7 +9,7 @@
 //! passes the host reads back one control word every few passes; each round it uploads the
 //! entries of its solve and reads back the marks.
 
-use anyhow::{Result, bail};
+use anyhow::{Result, anyhow, bail};
 
 use super::buffers::Layout;
 use super::device::Gpu;
@@ -230,11 +230,22 @@ impl<'g> RulePasses<'g> {
             gpu.buffer(what, bytes, wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST)
         };
         let game_buffers: Vec<&wgpu::Buffer> = data.iter().map(|(_, b)| b).collect();
+        // The three kernels that walk a state's moves take most of the compile time: the driver
+        // compiles them side by side.
+        let [candidates, answer, prune] = std::thread::scope(|scope| {
+            ["rule_candidates", "rule_answer", "rule_prune"]
+                .map(|entry| scope.spawn(|| layouts.pipeline(gpu, &module, entry)))
+                .map(|compiling| {
+                    compiling
+                        .join()
+                        .unwrap_or_else(|_| Err(anyhow!("compiling a rule pass failed")))
+                })
+        });
         Ok(RulePasses {
             gpu,
-            candidates: layouts.pipeline(gpu, &module, "rule_candidates")?,
-            answer: layouts.pipeline(gpu, &module, "rule_answer")?,
-            prune: layouts.pipeline(gpu, &module, "rule_prune")?,
+            candidates: candidates?,
+            answer: answer?,
+            prune: prune?,
             settle: layouts.pipeline(gpu, &module, "rule_settle")?,
             game_group: bind_group(gpu, &layouts.game, &game_buffers)?,
             rule_group: bind_group(gpu, &layouts.rule, &[&entries, &marks, &answers, &control])?,
@@ -326,20 +337,23 @@ impl<'g> RulePasses<'g> {
     }
 }
 
-/// Runs `kernel`, an entry point of `extra` (WGSL joined after the game's rule module), one
-/// thread per word of `input`, which it reads as `rule_entries`; returns the `output_words`
-/// words it writes to `marks`. The tests that hold the rule module's functions equal to their
+/// Runs `kernel`, an entry point of `extra` (WGSL joined after the rule module of `rules`), on
+/// `threads` threads, with `input` as `rule_entries`; returns the `output_words` words it writes
+/// to `rule_mark_words`. The tests that hold the rule module's functions equal to their
 /// Rust twins run through it.
 #[cfg(test)]
 pub(crate) fn probe(
     gpu: &Gpu,
     rules: &dyn GpuRules,
-    rounds: &dyn GpuRounds,
     extra: &str,
     kernel: &str,
+    threads: u64,
     input: &[u32],
     output_words: usize,
 ) -> Result<Vec<u32>> {
+    let Some(rounds) = rules.rounds() else {
+        bail!("the rules have no rounds to probe");
+    };
     let (module, data) = rule_module(gpu, rules, rounds, extra)?;
     let layouts = RuleLayouts::new(gpu, data.len());
     let pipeline = layouts.pipeline(gpu, &module, kernel)?;
@@ -360,7 +374,7 @@ pub(crate) fn probe(
     let game_buffers: Vec<&wgpu::Buffer> = data.iter().map(|(_, b)| b).collect();
     let game_group = bind_group(gpu, &layouts.game, &game_buffers)?;
     let rule_group = bind_group(gpu, &layouts.rule, &[&input_buffer, &output, &answers, &control])?;
-    let (x, y) = grid(input.len() as u64, gpu.limits.max_compute_workgroups_per_dimension)?;
+    let (x, y) = grid(threads, gpu.limits.max_compute_workgroups_per_dimension)?;
     let mut encoder = gpu
         .device
         .create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
