@@ -156,8 +156,9 @@ fn the_gpu_solver_equals_the_cpu_in_entries_and_rulings() {
     let dir = temp_dir("asian-gpu");
     let mut generator = Generator::<Xiangqi>::new(&dir, ASIAN, &Silent);
     let mut reasons = Vec::new();
-    for name in ["KRvKN", "KNvKN", "KRvKC"] {
-        let m = material(name);
+    // KNvKP has draws whose side to move starts as chasing a pawn, which the passes must clear.
+    for name in ["KRvKN", "KNvKP", "KRvKC"] {
+        let m = material(name).canonical().0;
         generator.ensure_smaller(&m).unwrap();
         let cpu = generator.solve(&m, Backend::Cpu).unwrap();
         let gpu = generator.solve(&m, Backend::Gpu).unwrap();
