@@ -353,8 +353,8 @@ impl<'p, G: Game> Generator<'p, G> {
             solver,
             wall: start.elapsed(),
             kernel: solution.kernel_time,
-            rulings: Vec::new(),
-            rounds: 0,
+            rulings: solution.rulings,
+            rounds: solution.rounds,
         })
     }
 }

@@ -372,41 +372,37 @@ fn digit_partial(moved: u32) -> vec2<u32> {
     return vec2<u32>(cur_slot, cur_mirror) - ranks * group.stride;
 }
 
-// Pushes the state (`base`: its side's first state) of the decoded board with the piece in
-// `moved` on `square` instead (`partial`: its `digit_partial`). Unless the red king moves, only
-// the moved piece's digit changes, in the slot and (red king on the centre file) in the mirror
-// slot.
-fn push_moved(out: ptr<function, Successors>, moved: u32, square: u32, base: u32, partial: vec2<u32>) {
+// The slot of the board as it stands, after a move of the piece in `moved` from the decoded
+// state (`partial`: its `digit_partial`), and whether the mirror produced it. Unless the red king
+// moved, only the moved piece's digit changes, in the slot and (red king on the centre file) in
+// the mirror slot.
+fn child_after(moved: u32, partial: vec2<u32>) -> vec2<u32> {
     if moved == 0u {
-        let now = square_of(0u);
-        set_square(0u, square);
-        let child = canonical_slot(0u);
-        set_square(0u, now);
-        if child.y == 0u {
-            succ_push_plain(out, base + child.x);
-        } else {
-            succ_push_mapped(out, base + child.x);
-        }
-        return;
+        return canonical_slot(0u);
     }
-    push_digit(out, moved, square, base, partial);
-}
-
-// `push_moved` for any piece but the red king.
-fn push_digit(out: ptr<function, Successors>, moved: u32, square: u32, base: u32, partial: vec2<u32>) {
     let group = this_group(slot_group(moved));
-    let now = square_of(moved);
-    set_square(moved, square);
     let slot = partial.x + group_rank(0u, group, false) * group.stride;
     var mirrored = slot;
     if cur_centre {
         mirrored = partial.y + group_rank(0u, group, true) * group.stride;
     }
-    set_square(moved, now);
     if mirrored < slot {
-        succ_push_mapped(out, base + mirrored);
+        return vec2<u32>(mirrored, 1u);
+    }
+    return vec2<u32>(slot, 0u);
+}
+
+// Pushes the state (`base`: its side's first state) of the decoded board with the piece in
+// `moved` on `square` instead (`partial`: its `digit_partial`).
+fn push_moved(out: ptr<function, Successors>, moved: u32, square: u32, base: u32, partial: vec2<u32>) {
+    let now = square_of(moved);
+    set_square(moved, square);
+    let child = child_after(moved, partial);
+    set_square(moved, now);
+    if child.y == 0u {
+        succ_push_plain(out, base + child.x);
     } else {
-        succ_push_plain(out, base + slot);
+        succ_push_mapped(out, base + child.x);
     }
 }
 
@@ -569,7 +565,7 @@ fn game_expand(state: u32, out: ptr<function, Successors>) -> Node {
         moves += countOneBits(quiet.x) + countOneBits(quiet.y) + countOneBits(quiet.z);
         var left = quiet;
         while !bb_empty(left) {
-            push_digit(out, slot, bb_pop(&left), base, partial);
+            push_moved(out, slot, bb_pop(&left), base, partial);
         }
         left = all & ~quiet;
         while !bb_empty(left) {

@@ -283,13 +283,46 @@ fn candidate(node: &DrawNode, live: &[bool], all: impl Fn(&Step) -> bool) -> boo
     !node.escapes && live_steps(node, live).next().is_some() && live_steps(node, live).all(all)
 }
 
+/// Whether the mover of a live node starts as a perpetual checker: every drawing move checks.
+fn check_candidate(node: &DrawNode, live: &[bool]) -> bool {
+    candidate(node, live, |s| s.check)
+}
+
+/// The squares of the pieces that the mover of a live node starts as chasing perpetually: those
+/// that every drawing move chases, none of them a check.
+fn chase_candidates(node: &DrawNode, live: &[bool]) -> u128 {
+    if candidate(node, live, |s| !s.check) {
+        live_steps(node, live).fold(!0, |m, s| m & s.chases())
+    } else {
+        0
+    }
+}
+
+/// Per drawn state of `entries`: the state, whether its mover starts as a perpetual checker, and
+/// the squares it starts as chasing (the first pass of a round, which the GPU twin is held to).
+#[cfg(test)]
+pub(crate) fn candidates(space: &XiangqiSpace, index: &XiangqiIndex, entries: &[Entry]) -> Vec<(u64, bool, u128)> {
+    let draws = Draws::find(space, index, entries);
+    let live = vec![true; draws.states.len()];
+    let marks = draws
+        .nodes
+        .iter()
+        .map(|node| (check_candidate(node, &live), chase_candidates(node, &live)));
+    draws
+        .states
+        .iter()
+        .zip(marks)
+        .map(|(&state, (check, chases))| (state, check, chases))
+        .collect()
+}
+
 /// Per node: the mover can only go on checking perpetually.
 fn perpetual_checks(draws: &Draws, live: &[bool]) -> Vec<bool> {
     let mut marked: Vec<bool> = draws
         .nodes
         .par_iter()
         .zip(live)
-        .map(|(node, &live_node)| live_node && candidate(node, live, |s| s.check))
+        .map(|(node, &live_node)| live_node && check_candidate(node, live))
         .collect();
     loop {
         let next: Vec<bool> = draws
@@ -318,13 +351,7 @@ fn perpetual_chases(draws: &Draws, live: &[bool]) -> Vec<u128> {
         .nodes
         .par_iter()
         .zip(live)
-        .map(|(node, &live_node)| {
-            if live_node && candidate(node, live, |s| !s.check) {
-                live_steps(node, live).fold(!0, |m, s| m & s.chases())
-            } else {
-                0
-            }
-        })
+        .map(|(node, &live_node)| if live_node { chase_candidates(node, live) } else { 0 })
         .collect();
     loop {
         let next: Vec<u128> = draws

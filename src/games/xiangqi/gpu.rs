@@ -26,11 +26,18 @@ use super::space::ExitMap;
 use crate::games::IndexSpace;
 use crate::games::binomial::binomial;
 use crate::games::exit_entries::ExitEntries;
-use crate::solver::gpu::{GpuData, GpuRules};
+use crate::solver::gpu::{GpuData, GpuRounds, GpuRules};
+use crate::solver::rounds::Reason;
 use crate::table::TableSet;
 
 /// The xiangqi rules module, joined after the prelude.
 const XIANGQI_WGSL: &str = include_str!("../../../shaders/games/xiangqi.wgsl");
+/// The Asian rules' rule module (see [`super::asian`]), joined after the rule passes.
+const XIANGQI_ASIAN_WGSL: &str = include_str!("../../../shaders/games/xiangqi_asian.wgsl");
+/// The mark of a position whose side to move may be checking perpetually; bit `j` below it marks
+/// a chase of the piece in slot `j` (see xiangqi_asian.wgsl).
+const MARK_CHECK: u32 = 1 << 15;
+const _: () = assert!(GPU_PIECES <= 15);
 
 /// Entries per square of a leaper table (the horse's eight moves at most).
 const LEAP_WIDTH: usize = 8;
@@ -109,6 +116,8 @@ pub struct XiangqiGpu {
     prelude: String,
     material: Vec<u32>,
     exit_entries: Vec<u32>,
+    /// Solved under the Asian rules, in rounds of rulings.
+    asian: bool,
 }
 
 impl XiangqiGpu {
@@ -150,6 +159,11 @@ impl XiangqiGpu {
         let constants = [
             ("GAME_MAX_SUCCESSORS", max_successors(g, layout)),
             ("PIECES", pieces),
+            (
+                "SIDE_PIECES",
+                layout.sides.iter().map(|&(start, end)| end - start).max().unwrap_or(0),
+            ),
+            ("MARK_CHECK", MARK_CHECK as usize),
             ("SLOT_KINDS_LOW", slot_nibbles(layout, 0, kind)),
             ("SLOT_KINDS_HIGH", slot_nibbles(layout, 8, kind)),
             (
@@ -205,7 +219,13 @@ impl XiangqiGpu {
             prelude,
             material,
             exit_entries: exit_entries.into_words(),
+            asian: false,
         })
+    }
+
+    /// The same rules solved under the Asian rules on perpetual check and chase, in rounds.
+    pub fn under_asian_rules(self) -> XiangqiGpu {
+        XiangqiGpu { asian: true, ..self }
     }
 }
 
@@ -398,5 +418,228 @@ impl GpuRules for XiangqiGpu {
                 words: Cow::Borrowed(&self.exit_entries),
             },
         ]
+    }
+
+    fn rounds(&self) -> Option<&dyn GpuRounds> {
+        self.asian.then_some(self as &dyn GpuRounds)
+    }
+}
+
+impl GpuRounds for XiangqiGpu {
+    fn rule_wgsl(&self) -> String {
+        XIANGQI_ASIAN_WGSL.to_string()
+    }
+
+    fn reason(&self, marks: u32) -> Reason {
+        if marks & MARK_CHECK != 0 {
+            Reason::PerpetualCheck
+        } else {
+            Reason::PerpetualChase
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::asian::{attacks, candidates, threats};
+    use super::super::moves::for_each_legal_move;
+    use super::super::space::XiangqiSpace;
+    use super::*;
+    use crate::games::Game;
+    use crate::games::xiangqi::Xiangqi;
+    use crate::generate::Generator;
+    use crate::material::{GameId, Material};
+    use crate::solver::Silent;
+    use crate::solver::gpu::{Gpu, probe};
+
+    /// Moves a probed state may have (a legal position has far fewer).
+    const PROBE_MOVES: usize = 64;
+    /// Words per probed state: the move count, then per move its squares and check
+    /// (`from | to << 8 | check << 16`) and its three words of chases.
+    const PROBE_WIDTH: usize = 1 + 4 * PROBE_MOVES;
+
+    /// For each state of `rule_entries`: every legal move with what xiangqi_asian.wgsl's
+    /// `move_threats` makes of it, into `rule_mark_words`.
+    const PROBE_WGSL: &str = "
+const PROBE_MOVES: u32 = 64u;
+const PROBE_WIDTH: u32 = 1u + 4u * PROBE_MOVES;
+
+@compute @workgroup_size(WORKGROUP)
+fn probe_threats(
+    @builtin(workgroup_id) wg: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+) {
+    let i = thread_index(wg, groups, local);
+    if i >= arrayLength(&rule_entries) || !decode(rule_entries[i]) {
+        return;
+    }
+    let at = i * PROBE_WIDTH;
+    let mover = cur_side;
+    let before = attacks_of(mover);
+    var n = 0u;
+    for (var slot = side_start(mover); slot < side_end(mover); slot += 1u) {
+        let origin = square_of(slot);
+        var left = targets(slot);
+        while !bb_empty(left) {
+            let to = bb_pop(&left);
+            let victim = make(slot, to);
+            if !in_check(mover) {
+                let t = move_threats(mover, before);
+                if n < PROBE_MOVES {
+                    let w = at + 1u + 4u * n;
+                    atomicStore(&rule_mark_words[w], origin | (to << 8u) | (select(0u, 1u, t.check) << 16u));
+                    atomicStore(&rule_mark_words[w + 1u], t.chases.x);
+                    atomicStore(&rule_mark_words[w + 2u], t.chases.y);
+                    atomicStore(&rule_mark_words[w + 3u], t.chases.z);
+                }
+                n += 1u;
+            }
+            unmake(slot, origin, victim);
+        }
+    }
+    atomicStore(&rule_mark_words[at], n);
+}
+";
+
+    /// Every legal move of a state as the probe writes it, sorted: [from | to << 8 | check << 16,
+    /// chases (three words)].
+    fn rust_threats(index: &XiangqiIndex, state: u64) -> Vec<[u32; 4]> {
+        let mut decoded = index.decode_state(state).expect("a legal state");
+        let mover = decoded.side_to_move;
+        let before = attacks(&mut decoded.board, mover);
+        let start = decoded.board.squares;
+        let mut moves = Vec::new();
+        for_each_legal_move(&mut decoded.board, mover, |board, slot, _| {
+            let t = threats(&mut board.clone(), mover, &before);
+            let squares = u32::from(start[slot]) | u32::from(board.squares[slot]) << 8;
+            let c = t.chases;
+            moves.push([
+                squares | u32::from(t.check) << 16,
+                c as u32,
+                (c >> 32) as u32,
+                (c >> 64) as u32,
+            ]);
+        });
+        moves.sort_unstable();
+        moves
+    }
+
+    #[test]
+    fn the_wgsl_threats_of_every_move_equal_the_rust_ones_on_random_positions() {
+        let Some(gpu) = Gpu::open_unless_absent().unwrap() else {
+            return;
+        };
+        let dir = std::env::temp_dir().join(format!("egtb-xiangqi-threats-{}", std::process::id()));
+        let mut generator = Generator::<Xiangqi>::new(&dir, Default::default(), &Silent);
+        let (mut checks, mut chases) = (0, 0);
+        for name in ["KRvKR", "KCvKRA", "KNvKCE", "KRvKNP"] {
+            let material = Material::parse(GameId::Xiangqi, name).unwrap().canonical().0;
+            generator.ensure_smaller(&material).unwrap();
+            let index = Xiangqi::index(&material, Default::default()).unwrap();
+            let rules = XiangqiGpu::new(&index, generator.tables()).unwrap().under_asian_rules();
+            // A fixed stride through the states: every side to move, slots all over the board.
+            let states: Vec<u32> = (0..index.states())
+                .step_by((index.states() / 3000) as usize | 1)
+                .filter(|&s| index.decode_state(s).is_some())
+                .map(|s| s as u32)
+                .collect();
+            let out = probe(
+                &gpu,
+                &rules,
+                PROBE_WGSL,
+                "probe_threats",
+                states.len() as u64,
+                &states,
+                states.len() * PROBE_WIDTH,
+            )
+            .unwrap();
+            for (i, &state) in states.iter().enumerate() {
+                let record = &out[i * PROBE_WIDTH..(i + 1) * PROBE_WIDTH];
+                let n = record[0] as usize;
+                assert!(n <= PROBE_MOVES, "{name} state {state}: {n} moves");
+                let mut gpu_moves: Vec<[u32; 4]> = record[1..1 + 4 * n]
+                    .chunks(4)
+                    .map(|m| [m[0], m[1], m[2], m[3]])
+                    .collect();
+                gpu_moves.sort_unstable();
+                let rust_moves = rust_threats(&index, u64::from(state));
+                assert_eq!(gpu_moves, rust_moves, "{name} state {state}");
+                checks += rust_moves.iter().filter(|m| m[0] >> 16 != 0).count();
+                chases += rust_moves.iter().filter(|m| m[1..] != [0; 3]).count();
+            }
+        }
+        assert!(checks > 100 && chases > 100, "{checks} checks, {chases} chases");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    /// For every state: its candidate marks (none unless it is a draw), into `rule_mark_words`.
+    const CANDIDATES_WGSL: &str = "
+@compute @workgroup_size(WORKGROUP)
+fn probe_candidates(
+    @builtin(workgroup_id) wg: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+) {
+    let state = thread_index(wg, groups, local);
+    if state < STATES && rule_live(state) {
+        atomicStore(&rule_mark_words[state], game_rule_candidates(state));
+    }
+}
+";
+
+    #[test]
+    fn the_wgsl_candidate_marks_equal_the_rust_ones_on_every_draw() {
+        let Some(gpu) = Gpu::open_unless_absent().unwrap() else {
+            return;
+        };
+        let dir = std::env::temp_dir().join(format!("egtb-xiangqi-candidates-{}", std::process::id()));
+        let mut generator = Generator::<Xiangqi>::new(&dir, Default::default(), &Silent);
+        let (mut checks, mut chases) = (0, 0);
+        for name in ["KRvKN", "KNvKP", "KRvKP"] {
+            let material = Material::parse(GameId::Xiangqi, name).unwrap().canonical().0;
+            let entries = generator.ensure(&material).unwrap().entries().to_vec();
+            let index = Xiangqi::index(&material, Default::default()).unwrap();
+            let space = XiangqiSpace::new(&index, generator.tables()).unwrap();
+            let mut expected = vec![0u32; entries.len()];
+            for (state, check, chased) in candidates(&space, &index, &entries) {
+                let decoded = index.decode_state(state).unwrap();
+                let opponent = index.layout.sides[1 - decoded.side_to_move];
+                let slots = (opponent.0..opponent.1).filter(|&j| chased >> decoded.board.squares[j] & 1 == 1);
+                expected[state as usize] = slots.fold(if check { MARK_CHECK } else { 0 }, |m, j| m | 1 << j);
+                checks += usize::from(check);
+                chases += usize::from(chased != 0);
+            }
+            let words: Vec<u32> = entries
+                .chunks(2)
+                .map(|pair| u32::from(pair[0]) | pair.get(1).map_or(0, |&e| u32::from(e) << 16))
+                .collect();
+            let rules = XiangqiGpu::new(&index, generator.tables()).unwrap().under_asian_rules();
+            let states = index.states();
+            let out = probe(
+                &gpu,
+                &rules,
+                CANDIDATES_WGSL,
+                "probe_candidates",
+                states,
+                &words,
+                states as usize,
+            )
+            .unwrap();
+            let differing = (0..entries.len())
+                .filter(|&s| out[s] != expected[s])
+                .collect::<Vec<_>>();
+            assert!(
+                differing.is_empty(),
+                "{name}: {} states differ, first {:?}",
+                differing.len(),
+                differing.first()
+            );
+        }
+        assert!(
+            checks > 1000 && chases > 50,
+            "{checks} check candidates, {chases} chase candidates"
+        );
+        std::fs::remove_dir_all(dir).unwrap();
     }
 }

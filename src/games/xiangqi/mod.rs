@@ -264,10 +264,11 @@ impl Game for Xiangqi {
         rules: XiangqiRules,
         tables: &'t TableSet,
     ) -> Result<Box<dyn GpuRules + 't>> {
+        let rules_gpu = gpu::XiangqiGpu::new(index, tables)?;
         if rules.repetition == Repetition::Asian && asian::rules_apply(&index.material) {
-            bail!("the GPU solver has no xiangqi Asian rules yet (use --backend cpu)");
+            return Ok(Box::new(rules_gpu.under_asian_rules()));
         }
-        Ok(Box::new(gpu::XiangqiGpu::new(index, tables)?))
+        Ok(Box::new(rules_gpu))
     }
 
     fn parse_position(text: &str) -> Result<Position> {

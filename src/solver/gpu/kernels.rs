@@ -232,13 +232,19 @@ impl Kernels {
 /// How a module sees the chunks and the control words: as atomics (the kernels that update
 /// states concurrently) or as plain words (the sweep, whose threads own their words).
 #[derive(Clone, Copy, PartialEq)]
-enum Access {
+pub(super) enum Access {
     Atomic,
     Plain,
 }
 
 /// Constants, the solver's bindings and the chunk accessors.
-fn prelude(layout: Layout, queue_capacity: u32, max_groups: u32, window_states: u64, access: Access) -> String {
+pub(super) fn prelude(
+    layout: Layout,
+    queue_capacity: u32,
+    max_groups: u32,
+    window_states: u64,
+    access: Access,
+) -> String {
     let mut source = String::new();
     let constants = [
         ("WINDOW_STATES", window_states.min(u64::from(u32::MAX))),
@@ -284,7 +290,7 @@ fn prelude(layout: Layout, queue_capacity: u32, max_groups: u32, window_states: 
 
 /// The program of the kernels that expand states: a prelude of atomic chunks, the game's data
 /// bindings, common.wgsl, solver.wgsl, the game's rules.
-fn solver_program(mut source: String, rules: &dyn GpuRules, data: &[(String, wgpu::Buffer)]) -> String {
+pub(super) fn solver_program(mut source: String, rules: &dyn GpuRules, data: &[(String, wgpu::Buffer)]) -> String {
     for (binding, (name, _)) in data.iter().enumerate() {
         let _ = writeln!(
             source,
@@ -306,7 +312,7 @@ fn select_program(mut source: String, shape: &SweepShape) -> String {
     source
 }
 
-fn bind_layout(gpu: &Gpu, label: &str, count: u32, read_only: bool) -> wgpu::BindGroupLayout {
+pub(super) fn bind_layout(gpu: &Gpu, label: &str, count: u32, read_only: bool) -> wgpu::BindGroupLayout {
     let entries: Vec<wgpu::BindGroupLayoutEntry> = (0..count)
         .map(|binding| wgpu::BindGroupLayoutEntry {
             binding,
@@ -325,7 +331,11 @@ fn bind_layout(gpu: &Gpu, label: &str, count: u32, read_only: bool) -> wgpu::Bin
     })
 }
 
-fn bind_group(gpu: &Gpu, layout: &wgpu::BindGroupLayout, buffers: &[&wgpu::Buffer]) -> Result<wgpu::BindGroup> {
+pub(super) fn bind_group(
+    gpu: &Gpu,
+    layout: &wgpu::BindGroupLayout,
+    buffers: &[&wgpu::Buffer],
+) -> Result<wgpu::BindGroup> {
     let entries: Vec<wgpu::BindGroupEntry> = buffers
         .iter()
         .enumerate()
@@ -344,7 +354,7 @@ fn bind_group(gpu: &Gpu, layout: &wgpu::BindGroupLayout, buffers: &[&wgpu::Buffe
 }
 
 /// A 2D grid of workgroups with at least `threads` threads, each side within `max_dim`.
-fn grid(threads: u64, max_dim: u32) -> Result<(u32, u32)> {
+pub(super) fn grid(threads: u64, max_dim: u32) -> Result<(u32, u32)> {
     let groups = threads.div_ceil(WORKGROUP).max(1);
     let x = groups.min(u64::from(max_dim));
     let y = groups.div_ceil(x);

@@ -15,6 +15,7 @@
 mod buffers;
 mod device;
 mod kernels;
+mod rounds;
 
 use std::borrow::Cow;
 use std::time::Duration;
@@ -22,8 +23,12 @@ use std::time::Duration;
 use anyhow::{Result, bail};
 
 pub use device::Gpu;
+pub use rounds::GpuRounds;
+#[cfg(test)]
+pub(crate) use rounds::probe;
 
 use super::Progress;
+use crate::solver::rounds::Ruling;
 use crate::value::Entry;
 use buffers::{Layout, StateBuffers};
 use kernels::{
@@ -66,6 +71,10 @@ pub trait GpuRules {
     fn wgsl(&self) -> String;
     /// The data buffers the module reads.
     fn data(&self) -> Vec<GpuData<'_>>;
+    /// The rules that rule on repetitions, in rounds (see [`GpuRounds`]); `None`: a plain solve.
+    fn rounds(&self) -> Option<&dyn GpuRounds> {
+        None
+    }
 }
 
 /// Settings of a GPU solve.
@@ -111,8 +120,12 @@ pub struct GpuSolution {
     pub entries: Vec<Entry>,
     /// Time spent in the kernels, measured by timestamp queries when the device has them.
     pub kernel_time: Option<KernelTime>,
-    /// Layers swept.
+    /// Layers swept (in every round's solve).
     pub layers: u32,
+    /// Positions ruled lost by repetition rules, ordered by state.
+    pub rulings: Vec<Ruling>,
+    /// Rounds of rulings that ruled something.
+    pub rounds: u16,
 }
 
 /// Kernel time by phase: expanding every state, then the layers: their sweeps, and the rest.
@@ -162,8 +175,12 @@ pub fn solve(rules: &dyn GpuRules, options: &GpuOptions, progress: &dyn Progress
 const HEADER_WORDS: u64 = CTRL_FOUND;
 
 impl Gpu {
-    /// Solves `rules` on this GPU; the entries equal [`crate::solver::cpu::solve`]'s.
+    /// Solves `rules` on this GPU, in rounds of rulings when the rules have them; the entries
+    /// and rulings equal the CPU solver's.
     pub fn solve(&self, rules: &dyn GpuRules, options: &GpuOptions, progress: &dyn Progress) -> Result<GpuSolution> {
+        if let Some(rounds) = rules.rounds() {
+            return rounds::solve_in_rounds(self, rules, rounds, options, progress);
+        }
         let states = rules.states();
         if states > MAX_GPU_STATES {
             bail!(
@@ -175,6 +192,8 @@ impl Gpu {
                 entries: Vec::new(),
                 kernel_time: Some(KernelTime::default()),
                 layers: 0,
+                rulings: Vec::new(),
+                rounds: 0,
             });
         }
         let split = options.split_bytes.unwrap_or(self.max_binding_bytes());
@@ -257,6 +276,8 @@ impl Gpu {
             entries,
             kernel_time: run.kernel_time,
             layers,
+            rulings: Vec::new(),
+            rounds: 0,
         })
     }
 

@@ -1,0 +1,113 @@
+// The rule passes of one round of rulings (src/solver/rounds.rs; driven by
+// src/solver/gpu/rounds.rs): a greatest fixed point of marks on the draws of a solved table.
+// Every live state (a draw) starts with its candidate marks; then, until a pass removes nothing,
+// each live state works out its answers from the marks of the states its moves reach, and each
+// marked state keeps only the marks that the answers of the states its moves reach support.
+// Marks only ever go, so the result is the greatest fixed point whatever order threads run in.
+//
+// Joined after the solver program (prelude, game data, common.wgsl, solver.wgsl, the game's rules
+// module) and before the game's rule module, which defines:
+//   fn game_rule_candidates(state: u32) -> u32;         // the marks a live state starts with
+//   fn game_rule_answers(state: u32) -> u32;            // a live state's answers (reads rule_marks)
+//   fn game_rule_keep(state: u32, marks: u32) -> u32;   // the marks a marked state keeps (reads
+//                                                       // rule_answers)
+// Entries, marks and answers are 16 bits a state, two states a word.
+
+@group(3) @binding(0) var<storage, read_write> rule_entries: array<u32>;
+@group(3) @binding(1) var<storage, read_write> rule_mark_words: array<atomic<u32>>;
+@group(3) @binding(2) var<storage, read_write> rule_answer_words: array<atomic<u32>>;
+// RULE_CHANGED: a pass removed a mark; RULE_STABLE: the last pass removed none (the passes
+// recorded after it return at once); RULE_PASSES: the pruning passes run.
+@group(3) @binding(3) var<storage, read_write> rule_control: array<atomic<u32>>;
+
+const RULE_CHANGED: u32 = 0u;
+const RULE_STABLE: u32 = 1u;
+const RULE_PASSES: u32 = 2u;
+
+fn half_shift(state: u32) -> u32 {
+    return 16u * (state & 1u);
+}
+
+// Whether a state is still a draw.
+fn rule_live(state: u32) -> bool {
+    return ((rule_entries[state >> 1u] >> half_shift(state)) & 0xFFFFu) == DRAW;
+}
+
+fn rule_marks(state: u32) -> u32 {
+    return (atomicLoad(&rule_mark_words[state >> 1u]) >> half_shift(state)) & 0xFFFFu;
+}
+
+fn rule_answers(state: u32) -> u32 {
+    return (atomicLoad(&rule_answer_words[state >> 1u]) >> half_shift(state)) & 0xFFFFu;
+}
+
+fn rule_stable() -> bool {
+    return atomicLoad(&rule_control[RULE_STABLE]) != 0u;
+}
+
+// The candidates of every live state, into zeroed marks.
+@compute @workgroup_size(WORKGROUP)
+fn rule_candidates(
+    @builtin(workgroup_id) wg: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+) {
+    let state = thread_index(wg, groups, local);
+    if state < STATES && rule_live(state) {
+        let found = game_rule_candidates(state);
+        if found != 0u {
+            atomicOr(&rule_mark_words[state >> 1u], found << half_shift(state));
+        }
+    }
+}
+
+// The answers of every live state, replacing the last pass's (only this thread writes its half).
+@compute @workgroup_size(WORKGROUP)
+fn rule_answer(
+    @builtin(workgroup_id) wg: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+) {
+    let state = thread_index(wg, groups, local);
+    if rule_stable() || state >= STATES || !rule_live(state) {
+        return;
+    }
+    let found = game_rule_answers(state);
+    let shift = half_shift(state);
+    atomicAnd(&rule_answer_words[state >> 1u], ~(0xFFFFu << shift));
+    atomicOr(&rule_answer_words[state >> 1u], found << shift);
+}
+
+// Removes the marks that the answers no longer support.
+@compute @workgroup_size(WORKGROUP)
+fn rule_prune(
+    @builtin(workgroup_id) wg: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+) {
+    let state = thread_index(wg, groups, local);
+    if rule_stable() || state >= STATES {
+        return;
+    }
+    let held = rule_marks(state);
+    if held == 0u {
+        return;
+    }
+    let kept = game_rule_keep(state, held) & held;
+    if kept != held {
+        atomicAnd(&rule_mark_words[state >> 1u], ~((held & ~kept) << half_shift(state)));
+        atomicStore(&rule_control[RULE_CHANGED], 1u);
+    }
+}
+
+// One thread after each pruning pass: stable once a pass removed nothing.
+@compute @workgroup_size(1)
+fn rule_settle() {
+    if rule_stable() {
+        return;
+    }
+    atomicAdd(&rule_control[RULE_PASSES], 1u);
+    if atomicExchange(&rule_control[RULE_CHANGED], 0u) == 0u {
+        atomicStore(&rule_control[RULE_STABLE], 1u);
+    }
+}

@@ -1,0 +1,400 @@
+//! Rounds of rulings on the GPU: the twin of [`crate::solver::rounds`], with the same entries and
+//! the same rulings.
+//!
+//! Each round solves the table with the states ruled so far as terminal losses (the game's
+//! `game_expand` wrapped by `shaders/solver/ruled.wgsl`), then runs the rule passes of
+//! `shaders/solver/rounds.wgsl` and the game's rule module on the solved entries: the candidate
+//! marks of every draw, then passes of answers and pruning until one removes nothing. The states
+//! left marked are the round's rulings; a round that rules nothing ends the solve. Between
+//! passes the host reads back one control word every few passes; each round it uploads the
+//! entries of its solve and reads back the marks.
+
+use anyhow::{Result, anyhow, bail};
+
+use super::buffers::Layout;
+use super::device::Gpu;
+use super::kernels::{Access, bind_group, bind_layout, grid, prelude, solver_program};
+use super::{GpuData, GpuOptions, GpuRules, GpuSolution, KernelTime};
+use crate::solver::Progress;
+use crate::solver::rounds::{Reason, Ruling};
+use crate::value::Entry;
+
+/// The generic rule passes, joined after the solver program and before the game's rule module.
+const ROUNDS_WGSL: &str = include_str!("../../../shaders/solver/rounds.wgsl");
+/// The expansion of a round's solve, joined after the game's rules module.
+const RULED_WGSL: &str = include_str!("../../../shaders/solver/ruled.wgsl");
+/// The game's expansion, and its name under [`RULED_WGSL`]'s wrapper.
+const EXPAND: &str = "fn game_expand(";
+const UNRULED_EXPAND: &str = "fn unruled_game_expand(";
+/// Words of the rule passes' control buffer (see rounds.wgsl).
+const RULE_CONTROL_WORDS: u64 = 4;
+const RULE_STABLE: usize = 1;
+/// Answer and pruning passes recorded per submission between two reads of the control word.
+const PASSES_PER_SUBMISSION: u32 = 8;
+
+/// A game's rules that rule on repetitions, in rounds.
+pub trait GpuRounds {
+    /// The rule module: `game_rule_candidates`, `game_rule_answers` and `game_rule_keep` (see the
+    /// header of `shaders/solver/rounds.wgsl`), joined after the game's rules module.
+    fn rule_wgsl(&self) -> String;
+    /// Why a state left with `marks` (not zero) is ruled lost.
+    fn reason(&self, marks: u32) -> Reason;
+}
+
+/// A game's rules with the states of `ruled` (a bit per state) made terminal losses.
+struct RuledRules<'a> {
+    rules: &'a dyn GpuRules,
+    ruled: &'a [u32],
+}
+
+impl GpuRules for RuledRules<'_> {
+    fn states(&self) -> u64 {
+        self.rules.states()
+    }
+
+    fn wgsl(&self) -> String {
+        let module = self.rules.wgsl().replacen(EXPAND, UNRULED_EXPAND, 1);
+        format!("{module}{RULED_WGSL}")
+    }
+
+    fn data(&self) -> Vec<GpuData<'_>> {
+        let mut data = self.rules.data();
+        data.push(GpuData::new("ruled_states", self.ruled));
+        data
+    }
+}
+
+/// Solves `rules` in rounds of rulings (see the module's header).
+pub(super) fn solve_in_rounds(
+    gpu: &Gpu,
+    rules: &dyn GpuRules,
+    rounds: &dyn GpuRounds,
+    options: &GpuOptions,
+    progress: &dyn Progress,
+) -> Result<GpuSolution> {
+    if rules.wgsl().matches(EXPAND).count() != 1 {
+        bail!("a rules module solved in rounds must define `game_expand` exactly once");
+    }
+    let states = rules.states();
+    let mut ruled = vec![0u32; states.div_ceil(32) as usize];
+    let solve = |ruled: &[u32]| gpu.solve(&RuledRules { rules, ruled }, options, progress);
+    let mut solution = solve(&ruled)?;
+    if states == 0 {
+        return Ok(solution);
+    }
+    let passes = RulePasses::new(gpu, rules, rounds)?;
+    let mut rulings = Vec::new();
+    let mut order = 0u16;
+    loop {
+        let found = passes.run(&solution.entries, options.timeout)?;
+        if found.is_empty() {
+            break;
+        }
+        order += 1;
+        for (state, marks) in found {
+            ruled[(state / 32) as usize] |= 1 << (state % 32);
+            rulings.push(Ruling {
+                state,
+                order,
+                reason: rounds.reason(marks),
+            });
+        }
+        let next = solve(&ruled)?;
+        solution = GpuSolution {
+            entries: next.entries,
+            kernel_time: solution.kernel_time.zip(next.kernel_time).map(|(a, b)| add(a, b)),
+            layers: solution.layers + next.layers,
+            rulings: Vec::new(),
+            rounds: 0,
+        };
+    }
+    rulings.sort_by_key(|r| r.state);
+    solution.rulings = rulings;
+    solution.rounds = order;
+    Ok(solution)
+}
+
+/// The kernel time of two solves.
+fn add(mut a: KernelTime, b: KernelTime) -> KernelTime {
+    a.initialise += b.initialise;
+    a.sweeps.extend(b.sweeps);
+    a.propagation += b.propagation;
+    a
+}
+
+/// The program of the rule passes: the solver program (so that the game's functions find
+/// everything they call), rounds.wgsl, the game's rule module and `extra`; and its game data.
+fn rule_module(
+    gpu: &Gpu,
+    rules: &dyn GpuRules,
+    rounds: &dyn GpuRounds,
+    extra: &str,
+) -> Result<(wgpu::ShaderModule, Vec<(String, wgpu::Buffer)>)> {
+    let data = rules
+        .data()
+        .into_iter()
+        .map(|d| Ok((d.name.to_string(), gpu.upload(d.name, &d.words)?)))
+        .collect::<Result<Vec<_>>>()?;
+    // The rule passes run a thread per state in one dispatch: no windows.
+    let states = u32::try_from(rules.states())
+        .map_err(|_| anyhow::anyhow!("the GPU's rule passes take up to 2^32 - 1 states (use --backend cpu)"))?;
+    let layout = Layout::new(states, gpu.max_binding_bytes())?;
+    let max_dim = gpu.limits.max_compute_workgroups_per_dimension;
+    let mut source = solver_program(
+        prelude(layout, 1, max_dim, rules.states(), Access::Atomic),
+        rules,
+        &data,
+    );
+    source.push_str(ROUNDS_WGSL);
+    source.push_str(&rounds.rule_wgsl());
+    source.push_str(extra);
+    let module = gpu.checked("the rule passes' WGSL program", || {
+        gpu.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("egtb rule passes"),
+            source: wgpu::ShaderSource::Wgsl(source.into()),
+        })
+    })?;
+    Ok((module, data))
+}
+
+/// The layouts of the rule passes: the game data (group 1) and the rule buffers (group 3);
+/// groups 0 and 2 are the solver's, which no rule pass uses.
+struct RuleLayouts {
+    game: wgpu::BindGroupLayout,
+    rule: wgpu::BindGroupLayout,
+    pipeline: wgpu::PipelineLayout,
+}
+
+impl RuleLayouts {
+    fn new(gpu: &Gpu, game_buffers: usize) -> RuleLayouts {
+        let game = bind_layout(gpu, "egtb game data", game_buffers as u32, true);
+        let rule = bind_layout(gpu, "egtb rule passes", 4, false);
+        let pipeline = gpu.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("egtb rule passes"),
+            bind_group_layouts: &[None, Some(&game), None, Some(&rule)],
+            immediate_size: 0,
+        });
+        RuleLayouts { game, rule, pipeline }
+    }
+
+    fn pipeline(&self, gpu: &Gpu, module: &wgpu::ShaderModule, entry: &str) -> Result<wgpu::ComputePipeline> {
+        gpu.checked(&format!("the '{entry}' kernel"), || {
+            gpu.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(entry),
+                layout: Some(&self.pipeline),
+                module,
+                entry_point: Some(entry),
+                compilation_options: Default::default(),
+                cache: None,
+            })
+        })
+    }
+}
+
+/// The rule passes of one material: pipelines and buffers, reused every round.
+struct RulePasses<'g> {
+    gpu: &'g Gpu,
+    candidates: wgpu::ComputePipeline,
+    answer: wgpu::ComputePipeline,
+    prune: wgpu::ComputePipeline,
+    settle: wgpu::ComputePipeline,
+    game_group: wgpu::BindGroup,
+    rule_group: wgpu::BindGroup,
+    /// The solved entries, two to a word.
+    entries: wgpu::Buffer,
+    /// Marks and answers, two to a word.
+    marks: wgpu::Buffer,
+    answers: wgpu::Buffer,
+    control: wgpu::Buffer,
+    marks_readback: wgpu::Buffer,
+    control_readback: wgpu::Buffer,
+    states: u64,
+    /// Workgroups covering one thread per state.
+    state_grid: (u32, u32),
+}
+
+impl<'g> RulePasses<'g> {
+    fn new(gpu: &'g Gpu, rules: &dyn GpuRules, rounds: &dyn GpuRounds) -> Result<RulePasses<'g>> {
+        let states = rules.states();
+        let (module, data) = rule_module(gpu, rules, rounds, "")?;
+        let layouts = RuleLayouts::new(gpu, data.len());
+        let bytes = 4 * states.div_ceil(2);
+        let storage =
+            |what: &str, usage: wgpu::BufferUsages| gpu.buffer(what, bytes, wgpu::BufferUsages::STORAGE | usage);
+        let entries = storage("the rule passes' entries", wgpu::BufferUsages::COPY_DST)?;
+        // Cleared each round, so COPY_DST.
+        let marks = storage(
+            "the rule marks",
+            wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+        )?;
+        let answers = storage("the rule answers", wgpu::BufferUsages::COPY_DST)?;
+        let control = gpu.buffer(
+            "the rule control words",
+            4 * RULE_CONTROL_WORDS,
+            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+        )?;
+        let readback = |what: &str, bytes: u64| {
+            gpu.buffer(what, bytes, wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST)
+        };
+        let game_buffers: Vec<&wgpu::Buffer> = data.iter().map(|(_, b)| b).collect();
+        // The three kernels that walk a state's moves take most of the compile time: the driver
+        // compiles them side by side.
+        let [candidates, answer, prune] = std::thread::scope(|scope| {
+            ["rule_candidates", "rule_answer", "rule_prune"]
+                .map(|entry| scope.spawn(|| layouts.pipeline(gpu, &module, entry)))
+                .map(|compiling| {
+                    compiling
+                        .join()
+                        .unwrap_or_else(|_| Err(anyhow!("compiling a rule pass failed")))
+                })
+        });
+        Ok(RulePasses {
+            gpu,
+            candidates: candidates?,
+            answer: answer?,
+            prune: prune?,
+            settle: layouts.pipeline(gpu, &module, "rule_settle")?,
+            game_group: bind_group(gpu, &layouts.game, &game_buffers)?,
+            rule_group: bind_group(gpu, &layouts.rule, &[&entries, &marks, &answers, &control])?,
+            marks_readback: readback("the rule marks readback", bytes)?,
+            control_readback: readback("the rule control readback", 4 * RULE_CONTROL_WORDS)?,
+            entries,
+            marks,
+            answers,
+            control,
+            states,
+            state_grid: grid(states, gpu.limits.max_compute_workgroups_per_dimension)?,
+        })
+    }
+
+    /// The states that stay marked on the draws of `entries`, with their marks, by state.
+    fn run(&self, entries: &[Entry], timeout: std::time::Duration) -> Result<Vec<(u64, u32)>> {
+        let gpu = self.gpu;
+        let mut words: Vec<u32> = entries
+            .chunks(2)
+            .map(|pair| u32::from(pair[0]) | pair.get(1).map_or(0, |&e| u32::from(e) << 16))
+            .collect();
+        words.resize(self.states.div_ceil(2) as usize, 0);
+        gpu.queue.write_buffer(&self.entries, 0, bytemuck::cast_slice(&words));
+        let mut encoder = self.encoder();
+        encoder.clear_buffer(&self.marks, 0, None);
+        encoder.clear_buffer(&self.answers, 0, None);
+        encoder.clear_buffer(&self.control, 0, None);
+        self.pass(&mut encoder, |pass| {
+            pass.set_pipeline(&self.candidates);
+            pass.dispatch_workgroups(self.state_grid.0, self.state_grid.1, 1);
+        });
+        loop {
+            self.pass(&mut encoder, |pass| {
+                for _ in 0..PASSES_PER_SUBMISSION {
+                    pass.set_pipeline(&self.answer);
+                    pass.dispatch_workgroups(self.state_grid.0, self.state_grid.1, 1);
+                    pass.set_pipeline(&self.prune);
+                    pass.dispatch_workgroups(self.state_grid.0, self.state_grid.1, 1);
+                    pass.set_pipeline(&self.settle);
+                    pass.dispatch_workgroups(1, 1, 1);
+                }
+            });
+            encoder.copy_buffer_to_buffer(&self.control, 0, &self.control_readback, 0, 4 * RULE_CONTROL_WORDS);
+            gpu.submit_and_map(encoder.finish(), &self.control_readback, timeout)?;
+            let stable = {
+                let view = self.control_readback.get_mapped_range(..)?;
+                bytemuck::cast_slice::<u8, u32>(&view)[RULE_STABLE] != 0
+            };
+            self.control_readback.unmap();
+            encoder = self.encoder();
+            if stable {
+                break;
+            }
+        }
+        encoder.copy_buffer_to_buffer(&self.marks, 0, &self.marks_readback, 0, self.marks.size());
+        gpu.submit_and_map(encoder.finish(), &self.marks_readback, timeout)?;
+        let found = {
+            let view = self.marks_readback.get_mapped_range(..)?;
+            bytemuck::cast_slice::<u8, u32>(&view)
+                .iter()
+                .enumerate()
+                .filter(|&(_, &word)| word != 0)
+                .flat_map(|(w, &word)| {
+                    let state = 2 * w as u64;
+                    [(state, word & 0xFFFF), (state + 1, word >> 16)]
+                })
+                .filter(|&(state, marks)| marks != 0 && state < self.states)
+                .collect()
+        };
+        self.marks_readback.unmap();
+        Ok(found)
+    }
+
+    fn encoder(&self) -> wgpu::CommandEncoder {
+        self.gpu
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor::default())
+    }
+
+    /// Records one compute pass with the rule passes' groups bound.
+    fn pass(&self, encoder: &mut wgpu::CommandEncoder, record: impl FnOnce(&mut wgpu::ComputePass<'_>)) {
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("egtb rule passes"),
+            timestamp_writes: None,
+        });
+        pass.set_bind_group(1, &self.game_group, &[]);
+        pass.set_bind_group(3, &self.rule_group, &[]);
+        record(&mut pass);
+    }
+}
+
+/// Runs `kernel`, an entry point of `extra` (WGSL joined after the rule module of `rules`), on
+/// `threads` threads, with `input` as `rule_entries`; returns the `output_words` words it writes
+/// to `rule_mark_words`. The tests that hold the rule module's functions equal to their
+/// Rust twins run through it.
+#[cfg(test)]
+pub(crate) fn probe(
+    gpu: &Gpu,
+    rules: &dyn GpuRules,
+    extra: &str,
+    kernel: &str,
+    threads: u64,
+    input: &[u32],
+    output_words: usize,
+) -> Result<Vec<u32>> {
+    let Some(rounds) = rules.rounds() else {
+        bail!("the rules have no rounds to probe");
+    };
+    let (module, data) = rule_module(gpu, rules, rounds, extra)?;
+    let layouts = RuleLayouts::new(gpu, data.len());
+    let pipeline = layouts.pipeline(gpu, &module, kernel)?;
+    let input_buffer = gpu.upload("the probe's input", input)?;
+    let output_bytes = 4 * output_words.max(1) as u64;
+    let storage = |what: &str, bytes: u64, usage: wgpu::BufferUsages| {
+        gpu.buffer(what, bytes, wgpu::BufferUsages::STORAGE | usage)
+    };
+    let output = storage("the probe's output", output_bytes, wgpu::BufferUsages::COPY_SRC)?;
+    let unused = [0, 1].map(|_| storage("an unused rule buffer", 16, wgpu::BufferUsages::empty()));
+    let [answers, control] = unused;
+    let (answers, control) = (answers?, control?);
+    let readback = gpu.buffer(
+        "the probe's readback",
+        output_bytes,
+        wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+    )?;
+    let game_buffers: Vec<&wgpu::Buffer> = data.iter().map(|(_, b)| b).collect();
+    let game_group = bind_group(gpu, &layouts.game, &game_buffers)?;
+    let rule_group = bind_group(gpu, &layouts.rule, &[&input_buffer, &output, &answers, &control])?;
+    let (x, y) = grid(threads, gpu.limits.max_compute_workgroups_per_dimension)?;
+    let mut encoder = gpu
+        .device
+        .create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
+    {
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor::default());
+        pass.set_bind_group(1, &game_group, &[]);
+        pass.set_bind_group(3, &rule_group, &[]);
+        pass.set_pipeline(&pipeline);
+        pass.dispatch_workgroups(x, y, 1);
+    }
+    encoder.copy_buffer_to_buffer(&output, 0, &readback, 0, output_bytes);
+    gpu.submit_and_map(encoder.finish(), &readback, std::time::Duration::from_secs(600))?;
+    let words = bytemuck::cast_slice::<u8, u32>(&readback.get_mapped_range(..)?)[..output_words].to_vec();
+    readback.unmap();
+    Ok(words)
+}
