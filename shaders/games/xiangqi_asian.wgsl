@@ -165,9 +165,11 @@ fn game_rule_candidates(state: u32) -> u32 {
         while !bb_empty(left) {
             let victim = make(slot, bb_pop(&left));
             if !in_check(mover) {
+                let child = base + child_after(slot, partial).x;
                 if victim != NONE {
                     escapes = escapes || exit_entry(victim, 1u - mover) == DRAW;
-                } else if rule_live(base + child_after(slot, partial).x) {
+                } else if rule_live(child) {
+                    rule_want(child);
                     drawing = true;
                     let threats = move_threats(mover, before);
                     every_check = every_check && threats.check;
@@ -244,6 +246,7 @@ fn game_rule_keep(state: u32, marks: u32) -> u32 {
             if !in_check(mover) {
                 let child = child_after(slot, partial);
                 if rule_live(base + child.x) {
+                    rule_want(base + child.x);
                     let supported = rule_answers(base + child.x);
                     kept &= supported | ~MARK_CHECK;
                     for (var j = side_start(1u - mover) + 1u; j < side_end(1u - mover); j += 1u) {

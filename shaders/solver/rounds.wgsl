@@ -11,6 +11,10 @@
 //   fn game_rule_answers(state: u32) -> u32;            // a live state's answers (reads rule_marks)
 //   fn game_rule_keep(state: u32, marks: u32) -> u32;   // the marks a marked state keeps (reads
 //                                                       // rule_answers)
+// Both game_rule_candidates and game_rule_keep call rule_want(child) for every live state their
+// moves reach: the next answer pass works out the answers of those states only. A pruning pass
+// reads the answers of the states that the moves of the states still marked reach, which those
+// states wanted in the pass before (or in the candidates pass).
 // Entries, marks and answers are 16 bits a state, two states a word.
 
 @group(3) @binding(0) var<storage, read_write> rule_entries: array<u32>;
@@ -19,6 +23,9 @@
 // RULE_CHANGED: a pass removed a mark; RULE_STABLE: the last pass removed none (the passes
 // recorded after it return at once); RULE_PASSES: the pruning passes run.
 @group(3) @binding(3) var<storage, read_write> rule_control: array<atomic<u32>>;
+
+// A bit per state: its answers are wanted by the next answer pass.
+@group(3) @binding(4) var<storage, read_write> rule_wanted: array<atomic<u32>>;
 
 const RULE_CHANGED: u32 = 0u;
 const RULE_STABLE: u32 = 1u;
@@ -41,6 +48,16 @@ fn rule_answers(state: u32) -> u32 {
     return (atomicLoad(&rule_answer_words[state >> 1u]) >> half_shift(state)) & 0xFFFFu;
 }
 
+fn rule_want(state: u32) {
+    atomicOr(&rule_wanted[state >> 5u], 1u << (state & 31u));
+}
+
+// Whether the answers of `state` are wanted, clearing the want.
+fn rule_take_want(state: u32) -> bool {
+    let bit = 1u << (state & 31u);
+    return (atomicAnd(&rule_wanted[state >> 5u], ~bit) & bit) != 0u;
+}
+
 fn rule_stable() -> bool {
     return atomicLoad(&rule_control[RULE_STABLE]) != 0u;
 }
@@ -61,7 +78,8 @@ fn rule_candidates(
     }
 }
 
-// The answers of every live state, replacing the last pass's (only this thread writes its half).
+// The answers of every wanted live state, replacing the last pass's (only this thread writes its
+// half).
 @compute @workgroup_size(WORKGROUP)
 fn rule_answer(
     @builtin(workgroup_id) wg: vec3<u32>,
@@ -69,7 +87,7 @@ fn rule_answer(
     @builtin(local_invocation_index) local: u32,
 ) {
     let state = thread_index(wg, groups, local);
-    if rule_stable() || state >= STATES || !rule_live(state) {
+    if rule_stable() || state >= STATES || !rule_take_want(state) {
         return;
     }
     let found = game_rule_answers(state);

@@ -157,7 +157,7 @@ fn rule_module(
     Ok((module, data))
 }
 
-/// The layouts of the rule passes: the game data (group 1) and the rule buffers (group 3);
+/// The layouts of the rule passes: the game data (group 1) and the five rule buffers (group 3);
 /// groups 0 and 2 are the solver's, which no rule pass uses.
 struct RuleLayouts {
     game: wgpu::BindGroupLayout,
@@ -168,7 +168,7 @@ struct RuleLayouts {
 impl RuleLayouts {
     fn new(gpu: &Gpu, game_buffers: usize) -> RuleLayouts {
         let game = bind_layout(gpu, "egtb game data", game_buffers as u32, true);
-        let rule = bind_layout(gpu, "egtb rule passes", 4, false);
+        let rule = bind_layout(gpu, "egtb rule passes", 5, false);
         let pipeline = gpu.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("egtb rule passes"),
             bind_group_layouts: &[None, Some(&game), None, Some(&rule)],
@@ -206,6 +206,8 @@ struct RulePasses<'g> {
     marks: wgpu::Buffer,
     answers: wgpu::Buffer,
     control: wgpu::Buffer,
+    /// A bit per state whose answers the next answer pass works out.
+    wanted: wgpu::Buffer,
     marks_readback: wgpu::Buffer,
     control_readback: wgpu::Buffer,
     states: u64,
@@ -228,6 +230,11 @@ impl<'g> RulePasses<'g> {
             wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
         )?;
         let answers = storage("the rule answers", wgpu::BufferUsages::COPY_DST)?;
+        let wanted = gpu.buffer(
+            "the wanted answers",
+            4 * states.div_ceil(32),
+            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+        )?;
         let control = gpu.buffer(
             "the rule control words",
             4 * RULE_CONTROL_WORDS,
@@ -255,13 +262,14 @@ impl<'g> RulePasses<'g> {
             prune: prune?,
             settle: layouts.pipeline(gpu, &module, "rule_settle")?,
             game_group: bind_group(gpu, &layouts.game, &game_buffers)?,
-            rule_group: bind_group(gpu, &layouts.rule, &[&entries, &marks, &answers, &control])?,
+            rule_group: bind_group(gpu, &layouts.rule, &[&entries, &marks, &answers, &control, &wanted])?,
             marks_readback: readback("the rule marks readback", bytes)?,
             control_readback: readback("the rule control readback", 4 * RULE_CONTROL_WORDS)?,
             entries,
             marks,
             answers,
             control,
+            wanted,
             states,
             state_grid: grid(states, gpu.limits.max_compute_workgroups_per_dimension)?,
         })
@@ -280,6 +288,7 @@ impl<'g> RulePasses<'g> {
         encoder.clear_buffer(&self.marks, 0, None);
         encoder.clear_buffer(&self.answers, 0, None);
         encoder.clear_buffer(&self.control, 0, None);
+        encoder.clear_buffer(&self.wanted, 0, None);
         self.pass(&mut encoder, |pass| {
             pass.set_pipeline(&self.candidates);
             pass.dispatch_workgroups(self.state_grid.0, self.state_grid.1, 1);
@@ -370,9 +379,9 @@ pub(crate) fn probe(
         gpu.buffer(what, bytes, wgpu::BufferUsages::STORAGE | usage)
     };
     let output = storage("the probe's output", output_bytes, wgpu::BufferUsages::COPY_SRC)?;
-    let unused = [0, 1].map(|_| storage("an unused rule buffer", 16, wgpu::BufferUsages::empty()));
-    let [answers, control] = unused;
-    let (answers, control) = (answers?, control?);
+    let unused = [0, 1, 2].map(|_| storage("an unused rule buffer", 16, wgpu::BufferUsages::empty()));
+    let [answers, control, wanted] = unused;
+    let (answers, control, wanted) = (answers?, control?, wanted?);
     let readback = gpu.buffer(
         "the probe's readback",
         output_bytes,
@@ -380,7 +389,11 @@ pub(crate) fn probe(
     )?;
     let game_buffers: Vec<&wgpu::Buffer> = data.iter().map(|(_, b)| b).collect();
     let game_group = bind_group(gpu, &layouts.game, &game_buffers)?;
-    let rule_group = bind_group(gpu, &layouts.rule, &[&input_buffer, &output, &answers, &control])?;
+    let rule_group = bind_group(
+        gpu,
+        &layouts.rule,
+        &[&input_buffer, &output, &answers, &control, &wanted],
+    )?;
     let (x, y) = grid(threads, gpu.limits.max_compute_workgroups_per_dimension)?;
     let mut encoder = gpu
         .device
