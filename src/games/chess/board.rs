@@ -380,6 +380,20 @@ impl Placement {
         })
     }
 
+    /// The occupied squares when no two pieces share a square, else `None`.
+    #[inline]
+    pub fn occupied_apart(self, count: usize) -> Option<Bitboard> {
+        let mut occupied = bit(self.king(Side::First));
+        let mut overlap = occupied & bit(self.king(Side::Second));
+        occupied |= bit(self.king(Side::Second));
+        for i in 0..count {
+            let b = bit(self.man(i));
+            overlap |= occupied & b;
+            occupied |= b;
+        }
+        (overlap == 0).then_some(occupied)
+    }
+
     /// The image of the placement under a symmetry.
     #[inline]
     pub fn mapped(self, geo: &Geometry, sym: usize, count: usize) -> Placement {

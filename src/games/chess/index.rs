@@ -648,7 +648,12 @@ impl ChessIndex {
         for (g, divisor) in self.groups[..self.group_count].iter().zip(&self.group_divisors) {
             let (rank, left) = divisor.div_rem(rest);
             rest = left;
-            let squares = self.tables.unrank[g.len - 1][rank as usize];
+            // A lone man's rank is its square.
+            let squares = if g.len == 1 {
+                rank
+            } else {
+                self.tables.unrank[g.len - 1][rank as usize]
+            };
             for j in 0..g.len {
                 let mut sq = ((squares >> (8 * j)) & 0xFF) as Square;
                 if g.pawn {
@@ -668,11 +673,7 @@ impl ChessIndex {
     pub fn decode_legal(&self, state: u64) -> Option<(Placement, Side)> {
         let (side, slot) = self.split(state);
         let placement = self.placement(slot);
-        let count = self.men.count;
-        let occupied = placement.occupied(count);
-        if occupied.count_ones() as usize != count + 2 {
-            return None;
-        }
+        let occupied = placement.occupied_apart(self.men.count)?;
         let waiting = side.other();
         if placement.attacked(self.geo, &self.men, placement.king(waiting), side, occupied) {
             return None;

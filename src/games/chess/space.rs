@@ -16,7 +16,7 @@ use anyhow::Result;
 
 use super::Chess;
 use super::board::{
-    Bitboard, Geometry, Kind, MAX_MEN, Mover, Placement, Square, backward, bit, geometry, relative_rank,
+    Bitboard, Geometry, Kind, MAX_MEN, Men, Mover, Placement, Square, backward, bit, geometry, relative_rank,
 };
 use super::index::ChessIndex;
 use super::moves::{en_passant_right, for_each_en_passant, for_each_move, for_each_unmove, man_on, men_of, promotes};
@@ -28,9 +28,81 @@ use crate::value::{Entry, Value};
 
 /// A solved smaller table that captures or promotions lead into.
 struct Exit<'t> {
-    material: Material,
     index: ChessIndex,
     entries: &'t [Entry],
+}
+
+/// Where a move that leaves the table lands, worked out once per material rather than per
+/// move: the smaller table, whether it is stored with colours swapped, and where each surviving
+/// man goes among its men.
+#[derive(Clone, Copy, Debug)]
+struct Route {
+    /// Position in [`ChessSpace::exits`].
+    exit: usize,
+    flip: bool,
+    /// Per man, its place among the smaller material's men (`None` for the victim).
+    place: [Option<usize>; MAX_MEN],
+}
+
+/// Number of promotion cases a route is kept for: none, or one of the four kinds per man.
+const PROMOTION_CASES: usize = 1 + MAX_MEN * Kind::PROMOTIONS.len();
+
+/// The number of a route: the victim (`MAX_MEN` for none) and the promotion.
+#[inline]
+fn route_key(victim: Option<usize>, promoted: Option<(usize, Kind)>) -> usize {
+    let promotion = promoted.map_or(0, |(pawn, kind)| 1 + pawn * Kind::PROMOTIONS.len() + kind.index() - 1);
+    victim.unwrap_or(MAX_MEN) * PROMOTION_CASES + promotion
+}
+
+/// The route of a move that captures `victim`, promotes a pawn, or both, when `exits` holds the
+/// material it leads to (a case no move makes may have none).
+fn route(
+    men: &Men,
+    exits: &[(Material, ChessIndex)],
+    victim: Option<usize>,
+    promoted: Option<(usize, Kind)>,
+) -> Option<Route> {
+    let kind_of = |m: usize| match promoted {
+        Some((pawn, kind)) if pawn == m => kind,
+        _ => men.kind[m],
+    };
+    let mut material = Material::empty(GameId::Chess);
+    for side in Side::BOTH {
+        material.counts[side.index()][Kind::King.index()] = 1;
+    }
+    for m in (0..men.count).filter(|&m| Some(m) != victim) {
+        material.counts[men.side[m].index()][kind_of(m).index()] += 1;
+    }
+    let (canonical, flip) = material.canonical();
+    let exit = exits.iter().position(|(m, _)| *m == canonical)?;
+    let sub_men = exits[exit].1.men();
+    let mut taken = [false; MAX_MEN];
+    let mut place = [None; MAX_MEN];
+    for m in (0..men.count).filter(|&m| Some(m) != victim) {
+        let side = if flip { men.side[m].other() } else { men.side[m] };
+        let p = (0..sub_men.count).find(|&p| !taken[p] && sub_men.side[p] == side && sub_men.kind[p] == kind_of(m))?;
+        taken[p] = true;
+        place[m] = Some(p);
+    }
+    Some(Route { exit, flip, place })
+}
+
+/// Every route of `men` by [`route_key`].
+fn routes(men: &Men, exits: &[(Material, ChessIndex)]) -> Vec<Option<Route>> {
+    let mut routes = vec![None; (MAX_MEN + 1) * PROMOTION_CASES];
+    let victims = (0..men.count).map(Some).chain([None]);
+    for victim in victims {
+        let promotions = (0..men.count)
+            .filter(|&m| men.kind[m] == Kind::Pawn && Some(m) != victim)
+            .flat_map(|pawn| Kind::PROMOTIONS.map(|kind| Some((pawn, kind))))
+            .chain([None]);
+        for promoted in promotions {
+            if victim.is_some() || promoted.is_some() {
+                routes[route_key(victim, promoted)] = route(men, exits, victim, promoted);
+            }
+        }
+    }
+    routes
 }
 
 /// For counting a position's distinct children without computing them (see
@@ -79,6 +151,8 @@ pub struct ChessSpace<'t> {
     geo: &'static Geometry,
     /// The tables reached by captures and promotions.
     exits: Vec<Exit<'t>>,
+    /// Per [`route_key`], where a capture, a promotion or both lead.
+    routes: Vec<Option<Route>>,
     /// Per king pair and side to move, which children may be counted without computing them.
     countable: Vec<[Countable; 2]>,
 }
@@ -86,19 +160,24 @@ pub struct ChessSpace<'t> {
 impl<'t> ChessSpace<'t> {
     /// The space of `index`, with the solved tables its captures and promotions reach.
     pub fn new(index: &'t ChessIndex, tables: &'t TableSet) -> Result<ChessSpace<'t>> {
-        let mut exits = Vec::new();
+        let mut indices = Vec::new();
+        let mut entries = Vec::new();
         for material in Chess::sub_materials(index.material()) {
-            exits.push(Exit {
-                material,
-                index: ChessIndex::new(&material)?,
-                entries: tables.require(&material)?.entries(),
-            });
+            indices.push((material, ChessIndex::new(&material)?));
+            entries.push(tables.require(&material)?.entries());
         }
+        let routes = routes(index.men(), &indices);
+        let exits = indices
+            .into_iter()
+            .zip(entries)
+            .map(|((_, index), entries)| Exit { index, entries })
+            .collect();
         let geo = geometry();
         Ok(ChessSpace {
             index,
             geo,
             exits,
+            routes,
             countable: countable(index, geo),
         })
     }
@@ -114,28 +193,9 @@ impl<'t> ChessSpace<'t> {
         promoted: Option<(usize, Kind)>,
         next: Side,
     ) -> Value {
-        let men = self.index.men();
-        let mut material = Material::empty(GameId::Chess);
-        let mut pieces = [(Side::First, Kind::King, 0 as Square); MAX_MEN];
-        let mut count = 0;
-        for side in Side::BOTH {
-            material.counts[side.index()][Kind::King.index()] = 1;
-        }
-        for m in (0..men.count).filter(|&m| Some(m) != victim) {
-            let kind = match promoted {
-                Some((pawn, kind)) if pawn == m => kind,
-                _ => men.kind[m],
-            };
-            material.counts[men.side[m].index()][kind.index()] += 1;
-            pieces[count] = (men.side[m], kind, after.man(m));
-            count += 1;
-        }
-        let (canonical, flip) = material.canonical();
-        let exit = self
-            .exits
-            .iter()
-            .find(|e| e.material == canonical)
-            .expect("every material a move reaches has a table");
+        let route = self.routes[route_key(victim, promoted)].expect("every material a move reaches has a table");
+        let exit = &self.exits[route.exit];
+        let flip = route.flip;
         let flip_square = |sq: Square| if flip { sq ^ 56 } else { sq };
         let [wk, bk] = after.kings();
         let mut smaller = if flip {
@@ -143,15 +203,10 @@ impl<'t> ChessSpace<'t> {
         } else {
             Placement::new([wk, bk], &[])
         };
-        let sub_men = exit.index.men();
-        let mut taken = [false; MAX_MEN];
-        for &(side, kind, sq) in &pieces[..count] {
-            let side = if flip { side.other() } else { side };
-            let place = (0..sub_men.count)
-                .find(|&p| !taken[p] && sub_men.side[p] == side && sub_men.kind[p] == kind)
-                .expect("the smaller material has every surviving man");
-            taken[place] = true;
-            smaller = smaller.with_man(place, flip_square(sq));
+        for (m, place) in route.place[..self.index.men().count].iter().enumerate() {
+            if let Some(p) = *place {
+                smaller = smaller.with_man(p, flip_square(after.man(m)));
+            }
         }
         let side = if flip { next.other() } else { next };
         let (slot, _) = exit.index.canonical(smaller);
@@ -329,9 +384,9 @@ impl Space for ChessSpace<'_> {
         let men = self.index.men();
         let enemies = men_of(men, placement, next);
         let mut exits = Exits::default();
-        let mut moves = 0;
+        let mut has_moves = false;
         for_each_move(self.geo, men, placement, side, |mover, from, targets| {
-            moves += targets.count_ones();
+            has_moves |= targets != 0;
             let pawn = match mover {
                 Mover::Man(man) if men.kind[man] == Kind::Pawn => man,
                 _ => {
@@ -370,12 +425,12 @@ impl Space for ChessSpace<'_> {
         });
         if let Some(pawn) = ep_pawn {
             for_each_en_passant(self.geo, men, placement, side, pawn, |capturer, victim| {
-                moves += 1;
+                has_moves = true;
                 let after = placement.with_man(capturer, backward(next, pawn));
                 exits.add(self.exit_value(after, Some(victim), None, next));
             });
         }
-        if moves > 0 {
+        if has_moves {
             Node::Inner(exits)
         } else if placement.in_check(self.geo, men, side) {
             Node::Terminal(Value::LOST)
