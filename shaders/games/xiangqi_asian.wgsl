@@ -12,7 +12,8 @@
 // position that is still a draw.
 
 // Per slot of a side (from its first slot): the squares of enemy pieces, kings excepted, that the
-// piece could legally capture (asian.rs `attacks`). Kings and pawns never chase.
+// piece could legally capture (asian.rs `attacks`), or that it reaches legal or not (asian.rs
+// `reach`). Kings and pawns never chase.
 struct Attacks {
     by: array<vec3<u32>, SIDE_PIECES>,
 }
@@ -41,7 +42,7 @@ fn can_capture(slot: u32, square: u32) -> bool {
     return square_of(slot) != NONE && bb_has(targets(slot), square) && legal_move(slot, square);
 }
 
-fn attacks_of(side: u32) -> Attacks {
+fn reaches_of(side: u32, legal_only: bool) -> Attacks {
     var out: Attacks;
     let start = side_start(side);
     let prey = side_occ(1u - side) & ~bb_bit(square_of(side_start(1u - side)));
@@ -54,12 +55,20 @@ fn attacks_of(side: u32) -> Attacks {
         var left = targets(slot) & prey;
         while !bb_empty(left) {
             let to = bb_pop(&left);
-            if legal_move(slot, to) {
+            if !legal_only || legal_move(slot, to) {
                 out.by[k] |= bb_bit(to);
             }
         }
     }
     return out;
+}
+
+fn attacks_of(side: u32) -> Attacks {
+    return reaches_of(side, true);
+}
+
+fn reach_of(side: u32) -> Attacks {
+    return reaches_of(side, false);
 }
 
 // Whether a pawn of `side` on `square` has crossed the river.
@@ -98,7 +107,7 @@ fn chase_counts(attacker: u32, square: u32) -> bool {
     return !guarded;
 }
 
-// What the move just made on the board by `mover` is, given what `mover` attacked before it
+// What the move just made on the board by `mover` is, given what `mover` reached before it
 // (asian.rs `threats`).
 fn move_threats(mover: u32, before: Attacks) -> Threats {
     let check = in_check(1u - mover);
@@ -152,7 +161,7 @@ fn game_rule_candidates(state: u32) -> u32 {
     }
     let mover = cur_side;
     let base = (1u - mover) * PER_SIDE;
-    let before = attacks_of(mover);
+    let before = reach_of(mover);
     var escapes = false;
     var drawing = false;
     var every_check = true;
@@ -198,7 +207,7 @@ fn game_rule_answers(state: u32) -> u32 {
     }
     let mover = cur_side;
     let base = (1u - mover) * PER_SIDE;
-    let before = attacks_of(mover);
+    let before = reach_of(mover);
     var found = 0u;
     for (var slot = side_start(mover); slot < side_end(mover); slot += 1u) {
         let origin = square_of(slot);

@@ -39,9 +39,10 @@ pub struct Threats {
     pub chases: u128,
 }
 
-/// Per piece slot of `side`, the squares of enemy pieces (kings excepted) it could legally
-/// capture with `side` to move. Kings and pawns never chase, so they are left out.
-pub fn attacks(board: &mut Board, side: usize) -> [u128; MAX_PIECES] {
+/// Per piece slot of `side`, the squares of enemy pieces (kings excepted) it reaches on the
+/// board, legal or not (`legal`: only those it could legally capture with `side` to move). Kings
+/// and pawns never chase, so they are left out.
+fn reaches(board: &mut Board, side: usize, legal_only: bool) -> [u128; MAX_PIECES] {
     let layout = board.layout;
     let enemy_king = board.squares[layout.king(1 - side)];
     let mut out = [0; MAX_PIECES];
@@ -51,12 +52,27 @@ pub fn attacks(board: &mut Board, side: usize) -> [u128; MAX_PIECES] {
             continue;
         }
         for &to in targets(board, slot).as_slice() {
-            if to != enemy_king && board.side_occupied[1 - side] & (1u128 << to) != 0 && legal(board, slot, to) {
+            let prey = to != enemy_king && board.side_occupied[1 - side] & (1u128 << to) != 0;
+            if prey && (!legal_only || legal(board, slot, to)) {
                 *found |= 1u128 << to;
             }
         }
     }
     out
+}
+
+/// Per piece slot of `side`, the squares of enemy pieces (kings excepted) it could legally
+/// capture with `side` to move.
+pub fn attacks(board: &mut Board, side: usize) -> [u128; MAX_PIECES] {
+    reaches(board, side, true)
+}
+
+/// Per piece slot of `side`, the squares of enemy pieces (kings excepted) on its lines, whether
+/// or not a capture would be legal: what a move of `side` is compared with, so that a threat
+/// only counts as made by the move when the move put the piece or opened its line, not when it
+/// only made an old capture legal (a king leaving check, a pin undone).
+pub fn reach(board: &mut Board, side: usize) -> [u128; MAX_PIECES] {
+    reaches(board, side, false)
 }
 
 /// Whether moving the piece in `slot` to `to` leaves its own king safe.
@@ -111,8 +127,8 @@ fn counts(board: &mut Board, attacker: usize, square: u8) -> bool {
 }
 
 /// What the move just made on `after` by `mover` is: a check, and the chases it creates: threats
-/// that count and that were not there before (`before`: [`attacks`] of the position before the
-/// move), by the moved piece or by a line it opened.
+/// that count, by pieces that did not reach the target before the move (`before`: [`reach`] of
+/// the position before the move): the moved piece, or one whose line the move opened.
 pub fn threats(after: &mut Board, mover: usize, before: &[u128; MAX_PIECES]) -> Threats {
     let check = in_check(after, 1 - mover);
     let now = attacks(after, mover);
@@ -195,7 +211,7 @@ fn draw_node(space: &XiangqiSpace, index: &XiangqiIndex, node_of: &[u32], state:
     let mover = decoded.side_to_move;
     let layout = &index.layout;
     let child_base = (1 - mover) as u64 * index.per_side;
-    let before = attacks(&mut decoded.board, mover);
+    let before = reach(&mut decoded.board, mover);
     let start = decoded.board.squares;
     let mut escapes = false;
     let mut steps = Vec::new();
@@ -398,7 +414,7 @@ mod tests {
         let mv = parse_move(&position, mv).unwrap();
         let mover = position.side_to_move.index();
         position.with_board(|board| {
-            let before = attacks(board, mover);
+            let before = reach(board, mover);
             let slot = (0..board.layout.pieces).find(|&s| board.squares[s] == mv.from).unwrap();
             board.make(slot, mv.to);
             threats(board, mover, &before)
@@ -463,6 +479,16 @@ mod tests {
         assert_eq!(t.chases, 0, "the rook attacked the horse before its move");
         let discovered = threats_of("3k5/9/2n6/9/9/9/9/2N6/9/2R1K4 w", "c2a3");
         assert_eq!(discovered.chases, bit("c7"), "the move opened the rook's file");
+    }
+
+    #[test]
+    fn a_capture_made_legal_by_leaving_check_or_a_pin_is_no_chase() {
+        // The rook on e0 checks; once the king steps aside, the rook on a2 may take the advisor.
+        let t = threats_of("9/9/4k4/9/9/9/9/r2A5/9/3KR4 b", "e7d7");
+        assert_eq!(t, Threats::default());
+        // The advisor on e1 is pinned by the facing kings; the king's step frees it.
+        let t = threats_of("9/9/4k4/9/9/9/9/3n5/4A4/C3K4 w", "e0d0");
+        assert_eq!(t, Threats::default());
     }
 
     #[test]

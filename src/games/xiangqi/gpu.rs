@@ -441,7 +441,7 @@ impl GpuRounds for XiangqiGpu {
 
 #[cfg(test)]
 mod tests {
-    use super::super::asian::{attacks, candidates, threats};
+    use super::super::asian::{candidates, reach, threats};
     use super::super::moves::for_each_legal_move;
     use super::super::space::XiangqiSpace;
     use super::*;
@@ -476,7 +476,7 @@ fn probe_threats(
     }
     let at = i * PROBE_WIDTH;
     let mover = cur_side;
-    let before = attacks_of(mover);
+    let before = reach_of(mover);
     var n = 0u;
     for (var slot = side_start(mover); slot < side_end(mover); slot += 1u) {
         let origin = square_of(slot);
@@ -507,7 +507,7 @@ fn probe_threats(
     fn rust_threats(index: &XiangqiIndex, state: u64) -> Vec<[u32; 4]> {
         let mut decoded = index.decode_state(state).expect("a legal state");
         let mover = decoded.side_to_move;
-        let before = attacks(&mut decoded.board, mover);
+        let before = reach(&mut decoded.board, mover);
         let start = decoded.board.squares;
         let mut moves = Vec::new();
         for_each_legal_move(&mut decoded.board, mover, |board, slot, _| {
@@ -596,7 +596,7 @@ fn probe_candidates(
         let dir = std::env::temp_dir().join(format!("egtb-xiangqi-candidates-{}", std::process::id()));
         let mut generator = Generator::<Xiangqi>::new(&dir, Default::default(), &Silent);
         let (mut checks, mut chases) = (0, 0);
-        for name in ["KRvKN", "KNvKP", "KRvKP"] {
+        for name in ["KRvKN", "KNvKP", "KRvKP", "KNvKN"] {
             let material = Material::parse(GameId::Xiangqi, name).unwrap().canonical().0;
             let entries = generator.ensure(&material).unwrap().entries().to_vec();
             let index = Xiangqi::index(&material, Default::default()).unwrap();
