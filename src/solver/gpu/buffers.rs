@@ -158,8 +158,8 @@ pub(super) struct StateBuffers {
 }
 
 impl StateBuffers {
-    /// Allocates zeroed chunks and a queue of `queue_capacity`
-    /// states (at least one).
+    /// Allocates zeroed chunks and a queue of `queue_capacity` states (at least one); all of them
+    /// can be cleared again for another solve.
     pub fn new(gpu: &Gpu, layout: Layout, queue_capacity: u32) -> Result<StateBuffers> {
         let chunks = (0..layout.chunks)
             .map(|c| {
@@ -173,7 +173,7 @@ impl StateBuffers {
                 gpu.buffer(
                     "the solver's state buffers",
                     size,
-                    wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+                    wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
                 )
             })
             .collect::<Result<Vec<_>>>()?;
@@ -182,7 +182,7 @@ impl StateBuffers {
         let queue = gpu.buffer(
             "the layer queue",
             4 * (1 + u64::from(queue_capacity)),
-            wgpu::BufferUsages::STORAGE,
+            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
         )?;
         let active_bytes = 3 * 4 * layout.blocks();
         if active_bytes > gpu.max_binding_bytes() {
@@ -192,7 +192,11 @@ impl StateBuffers {
                 gpu.max_binding_bytes()
             );
         }
-        let active = gpu.buffer("the active blocks", active_bytes, wgpu::BufferUsages::STORAGE)?;
+        let active = gpu.buffer(
+            "the active blocks",
+            active_bytes,
+            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+        )?;
         Ok(StateBuffers {
             layout,
             chunks,

@@ -181,13 +181,7 @@ impl Gpu {
         if let Some(rounds) = rules.rounds() {
             return rounds::solve_in_rounds(self, rules, rounds, options, progress);
         }
-        let states = rules.states();
-        if states > MAX_GPU_STATES {
-            bail!(
-                "{states} states are more than the GPU solver numbers in 32 bits ({MAX_GPU_STATES}); use --backend cpu"
-            );
-        }
-        if states == 0 {
+        if rules.states() == 0 {
             return Ok(GpuSolution {
                 entries: Vec::new(),
                 kernel_time: Some(KernelTime::default()),
@@ -196,85 +190,11 @@ impl Gpu {
                 rounds: 0,
             });
         }
-        let split = options.split_bytes.unwrap_or(self.max_binding_bytes());
-        let layout = Layout::new(states as u32, split.min(self.max_binding_bytes()))?;
-        let queue = options.queue_capacity.unwrap_or(layout.states.div_ceil(4));
-        let buffers = StateBuffers::new(self, layout, queue)?;
-        let control = self.buffer(
-            "the control buffer",
-            CONTROL_WORDS * 4,
-            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
-        )?;
-        let data = rules
-            .data()
-            .into_iter()
-            .map(|d| Ok((d.name.to_string(), self.upload(d.name, &d.words)?)))
-            .collect::<Result<Vec<_>>>()?;
-        let windows = Windows::new(states, options.window_states);
-        let kernels = Kernels::new(
-            self,
-            rules,
-            &buffers,
-            &control,
-            &data,
-            options.sweep_run,
-            windows.states,
-        )?;
-        let layers_per_submission = options.layers_per_submission.max(1);
-        let mut run = Submissions::new(self, &control, layers_per_submission, options.timeout)?;
-
-        progress.phase("moves", states);
-        let mut layer = 0;
-        for window in windows.iter() {
-            self.set_window(&control, window.start);
-            let head = run.submit(&kernels, 0, |passes| {
-                passes.run(Phase::Initialise, |pass| {
-                    pass.set_pipeline(&kernels.initialise);
-                    dispatch(pass, kernels.state_grid);
-                });
-            })?;
-            layer = head.control[CTRL_LAYER];
-            progress.advance(window.end - window.start);
-        }
-
-        progress.phase("layers", states);
-        let layers = loop {
-            let batch = run.submit(&kernels, layer, |passes| {
-                for _ in 0..layers_per_submission {
-                    passes.run(Phase::Sweep, |pass| {
-                        pass.set_pipeline(&kernels.select);
-                        dispatch(pass, kernels.sweep_grid);
-                    });
-                    passes.run(Phase::Propagation, |pass| {
-                        pass.set_pipeline(&kernels.plan);
-                        pass.dispatch_workgroups(1, 1, 1);
-                        pass.set_pipeline(&kernels.propagate);
-                        pass.dispatch_workgroups_indirect(&kernels.propagation_grid, 0);
-                        pass.set_pipeline(&kernels.advance);
-                        pass.dispatch_workgroups(1, 1, 1);
-                    });
-                }
-            })?;
-            progress.advance(batch.found.iter().map(|&f| u64::from(f)).sum());
-            layer = batch.control[CTRL_LAYER];
-            if batch.control[CTRL_DONE] != 0 {
-                break layer + 1;
-            }
-        };
-
-        for window in windows.iter() {
-            self.set_window(&control, window.start);
-            run.submit(&kernels, layer, |passes| {
-                passes.run(Phase::Propagation, |pass| {
-                    pass.set_pipeline(&kernels.finalise);
-                    dispatch(pass, kernels.word_grid);
-                });
-            })?;
-        }
-        let entries = buffers.read_entries(self, options.timeout)?;
+        let solver = Solver::new(self, rules, options)?;
+        let (layers, kernel_time) = solver.run(progress)?;
         Ok(GpuSolution {
-            entries,
-            kernel_time: run.kernel_time,
+            entries: solver.read_entries()?,
+            kernel_time,
             layers,
             rulings: Vec::new(),
             rounds: 0,
@@ -308,6 +228,148 @@ impl Gpu {
             self.queue.write_buffer(&buffer, 0, bytemuck::cast_slice(words));
         }
         Ok(buffer)
+    }
+}
+
+/// The solver of one table on the GPU: its buffers, its uploaded data and its compiled kernels.
+/// A solve in rounds runs it again with new data (see [`Solver::data`]) without compiling anew.
+pub(super) struct Solver<'g> {
+    gpu: &'g Gpu,
+    buffers: StateBuffers,
+    control: wgpu::Buffer,
+    data: Vec<(String, wgpu::Buffer)>,
+    windows: Windows,
+    kernels: Kernels,
+    layers_per_submission: u32,
+    timeout: Duration,
+}
+
+impl<'g> Solver<'g> {
+    /// Uploads the data of `rules` (at least one state) and compiles its kernels.
+    pub fn new(gpu: &'g Gpu, rules: &dyn GpuRules, options: &GpuOptions) -> Result<Solver<'g>> {
+        let states = rules.states();
+        if states > MAX_GPU_STATES {
+            bail!(
+                "{states} states are more than the GPU solver numbers in 32 bits ({MAX_GPU_STATES}); use --backend cpu"
+            );
+        }
+        let split = options.split_bytes.unwrap_or(gpu.max_binding_bytes());
+        let layout = Layout::new(states as u32, split.min(gpu.max_binding_bytes()))?;
+        let queue = options.queue_capacity.unwrap_or(layout.states.div_ceil(4));
+        let buffers = StateBuffers::new(gpu, layout, queue)?;
+        let control = gpu.buffer(
+            "the control buffer",
+            CONTROL_WORDS * 4,
+            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+        )?;
+        let data = rules
+            .data()
+            .into_iter()
+            .map(|d| Ok((d.name.to_string(), gpu.upload(d.name, &d.words)?)))
+            .collect::<Result<Vec<_>>>()?;
+        let windows = Windows::new(states, options.window_states);
+        let kernels = Kernels::new(gpu, rules, &buffers, &control, &data, options.sweep_run, windows.states)?;
+        Ok(Solver {
+            gpu,
+            buffers,
+            control,
+            data,
+            windows,
+            kernels,
+            layers_per_submission: options.layers_per_submission.max(1),
+            timeout: options.timeout,
+        })
+    }
+
+    /// The buffer of the game data named `name`, to be rewritten before the next run.
+    pub fn data(&self, name: &str) -> Option<&wgpu::Buffer> {
+        self.data.iter().find(|(n, _)| n == name).map(|(_, b)| b)
+    }
+
+    /// Solves the table from scratch: the layers swept, and the kernel time.
+    pub fn run(&self, progress: &dyn Progress) -> Result<(u32, Option<KernelTime>)> {
+        let gpu = self.gpu;
+        let kernels = &self.kernels;
+        let control = &self.control;
+        let mut encoder = gpu
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
+        for buffer in self
+            .buffers
+            .chunks
+            .iter()
+            .chain([&self.buffers.queue, &self.buffers.active, control])
+        {
+            encoder.clear_buffer(buffer, 0, None);
+        }
+        gpu.queue.submit([encoder.finish()]);
+        let states = u64::from(self.buffers.layout.states);
+        let layers_per_submission = self.layers_per_submission;
+        let mut run = Submissions::new(gpu, control, layers_per_submission, self.timeout)?;
+
+        progress.phase("moves", states);
+        let mut layer = 0;
+        for window in self.windows.iter() {
+            gpu.set_window(control, window.start);
+            let head = run.submit(kernels, 0, |passes| {
+                passes.run(Phase::Initialise, |pass| {
+                    pass.set_pipeline(&kernels.initialise);
+                    dispatch(pass, kernels.state_grid);
+                });
+            })?;
+            layer = head.control[CTRL_LAYER];
+            progress.advance(window.end - window.start);
+        }
+
+        progress.phase("layers", states);
+        let layers = loop {
+            let batch = run.submit(kernels, layer, |passes| {
+                for _ in 0..layers_per_submission {
+                    passes.run(Phase::Sweep, |pass| {
+                        pass.set_pipeline(&kernels.select);
+                        dispatch(pass, kernels.sweep_grid);
+                    });
+                    passes.run(Phase::Propagation, |pass| {
+                        pass.set_pipeline(&kernels.plan);
+                        pass.dispatch_workgroups(1, 1, 1);
+                        pass.set_pipeline(&kernels.propagate);
+                        pass.dispatch_workgroups_indirect(&kernels.propagation_grid, 0);
+                        pass.set_pipeline(&kernels.advance);
+                        pass.dispatch_workgroups(1, 1, 1);
+                    });
+                }
+            })?;
+            progress.advance(batch.found.iter().map(|&f| u64::from(f)).sum());
+            layer = batch.control[CTRL_LAYER];
+            if batch.control[CTRL_DONE] != 0 {
+                break layer + 1;
+            }
+        };
+
+        for window in self.windows.iter() {
+            gpu.set_window(control, window.start);
+            run.submit(kernels, layer, |passes| {
+                passes.run(Phase::Propagation, |pass| {
+                    pass.set_pipeline(&kernels.finalise);
+                    dispatch(pass, kernels.word_grid);
+                });
+            })?;
+        }
+        Ok((layers, run.kernel_time))
+    }
+
+    /// Records copies of the solved entries, two to a word in state order, into `target`.
+    pub fn copy_entries(&self, encoder: &mut wgpu::CommandEncoder, target: &wgpu::Buffer) {
+        let layout = self.buffers.layout;
+        for (c, chunk) in self.buffers.chunks.iter().enumerate() {
+            let first_state = (c as u64) << layout.shift;
+            encoder.copy_buffer_to_buffer(chunk, 0, target, 2 * first_state, 4 * layout.entry_words(c as u32));
+        }
+    }
+
+    /// The solved entries, read back to the host.
+    pub fn read_entries(&self) -> Result<Vec<Entry>> {
+        self.buffers.read_entries(self.gpu, self.timeout)
     }
 }
 

@@ -5,24 +5,26 @@
 //! `game_expand` wrapped by `shaders/solver/ruled.wgsl`), then runs the rule passes of
 //! `shaders/solver/rounds.wgsl` and the game's rule module on the solved entries: the candidate
 //! marks of every draw, then passes of answers and pruning until one removes nothing. The states
-//! left marked are the round's rulings; a round that rules nothing ends the solve. Between
-//! passes the host reads back one control word every few passes; each round it uploads the
-//! entries of its solve and reads back the marks.
+//! left marked are the round's rulings; a round that rules nothing ends the solve. The solver's
+//! program is compiled once: each round rewrites only the ruled states, the entries of its solve
+//! go to the rule passes on the GPU, and the host reads back one control word every few passes
+//! and the marks; the entries come back once, at the end.
 
 use anyhow::{Result, anyhow, bail};
 
 use super::buffers::Layout;
 use super::device::Gpu;
 use super::kernels::{Access, bind_group, bind_layout, grid, prelude, solver_program};
-use super::{GpuData, GpuOptions, GpuRules, GpuSolution, KernelTime};
+use super::{GpuData, GpuOptions, GpuRules, GpuSolution, KernelTime, Solver};
 use crate::solver::Progress;
 use crate::solver::rounds::{Reason, Ruling};
-use crate::value::Entry;
 
 /// The generic rule passes, joined after the solver program and before the game's rule module.
 const ROUNDS_WGSL: &str = include_str!("../../../shaders/solver/rounds.wgsl");
 /// The expansion of a round's solve, joined after the game's rules module.
 const RULED_WGSL: &str = include_str!("../../../shaders/solver/ruled.wgsl");
+/// The game data of the ruled states, a bit per state, as [`RULED_WGSL`] reads it.
+const RULED_STATES: &str = "ruled_states";
 /// The game's expansion, and its name under [`RULED_WGSL`]'s wrapper.
 const EXPAND: &str = "fn game_expand(";
 const UNRULED_EXPAND: &str = "fn unruled_game_expand(";
@@ -59,7 +61,7 @@ impl GpuRules for RuledRules<'_> {
 
     fn data(&self) -> Vec<GpuData<'_>> {
         let mut data = self.rules.data();
-        data.push(GpuData::new("ruled_states", self.ruled));
+        data.push(GpuData::new(RULED_STATES, self.ruled));
         data
     }
 }
@@ -77,16 +79,20 @@ pub(super) fn solve_in_rounds(
     }
     let states = rules.states();
     let mut ruled = vec![0u32; states.div_ceil(32) as usize];
-    let solve = |ruled: &[u32]| gpu.solve(&RuledRules { rules, ruled }, options, progress);
-    let mut solution = solve(&ruled)?;
     if states == 0 {
-        return Ok(solution);
+        return gpu.solve(&RuledRules { rules, ruled: &ruled }, options, progress);
     }
+    // One program for every round: only the ruled states change, rewritten in place.
+    let solver = Solver::new(gpu, &RuledRules { rules, ruled: &ruled }, options)?;
+    let ruled_buffer = solver
+        .data(RULED_STATES)
+        .ok_or_else(|| anyhow!("the ruled states are missing from the game data"))?;
+    let (mut layers, mut kernel_time) = solver.run(progress)?;
     let passes = RulePasses::new(gpu, rules, rounds)?;
     let mut rulings = Vec::new();
     let mut order = 0u16;
     loop {
-        let found = passes.run(&solution.entries, options.timeout)?;
+        let found = passes.run(&solver, options.timeout)?;
         if found.is_empty() {
             break;
         }
@@ -99,19 +105,19 @@ pub(super) fn solve_in_rounds(
                 reason: rounds.reason(marks),
             });
         }
-        let next = solve(&ruled)?;
-        solution = GpuSolution {
-            entries: next.entries,
-            kernel_time: solution.kernel_time.zip(next.kernel_time).map(|(a, b)| add(a, b)),
-            layers: solution.layers + next.layers,
-            rulings: Vec::new(),
-            rounds: 0,
-        };
+        gpu.queue.write_buffer(ruled_buffer, 0, bytemuck::cast_slice(&ruled));
+        let (more_layers, more_time) = solver.run(progress)?;
+        layers += more_layers;
+        kernel_time = kernel_time.zip(more_time).map(|(a, b)| add(a, b));
     }
     rulings.sort_by_key(|r| r.state);
-    solution.rulings = rulings;
-    solution.rounds = order;
-    Ok(solution)
+    Ok(GpuSolution {
+        entries: solver.read_entries()?,
+        kernel_time,
+        layers,
+        rulings,
+        rounds: order,
+    })
 }
 
 /// The kernel time of two solves.
@@ -275,16 +281,12 @@ impl<'g> RulePasses<'g> {
         })
     }
 
-    /// The states that stay marked on the draws of `entries`, with their marks, by state.
-    fn run(&self, entries: &[Entry], timeout: std::time::Duration) -> Result<Vec<(u64, u32)>> {
+    /// The states that stay marked on the draws of the entries `solver` solved last (copied on
+    /// the GPU), with their marks, by state.
+    fn run(&self, solver: &Solver, timeout: std::time::Duration) -> Result<Vec<(u64, u32)>> {
         let gpu = self.gpu;
-        let mut words: Vec<u32> = entries
-            .chunks(2)
-            .map(|pair| u32::from(pair[0]) | pair.get(1).map_or(0, |&e| u32::from(e) << 16))
-            .collect();
-        words.resize(self.states.div_ceil(2) as usize, 0);
-        gpu.queue.write_buffer(&self.entries, 0, bytemuck::cast_slice(&words));
         let mut encoder = self.encoder();
+        solver.copy_entries(&mut encoder, &self.entries);
         encoder.clear_buffer(&self.marks, 0, None);
         encoder.clear_buffer(&self.answers, 0, None);
         encoder.clear_buffer(&self.control, 0, None);
