@@ -19,8 +19,7 @@ use super::working::{DUE, EXIT_LOSS, HP, initial, is_due, is_unresolved};
 use super::{Node, Progress, Space, Successors};
 use crate::value::{BROKEN, DRAW, Entry, MAX_DTM};
 
-/// States per block, the unit of skipping: small, so that sparse layers skip most blocks (and
-/// one bit a state of a `u64` when a block is swept).
+/// States per block, the unit of skipping: small, so that sparse layers skip most blocks.
 const BLOCK: usize = 1 << 6;
 /// `next_due` of a block with nothing due.
 const NONE_DUE: u16 = u16::MAX;
@@ -145,8 +144,8 @@ fn sweep<S: Space + ?Sized>(space: &S, entries: &[AtomicU16], frontier: &Frontie
         .into_par_iter()
         .with_min_len(64)
         .map_init(
-            || (Successors::default(), Successors::default(), Successors::counting()),
-            |(parents, pending, children), block| {
+            || (Successors::default(), Successors::counting()),
+            |(parents, children), block| {
                 if !frontier.visits(t, block) {
                     return 0;
                 }
@@ -154,37 +153,33 @@ fn sweep<S: Space + ?Sized>(space: &S, entries: &[AtomicU16], frontier: &Frontie
                 // write the entry first, so the sweep sees the entry or the lowered bound.
                 frontier.next_due[block].swap(NONE_DUE, AcqRel);
                 let first = block * BLOCK;
-                let block_entries = &entries[first..(first + BLOCK).min(entries.len())];
-                // One branch-free pass finds the states of the layer and the earliest due layer
-                // left: updates of this layer never make or unmake a state of the layer, and a
-                // due layer they write lowers the bound themselves.
-                let mut layer: u64 = 0;
+                let mut found = 0;
                 let mut next_due = NONE_DUE;
-                for (i, entry) in block_entries.iter().enumerate() {
+                for (state, entry) in entries.iter().enumerate().skip(first).take(BLOCK) {
                     let e = entry.load(Relaxed);
-                    let of_layer = e == resolved || e == due;
-                    layer |= u64::from(of_layer) << i;
-                    next_due = next_due.min(if is_due(e) && !of_layer { e & !DUE } else { NONE_DUE });
-                }
-                let found = layer.count_ones().into();
-                // The parents of a won state are hit while those of the next state are found,
-                // so that their entries, fetched meanwhile, are in cache: each hit is an atomic
-                // update, which waits for its entry before the next one may start (the updates of
-                // a layer commute). The plain updates of a lost state's parents overlap anyway.
-                pending.clear();
-                while layer != 0 {
-                    let i = layer.trailing_zeros() as usize;
-                    layer &= layer - 1;
-                    block_entries[i].store(resolved, Relaxed);
-                    parents.clear();
-                    space.parents((first + i) as u64, parents);
-                    if !lost {
-                        parents.with_repeats().for_each(|p| prefetch(&entries[p as usize]));
+                    if e != resolved && e != due {
+                        if is_due(e) {
+                            next_due = next_due.min(e & !DUE);
+                        }
+                        continue;
                     }
-                    update(space, entries, frontier, children, pending, t);
-                    std::mem::swap(parents, pending);
+                    if e != resolved {
+                        entry.store(resolved, Relaxed);
+                    }
+                    found += 1;
+                    parents.clear();
+                    space.parents(state as u64, parents);
+                    if lost {
+                        // Winning a parent twice changes nothing: no need to drop repeats.
+                        for p in parents.with_repeats() {
+                            win_parent(entries, frontier, p as usize, t);
+                        }
+                    } else {
+                        for &p in parents.distinct() {
+                            hit_parent(space, entries, frontier, children, p as usize, t);
+                        }
+                    }
                 }
-                update(space, entries, frontier, children, pending, t);
                 frontier.next_due[block].fetch_min(next_due, Release);
                 found
             },
@@ -194,42 +189,6 @@ fn sweep<S: Space + ?Sized>(space: &S, entries: &[AtomicU16], frontier: &Frontie
         .iter()
         .for_each(|w| w.store(0, Relaxed));
     found
-}
-
-/// Updates the parents of a state resolved at DTM `t`.
-#[inline]
-fn update<S: Space + ?Sized>(
-    space: &S,
-    entries: &[AtomicU16],
-    frontier: &Frontier,
-    children: &mut Successors,
-    parents: &mut Successors,
-    t: u16,
-) {
-    // The states of layer `t` are lost when `t` is even.
-    if t.is_multiple_of(2) {
-        // Winning a parent twice changes nothing: no need to drop repeats.
-        parents
-            .with_repeats()
-            .for_each(|p| win_parent(entries, frontier, p as usize, t));
-    } else {
-        for &p in parents.distinct() {
-            hit_parent(space, entries, frontier, children, p as usize, t);
-        }
-    }
-}
-
-/// Asks the CPU to bring an entry into cache ahead of its update.
-#[inline(always)]
-fn prefetch(entry: &AtomicU16) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch reads nothing and faults on no address.
-    unsafe {
-        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        _mm_prefetch::<_MM_HINT_T0>((entry as *const AtomicU16).cast());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = entry;
 }
 
 /// Tells parent `p` that one of its children was lost at DTM `t` (even): the parent, unless
