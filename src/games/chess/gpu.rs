@@ -8,7 +8,9 @@
 //! - `chess_tables`: the [`IndexTables`] concatenated (king pairs, `king_canonical`, the unrank
 //!   tables of one, two and three men, then the king pairs and `pawn_king_canonical` of
 //!   materials with pawns);
-//! - `chess_exit_entries`: the entries of every distinct smaller table, two per word.
+//! - `chess_exits`: the entries of every distinct smaller table, two per word; split data (see
+//!   [`GpuRules::split_data`]), since the promotions of a 5-piece pawn table reach 5-piece tables
+//!   of hundreds of megabytes together, more than a binding holds on many devices.
 //!
 //! The generated prelude specialises the shader to one material: the men's sides and kinds, this
 //! table's index descriptor, its en passant layout and every exit of a capture, a promotion or
@@ -46,7 +48,7 @@ struct Exit {
     key: u32,
     /// The smaller material is stored with colours swapped (see `Game::flip`).
     flip: bool,
-    /// Where its entries start in `chess_exit_entries`.
+    /// Where its entries start in `chess_exits`.
     offset: u32,
     /// Per man, its place among the smaller material's men ([`NO_MAN`] for the victim).
     order: [u32; GPU_MEN],
@@ -425,11 +427,11 @@ impl GpuRules for ChessGpu {
                 name: "chess_tables",
                 words: Cow::Borrowed(&self.tables),
             },
-            GpuData {
-                name: "chess_exit_entries",
-                words: Cow::Borrowed(&self.exit_entries),
-            },
         ]
+    }
+
+    fn split_data(&self) -> Vec<GpuData<'_>> {
+        vec![GpuData::new("chess_exits", &self.exit_entries)]
     }
 }
 

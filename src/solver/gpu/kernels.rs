@@ -8,6 +8,7 @@ use anyhow::{Result, anyhow, bail};
 use super::GpuRules;
 use super::buffers::{BLOCK_SHIFT, FIRST_CHUNK_BINDING, Layout, StateBuffers};
 use super::device::Gpu;
+use super::game_data::GameData;
 use crate::solver::working::{DUE, EXIT_LOSS, HP, UNRESOLVED};
 use crate::value::{BROKEN, DRAW, Value};
 
@@ -121,15 +122,17 @@ impl Kernels {
         rules: &dyn GpuRules,
         states: &StateBuffers,
         control: &wgpu::Buffer,
-        data: &[(String, wgpu::Buffer)],
+        data: &GameData,
         sweep_run: Option<u32>,
         window_states: u64,
     ) -> Result<Kernels> {
         let layout = states.layout;
-        let storage_bindings = FIRST_CHUNK_BINDING + layout.chunks + data.len() as u32;
+        let data_bindings = data.bindings.len() as u32;
+        let storage_bindings = FIRST_CHUNK_BINDING + layout.chunks + data_bindings;
         let limits = &gpu.limits;
         if storage_bindings > limits.max_storage_buffers_per_shader_stage
             || layout.chunks + FIRST_CHUNK_BINDING > limits.max_bindings_per_bind_group
+            || data_bindings > limits.max_bindings_per_bind_group
         {
             bail!(
                 "table too large for this GPU: it needs {storage_bindings} storage bindings of at most {} \
@@ -149,10 +152,12 @@ impl Kernels {
         let max_dim = limits.max_compute_workgroups_per_dimension;
         let sweep_shape = SweepShape::new(gpu, sweep_run)?;
         let prelude = |access| prelude(layout, states.queue_capacity, max_dim, window_states, access);
-        let solver = module("solver", solver_program(prelude(Access::Atomic), rules, data))?;
+        let mut solver_source = solver_program(prelude(Access::Atomic), rules, &data.bindings);
+        solver_source.push_str(&data.wgsl);
+        let solver = module("solver", solver_source)?;
         let sweep = module("layer sweep", select_program(prelude(Access::Plain), &sweep_shape))?;
         let solver_layout = bind_layout(gpu, "egtb solver", FIRST_CHUNK_BINDING + layout.chunks, false);
-        let game_layout = bind_layout(gpu, "egtb game data", data.len() as u32, true);
+        let game_layout = bind_layout(gpu, "egtb game data", data_bindings, true);
         let plan_layout = bind_layout(gpu, "egtb propagation grid", 1, false);
         let pipeline_layout = |groups: &[Option<&wgpu::BindGroupLayout>]| {
             gpu.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
@@ -182,7 +187,7 @@ impl Kernels {
             .into_iter()
             .chain(&states.chunks)
             .collect();
-        let game_buffers: Vec<&wgpu::Buffer> = data.iter().map(|(_, b)| b).collect();
+        let game_buffers: Vec<&wgpu::Buffer> = data.bindings.iter().map(|(_, b)| b).collect();
         let propagation_grid = gpu.buffer(
             "the propagation grid",
             12,

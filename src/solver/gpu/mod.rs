@@ -14,6 +14,7 @@
 
 mod buffers;
 mod device;
+mod game_data;
 mod kernels;
 mod rounds;
 
@@ -31,6 +32,7 @@ use super::Progress;
 use crate::solver::rounds::Ruling;
 use crate::value::Entry;
 use buffers::{Layout, StateBuffers};
+use game_data::GameData;
 use kernels::{
     CONTROL_WORDS, CTRL_DONE, CTRL_ERROR, CTRL_FOUND, CTRL_LAYER, CTRL_SWEEP, CTRL_WINDOW, KERNEL_ERRORS, Kernels,
 };
@@ -69,8 +71,15 @@ pub trait GpuRules {
     /// The WGSL rules module: `GAME_MAX_SUCCESSORS`, `game_expand` and `game_parents` (see the
     /// header of `shaders/solver/solver.wgsl`), reading the buffers of [`GpuRules::data`] by name.
     fn wgsl(&self) -> String;
-    /// The data buffers the module reads.
+    /// The data buffers the module reads, a binding each.
     fn data(&self) -> Vec<GpuData<'_>>;
+    /// Data that may exceed one binding (the smaller tables' entries): the solver cuts each
+    /// buffer over as many bindings as the split size needs, and the module reads word `i` of
+    /// buffer `NAME` with `NAME_word(i)`. The plain solve reads them; the rule passes of
+    /// [`GpuRounds`] take [`GpuRules::data`] only.
+    fn split_data(&self) -> Vec<GpuData<'_>> {
+        Vec::new()
+    }
     /// The rules that rule on repetitions, in rounds (see [`GpuRounds`]); `None`: a plain solve.
     fn rounds(&self) -> Option<&dyn GpuRounds> {
         None
@@ -237,7 +246,7 @@ pub(super) struct Solver<'g> {
     gpu: &'g Gpu,
     buffers: StateBuffers,
     control: wgpu::Buffer,
-    data: Vec<(String, wgpu::Buffer)>,
+    data: GameData,
     windows: Windows,
     kernels: Kernels,
     layers_per_submission: u32,
@@ -253,8 +262,11 @@ impl<'g> Solver<'g> {
                 "{states} states are more than the GPU solver numbers in 32 bits ({MAX_GPU_STATES}); use --backend cpu"
             );
         }
-        let split = options.split_bytes.unwrap_or(gpu.max_binding_bytes());
-        let layout = Layout::new(states as u32, split.min(gpu.max_binding_bytes()))?;
+        let split = options
+            .split_bytes
+            .unwrap_or(gpu.max_binding_bytes())
+            .min(gpu.max_binding_bytes());
+        let layout = Layout::new(states as u32, split)?;
         let queue = options.queue_capacity.unwrap_or(layout.states.div_ceil(4));
         let buffers = StateBuffers::new(gpu, layout, queue)?;
         let control = gpu.buffer(
@@ -262,11 +274,11 @@ impl<'g> Solver<'g> {
             CONTROL_WORDS * 4,
             wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
         )?;
-        let data = rules
-            .data()
-            .into_iter()
-            .map(|d| Ok((d.name.to_string(), gpu.upload(d.name, &d.words)?)))
-            .collect::<Result<Vec<_>>>()?;
+        // The storage bindings a kernel may have less the solver's (and the propagation grid).
+        let free_bindings = (gpu.limits.max_storage_buffers_per_shader_stage)
+            .saturating_sub(buffers::FIRST_CHUNK_BINDING + layout.chunks + 1)
+            .min(gpu.limits.max_bindings_per_bind_group);
+        let data = GameData::upload(gpu, rules, split, free_bindings)?;
         let windows = Windows::new(states, options.window_states);
         let kernels = Kernels::new(gpu, rules, &buffers, &control, &data, options.sweep_run, windows.states)?;
         Ok(Solver {
@@ -283,7 +295,7 @@ impl<'g> Solver<'g> {
 
     /// The buffer of the game data named `name`, to be rewritten before the next run.
     pub fn data(&self, name: &str) -> Option<&wgpu::Buffer> {
-        self.data.iter().find(|(n, _)| n == name).map(|(_, b)| b)
+        self.data.bindings.iter().find(|(n, _)| n == name).map(|(_, b)| b)
     }
 
     /// Solves the table from scratch: the layers swept, and the kernel time.
