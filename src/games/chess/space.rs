@@ -28,6 +28,7 @@ use crate::value::{Entry, Value};
 
 /// A solved smaller table that captures or promotions lead into.
 struct Exit<'t> {
+    material: Material,
     index: ChessIndex,
     entries: &'t [Entry],
 }
@@ -56,12 +57,7 @@ fn route_key(victim: Option<usize>, promoted: Option<(usize, Kind)>) -> usize {
 
 /// The route of a move that captures `victim`, promotes a pawn, or both, when `exits` holds the
 /// material it leads to (a case no move makes may have none).
-fn route(
-    men: &Men,
-    exits: &[(Material, ChessIndex)],
-    victim: Option<usize>,
-    promoted: Option<(usize, Kind)>,
-) -> Option<Route> {
+fn route(men: &Men, exits: &[Exit], victim: Option<usize>, promoted: Option<(usize, Kind)>) -> Option<Route> {
     let kind_of = |m: usize| match promoted {
         Some((pawn, kind)) if pawn == m => kind,
         _ => men.kind[m],
@@ -74,8 +70,8 @@ fn route(
         material.counts[men.side[m].index()][kind_of(m).index()] += 1;
     }
     let (canonical, flip) = material.canonical();
-    let exit = exits.iter().position(|(m, _)| *m == canonical)?;
-    let sub_men = exits[exit].1.men();
+    let exit = exits.iter().position(|e| e.material == canonical)?;
+    let sub_men = exits[exit].index.men();
     let mut taken = [false; MAX_MEN];
     let mut place = [None; MAX_MEN];
     for m in (0..men.count).filter(|&m| Some(m) != victim) {
@@ -88,7 +84,7 @@ fn route(
 }
 
 /// Every route of `men` by [`route_key`].
-fn routes(men: &Men, exits: &[(Material, ChessIndex)]) -> Vec<Option<Route>> {
+fn routes(men: &Men, exits: &[Exit]) -> Vec<Option<Route>> {
     let mut routes = vec![None; (MAX_MEN + 1) * PROMOTION_CASES];
     let victims = (0..men.count).map(Some).chain([None]);
     for victim in victims {
@@ -160,18 +156,15 @@ pub struct ChessSpace<'t> {
 impl<'t> ChessSpace<'t> {
     /// The space of `index`, with the solved tables its captures and promotions reach.
     pub fn new(index: &'t ChessIndex, tables: &'t TableSet) -> Result<ChessSpace<'t>> {
-        let mut indices = Vec::new();
-        let mut entries = Vec::new();
+        let mut exits = Vec::new();
         for material in Chess::sub_materials(index.material()) {
-            indices.push((material, ChessIndex::new(&material)?));
-            entries.push(tables.require(&material)?.entries());
+            exits.push(Exit {
+                material,
+                index: ChessIndex::new(&material)?,
+                entries: tables.require(&material)?.entries(),
+            });
         }
-        let routes = routes(index.men(), &indices);
-        let exits = indices
-            .into_iter()
-            .zip(entries)
-            .map(|((_, index), entries)| Exit { index, entries })
-            .collect();
+        let routes = routes(index.men(), &exits);
         let geo = geometry();
         Ok(ChessSpace {
             index,

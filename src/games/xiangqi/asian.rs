@@ -40,7 +40,7 @@ pub struct Threats {
 }
 
 /// Per piece slot of `side`, the squares of enemy pieces (kings excepted) it reaches on the
-/// board, legal or not (`legal`: only those it could legally capture with `side` to move). Kings
+/// board, legal or not (`legal_only`: only those it could legally capture with `side` to move). Kings
 /// and pawns never chase, so they are left out.
 fn reaches(board: &mut Board, side: usize, legal_only: bool) -> [u128; MAX_PIECES] {
     let layout = board.layout;
