@@ -327,9 +327,6 @@ impl ChessIndex {
             }
         }
         let ep_per_side = ep_len[0].max(ep_len[1]);
-        if 2 * (per_side + ep_per_side) > u64::from(u32::MAX) {
-            bail!("material {material} has too many states for chess index version 2");
-        }
         let mut group_divisors = [Divisor::default(); MAX_MEN];
         for (divisor, g) in group_divisors.iter_mut().zip(&groups[..group_count]) {
             *divisor = Divisor::new(g.multiplier as u32);
@@ -345,7 +342,7 @@ impl ChessIndex {
             group_count,
             group_of,
             per_pair,
-            pair_divisor: Divisor::new(per_pair as u32),
+            pair_divisor: Divisor::new(u32::try_from(per_pair).expect("at most 62^4 slots a king pair")),
             group_divisors,
             per_side,
             geo: geometry(),
@@ -634,8 +631,12 @@ impl ChessIndex {
     /// The placement a slot spells out, whether or not it is a legal position.
     #[inline]
     pub fn placement(&self, slot: u64) -> Placement {
-        // Every supported table has fewer than 2^32 states (checked in `new`).
-        let (pair, mut rest) = self.pair_divisor.div_rem(slot as u32);
+        // A king pair's share of the slots fits 32 bits (checked in `new`): past the division by
+        // it, 32-bit arithmetic suffices. Slots beyond 2^32 (6-piece tables) divide in 64 bits.
+        let (pair, mut rest) = match u32::try_from(slot) {
+            Ok(slot) => self.pair_divisor.div_rem(slot),
+            Err(_) => ((slot / self.per_pair) as u32, (slot % self.per_pair) as u32),
+        };
         let pairs = if self.pawns {
             &self.tables.pawn_king_pairs
         } else {
