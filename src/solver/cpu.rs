@@ -7,9 +7,10 @@
 //!
 //! Layer `t` sweeps the states selecting those resolved at DTM `t`. Every state of a layer has
 //! the same outcome (parity), so within a layer no two updates conflict and the result is the
-//! same whatever the thread schedule. The sweep skips blocks that cannot hold a state of the
-//! layer: a block is visited when a state in it was resolved during the previous layer, or when
-//! the earliest due layer waiting in it is this one (see `Frontier`).
+//! same whatever the thread schedule. The sweep reads only where a state of the layer can be: a
+//! block whose earliest due layer is this one, and the granules (16 states) in which the previous
+//! layer resolved a state (see `Frontier`). The parent updates are random reads of a large
+//! table, so each state's parents are prefetched while the next state's are listed.
 
 use std::sync::atomic::{AtomicU16, AtomicU64, Ordering::AcqRel, Ordering::Relaxed, Ordering::Release};
 
@@ -21,6 +22,11 @@ use crate::value::{BROKEN, DRAW, Entry, MAX_DTM};
 
 /// States per block, the unit of skipping: small, so that sparse layers skip most blocks.
 const BLOCK: usize = 1 << 6;
+/// States per granule, the unit that records where the previous layer resolved states: a bit per
+/// granule, so that a layer reads few states besides its own.
+const GRANULE: usize = 1 << 4;
+/// States per span, the unit of work of a thread in a layer: a word of granule bits.
+const SPAN: usize = 64 * GRANULE;
 /// `next_due` of a block with nothing due.
 const NONE_DUE: u16 = u16::MAX;
 
@@ -52,10 +58,10 @@ pub fn solve<S: Space + ?Sized>(space: &S, progress: &dyn Progress) -> Vec<Entry
     entries
 }
 
-/// Which blocks a layer must visit.
+/// Which states a layer must read.
 struct Frontier {
-    /// Per layer parity, a bit per block: a state of the block was resolved at that layer by an
-    /// update of the previous layer (or, for layer 0, is a terminal loss).
+    /// Per layer parity, a bit per granule: a state of the granule was resolved at that layer by
+    /// an update of the previous layer (or, for layer 0, is a terminal loss).
     touched: [Vec<AtomicU64>; 2],
     /// Per block, a lower bound of the due layers still waiting in it.
     next_due: Vec<AtomicU16>,
@@ -65,37 +71,35 @@ struct Frontier {
 
 impl Frontier {
     fn touch(&self, t: u16, state: usize) {
-        let block = state / BLOCK;
-        let word = &self.touched[usize::from(t % 2)][block / 64];
-        let bit = 1u64 << (block % 64);
+        let granule = state / GRANULE;
+        let word = &self.touched[usize::from(t % 2)][granule / 64];
+        let bit = 1u64 << (granule % 64);
         if word.load(Relaxed) & bit == 0 {
             word.fetch_or(bit, Relaxed);
         }
-    }
-
-    fn visits(&self, t: u16, block: usize) -> bool {
-        let touched = self.touched[usize::from(t % 2)][block / 64].load(Relaxed) >> (block % 64) & 1 == 1;
-        touched || self.next_due[block].load(Relaxed) == t
     }
 }
 
 /// Fills the working words from a forward look at every state, and the frontier of layer 0 and
 /// of the due layers.
 fn initialise<S: Space + ?Sized>(space: &S, entries: &mut [Entry], progress: &dyn Progress) -> Frontier {
-    let blocks: Vec<(u16, u16, bool)> = entries
+    let blocks: Vec<(u16, u16, u64)> = entries
         .par_chunks_mut(BLOCK)
         .enumerate()
         .map_init(Successors::counting, |children, (block, entries)| {
             let first = (block * BLOCK) as u64;
             let mut next_due = NONE_DUE;
             let mut last_due = 0;
-            let mut lost = false;
+            // A bit per granule of the block that holds a terminal loss.
+            let mut lost = 0;
             for (i, entry) in entries.iter_mut().enumerate() {
                 children.clear();
                 *entry = match space.expand(first + i as u64, children) {
                     Node::Broken => BROKEN,
                     Node::Terminal(value) => {
-                        lost |= value.entry() == 1;
+                        if value.entry() == 1 {
+                            lost |= 1 << (i / GRANULE);
+                        }
                         value.entry()
                     }
                     Node::Inner(exits) => {
@@ -115,7 +119,7 @@ fn initialise<S: Space + ?Sized>(space: &S, entries: &mut [Entry], progress: &dy
             (next_due, last_due, lost)
         })
         .collect();
-    let words = blocks.len().div_ceil(64);
+    let words = entries.len().div_ceil(SPAN);
     let touched = [
         (0..words).map(|_| AtomicU64::new(0)).collect(),
         (0..words).map(|_| AtomicU64::new(0)).collect(),
@@ -125,35 +129,79 @@ fn initialise<S: Space + ?Sized>(space: &S, entries: &mut [Entry], progress: &dy
         next_due: blocks.iter().map(|&(d, _, _)| AtomicU16::new(d)).collect(),
         last_due: blocks.iter().map(|&(_, d, _)| d).max().unwrap_or(0),
     };
-    for (block, &(_, _, lost)) in blocks.iter().enumerate() {
-        if lost {
-            frontier.touch(0, block * BLOCK);
+    for (block, &(_, _, mut lost)) in blocks.iter().enumerate() {
+        while lost != 0 {
+            frontier.touch(0, block * BLOCK + lost.trailing_zeros() as usize * GRANULE);
+            lost &= lost - 1;
         }
     }
     frontier
 }
 
-/// Resolves the parents of every state resolved at DTM `t`; returns how many there were.
-fn sweep<S: Space + ?Sized>(space: &S, entries: &[AtomicU16], frontier: &Frontier, t: u16) -> u64 {
-    let resolved = t + 1;
-    let due = DUE | t;
-    // The states of layer `t` are lost when `t` is even.
-    let lost = t.is_multiple_of(2);
-    let blocks = entries.len().div_ceil(BLOCK);
-    let found = (0..blocks)
-        .into_par_iter()
-        .with_min_len(64)
-        .map_init(
-            || (Successors::default(), Successors::counting()),
-            |(parents, children), block| {
-                if !frontier.visits(t, block) {
-                    return 0;
-                }
+/// One thread's sweep of a span: the parents of each state found are listed, their entries
+/// prefetched, and updated only once the next state's parents are listed, so that the random
+/// reads of the parents overlap the listing.
+struct Sweeper<'a, S: Space + ?Sized> {
+    space: &'a S,
+    entries: &'a [AtomicU16],
+    frontier: &'a Frontier,
+    t: u16,
+    /// The parents of the state found last, not yet updated.
+    pending: Successors,
+    /// The parents being listed.
+    listing: Successors,
+    children: Successors,
+}
+
+impl<S: Space + ?Sized> Sweeper<'_, S> {
+    /// A state of layer `t` found: lists its parents and updates those of the state before.
+    fn found(&mut self, state: usize) {
+        self.listing.clear();
+        self.space.parents(state as u64, &mut self.listing);
+        let lost = self.t.is_multiple_of(2);
+        if !lost {
+            self.listing.distinct();
+        }
+        for p in self.listing.with_repeats() {
+            prefetch(&self.entries[p as usize]);
+        }
+        std::mem::swap(&mut self.listing, &mut self.pending);
+        self.flush();
+        std::mem::swap(&mut self.listing, &mut self.pending);
+    }
+
+    /// Updates the parents pending.
+    fn flush(&mut self) {
+        let (entries, frontier, t) = (self.entries, self.frontier, self.t);
+        if t.is_multiple_of(2) {
+            // Winning a parent twice changes nothing: no need to drop repeats.
+            for p in self.pending.with_repeats() {
+                win_parent(entries, frontier, p as usize, t);
+            }
+        } else {
+            for &p in self.pending.distinct() {
+                hit_parent(self.space, entries, frontier, &mut self.children, p as usize, t);
+            }
+        }
+        self.pending.clear();
+    }
+
+    /// Finds the states of layer `t` in span `span` and updates their parents; returns how many
+    /// there were.
+    fn sweep_span(&mut self, span: usize) -> u64 {
+        let (entries, frontier, t) = (self.entries, self.frontier, self.t);
+        let resolved = t + 1;
+        let due = DUE | t;
+        let touched = frontier.touched[usize::from(t % 2)][span].swap(0, Relaxed);
+        let mut found = 0;
+        let first_block = span * (SPAN / BLOCK);
+        let last_block = (first_block + SPAN / BLOCK).min(entries.len().div_ceil(BLOCK));
+        for block in first_block..last_block {
+            let first = block * BLOCK;
+            if frontier.next_due[block].load(Relaxed) == t {
                 // Updates of this layer may lower the bound while the block is swept: they
                 // write the entry first, so the sweep sees the entry or the lowered bound.
                 frontier.next_due[block].swap(NONE_DUE, AcqRel);
-                let first = block * BLOCK;
-                let mut found = 0;
                 let mut next_due = NONE_DUE;
                 for (state, entry) in entries.iter().enumerate().skip(first).take(BLOCK) {
                     let e = entry.load(Relaxed);
@@ -167,28 +215,61 @@ fn sweep<S: Space + ?Sized>(space: &S, entries: &[AtomicU16], frontier: &Frontie
                         entry.store(resolved, Relaxed);
                     }
                     found += 1;
-                    parents.clear();
-                    space.parents(state as u64, parents);
-                    if lost {
-                        // Winning a parent twice changes nothing: no need to drop repeats.
-                        for p in parents.with_repeats() {
-                            win_parent(entries, frontier, p as usize, t);
-                        }
-                    } else {
-                        for &p in parents.distinct() {
-                            hit_parent(space, entries, frontier, children, p as usize, t);
-                        }
-                    }
+                    self.found(state);
                 }
                 frontier.next_due[block].fetch_min(next_due, Release);
-                found
+                continue;
+            }
+            // No state of the block is due at `t`: only the touched granules can hold states of
+            // the layer.
+            let mut granules = touched >> ((block - first_block) * (BLOCK / GRANULE)) & ((1 << (BLOCK / GRANULE)) - 1);
+            while granules != 0 {
+                let start = first + granules.trailing_zeros() as usize * GRANULE;
+                granules &= granules - 1;
+                for (state, entry) in entries.iter().enumerate().skip(start).take(GRANULE) {
+                    if entry.load(Relaxed) == resolved {
+                        found += 1;
+                        self.found(state);
+                    }
+                }
+            }
+        }
+        self.flush();
+        found
+    }
+}
+
+/// Starts fetching the cache line of an entry that is about to be updated.
+#[inline(always)]
+fn prefetch(entry: &AtomicU16) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        // SAFETY: a prefetch only hints the cache; it reads nothing and cannot fault.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(entry.as_ptr().cast()) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = entry;
+}
+
+/// Resolves the parents of every state resolved at DTM `t`; returns how many there were.
+fn sweep<S: Space + ?Sized>(space: &S, entries: &[AtomicU16], frontier: &Frontier, t: u16) -> u64 {
+    (0..entries.len().div_ceil(SPAN))
+        .into_par_iter()
+        .with_min_len(4)
+        .map_init(
+            || Sweeper {
+                space,
+                entries,
+                frontier,
+                t,
+                pending: Successors::default(),
+                listing: Successors::default(),
+                children: Successors::counting(),
             },
+            |sweeper, span| sweeper.sweep_span(span),
         )
-        .sum();
-    frontier.touched[usize::from(t % 2)]
-        .iter()
-        .for_each(|w| w.store(0, Relaxed));
-    found
+        .sum()
 }
 
 /// Tells parent `p` that one of its children was lost at DTM `t` (even): the parent, unless
