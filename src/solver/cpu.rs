@@ -165,7 +165,7 @@ impl<S: Space + ?Sized> Sweeper<'_, S> {
         for p in self.listing.with_repeats() {
             prefetch(&self.entries[p as usize]);
         }
-        std::mem::swap(&mut self.listing, &mut self.pending);
+        // The state before's parents, whose entries had the listing's time to arrive.
         self.flush();
         std::mem::swap(&mut self.listing, &mut self.pending);
     }
