@@ -27,7 +27,9 @@ pub const BASE_BYTES: u64 = 128 << 20;
 /// Estimated peak resident memory of generating a table of `states` states while the smaller
 /// tables its exits read, `mapped_states` states in all, are loaded (generation keeps only those:
 /// see [`crate::generate::Generator::lean`]). The one place where generation's memory is
-/// estimated.
+/// estimated before the work; the graph of drawn positions that xiangqi's Asian rules add
+/// depends on how many positions the solve leaves drawn, so it is estimated and checked when the
+/// first round builds it.
 pub fn estimate_peak_bytes(states: u64, mapped_states: u64) -> u64 {
     BASE_BYTES + WORKING_BYTES_PER_STATE * states + MAPPED_BYTES_PER_STATE * mapped_states
 }

@@ -6,6 +6,8 @@
 //! so the ruling propagates backwards exactly like any loss and DTM counts plies to it. Each
 //! round looks for new rulings among the draws that remain, until a round finds none.
 
+use anyhow::Result;
+
 use super::{Node, Progress, Space, Successors, cpu};
 use crate::value::{Entry, Value};
 
@@ -57,8 +59,26 @@ pub struct Ruling {
 /// A space whose ruled states are terminal losses.
 pub struct Ruled<'s, S: Space + ?Sized> {
     space: &'s S,
-    /// Per state: ruled lost.
-    ruled: Vec<bool>,
+    /// A bit per state: ruled lost.
+    ruled: Vec<u64>,
+}
+
+impl<'s, S: Space + ?Sized> Ruled<'s, S> {
+    /// `space` with nothing ruled yet.
+    fn new(space: &'s S) -> Ruled<'s, S> {
+        Ruled {
+            space,
+            ruled: vec![0; space.states().div_ceil(64) as usize],
+        }
+    }
+
+    fn rule(&mut self, state: u64) {
+        self.ruled[(state / 64) as usize] |= 1 << (state % 64);
+    }
+
+    fn is_ruled(&self, state: u64) -> bool {
+        self.ruled[(state / 64) as usize] >> (state % 64) & 1 == 1
+    }
 }
 
 impl<S: Space + ?Sized> Space for Ruled<'_, S> {
@@ -67,7 +87,7 @@ impl<S: Space + ?Sized> Space for Ruled<'_, S> {
     }
 
     fn expand(&self, state: u64, children: &mut Successors) -> Node {
-        if self.ruled[state as usize] {
+        if self.is_ruled(state) {
             Node::Terminal(Value::LOST)
         } else {
             self.space.expand(state, children)
@@ -99,21 +119,19 @@ impl RuledSolution {
 }
 
 /// Solves `space`, then repeatedly asks `find` for new rulings among the draws of the current
-/// entries and solves again with them as terminal losses, until `find` returns none.
-pub fn solve_in_rounds<S, F>(space: &S, progress: &dyn Progress, mut find: F) -> RuledSolution
+/// entries and solves again with them as terminal losses, until `find` returns none. Fails
+/// where `find` does (a graph of the draws too large for memory).
+pub fn solve_in_rounds<S, F>(space: &S, progress: &dyn Progress, mut find: F) -> Result<RuledSolution>
 where
     S: Space + ?Sized,
-    F: FnMut(&[Entry]) -> Vec<(u64, Reason)>,
+    F: FnMut(&[Entry]) -> Result<Vec<(u64, Reason)>>,
 {
-    let mut ruled = Ruled {
-        space,
-        ruled: vec![false; space.states() as usize],
-    };
+    let mut ruled = Ruled::new(space);
     let mut rulings = Vec::new();
     let mut entries = cpu::solve(&ruled, progress);
     let mut rounds = 0;
     loop {
-        let found = find(&entries);
+        let found = find(&entries)?;
         if found.is_empty() {
             break;
         }
@@ -124,7 +142,7 @@ where
                 Value::Draw.entry(),
                 "rulings only decide draws"
             );
-            ruled.ruled[state as usize] = true;
+            ruled.rule(state);
             rulings.push(Ruling {
                 state,
                 order: rounds,
@@ -134,11 +152,11 @@ where
         entries = cpu::solve(&ruled, progress);
     }
     rulings.sort_by_key(|r| r.state);
-    RuledSolution {
+    Ok(RuledSolution {
         entries,
         rulings,
         rounds,
-    }
+    })
 }
 
 #[cfg(test)]
@@ -157,12 +175,13 @@ mod tests {
         let mut asked = 0;
         let solution = solve_in_rounds(&graph, &Silent, |_| {
             asked += 1;
-            if asked == 1 {
+            Ok(if asked == 1 {
                 vec![(draw as u64, Reason::PerpetualCheck)]
             } else {
                 vec![]
-            }
-        });
+            })
+        })
+        .unwrap();
         assert_eq!(solution.rounds, 1);
         assert_eq!(solution.entries[draw], Value::LOST.entry());
         assert_eq!(
@@ -173,11 +192,8 @@ mod tests {
                 reason: Reason::PerpetualCheck
             }]
         );
-        let mut ruled = Ruled {
-            space: &graph,
-            ruled: vec![false; plain.len()],
-        };
-        ruled.ruled[draw] = true;
+        let mut ruled = Ruled::new(&graph);
+        ruled.rule(draw as u64);
         assert_eq!(solution.entries, cpu::solve(&ruled, &Silent));
         for (s, (&before, &after)) in plain.iter().zip(&solution.entries).enumerate() {
             if before != Value::Draw.entry() && s != draw {

@@ -10,6 +10,7 @@
 //! sides checking cancels, and a checker against a chaser loses), and against a chase must not
 //! chase either (both sides chasing cancels). Positions of the sets are lost for X.
 
+use anyhow::Result;
 use rayon::prelude::*;
 
 use super::board::{Board, Kind, NONE, geometry, rank};
@@ -17,6 +18,7 @@ use super::index::{MAX_PIECES, XiangqiIndex};
 use super::moves::{for_each_legal_move, in_check, targets};
 use super::space::XiangqiSpace;
 use crate::material::{Material, Side};
+use crate::memory;
 use crate::solver::rounds::Reason;
 use crate::value::{DRAW, Entry, Value};
 
@@ -146,43 +148,132 @@ pub fn threats(after: &mut Board, mover: usize, before: &[u128; MAX_PIECES]) -> 
     Threats { check, chases }
 }
 
-/// A move from a drawn position into a drawn in-table position, kept small: a round holds one
-/// for every such move of every drawn position.
+/// A move from a drawn position into a drawn in-table position, in 12 bytes: a round holds one
+/// for every such move of every drawn position, so this is most of the Asian solve's memory.
 #[derive(Clone, Copy, Debug)]
 struct Step {
     /// The node of the canonical child.
     child: u32,
-    /// The child is the mirror image of the board after the move.
-    mirrored: bool,
-    check: bool,
+    /// Where the chased squares are in the chunk's `chases`, or [`NO_CHASE`] (most moves).
+    chase: u32,
     from: u8,
     to: u8,
-    /// The chased squares (a bit per square, 90 bits in three words).
-    chases: [u32; 3],
+    /// [`MIRRORED`] and [`CHECK`].
+    flags: u8,
 }
 
+/// No piece chased.
+const NO_CHASE: u32 = u32::MAX;
+/// The child is the mirror image of the board after the move.
+const MIRRORED: u8 = 1;
+/// The move gives check.
+const CHECK: u8 = 2;
+
 impl Step {
-    fn chases(&self) -> u128 {
-        let [a, b, c] = self.chases.map(u128::from);
-        a | b << 32 | c << 64
+    fn mirrored(&self) -> bool {
+        self.flags & MIRRORED != 0
+    }
+
+    fn check(&self) -> bool {
+        self.flags & CHECK != 0
+    }
+
+    /// A move that neither checks nor chases.
+    fn quiet(&self) -> bool {
+        !self.check() && self.chase == NO_CHASE
+    }
+}
+
+/// Drawn positions a chunk of the graph holds: chunks are built in parallel, each one allocation
+/// per field, instead of one per position.
+const CHUNK: usize = 1 << 12;
+
+/// The drawing moves of [`CHUNK`] consecutive drawn positions.
+#[derive(Default)]
+struct Chunk {
+    /// Per position: where its steps end in `steps` (they start where the previous one's end).
+    ends: Vec<u32>,
+    /// Per position: a capture into a drawn smaller ending escapes the rules.
+    escapes: Vec<bool>,
+    steps: Vec<Step>,
+    /// The chased squares of the steps that chase (a bit per square).
+    chases: Vec<u128>,
+}
+
+impl Chunk {
+    fn push_step(&mut self, child: u32, mirrored: bool, check: bool, from: u8, to: u8, chases: u128) {
+        let chase = if chases == 0 {
+            NO_CHASE
+        } else {
+            self.chases.push(chases);
+            u32::try_from(self.chases.len() - 1).expect("a chunk holds fewer than 2^32 chases")
+        };
+        let flags = if mirrored { MIRRORED } else { 0 } | if check { CHECK } else { 0 };
+        self.steps.push(Step {
+            child,
+            chase,
+            from,
+            to,
+            flags,
+        });
+    }
+
+    /// Ends the position whose steps were pushed since the last one ended.
+    fn end_node(&mut self, escapes: bool) {
+        self.ends
+            .push(u32::try_from(self.steps.len()).expect("a chunk holds fewer than 2^32 steps"));
+        self.escapes.push(escapes);
+    }
+
+    fn node(&self, local: usize) -> DrawNode<'_> {
+        let start = if local == 0 { 0 } else { self.ends[local - 1] as usize };
+        DrawNode {
+            escapes: self.escapes[local],
+            steps: &self.steps[start..self.ends[local] as usize],
+            chases: &self.chases,
+        }
+    }
+
+    fn bytes(&self) -> usize {
+        self.ends.len() * (size_of::<u32>() + size_of::<bool>())
+            + self.steps.len() * size_of::<Step>()
+            + self.chases.len() * size_of::<u128>()
     }
 }
 
 /// A drawn position: whether a capture into a drawn smaller ending escapes, and its drawing
 /// in-table moves.
-struct DrawNode {
+#[derive(Clone, Copy)]
+struct DrawNode<'a> {
     escapes: bool,
-    steps: Vec<Step>,
+    steps: &'a [Step],
+    /// The chases of the position's chunk, which its steps point into.
+    chases: &'a [u128],
 }
 
-/// The drawn positions of a round and their drawing moves.
+impl DrawNode<'_> {
+    /// The squares a step of this position chases.
+    fn chases(&self, step: &Step) -> u128 {
+        if step.chase == NO_CHASE {
+            0
+        } else {
+            self.chases[step.chase as usize]
+        }
+    }
+}
+
+/// The drawn positions of a round ("nodes", numbered in the order of their states) and their
+/// drawing moves.
 struct Draws {
     states: Vec<u64>,
-    nodes: Vec<DrawNode>,
+    chunks: Vec<Chunk>,
 }
 
 impl Draws {
-    fn find(space: &XiangqiSpace, index: &XiangqiIndex, entries: &[Entry]) -> Draws {
+    /// Finds the drawn positions of `entries` and their drawing moves, after checking that the
+    /// memory their graph needs (estimated from a sample of them) is there.
+    fn find(space: &XiangqiSpace, index: &XiangqiIndex, entries: &[Entry]) -> Result<Draws> {
+        let drawn = Ranks::of(entries, |e| e == DRAW);
         let states: Vec<u64> = entries
             .par_iter()
             .enumerate()
@@ -190,23 +281,83 @@ impl Draws {
             .map(|(state, _)| state as u64)
             .collect();
         assert!(states.len() < u32::MAX as usize, "fewer than 2^32 draws");
-        let mut node_of = vec![u32::MAX; entries.len()];
-        for (i, &state) in states.iter().enumerate() {
-            node_of[state as usize] = i as u32;
-        }
-        let nodes = states
-            .par_iter()
-            .map(|&state| draw_node(space, index, &node_of, state))
-            .collect();
-        Draws { states, nodes }
+        let build = |states: &[u64]| {
+            let mut chunk = Chunk::default();
+            for &state in states {
+                push_draw_node(space, index, &drawn, state, &mut chunk);
+            }
+            chunk
+        };
+        let sample: Vec<u64> = states.iter().step_by(states.len() / SAMPLE + 1).copied().collect();
+        let sampled = build(&sample).bytes() as f64 / sample.len().max(1) as f64;
+        let per_node = sampled + (size_of::<u64>() + ROUND_BYTES_PER_NODE) as f64;
+        memory::ensure_available(
+            (per_node * states.len() as f64) as u64,
+            &format!(
+                "the Asian rulings of {} (a graph of its {} drawn positions)",
+                index.material,
+                states.len()
+            ),
+        )?;
+        let chunks = states.par_chunks(CHUNK).map(build).collect();
+        Ok(Draws { states, chunks })
     }
 
-    fn node(&self, step: &Step) -> &DrawNode {
-        &self.nodes[step.child as usize]
+    fn len(&self) -> usize {
+        self.states.len()
+    }
+
+    fn node(&self, node: u32) -> DrawNode<'_> {
+        let node = node as usize;
+        self.chunks[node / CHUNK].node(node % CHUNK)
+    }
+
+    /// The nodes in order, in parallel.
+    fn nodes(&self) -> impl IndexedParallelIterator<Item = DrawNode<'_>> {
+        (0..self.len() as u32).into_par_iter().map(|node| self.node(node))
     }
 }
 
-fn draw_node(space: &XiangqiSpace, index: &XiangqiIndex, node_of: &[u32], state: u64) -> DrawNode {
+/// Drawn positions whose moves [`Draws::find`] lists to estimate the graph's memory.
+const SAMPLE: usize = 2048;
+/// Bytes a round needs per node beside the graph: the live flags, the check marks and two
+/// generations of chase marks.
+const ROUND_BYTES_PER_NODE: usize = 2 * size_of::<bool>() + 2 * size_of::<u128>();
+
+/// The rank of the states with a property among all states (a bit per state and a count per 64),
+/// in 0.19 bytes a state instead of a 4-byte number per state.
+struct Ranks {
+    bits: Vec<u64>,
+    before: Vec<u32>,
+}
+
+impl Ranks {
+    fn of(entries: &[Entry], has: impl Fn(Entry) -> bool + Sync) -> Ranks {
+        let bits: Vec<u64> = entries
+            .par_chunks(64)
+            .map(|word| word.iter().enumerate().fold(0, |w, (i, &e)| w | u64::from(has(e)) << i))
+            .collect();
+        let before = bits
+            .iter()
+            .scan(0u32, |count, w| {
+                let here = *count;
+                *count += w.count_ones();
+                Some(here)
+            })
+            .collect();
+        Ranks { bits, before }
+    }
+
+    /// The rank of `state` among those with the property, `None` if it lacks it.
+    fn rank(&self, state: u64) -> Option<u32> {
+        let (word, bit) = ((state / 64) as usize, state % 64);
+        let w = self.bits[word];
+        (w >> bit & 1 == 1).then(|| self.before[word] + (w & ((1 << bit) - 1)).count_ones())
+    }
+}
+
+/// Lists the drawing moves of the drawn `state` into `chunk`.
+fn push_draw_node(space: &XiangqiSpace, index: &XiangqiIndex, drawn: &Ranks, state: u64, chunk: &mut Chunk) {
     let mut decoded = index.decode_state(state).expect("a drawn state is legal");
     let mover = decoded.side_to_move;
     let layout = &index.layout;
@@ -214,30 +365,26 @@ fn draw_node(space: &XiangqiSpace, index: &XiangqiIndex, node_of: &[u32], state:
     let before = reach(&mut decoded.board, mover);
     let start = decoded.board.squares;
     let mut escapes = false;
-    let mut steps = Vec::new();
     for_each_legal_move(&mut decoded.board, mover, |board, slot, victim| {
         if victim != NONE {
             escapes |= space.exit_value(board, usize::from(victim), 1 - mover) == Value::Draw;
             return;
         }
         let (child, mirrored) = layout.slot_after(&decoded.digits, &board.squares, slot);
-        let child = node_of[(child_base + child) as usize];
-        if child == u32::MAX {
+        let Some(child) = drawn.rank(child_base + child) else {
             return;
-        }
+        };
         let threats = threats(&mut board.clone(), mover, &before);
-        let c = threats.chases;
-        steps.push(Step {
+        chunk.push_step(
             child,
             mirrored,
-            check: threats.check,
-            from: start[slot],
-            to: board.squares[slot],
-            chases: [c as u32, (c >> 32) as u32, (c >> 64) as u32],
-        });
+            threats.check,
+            start[slot],
+            board.squares[slot],
+            threats.chases,
+        );
     });
-    steps.shrink_to_fit();
-    DrawNode { escapes, steps }
+    chunk.end_node(escapes);
 }
 
 /// The rounds of rulings of one material: the drawn positions and their drawing moves are found
@@ -258,13 +405,15 @@ impl<'a> Rounds<'a> {
         }
     }
 
-    /// One round: the drawn states (under `entries`) that the rules rule lost, with the reason.
-    pub fn rulings(&mut self, entries: &[Entry]) -> Vec<(u64, Reason)> {
-        let draws = self
-            .draws
-            .get_or_insert_with(|| Draws::find(self.space, self.index, entries));
+    /// One round: the drawn states (under `entries`) that the rules rule lost, with the reason;
+    /// an error when the graph of the draws does not fit in memory.
+    pub fn rulings(&mut self, entries: &[Entry]) -> Result<Vec<(u64, Reason)>> {
+        if self.draws.is_none() {
+            self.draws = Some(Draws::find(self.space, self.index, entries)?);
+        }
+        let draws = self.draws.as_ref().expect("found above");
         let live: Vec<bool> = draws.states.par_iter().map(|&s| entries[s as usize] == DRAW).collect();
-        rule(draws, &live)
+        Ok(rule(draws, &live))
     }
 }
 
@@ -289,7 +438,7 @@ fn rule(draws: &Draws, live: &[bool]) -> Vec<(u64, Reason)> {
 }
 
 /// The moves of a node into positions that are still draws.
-fn live_steps<'d>(node: &'d DrawNode, live: &'d [bool]) -> impl Iterator<Item = &'d Step> {
+fn live_steps<'d>(node: &DrawNode<'d>, live: &'d [bool]) -> impl Iterator<Item = &'d Step> {
     node.steps.iter().filter(|s| live[s.child as usize])
 }
 
@@ -301,14 +450,14 @@ fn candidate(node: &DrawNode, live: &[bool], all: impl Fn(&Step) -> bool) -> boo
 
 /// Whether the mover of a live node starts as a perpetual checker: every drawing move checks.
 fn check_candidate(node: &DrawNode, live: &[bool]) -> bool {
-    candidate(node, live, |s| s.check)
+    candidate(node, live, Step::check)
 }
 
 /// The squares of the pieces that the mover of a live node starts as chasing perpetually: those
 /// that every drawing move chases, none of them a check.
 fn chase_candidates(node: &DrawNode, live: &[bool]) -> u128 {
-    if candidate(node, live, |s| !s.check) {
-        live_steps(node, live).fold(!0, |m, s| m & s.chases())
+    if candidate(node, live, |s| !s.check()) {
+        live_steps(node, live).fold(!0, |m, s| m & node.chases(s))
     } else {
         0
     }
@@ -318,12 +467,12 @@ fn chase_candidates(node: &DrawNode, live: &[bool]) -> u128 {
 /// the squares it starts as chasing (the first pass of a round, which the GPU twin is held to).
 #[cfg(test)]
 pub(crate) fn candidates(space: &XiangqiSpace, index: &XiangqiIndex, entries: &[Entry]) -> Vec<(u64, bool, u128)> {
-    let draws = Draws::find(space, index, entries);
-    let live = vec![true; draws.states.len()];
-    let marks = draws
-        .nodes
-        .iter()
-        .map(|node| (check_candidate(node, &live), chase_candidates(node, &live)));
+    let draws = Draws::find(space, index, entries).expect("the graph of a test's draws fits in memory");
+    let live = vec![true; draws.len()];
+    let marks: Vec<(bool, u128)> = draws
+        .nodes()
+        .map(|node| (check_candidate(&node, &live), chase_candidates(&node, &live)))
+        .collect();
     draws
         .states
         .iter()
@@ -335,20 +484,19 @@ pub(crate) fn candidates(space: &XiangqiSpace, index: &XiangqiIndex, entries: &[
 /// Per node: the mover can only go on checking perpetually.
 fn perpetual_checks(draws: &Draws, live: &[bool]) -> Vec<bool> {
     let mut marked: Vec<bool> = draws
-        .nodes
-        .par_iter()
+        .nodes()
         .zip(live)
-        .map(|(node, &live_node)| live_node && check_candidate(node, live))
+        .map(|(node, &live_node)| live_node && check_candidate(&node, live))
         .collect();
     loop {
         let next: Vec<bool> = draws
-            .nodes
-            .par_iter()
+            .nodes()
             .enumerate()
             .map(|(i, node)| {
                 marked[i]
-                    && live_steps(node, live).all(|step| {
-                        live_steps(draws.node(step), live).any(|answer| !answer.check && marked[answer.child as usize])
+                    && live_steps(&node, live).all(|step| {
+                        live_steps(&draws.node(step.child), live)
+                            .any(|answer| !answer.check() && marked[answer.child as usize])
                     })
             })
             .collect();
@@ -364,15 +512,13 @@ fn perpetual_chases(draws: &Draws, live: &[bool]) -> Vec<u128> {
     let mirror = &geometry().mirror;
     let map = |square: u8, mirrored: bool| if mirrored { mirror[usize::from(square)] } else { square };
     let mut marked: Vec<u128> = draws
-        .nodes
-        .par_iter()
+        .nodes()
         .zip(live)
-        .map(|(node, &live_node)| if live_node { chase_candidates(node, live) } else { 0 })
+        .map(|(node, &live_node)| if live_node { chase_candidates(&node, live) } else { 0 })
         .collect();
     loop {
         let next: Vec<u128> = draws
-            .nodes
-            .par_iter()
+            .nodes()
             .enumerate()
             .map(|(i, node)| {
                 let mut kept = 0u128;
@@ -380,13 +526,12 @@ fn perpetual_chases(draws: &Draws, live: &[bool]) -> Vec<u128> {
                 while targets != 0 {
                     let target = targets.trailing_zeros() as u8;
                     targets &= targets - 1;
-                    let keeps = live_steps(node, live).all(|step| {
-                        let at_child = map(target, step.mirrored);
-                        live_steps(draws.node(step), live).any(|answer| {
-                            let quiet = !answer.check && answer.chases == [0; 3];
+                    let keeps = live_steps(&node, live).all(|step| {
+                        let at_child = map(target, step.mirrored());
+                        live_steps(&draws.node(step.child), live).any(|answer| {
                             let moved = if answer.from == at_child { answer.to } else { at_child };
-                            let next = map(moved, answer.mirrored);
-                            quiet && marked[answer.child as usize] >> next & 1 == 1
+                            let next = map(moved, answer.mirrored());
+                            answer.quiet() && marked[answer.child as usize] >> next & 1 == 1
                         })
                     });
                     if keeps {
@@ -502,31 +647,58 @@ mod tests {
 
     /// A move of a synthetic draw graph: into node `child`, moving `from` to `to`, a check or
     /// not, chasing the piece on `chase` or nothing.
-    fn step(child: u32, check: bool, chase: Option<u8>, from: u8, to: u8) -> Step {
-        let c = chase.map_or(0u128, |q| 1u128 << q);
-        Step {
+    struct TestStep {
+        child: u32,
+        check: bool,
+        chase: Option<u8>,
+        from: u8,
+        to: u8,
+    }
+
+    fn step(child: u32, check: bool, chase: Option<u8>, from: u8, to: u8) -> TestStep {
+        TestStep {
             child,
-            mirrored: false,
             check,
+            chase,
             from,
             to,
-            chases: [c as u32, (c >> 32) as u32, (c >> 64) as u32],
         }
     }
 
-    /// The rulings of a synthetic draw graph (node i is state 100 + i), all nodes live but
-    /// those listed as dead.
-    fn rule_graph(nodes: Vec<(bool, Vec<Step>)>, dead: &[usize]) -> Vec<(u64, Reason)> {
+    /// The rulings of a synthetic draw graph (node i is state 100 + i, all in one chunk), all
+    /// nodes live but those listed as dead.
+    fn rule_graph(nodes: Vec<(bool, Vec<TestStep>)>, dead: &[usize]) -> Vec<(u64, Reason)> {
         let n = nodes.len();
+        let mut chunk = Chunk::default();
+        for (escapes, steps) in nodes {
+            for s in steps {
+                let chases = s.chase.map_or(0, |q| 1u128 << q);
+                chunk.push_step(s.child, false, s.check, s.from, s.to, chases);
+            }
+            chunk.end_node(escapes);
+        }
         let draws = Draws {
             states: (0..n as u64).map(|i| 100 + i).collect(),
-            nodes: nodes
-                .into_iter()
-                .map(|(escapes, steps)| DrawNode { escapes, steps })
-                .collect(),
+            chunks: vec![chunk],
         };
         let live: Vec<bool> = (0..n).map(|i| !dead.contains(&i)).collect();
         rule(&draws, &live)
+    }
+
+    #[test]
+    fn ranks_number_the_states_with_the_property_in_order() {
+        let entries: Vec<Entry> = (0..1000u32).map(|i| (i * 7919 % 13 == 0) as Entry).collect();
+        let ranks = Ranks::of(&entries, |e| e == 1);
+        let mut next = 0;
+        for (state, &e) in entries.iter().enumerate() {
+            if e == 1 {
+                assert_eq!(ranks.rank(state as u64), Some(next), "state {state}");
+                next += 1;
+            } else {
+                assert_eq!(ranks.rank(state as u64), None, "state {state}");
+            }
+        }
+        assert!(next > 64, "the property spans several words");
     }
 
     const CHECK: Reason = Reason::PerpetualCheck;

@@ -254,7 +254,7 @@ impl Game for Xiangqi {
         let space = XiangqiSpace::new(index, tables)?;
         if rules.repetition == Repetition::Asian && asian::rules_apply(&index.material) {
             let mut rounds = asian::Rounds::new(&space, index);
-            return Ok(solve_in_rounds(&space, progress, |entries| rounds.rulings(entries)));
+            return solve_in_rounds(&space, progress, |entries| rounds.rulings(entries));
         }
         Ok(RuledSolution::plain(cpu::solve(&space, progress)))
     }
