@@ -201,6 +201,15 @@ struct Chunk {
 }
 
 impl Chunk {
+    /// The chunk of the drawn `states`.
+    fn build(space: &XiangqiSpace, index: &XiangqiIndex, drawn: &Ranks, states: &[u64]) -> Chunk {
+        let mut chunk = Chunk::default();
+        for &state in states {
+            push_draw_node(space, index, drawn, state, &mut chunk);
+        }
+        chunk
+    }
+
     fn push_step(&mut self, child: u32, mirrored: bool, check: bool, from: u8, to: u8, chases: u128) {
         let chase = if chases == 0 {
             NO_CHASE
@@ -281,26 +290,27 @@ impl Draws {
             .map(|(state, _)| state as u64)
             .collect();
         assert!(states.len() < u32::MAX as usize, "fewer than 2^32 draws");
-        let build = |states: &[u64]| {
-            let mut chunk = Chunk::default();
-            for &state in states {
-                push_draw_node(space, index, &drawn, state, &mut chunk);
-            }
-            chunk
-        };
-        let sample: Vec<u64> = states.iter().step_by(states.len() / SAMPLE + 1).copied().collect();
-        let sampled = build(&sample).bytes() as f64 / sample.len().max(1) as f64;
-        let per_node = sampled + (size_of::<u64>() + ROUND_BYTES_PER_NODE) as f64;
+        let beside = (size_of::<u64>() + ROUND_BYTES_PER_NODE) * states.len();
         memory::ensure_available(
-            (per_node * states.len() as f64) as u64,
+            Draws::estimate_chunk_bytes(space, index, &drawn, &states) + beside as u64,
             &format!(
                 "the Asian rulings of {} (a graph of its {} drawn positions)",
                 index.material,
                 states.len()
             ),
         )?;
-        let chunks = states.par_chunks(CHUNK).map(build).collect();
+        let chunks = states
+            .par_chunks(CHUNK)
+            .map(|states| Chunk::build(space, index, &drawn, states))
+            .collect();
         Ok(Draws { states, chunks })
+    }
+
+    /// The bytes of the chunks of the drawn `states`, estimated from [`SAMPLE`] of them.
+    fn estimate_chunk_bytes(space: &XiangqiSpace, index: &XiangqiIndex, drawn: &Ranks, states: &[u64]) -> u64 {
+        let sample: Vec<u64> = states.iter().step_by(states.len() / SAMPLE + 1).copied().collect();
+        let per_node = Chunk::build(space, index, drawn, &sample).bytes() as f64 / sample.len().max(1) as f64;
+        (per_node * states.len() as f64) as u64
     }
 
     fn len(&self) -> usize {
@@ -550,8 +560,13 @@ fn perpetual_chases(draws: &Draws, live: &[bool]) -> Vec<u128> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::Xiangqi;
     use super::super::notation::{parse_fen, parse_move};
     use super::*;
+    use crate::games::Game;
+    use crate::generate::Generator;
+    use crate::material::GameId;
+    use crate::solver::Silent;
 
     /// What the move `mv` (ICCS) of the side to move in `fen` is under the rules.
     fn threats_of(fen: &str, mv: &str) -> Threats {
@@ -683,6 +698,24 @@ mod tests {
         };
         let live: Vec<bool> = (0..n).map(|i| !dead.contains(&i)).collect();
         rule(&draws, &live)
+    }
+
+    #[test]
+    fn the_graph_memory_estimate_is_close_to_the_graph_built() {
+        let dir = std::env::temp_dir().join(format!("egtb-asian-estimate-{}", std::process::id()));
+        let mut generator = Generator::<Xiangqi>::new(&dir, Default::default(), &Silent);
+        let material = Material::parse(GameId::Xiangqi, "KRvKR").unwrap();
+        let entries = generator.ensure(&material).unwrap().entries().to_vec();
+        let index = Xiangqi::index(&material, Default::default()).unwrap();
+        let space = XiangqiSpace::new(&index, generator.tables()).unwrap();
+        let draws = Draws::find(&space, &index, &entries).unwrap();
+        assert!(draws.len() > 10 * SAMPLE, "a graph larger than the sample");
+        let drawn = Ranks::of(&entries, |e| e == DRAW);
+        let estimate = Draws::estimate_chunk_bytes(&space, &index, &drawn, &draws.states) as f64;
+        let built: usize = draws.chunks.iter().map(Chunk::bytes).sum();
+        let ratio = estimate / built as f64;
+        assert!((0.9..1.1).contains(&ratio), "estimate {estimate} against {built} bytes");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
