@@ -9,6 +9,7 @@ use egtb::games::xiangqi::{Position, Repetition, Xiangqi, XiangqiRules};
 use egtb::games::{Game, IndexSpace};
 use egtb::generate::{Backend, Generator, table_path};
 use egtb::material::{GameId, Material};
+use egtb::plan::Plan;
 use egtb::probe::Prober;
 use egtb::rulings::{self, rulings_path};
 use egtb::solver::Silent;
@@ -16,7 +17,7 @@ use egtb::solver::gpu::Gpu;
 use egtb::solver::rounds::Reason;
 use egtb::value::Value;
 
-use crate::support::{egtb, succeeds, temp_dir};
+use crate::support::{egtb, egtb_command, failed, succeeds, temp_dir};
 
 const ASIAN: XiangqiRules = XiangqiRules {
     repetition: Repetition::Asian,
@@ -226,5 +227,41 @@ fn the_cli_names_the_ruling_and_builds_the_same_files_on_the_gpu() {
         }
         std::fs::remove_dir_all(gpu_dir).unwrap();
     }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_graph_of_draws_beyond_the_memory_limit_is_refused_in_one_line_and_builds_nothing() {
+    let dir = temp_dir("asian-memory");
+    let m = material("KRAvKR");
+    let mut generator = Generator::<Xiangqi>::new(&dir, ASIAN, &Silent);
+    for sub in Xiangqi::sub_materials(&m) {
+        generator.ensure(&sub).unwrap();
+    }
+    let plan = Plan::new::<Xiangqi>(&dir, ASIAN, &[m]).unwrap();
+    let table = &plan.tables[plan.position(&m).unwrap()];
+    // The table itself fits (its estimate is the limit); the graph of its ~2 million drawn
+    // positions, known only after the first solve, does not.
+    let refused = failed(
+        egtb_command(
+            &dir,
+            &["generate", "xiangqi", "KRAvKR", "--rules", "asian", "--backend", "cpu"],
+        )
+        .env("EGTB_MAX_MEMORY", table.peak_bytes.to_string())
+        .output()
+        .unwrap(),
+        &["generate"],
+    );
+    assert!(
+        refused.contains("the Asian rulings of KRAvKR (a graph of its") && refused.contains("needs about"),
+        "{refused}"
+    );
+    let path = table_path::<Xiangqi>(&dir, &m, ASIAN);
+    let left: Vec<_> = std::fs::read_dir(path.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|name| name.starts_with("KRAvKR"))
+        .collect();
+    assert!(left.is_empty(), "nothing of KRAvKR is left: {left:?}");
     std::fs::remove_dir_all(dir).unwrap();
 }
