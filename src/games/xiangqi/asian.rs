@@ -201,12 +201,15 @@ struct Chunk {
 }
 
 impl Chunk {
-    /// The chunk of the drawn `states`.
+    /// The chunk of the drawn `states`, without spare capacity (the graph is built once and
+    /// kept for every round).
     fn build(space: &XiangqiSpace, index: &XiangqiIndex, drawn: &Ranks, states: &[u64]) -> Chunk {
         let mut chunk = Chunk::default();
         for &state in states {
             push_draw_node(space, index, drawn, state, &mut chunk);
         }
+        chunk.steps.shrink_to_fit();
+        chunk.chases.shrink_to_fit();
         chunk
     }
 
