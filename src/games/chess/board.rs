@@ -498,16 +498,23 @@ impl Placement {
         (overlap == 0).then_some(occupied)
     }
 
-    /// The image of the placement under a symmetry.
+    /// The image of the placement under a symmetry (see [`apply_symmetry`]), every square at
+    /// once: the transpose swaps the file and rank bits of each byte, the mirrors flip them.
     #[inline]
-    pub fn mapped(self, geo: &Geometry, sym: usize, count: usize) -> Placement {
-        let map = &geo.symmetry[sym];
-        let mut out = 0;
-        for byte in 0..2 + count {
-            let sq = (self.0 >> (8 * byte)) as u8;
-            out |= u64::from(map[sq as usize]) << (8 * byte);
+    pub fn mapped(self, sym: usize, count: usize) -> Placement {
+        const FILES: u64 = 0x0707_0707_0707_0707;
+        let mut squares = self.0;
+        if sym & 4 != 0 {
+            squares = (squares & FILES) << 3 | (squares >> 3 & FILES);
         }
-        Placement(out)
+        if sym & 1 != 0 {
+            squares ^= FILES;
+        }
+        if sym & 2 != 0 {
+            squares ^= FILES << 3;
+        }
+        // The bytes of the two kings and of `count` men, of the word's eight.
+        Placement(squares & u64::MAX >> (8 * (8 - 2 - count)))
     }
 
     /// Whether `target` is attacked by the pieces of side `by`, with `occupied` blocking
@@ -599,6 +606,24 @@ mod tests {
         }
         assert_eq!(apply_symmetry(TRANSPOSE, 1), 8);
         assert!((0..64).all(|sq| (DIAGONAL & bit(sq) != 0) == (file(sq) == rank(sq))));
+    }
+
+    #[test]
+    fn placements_map_like_their_squares() {
+        let geo = geometry();
+        let squares: [Square; 6] = [0, 63, 9, 42, 7, 56];
+        for count in 0..=MAX_MEN {
+            for shift in 0..64 {
+                let moved = squares.map(|sq| (sq + shift) % 64);
+                let placement = Placement::new([moved[0], moved[1]], &moved[2..2 + count]);
+                for sym in 0..SYMMETRIES {
+                    let map = |sq: Square| geo.symmetry[sym][sq as usize];
+                    let men: Vec<Square> = moved[2..2 + count].iter().map(|&sq| map(sq)).collect();
+                    let expected = Placement::new([map(moved[0]), map(moved[1])], &men);
+                    assert_eq!(placement.mapped(sym, count), expected, "{sym} {placement:?}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -479,7 +479,7 @@ impl ChessIndex {
             debug_assert_ne!(canonical, NONE, "kings on one square or adjacent");
             let mirror = canonical >> 16 != 0;
             let image = if mirror {
-                placement.mapped(self.geo, MIRROR, self.men.count)
+                placement.mapped(MIRROR, self.men.count)
             } else {
                 placement
             };
@@ -491,11 +491,11 @@ impl ChessIndex {
         let image = if sym == 0 {
             placement
         } else {
-            placement.mapped(self.geo, sym, self.men.count)
+            placement.mapped(sym, self.men.count)
         };
         let slot = self.slot_as_is(pair, image);
         if canonical >> 19 != 0 {
-            let reflected = self.slot_as_is(pair, image.mapped(self.geo, TRANSPOSE, self.men.count));
+            let reflected = self.slot_as_is(pair, image.mapped(TRANSPOSE, self.men.count));
             if reflected < slot {
                 return (reflected, true);
             }
@@ -508,7 +508,7 @@ impl ChessIndex {
     #[inline]
     fn reflected(&self, slot: u64, placement: Placement) -> u64 {
         let pair = (slot / self.per_pair) as u32;
-        self.slot_as_is(pair, placement.mapped(self.geo, TRANSPOSE, self.men.count))
+        self.slot_as_is(pair, placement.mapped(TRANSPOSE, self.men.count))
     }
 
     /// Whether both kings stand on the a1-h8 diagonal (the reflection in it keeps them).
@@ -528,10 +528,7 @@ impl ChessIndex {
     /// en passant the enemy pawn on `pawn` (which has just moved two squares).
     pub fn en_passant_state(&self, placement: Placement, to_move: Side, pawn: Square) -> u64 {
         let (placement, pawn) = if file(pawn) > 3 {
-            (
-                placement.mapped(self.geo, MIRROR, self.men.count),
-                apply_symmetry(MIRROR, pawn),
-            )
+            (placement.mapped(MIRROR, self.men.count), apply_symmetry(MIRROR, pawn))
         } else {
             (placement, pawn)
         };
