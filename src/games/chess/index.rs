@@ -682,8 +682,10 @@ impl ChessIndex {
             return false;
         };
         let waiting = side.other();
-        !placement.attacked(self.geo, &self.men, placement.king(waiting), side, occupied)
-            && !(!self.pawns && Self::kings_on_diagonal(placement) && self.reflected(slot, placement) < slot)
+        if placement.attacked(self.geo, &self.men, placement.king(waiting), side, occupied) {
+            return false;
+        }
+        self.pawns || !Self::kings_on_diagonal(placement) || self.reflected(slot, placement) >= slot
     }
 
     /// The placement of the slot after the one that spells out `placement`, when only the
@@ -815,7 +817,10 @@ mod tests {
         for name in ["KQvK", "KQvKR", "KRRvK", "KRPvKR", "KPvKP"] {
             let index = ChessIndex::new(&Material::parse(crate::material::GameId::Chess, name).unwrap()).unwrap();
             let mut stepped = 0;
-            for slot in (0..index.per_side()).step_by(101).chain(index.per_side() - 70..index.per_side()) {
+            for slot in (0..index.per_side())
+                .step_by(101)
+                .chain(index.per_side() - 70..index.per_side())
+            {
                 if let Some(next) = index.next_placement(index.placement(slot)) {
                     assert!(slot + 1 < index.per_side(), "{name} {slot}");
                     assert_eq!(next, index.placement(slot + 1), "{name} {slot}");
