@@ -92,9 +92,10 @@ fn initialise<S: Space + ?Sized>(space: &S, entries: &mut [Entry], progress: &dy
             let mut last_due = 0;
             // A bit per granule of the block that holds a terminal loss.
             let mut lost = 0;
-            for (i, entry) in entries.iter_mut().enumerate() {
-                children.clear();
-                *entry = match space.expand(first + i as u64, children) {
+            let mut i = 0;
+            let states = first..first + entries.len() as u64;
+            space.expand_run(states, children, &mut |node, children| {
+                entries[i] = match node {
                     Node::Broken => BROKEN,
                     Node::Terminal(value) => {
                         if value.entry() == 1 {
@@ -114,7 +115,8 @@ fn initialise<S: Space + ?Sized>(space: &S, entries: &mut [Entry], progress: &dy
                         word
                     }
                 };
-            }
+                i += 1;
+            });
             progress.advance(entries.len() as u64);
             (next_due, last_due, lost)
         })

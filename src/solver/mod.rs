@@ -12,6 +12,8 @@ pub mod rounds;
 pub(crate) mod test_graph;
 pub mod working;
 
+use std::ops::Range;
+
 use crate::value::Value;
 
 /// One material's state space and moves, as the solver sees them.
@@ -22,6 +24,17 @@ pub trait Space: Sync {
     /// Forward analysis of `state`: pushes its distinct canonical in-table children into
     /// `children` and says what the state is.
     fn expand(&self, state: u64, children: &mut Successors) -> Node;
+
+    /// [`Space::expand`] of each of `states` in order, each with `children` cleared first, then
+    /// `visit(node, children)`: a game may step from one state to the next more cheaply than
+    /// it decodes a state.
+    fn expand_run(&self, states: Range<u64>, children: &mut Successors, visit: &mut dyn FnMut(Node, &mut Successors)) {
+        for state in states {
+            children.clear();
+            let node = self.expand(state, children);
+            visit(node, children);
+        }
+    }
 
     /// Pushes every distinct canonical in-table parent of `state` (a legal position one un-move
     /// away) into `parents`. `state` is a legal position; captures are never un-made.

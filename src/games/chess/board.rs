@@ -145,6 +145,124 @@ pub struct Geometry {
     pub between: [[Bitboard; 64]; 64],
     /// `pawn_attacks[side][sq]`: squares a pawn of `side` on `sq` attacks.
     pub pawn_attacks: [[Bitboard; 64]; 2],
+    /// The sliders' lookup tables (see [`Lines`]).
+    lines: Lines,
+}
+
+/// Slider attacks by table lookups, a line at a time, without a branch ("kindergarten"
+/// bitboards): the blockers on a line are gathered into a 6-bit number by one multiplication,
+/// which indexes the line's attacks. The tables are small enough to stay in the first-level
+/// cache.
+struct Lines {
+    /// `through[line][sq]`: the squares of line `line` through `sq` (`sq` itself excluded):
+    /// [`RANK_LINE`], [`DIAGONAL_LINE`], [`ANTI_DIAGONAL_LINE`] (at most one square per file).
+    through: [[Bitboard; 64]; 3],
+    /// `by_file[file][blockers]`: the files a slider on `file` reaches along a line with the
+    /// inner files (b to g) blocked as in `blockers` (bit `f - 1` for file `f`), repeated on
+    /// every rank so that masking with the line leaves its squares.
+    by_file: [[Bitboard; 64]; 8],
+    /// `a_file[rank][blockers]`: the squares of the a-file a slider on `rank` of it reaches
+    /// with the inner ranks blocked as gathered by [`FILE_GATHER`].
+    a_file: [[Bitboard; 64]; 8],
+}
+
+const RANK_LINE: usize = 0;
+const DIAGONAL_LINE: usize = 1;
+const ANTI_DIAGONAL_LINE: usize = 2;
+/// The a-file.
+const A_FILE: Bitboard = 0x0101_0101_0101_0101;
+/// Multiplying a line with at most one square per file by the b-file puts files b to g of it
+/// in bits 58 to 63, with no carries.
+const LINE_GATHER: Bitboard = 0x0202_0202_0202_0202;
+/// Multiplying the a-file by the c2-h7 diagonal puts ranks 2 to 7 of it in bits 63 down to 58,
+/// with no carries.
+const FILE_GATHER: Bitboard = 0x0080_4020_1008_0400;
+
+impl Lines {
+    /// The blockers of a line with at most one square per file, as a 6-bit number.
+    #[inline(always)]
+    fn gather(line_blockers: Bitboard) -> usize {
+        (line_blockers.wrapping_mul(LINE_GATHER) >> 58) as usize
+    }
+
+    /// The blockers of the a-file, as a 6-bit number.
+    #[inline(always)]
+    fn gather_file(a_file_blockers: Bitboard) -> usize {
+        (a_file_blockers.wrapping_mul(FILE_GATHER) >> 58) as usize
+    }
+
+    /// The tables, each entry worked out by walking the rays of `ray` (the slider's own square
+    /// may count as a blocker: the walk starts beyond it).
+    fn new(ray: &[[Bitboard; 64]; 8]) -> Lines {
+        // Squares reached from `sq` along direction `d` with `occupied` blocking.
+        let walk = |d: usize, sq: Square, occupied: Bitboard| {
+            let mut reached = 0;
+            let mut left = ray[d][sq as usize];
+            while left != 0 {
+                let next = if d < 4 {
+                    left.trailing_zeros()
+                } else {
+                    63 - left.leading_zeros()
+                } as Square;
+                reached |= bit(next);
+                if occupied & bit(next) != 0 {
+                    break;
+                }
+                left &= !bit(next);
+            }
+            reached
+        };
+        let mut lines = Lines {
+            through: [[0; 64]; 3],
+            by_file: [[0; 64]; 8],
+            a_file: [[0; 64]; 8],
+        };
+        for sq in 0..64u8 {
+            for (line, (d, e)) in [(1, 5), (2, 6), (3, 7)].into_iter().enumerate() {
+                lines.through[line][sq as usize] = ray[d][sq as usize] | ray[e][sq as usize];
+            }
+        }
+        for f in 0..8u8 {
+            for blockers in 0..256u64 {
+                let reached = walk(1, f, blockers) | walk(5, f, blockers);
+                lines.by_file[f as usize][Self::gather(blockers)] = reached.wrapping_mul(A_FILE);
+            }
+        }
+        for r in 0..8u8 {
+            for blockers in 0..256u64 {
+                let blockers = (0..8)
+                    .filter(|&k| blockers & bit(k) != 0)
+                    .fold(0, |b, k| b | bit(8 * k));
+                let reached = walk(0, 8 * r, blockers) | walk(4, 8 * r, blockers);
+                lines.a_file[r as usize][Self::gather_file(blockers)] = reached;
+            }
+        }
+        lines
+    }
+
+    /// Squares reached from `sq` along a line with at most one square per file.
+    #[inline(always)]
+    fn along(&self, line: usize, sq: Square, occupied: Bitboard) -> Bitboard {
+        let through = self.through[line][sq as usize];
+        self.by_file[file(sq) as usize][Self::gather(occupied & through)] & through
+    }
+
+    /// Squares reached from `sq` along its file.
+    #[inline(always)]
+    fn along_file(&self, sq: Square, occupied: Bitboard) -> Bitboard {
+        let f = file(sq);
+        self.a_file[rank(sq) as usize][Self::gather_file((occupied >> f) & A_FILE)] << f
+    }
+
+    #[inline(always)]
+    fn rook(&self, sq: Square, occupied: Bitboard) -> Bitboard {
+        self.along(RANK_LINE, sq, occupied) | self.along_file(sq, occupied)
+    }
+
+    #[inline(always)]
+    fn bishop(&self, sq: Square, occupied: Bitboard) -> Bitboard {
+        self.along(DIAGONAL_LINE, sq, occupied) | self.along(ANTI_DIAGONAL_LINE, sq, occupied)
+    }
 }
 
 impl Geometry {
@@ -155,6 +273,11 @@ impl Geometry {
             ray: [[0; 64]; 8],
             between: [[0; 64]; 64],
             pawn_attacks: [[0; 64]; 2],
+            lines: Lines {
+                through: [[0; 64]; 3],
+                by_file: [[0; 64]; 8],
+                a_file: [[0; 64]; 8],
+            },
         });
         let step = |sq: Square, (df, dr): (i8, i8)| -> Option<Square> {
             let f = file(sq) as i8 + df;
@@ -198,6 +321,7 @@ impl Geometry {
             g.pattern[Kind::Bishop.index()][sq as usize] = bishop;
             g.pattern[Kind::Queen.index()][sq as usize] = rook | bishop;
         }
+        g.lines = Lines::new(&g.ray);
         g
     }
 
@@ -229,30 +353,10 @@ impl Geometry {
         match kind {
             Kind::King | Kind::Knight => self.pattern[kind.index()][sq as usize],
             Kind::Pawn => unreachable!("a pawn's attacks depend on its side (see attacks_of)"),
-            Kind::Rook => self.slide(&ROOK_DIRECTIONS, sq, occupied),
-            Kind::Bishop => self.slide(&BISHOP_DIRECTIONS, sq, occupied),
-            Kind::Queen => self.slide(&ROOK_DIRECTIONS, sq, occupied) | self.slide(&BISHOP_DIRECTIONS, sq, occupied),
+            Kind::Rook => self.lines.rook(sq, occupied),
+            Kind::Bishop => self.lines.bishop(sq, occupied),
+            Kind::Queen => self.lines.rook(sq, occupied) | self.lines.bishop(sq, occupied),
         }
-    }
-
-    #[inline]
-    fn slide(&self, directions: &[usize; 4], sq: Square, occupied: Bitboard) -> Bitboard {
-        let mut attacks = 0;
-        for &d in directions {
-            let ray = self.ray[d][sq as usize];
-            let blockers = ray & occupied;
-            attacks |= if blockers == 0 {
-                ray
-            } else {
-                let first = if d < 4 {
-                    blockers.trailing_zeros()
-                } else {
-                    63 - blockers.leading_zeros()
-                };
-                ray ^ self.ray[d][first as usize]
-            };
-        }
-        attacks
     }
 
     /// Whether a piece of `kind` (not a pawn) on `from` attacks `target`, with `occupied`
@@ -394,16 +498,23 @@ impl Placement {
         (overlap == 0).then_some(occupied)
     }
 
-    /// The image of the placement under a symmetry.
+    /// The image of the placement under a symmetry (see [`apply_symmetry`]), every square at
+    /// once: the transpose swaps the file and rank bits of each byte, the mirrors flip them.
     #[inline]
-    pub fn mapped(self, geo: &Geometry, sym: usize, count: usize) -> Placement {
-        let map = &geo.symmetry[sym];
-        let mut out = 0;
-        for byte in 0..2 + count {
-            let sq = (self.0 >> (8 * byte)) as u8;
-            out |= u64::from(map[sq as usize]) << (8 * byte);
+    pub fn mapped(self, sym: usize, count: usize) -> Placement {
+        const FILES: u64 = 0x0707_0707_0707_0707;
+        let mut squares = self.0;
+        if sym & 4 != 0 {
+            squares = (squares & FILES) << 3 | (squares >> 3 & FILES);
         }
-        Placement(out)
+        if sym & 1 != 0 {
+            squares ^= FILES;
+        }
+        if sym & 2 != 0 {
+            squares ^= FILES << 3;
+        }
+        // The bytes of the two kings and of `count` men, of the word's eight.
+        Placement(squares & u64::MAX >> (8 * (8 - 2 - count)))
     }
 
     /// Whether `target` is attacked by the pieces of side `by`, with `occupied` blocking
@@ -495,6 +606,70 @@ mod tests {
         }
         assert_eq!(apply_symmetry(TRANSPOSE, 1), 8);
         assert!((0..64).all(|sq| (DIAGONAL & bit(sq) != 0) == (file(sq) == rank(sq))));
+    }
+
+    #[test]
+    fn placements_map_like_their_squares() {
+        let geo = geometry();
+        let squares: [Square; 6] = [0, 63, 9, 42, 7, 56];
+        for count in 0..=MAX_MEN {
+            for shift in 0..64 {
+                let moved = squares.map(|sq| (sq + shift) % 64);
+                let placement = Placement::new([moved[0], moved[1]], &moved[2..2 + count]);
+                for sym in 0..SYMMETRIES {
+                    let map = |sq: Square| geo.symmetry[sym][sq as usize];
+                    let men: Vec<Square> = moved[2..2 + count].iter().map(|&sq| map(sq)).collect();
+                    let expected = Placement::new([map(moved[0]), map(moved[1])], &men);
+                    assert_eq!(placement.mapped(sym, count), expected, "{sym} {placement:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn table_sliders_match_walking_the_rays() {
+        let geo = geometry();
+        let walk = |directions: &[usize; 4], sq: Square, occupied: Bitboard| {
+            let mut reached = 0;
+            for &d in directions {
+                let ray = geo.ray[d][sq as usize];
+                let blockers = ray & occupied;
+                reached |= if blockers == 0 {
+                    ray
+                } else {
+                    let first = if d < 4 {
+                        blockers.trailing_zeros()
+                    } else {
+                        63 - blockers.leading_zeros()
+                    };
+                    ray ^ geo.ray[d][first as usize]
+                };
+            }
+            reached
+        };
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        for _ in 0..20_000 {
+            // Sparse and dense boards alike: the and of one to three random words.
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let occupied = match x % 3 {
+                0 => x,
+                1 => x & x.rotate_left(23),
+                _ => x & x.rotate_left(23) & x.rotate_left(41),
+            };
+            for sq in 0..64 {
+                let rook = walk(&ROOK_DIRECTIONS, sq, occupied);
+                let bishop = walk(&BISHOP_DIRECTIONS, sq, occupied);
+                assert_eq!(geo.attacks(Kind::Rook, sq, occupied), rook, "rook {sq} {occupied:x}");
+                assert_eq!(
+                    geo.attacks(Kind::Bishop, sq, occupied),
+                    bishop,
+                    "bishop {sq} {occupied:x}"
+                );
+                assert_eq!(geo.attacks(Kind::Queen, sq, occupied), rook | bishop);
+            }
+        }
     }
 
     #[test]

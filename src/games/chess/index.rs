@@ -479,7 +479,7 @@ impl ChessIndex {
             debug_assert_ne!(canonical, NONE, "kings on one square or adjacent");
             let mirror = canonical >> 16 != 0;
             let image = if mirror {
-                placement.mapped(self.geo, MIRROR, self.men.count)
+                placement.mapped(MIRROR, self.men.count)
             } else {
                 placement
             };
@@ -491,11 +491,11 @@ impl ChessIndex {
         let image = if sym == 0 {
             placement
         } else {
-            placement.mapped(self.geo, sym, self.men.count)
+            placement.mapped(sym, self.men.count)
         };
         let slot = self.slot_as_is(pair, image);
         if canonical >> 19 != 0 {
-            let reflected = self.slot_as_is(pair, image.mapped(self.geo, TRANSPOSE, self.men.count));
+            let reflected = self.slot_as_is(pair, image.mapped(TRANSPOSE, self.men.count));
             if reflected < slot {
                 return (reflected, true);
             }
@@ -508,7 +508,7 @@ impl ChessIndex {
     #[inline]
     fn reflected(&self, slot: u64, placement: Placement) -> u64 {
         let pair = (slot / self.per_pair) as u32;
-        self.slot_as_is(pair, placement.mapped(self.geo, TRANSPOSE, self.men.count))
+        self.slot_as_is(pair, placement.mapped(TRANSPOSE, self.men.count))
     }
 
     /// Whether both kings stand on the a1-h8 diagonal (the reflection in it keeps them).
@@ -528,10 +528,7 @@ impl ChessIndex {
     /// en passant the enemy pawn on `pawn` (which has just moved two squares).
     pub fn en_passant_state(&self, placement: Placement, to_move: Side, pawn: Square) -> u64 {
         let (placement, pawn) = if file(pawn) > 3 {
-            (
-                placement.mapped(self.geo, MIRROR, self.men.count),
-                apply_symmetry(MIRROR, pawn),
-            )
+            (placement.mapped(MIRROR, self.men.count), apply_symmetry(MIRROR, pawn))
         } else {
             (placement, pawn)
         };
@@ -674,15 +671,46 @@ impl ChessIndex {
     pub fn decode_legal(&self, state: u64) -> Option<(Placement, Side)> {
         let (side, slot) = self.split(state);
         let placement = self.placement(slot);
-        let occupied = placement.occupied_apart(self.men.count)?;
+        self.is_legal(side, slot, placement).then_some((placement, side))
+    }
+
+    /// Whether slot `slot`, which spells out `placement`, holds a legal position with `side`
+    /// to move (no overlap, the side not to move not in check, not a non-canonical duplicate).
+    #[inline]
+    pub fn is_legal(&self, side: Side, slot: u64, placement: Placement) -> bool {
+        let Some(occupied) = placement.occupied_apart(self.men.count) else {
+            return false;
+        };
         let waiting = side.other();
         if placement.attacked(self.geo, &self.men, placement.king(waiting), side, occupied) {
+            return false;
+        }
+        self.pawns || !Self::kings_on_diagonal(placement) || self.reflected(slot, placement) >= slot
+    }
+
+    /// The placement of the slot after the one that spells out `placement`, when only the
+    /// last group's rank changes and that group is a lone man (who then steps to the next
+    /// square of its range); `None` otherwise (decode that slot with
+    /// [`ChessIndex::placement`]).
+    #[inline]
+    pub fn next_placement(&self, placement: Placement) -> Option<Placement> {
+        let group = &self.groups[self.group_count.checked_sub(1)?];
+        if group.len != 1 {
             return None;
         }
-        if !self.pawns && Self::kings_on_diagonal(placement) && self.reflected(slot, placement) < slot {
-            return None;
-        }
-        Some((placement, side))
+        let sq = placement.man(group.first);
+        let next = if group.pawn {
+            sq + 1
+        } else {
+            let [wk, bk] = placement.kings();
+            let mut next = sq + 1;
+            while next == wk || next == bk {
+                next += 1;
+            }
+            next
+        };
+        let last = if group.pawn { 55 } else { 63 };
+        (next <= last).then(|| placement.with_man(group.first, next))
     }
 }
 
@@ -781,6 +809,26 @@ mod tests {
             for x in [0, 1, d - 1, d, d.wrapping_add(1), u32::MAX - 1, u32::MAX] {
                 assert_eq!(divisor.div_rem(x), (x / d, x % d), "{x} / {d}");
             }
+        }
+    }
+
+    #[test]
+    fn stepping_to_the_next_slot_matches_decoding_it() {
+        for name in ["KQvK", "KQvKR", "KRRvK", "KRPvKR", "KPvKP"] {
+            let index = ChessIndex::new(&Material::parse(crate::material::GameId::Chess, name).unwrap()).unwrap();
+            let mut stepped = 0;
+            for slot in (0..index.per_side())
+                .step_by(101)
+                .chain(index.per_side() - 70..index.per_side())
+            {
+                if let Some(next) = index.next_placement(index.placement(slot)) {
+                    assert!(slot + 1 < index.per_side(), "{name} {slot}");
+                    assert_eq!(next, index.placement(slot + 1), "{name} {slot}");
+                    stepped += 1;
+                }
+            }
+            // Every material here but KRRvK ends with a lone man, who steps on most slots.
+            assert_eq!(stepped > 0, name != "KRRvK", "{name}");
         }
     }
 

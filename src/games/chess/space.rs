@@ -12,6 +12,8 @@
 //! double step is un-made from a position only when no en passant capture of that pawn is
 //! possible in it. Every parent position also has the en passant states of its own as parents.
 
+use std::ops::Range;
+
 use anyhow::Result;
 
 use super::Chess;
@@ -279,6 +281,85 @@ impl<'t> ChessSpace<'t> {
         }
         neighbours.push(children, mover, targets & !enemies);
     }
+    /// [`Space::expand`] of a slot, given the placement it spells out.
+    #[inline]
+    fn expand_slot(&self, side: Side, slot: u64, placement: Placement, children: &mut Successors) -> Node {
+        if !self.index.is_legal(side, slot, placement) {
+            return Node::Broken;
+        }
+        self.expand_position(placement, side, None, slot, children)
+    }
+
+    /// [`Space::expand`] of a legal position: `ep_pawn` is the pawn that may be captured en
+    /// passant (an en passant state, whose `slot` is ignored).
+    #[inline]
+    fn expand_position(
+        &self,
+        placement: Placement,
+        side: Side,
+        ep_pawn: Option<Square>,
+        slot: u64,
+        children: &mut Successors,
+    ) -> Node {
+        let next = side.other();
+        let neighbours = self.neighbours(placement, slot, side, next, ep_pawn.is_none(), children.is_counting());
+        let men = self.index.men();
+        let enemies = men_of(men, placement, next);
+        let mut exits = Exits::default();
+        let mut has_moves = false;
+        for_each_move(self.geo, men, placement, side, |mover, from, targets| {
+            has_moves |= targets != 0;
+            let pawn = match mover {
+                Mover::Man(man) if men.kind[man] == Kind::Pawn => man,
+                _ => {
+                    return self.piece_moves(
+                        placement,
+                        side,
+                        mover,
+                        targets,
+                        enemies,
+                        &neighbours,
+                        children,
+                        &mut exits,
+                    );
+                }
+            };
+            let mut quiet = 0;
+            let mut left = targets;
+            while left != 0 {
+                let to = left.trailing_zeros() as Square;
+                left &= left - 1;
+                let victim = (enemies & bit(to) != 0).then(|| man_on(men, placement, next, to));
+                let after = placement.with_man(pawn, to);
+                if promotes(side, to) {
+                    for kind in Kind::PROMOTIONS {
+                        exits.add(self.exit_value(after, victim, Some((pawn, kind)), next));
+                    }
+                } else if victim.is_some() {
+                    exits.add(self.exit_value(after, victim, None, next));
+                } else if to.abs_diff(from) == 16 && en_passant_right(self.geo, men, after, next, to) {
+                    children.push_mapped(self.index.en_passant_state(after, next, to));
+                } else {
+                    quiet |= bit(to);
+                }
+            }
+            neighbours.push(children, mover, quiet);
+        });
+        if let Some(pawn) = ep_pawn {
+            for_each_en_passant(self.geo, men, placement, side, pawn, |capturer, victim| {
+                has_moves = true;
+                let after = placement.with_man(capturer, backward(next, pawn));
+                exits.add(self.exit_value(after, Some(victim), None, next));
+            });
+        }
+        if has_moves {
+            Node::Inner(exits)
+        } else if placement.in_check(self.geo, men, side) {
+            Node::Terminal(Value::LOST)
+        } else {
+            Node::Terminal(Value::Draw)
+        }
+    }
 }
 
 /// The states one move away from a placement: its slot less each moving man's group rank, so a
@@ -361,74 +442,33 @@ impl Space for ChessSpace<'_> {
     }
 
     fn expand(&self, state: u64, children: &mut Successors) -> Node {
-        let (placement, side, ep_pawn, slot) = if self.index.is_en_passant(state) {
+        if self.index.is_en_passant(state) {
             let Some((placement, side, pawn)) = self.index.decode_en_passant(state) else {
                 return Node::Broken;
             };
-            (placement, side, Some(pawn), 0)
-        } else {
-            let Some((placement, side)) = self.index.decode_legal(state) else {
-                return Node::Broken;
-            };
-            (placement, side, None, self.index.split(state).1)
-        };
-        let next = side.other();
-        let neighbours = self.neighbours(placement, slot, side, next, ep_pawn.is_none(), children.is_counting());
-        let men = self.index.men();
-        let enemies = men_of(men, placement, next);
-        let mut exits = Exits::default();
-        let mut has_moves = false;
-        for_each_move(self.geo, men, placement, side, |mover, from, targets| {
-            has_moves |= targets != 0;
-            let pawn = match mover {
-                Mover::Man(man) if men.kind[man] == Kind::Pawn => man,
-                _ => {
-                    return self.piece_moves(
-                        placement,
-                        side,
-                        mover,
-                        targets,
-                        enemies,
-                        &neighbours,
-                        children,
-                        &mut exits,
-                    );
-                }
-            };
-            let mut quiet = 0;
-            let mut left = targets;
-            while left != 0 {
-                let to = left.trailing_zeros() as Square;
-                left &= left - 1;
-                let victim = (enemies & bit(to) != 0).then(|| man_on(men, placement, next, to));
-                let after = placement.with_man(pawn, to);
-                if promotes(side, to) {
-                    for kind in Kind::PROMOTIONS {
-                        exits.add(self.exit_value(after, victim, Some((pawn, kind)), next));
-                    }
-                } else if victim.is_some() {
-                    exits.add(self.exit_value(after, victim, None, next));
-                } else if to.abs_diff(from) == 16 && en_passant_right(self.geo, men, after, next, to) {
-                    children.push_mapped(self.index.en_passant_state(after, next, to));
-                } else {
-                    quiet |= bit(to);
-                }
-            }
-            neighbours.push(children, mover, quiet);
-        });
-        if let Some(pawn) = ep_pawn {
-            for_each_en_passant(self.geo, men, placement, side, pawn, |capturer, victim| {
-                has_moves = true;
-                let after = placement.with_man(capturer, backward(next, pawn));
-                exits.add(self.exit_value(after, Some(victim), None, next));
-            });
+            return self.expand_position(placement, side, Some(pawn), 0, children);
         }
-        if has_moves {
-            Node::Inner(exits)
-        } else if placement.in_check(self.geo, men, side) {
-            Node::Terminal(Value::LOST)
-        } else {
-            Node::Terminal(Value::Draw)
+        let (side, slot) = self.index.split(state);
+        self.expand_slot(side, slot, self.index.placement(slot), children)
+    }
+
+    /// Steps from one slot's placement to the next one's where the index allows, instead of
+    /// decoding every slot.
+    fn expand_run(&self, states: Range<u64>, children: &mut Successors, visit: &mut dyn FnMut(Node, &mut Successors)) {
+        // The placement of the state after the last one expanded, when stepped to.
+        let mut stepped = None;
+        for state in states {
+            children.clear();
+            let node = if self.index.is_en_passant(state) {
+                stepped = None;
+                self.expand(state, children)
+            } else {
+                let (side, slot) = self.index.split(state);
+                let placement = stepped.unwrap_or_else(|| self.index.placement(slot));
+                stepped = self.index.next_placement(placement);
+                self.expand_slot(side, slot, placement, children)
+            };
+            visit(node, children);
         }
     }
 
