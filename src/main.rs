@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
@@ -41,6 +42,10 @@ struct Cli {
     /// binding are split over several.
     #[arg(long, global = true, value_name = "MIB")]
     gpu_split_mib: Option<u64>,
+    /// The longest wait in seconds for one submission of GPU work before giving up (default
+    /// 600): a software driver on a busy machine may need longer.
+    #[arg(long, global = true, value_name = "SECONDS", value_parser = gpu_timeout)]
+    gpu_timeout: Option<Duration>,
     #[command(subcommand)]
     command: Command,
 }
@@ -164,6 +169,7 @@ fn run(cli: Cli) -> Result<()> {
     }
     let gpu = GpuOptions {
         split_bytes: cli.gpu_split_mib.map(|m| m << 20),
+        timeout: cli.gpu_timeout.unwrap_or(GpuOptions::default().timeout),
         ..GpuOptions::default()
     };
     match cli.command {
@@ -223,6 +229,14 @@ fn run(cli: Cli) -> Result<()> {
 }
 
 /// Converts every table in the folder, a game's, or the named materials' to `encoding`.
+/// `--gpu-timeout`: seconds, fractions allowed, more than zero.
+fn gpu_timeout(text: &str) -> Result<Duration, String> {
+    match text.parse::<f64>() {
+        Ok(seconds) if seconds > 0.0 && seconds.is_finite() => Ok(Duration::from_secs_f64(seconds)),
+        _ => Err(format!("'{text}' is not a number of seconds above 0")),
+    }
+}
+
 fn convert(env: &Env, encoding: Encoding, game: Option<String>, materials: &[String]) -> Result<()> {
     let files = match game {
         None => table_files(&env.tables),

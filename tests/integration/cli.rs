@@ -129,3 +129,25 @@ fn bench_times_both_solvers_on_the_same_table() {
         );
     }
 }
+
+/// GPU work that outlasts `--gpu-timeout` stops the run with one line that names the option,
+/// and leaves no table behind.
+#[test]
+fn gpu_work_past_its_timeout_is_reported_in_one_line() {
+    if egtb::solver::gpu::Gpu::open_unless_absent().unwrap().is_none() {
+        return;
+    }
+    let dir = temp_dir("gpu-timeout");
+    let args = [
+        "--gpu-timeout",
+        "0.000001",
+        "generate",
+        "chess",
+        "KQvKR",
+        "--backend",
+        "gpu",
+    ];
+    let line = fails(&dir, &args);
+    assert!(line.contains("--gpu-timeout"), "{line}");
+    assert!(!dir.join("chess").join("KQvKR.egtb").exists());
+}

@@ -174,7 +174,10 @@ impl Gpu {
             })
             .map_err(|e| match e {
                 wgpu::PollError::Timeout => {
-                    anyhow!("GPU work did not finish within {timeout:?} (raise the timeout?)")
+                    anyhow!(
+                        "GPU work did not finish within {} s (allow more with --gpu-timeout SECONDS, or use --backend cpu)",
+                        timeout.as_secs_f64()
+                    )
                 }
                 e => anyhow!("waiting for the GPU failed: {e}"),
             })?;
