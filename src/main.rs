@@ -228,7 +228,6 @@ fn run(cli: Cli) -> Result<()> {
     }
 }
 
-/// Converts every table in the folder, a game's, or the named materials' to `encoding`.
 /// `--gpu-timeout`: seconds, fractions allowed, more than zero.
 fn gpu_timeout(text: &str) -> Result<Duration, String> {
     match text.parse::<f64>() {
@@ -237,6 +236,7 @@ fn gpu_timeout(text: &str) -> Result<Duration, String> {
     }
 }
 
+/// Converts every table in the folder, a game's, or the named materials' to `encoding`.
 fn convert(env: &Env, encoding: Encoding, game: Option<String>, materials: &[String]) -> Result<()> {
     let files = match game {
         None => table_files(&env.tables),
