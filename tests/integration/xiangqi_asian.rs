@@ -13,7 +13,7 @@ use egtb::plan::Plan;
 use egtb::probe::Prober;
 use egtb::rulings::{self, rulings_path};
 use egtb::solver::Silent;
-use egtb::solver::gpu::Gpu;
+use egtb::solver::gpu::{Gpu, GpuOptions};
 use egtb::solver::rounds::Reason;
 use egtb::value::Value;
 
@@ -180,6 +180,28 @@ fn the_gpu_solver_equals_the_cpu_in_entries_and_rulings() {
         reasons.extend(cpu.rulings.iter().map(|r| r.reason));
     }
     assert!(reasons.contains(&Reason::PerpetualCheck), "{} rulings", reasons.len());
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// The rule passes keep each per-state buffer in one binding: a table larger than a binding
+/// is refused before any work, in one line that names the CPU solver.
+#[test]
+fn the_gpu_rule_passes_refuse_a_table_beyond_one_binding() {
+    let Some(gpu) = Gpu::open_unless_absent().unwrap() else {
+        return;
+    };
+    let dir = temp_dir("asian-gpu-binding");
+    let m = material("KRvKN");
+    let mut generator = Generator::<Xiangqi>::new(&dir, ASIAN, &Silent);
+    generator.ensure_smaller(&m).unwrap();
+    let index = Xiangqi::index(&m, ASIAN).unwrap();
+    let rules = Xiangqi::gpu_rules(&index, ASIAN, generator.tables()).unwrap();
+    let options = GpuOptions {
+        split_bytes: Some(1 << 16),
+        ..GpuOptions::default()
+    };
+    let error = format!("{:#}", gpu.solve(rules.as_ref(), &options, &Silent).unwrap_err());
+    assert!(error.contains("--backend cpu") && !error.contains('\n'), "{error}");
     std::fs::remove_dir_all(dir).unwrap();
 }
 

@@ -78,6 +78,19 @@ pub(super) fn solve_in_rounds(
         bail!("a rules module solved in rounds must define `game_expand` exactly once");
     }
     let states = rules.states();
+    // The rule passes hold each of their per-state buffers in one binding: a table too large
+    // for that is refused before any work.
+    let binding = options
+        .split_bytes
+        .unwrap_or(gpu.max_binding_bytes())
+        .min(gpu.max_binding_bytes());
+    if rule_buffer_bytes(states) > binding {
+        bail!(
+            "the GPU's rule passes need buffers of {:.1} MiB for {states} states, more than one GPU storage binding holds ({:.1} MiB); use --backend cpu",
+            rule_buffer_bytes(states) as f64 / f64::from(1 << 20),
+            binding as f64 / f64::from(1 << 20)
+        );
+    }
     let mut ruled = vec![0u32; states.div_ceil(32) as usize];
     if states == 0 {
         return gpu.solve(&RuledRules { rules, ruled: &ruled }, options, progress);
@@ -118,6 +131,11 @@ pub(super) fn solve_in_rounds(
         rulings,
         rounds: order,
     })
+}
+
+/// Bytes of one per-state buffer of the rule passes (entries, marks, answers): two states a word.
+fn rule_buffer_bytes(states: u64) -> u64 {
+    4 * states.div_ceil(2)
 }
 
 /// The kernel time of two solves.
@@ -226,7 +244,7 @@ impl<'g> RulePasses<'g> {
         let states = rules.states();
         let (module, data) = rule_module(gpu, rules, rounds, "")?;
         let layouts = RuleLayouts::new(gpu, data.len());
-        let bytes = 4 * states.div_ceil(2);
+        let bytes = rule_buffer_bytes(states);
         let storage =
             |what: &str, usage: wgpu::BufferUsages| gpu.buffer(what, bytes, wgpu::BufferUsages::STORAGE | usage);
         let entries = storage("the rule passes' entries", wgpu::BufferUsages::COPY_DST)?;
