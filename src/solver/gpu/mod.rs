@@ -110,6 +110,15 @@ pub struct GpuOptions {
     pub timeout: Duration,
 }
 
+impl GpuOptions {
+    /// The most bytes one storage binding may hold: the split asked for, within the device's
+    /// limit.
+    pub(super) fn binding_bytes(&self, gpu: &Gpu) -> u64 {
+        let limit = gpu.max_binding_bytes();
+        self.split_bytes.unwrap_or(limit).min(limit)
+    }
+}
+
 impl Default for GpuOptions {
     fn default() -> Self {
         GpuOptions {
@@ -262,10 +271,7 @@ impl<'g> Solver<'g> {
                 "{states} states are more than the GPU solver numbers in 32 bits ({MAX_GPU_STATES}); use --backend cpu"
             );
         }
-        let split = options
-            .split_bytes
-            .unwrap_or(gpu.max_binding_bytes())
-            .min(gpu.max_binding_bytes());
+        let split = options.binding_bytes(gpu);
         let layout = Layout::new(states as u32, split)?;
         let queue = options.queue_capacity.unwrap_or(layout.states.div_ceil(4));
         let buffers = StateBuffers::new(gpu, layout, queue)?;

@@ -80,10 +80,7 @@ pub(super) fn solve_in_rounds(
     let states = rules.states();
     // The rule passes hold each of their per-state buffers in one binding: a table too large
     // for that is refused before any work.
-    let binding = options
-        .split_bytes
-        .unwrap_or(gpu.max_binding_bytes())
-        .min(gpu.max_binding_bytes());
+    let binding = options.binding_bytes(gpu);
     if rule_buffer_bytes(states) > binding {
         bail!(
             "the GPU's rule passes need buffers of {:.1} MiB for {states} states, more than one GPU storage binding holds ({:.1} MiB); use --backend cpu",
