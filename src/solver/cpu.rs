@@ -141,51 +141,64 @@ fn initialise<S: Space + ?Sized>(space: &S, entries: &mut [Entry], progress: &dy
 }
 
 /// One thread's sweep of a span: the parents of each state found are listed, their entries
-/// prefetched, and updated only once the next state's parents are listed, so that the random
-/// reads of the parents overlap the listing.
+/// prefetched and queued, and updated only once `PIPELINE` more parents have been queued, so
+/// that the random reads of the parents overlap the listing of the next states.
 struct Sweeper<'a, S: Space + ?Sized> {
     space: &'a S,
     entries: &'a [AtomicU16],
     frontier: &'a Frontier,
     t: u16,
-    /// The parents of the state found last, not yet updated.
-    pending: Successors,
+    /// Parents prefetched, not yet updated (each once per state found that lists it, or, in a
+    /// lost layer, as often as listed).
+    queued: Vec<u64>,
     /// The parents being listed.
     listing: Successors,
     children: Successors,
 }
 
+/// Parents queued ahead of their update, so that their entries have arrived when updated.
+const PIPELINE: usize = 64;
+
 impl<S: Space + ?Sized> Sweeper<'_, S> {
-    /// A state of layer `t` found: lists its parents and updates those of the state before.
+    /// A state of layer `t` found: lists and queues its parents, and updates the parents queued
+    /// long enough ago.
     fn found(&mut self, state: usize) {
         self.listing.clear();
         self.space.parents(state as u64, &mut self.listing);
-        let lost = self.t.is_multiple_of(2);
-        if !lost {
-            self.listing.distinct();
+        let before = self.queued.len();
+        if self.t.is_multiple_of(2) {
+            self.queued.extend(self.listing.with_repeats());
+        } else {
+            self.queued.extend_from_slice(self.listing.distinct());
         }
-        for p in self.listing.with_repeats() {
+        for &p in &self.queued[before..] {
             prefetch(&self.entries[p as usize]);
         }
-        // The state before's parents, whose entries had the listing's time to arrive.
-        self.flush();
-        std::mem::swap(&mut self.listing, &mut self.pending);
+        if self.queued.len() >= 2 * PIPELINE {
+            let ready = self.queued.len() - PIPELINE;
+            self.update(ready);
+        }
     }
 
-    /// Updates the parents pending.
-    fn flush(&mut self) {
+    /// Updates the first `n` parents queued.
+    fn update(&mut self, n: usize) {
         let (entries, frontier, t) = (self.entries, self.frontier, self.t);
         if t.is_multiple_of(2) {
-            // Winning a parent twice changes nothing: no need to drop repeats.
-            for p in self.pending.with_repeats() {
+            // Winning a parent twice changes nothing.
+            for &p in &self.queued[..n] {
                 win_parent(entries, frontier, p as usize, t);
             }
         } else {
-            for &p in self.pending.distinct() {
+            for &p in &self.queued[..n] {
                 hit_parent(self.space, entries, frontier, &mut self.children, p as usize, t);
             }
         }
-        self.pending.clear();
+        self.queued.drain(..n);
+    }
+
+    /// Updates every parent queued.
+    fn flush(&mut self) {
+        self.update(self.queued.len());
     }
 
     /// Finds the states of layer `t` in span `span` and updates their parents; returns how many
@@ -265,7 +278,7 @@ fn sweep<S: Space + ?Sized>(space: &S, entries: &[AtomicU16], frontier: &Frontie
                 entries,
                 frontier,
                 t,
-                pending: Successors::default(),
+                queued: Vec::with_capacity(4 * PIPELINE),
                 listing: Successors::default(),
                 children: Successors::counting(),
             },
