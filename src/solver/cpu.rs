@@ -81,25 +81,36 @@ impl Frontier {
 }
 
 /// Fills the working words from a forward look at every state, and the frontier of layer 0 and
-/// of the due layers.
+/// of the due layers. The frontier is filled in place, block by block, so that the
+/// initialisation needs no memory beyond it and the table.
 fn initialise<S: Space + ?Sized>(space: &S, entries: &mut [Entry], progress: &dyn Progress) -> Frontier {
-    let blocks: Vec<(u16, u16, u64)> = entries
+    let words = entries.len().div_ceil(SPAN);
+    let mut frontier = Frontier {
+        touched: [
+            (0..words).map(|_| AtomicU64::new(0)).collect(),
+            (0..words).map(|_| AtomicU64::new(0)).collect(),
+        ],
+        next_due: (0..entries.len().div_ceil(BLOCK))
+            .map(|_| AtomicU16::new(NONE_DUE))
+            .collect(),
+        last_due: 0,
+    };
+    let shared = &frontier;
+    frontier.last_due = entries
         .par_chunks_mut(BLOCK)
         .enumerate()
         .map_init(Successors::counting, |children, (block, entries)| {
-            let first = (block * BLOCK) as u64;
+            let first = block * BLOCK;
             let mut next_due = NONE_DUE;
             let mut last_due = 0;
-            // A bit per granule of the block that holds a terminal loss.
-            let mut lost = 0;
             let mut i = 0;
-            let states = first..first + entries.len() as u64;
+            let states = first as u64..(first + entries.len()) as u64;
             space.expand_run(states, children, &mut |node, children| {
                 entries[i] = match node {
                     Node::Broken => BROKEN,
                     Node::Terminal(value) => {
                         if value.entry() == 1 {
-                            lost |= 1 << (i / GRANULE);
+                            shared.touch(0, first + i);
                         }
                         value.entry()
                     }
@@ -117,26 +128,12 @@ fn initialise<S: Space + ?Sized>(space: &S, entries: &mut [Entry], progress: &dy
                 };
                 i += 1;
             });
+            shared.next_due[block].store(next_due, Relaxed);
             progress.advance(entries.len() as u64);
-            (next_due, last_due, lost)
+            last_due
         })
-        .collect();
-    let words = entries.len().div_ceil(SPAN);
-    let touched = [
-        (0..words).map(|_| AtomicU64::new(0)).collect(),
-        (0..words).map(|_| AtomicU64::new(0)).collect(),
-    ];
-    let frontier = Frontier {
-        touched,
-        next_due: blocks.iter().map(|&(d, _, _)| AtomicU16::new(d)).collect(),
-        last_due: blocks.iter().map(|&(_, d, _)| d).max().unwrap_or(0),
-    };
-    for (block, &(_, _, mut lost)) in blocks.iter().enumerate() {
-        while lost != 0 {
-            frontier.touch(0, block * BLOCK + lost.trailing_zeros() as usize * GRANULE);
-            lost &= lost - 1;
-        }
-    }
+        .max()
+        .unwrap_or(0);
     frontier
 }
 

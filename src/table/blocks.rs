@@ -24,8 +24,9 @@ const ROW_BYTES: u64 = 16;
 /// is a tenth of a table's generation at level 9: level 7 compresses in about three quarters of
 /// that time for files 1.5 to 2.7% larger (KRPvKR, KRRvKR), where level 3 would cost 12%.
 const LEVEL: i32 = 7;
-/// Blocks compressed in parallel between two writes (32 MiB of entries): bounds the memory used.
-const BATCH_BLOCKS: usize = 256;
+/// Blocks compressed in parallel per worker thread between two writes: enough to keep the threads
+/// busy, few enough that the frames waiting to be written add little to a generation's peak.
+const BATCH_BLOCKS_PER_THREAD: usize = 8;
 /// Decompressed blocks kept per table for probing (1 MiB).
 const CACHED_BLOCKS: usize = 8;
 
@@ -125,7 +126,8 @@ pub fn write(out: &mut File, entries: &[Entry], blocks: Blocks) -> Result<u32> {
     out.seek(SeekFrom::Start(offset))?;
     let mut writer = BufWriter::with_capacity(1 << 20, &mut *out);
     let block_len = usize::try_from(blocks.block_entries)?;
-    for batch in entries.chunks(block_len * BATCH_BLOCKS) {
+    let batch_blocks = BATCH_BLOCKS_PER_THREAD * rayon::current_num_threads();
+    for batch in entries.chunks(block_len * batch_blocks) {
         let frames: Vec<(Vec<u8>, u32)> = batch
             .par_chunks(block_len)
             .map_init(compressor, |c, block| {
