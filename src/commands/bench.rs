@@ -8,8 +8,20 @@ use serde_json::json;
 use super::{Env, parse_material};
 use crate::games::Game;
 use crate::generate::{Backend, Generator};
+use crate::material::Material;
 use crate::progress::Bar;
-use crate::solver::gpu::{GpuOptions, SWEEP_BYTES_PER_STATE};
+use crate::solver::gpu::{GpuOptions, KernelTime, SWEEP_BYTES_PER_STATE};
+
+/// One material's figures.
+struct Row {
+    material: Material,
+    states: u64,
+    /// Rounds of rulings that ruled something (0 without repetition rules).
+    rounds: u16,
+    cpu: Duration,
+    gpu: Duration,
+    kernel: Option<KernelTime>,
+}
 
 /// Times the CPU and the GPU solver on each material (smaller tables read from the folder or
 /// built there first, untimed) and prints a table of seconds, ratios and rates.
@@ -30,8 +42,18 @@ pub fn run<G: Game>(env: &Env, materials: &[String], gpu: &GpuOptions) -> Result
         if cpu.entries != gpu.entries {
             bail!("{material}: the GPU table differs from the CPU table (run egtb verify)");
         }
+        if cpu.rulings != gpu.rulings || cpu.rounds != gpu.rounds {
+            bail!("{material}: the GPU's rulings differ from the CPU's (run egtb verify)");
+        }
         solvers = (cpu.solver, gpu.solver);
-        rows.push((material, cpu.entries.len() as u64, cpu.wall, gpu.wall, gpu.kernel));
+        rows.push(Row {
+            material,
+            states: cpu.entries.len() as u64,
+            rounds: cpu.rounds,
+            cpu: cpu.wall,
+            gpu: gpu.wall,
+            kernel: gpu.kernel,
+        });
         Ok(())
     });
     bar.finish();
@@ -39,10 +61,11 @@ pub fn run<G: Game>(env: &Env, materials: &[String], gpu: &GpuOptions) -> Result
     if env.json {
         let rows: Vec<_> = rows
             .iter()
-            .map(|(m, states, cpu, gpu, kernel)| {
+            .map(|Row { material, states, rounds, cpu, gpu, kernel }| {
                 json!({
-                    "material": m.to_string(),
+                    "material": material.to_string(),
                     "states": states,
+                    "rounds": rounds,
                     "cpu_seconds": cpu.as_secs_f64(),
                     "gpu_seconds": gpu.as_secs_f64(),
                     "gpu_kernel_seconds": kernel.as_ref().map(|k| k.total().as_secs_f64()),
@@ -63,7 +86,7 @@ pub fn run<G: Game>(env: &Env, materials: &[String], gpu: &GpuOptions) -> Result
     }
     println!("CPU: {}\nGPU: {}", solvers.0, solvers.1);
     println!(
-        "{:<14}{:>12}{:>10}{:>10}{:>10}{:>14}{:>14}{:>11}{:>11}{:>8}{:>12}",
+        "{:<14}{:>12}{:>10}{:>10}{:>10}{:>14}{:>14}{:>11}{:>11}{:>8}{:>12}{:>8}",
         "table",
         "states",
         "CPU s",
@@ -74,9 +97,18 @@ pub fn run<G: Game>(env: &Env, materials: &[String], gpu: &GpuOptions) -> Result
         "init s",
         "layers s",
         "sweeps",
-        "sweep GB/s"
+        "sweep GB/s",
+        "rounds"
     );
-    for (material, states, cpu, gpu, kernel) in &rows {
+    for Row {
+        material,
+        states,
+        rounds,
+        cpu,
+        gpu,
+        kernel,
+    } in &rows
+    {
         let (c, g) = (cpu.as_secs_f64(), gpu.as_secs_f64());
         let seconds = |d: Option<Duration>| d.map_or("-".to_string(), |d| format!("{:.3}", d.as_secs_f64()));
         let init = seconds(kernel.as_ref().map(|k| k.initialise));
@@ -91,7 +123,7 @@ pub fn run<G: Game>(env: &Env, materials: &[String], gpu: &GpuOptions) -> Result
                 format!("{:.2}", (states * SWEEP_BYTES_PER_STATE) as f64 / d.as_secs_f64() / 1e9)
             });
         println!(
-            "{:<14}{states:>12}{c:>10.3}{g:>10.3}{:>10.2}{:>14.0}{:>14.0}{init:>11}{layers:>11}{sweeps:>8}{rate:>12}",
+            "{:<14}{states:>12}{c:>10.3}{g:>10.3}{:>10.2}{:>14.0}{:>14.0}{init:>11}{layers:>11}{sweeps:>8}{rate:>12}{rounds:>8}",
             material.to_string(),
             c / g,
             *states as f64 / c,

@@ -130,6 +130,25 @@ fn bench_times_both_solvers_on_the_same_table() {
     }
 }
 
+/// Under the Asian rules, `bench` holds the two solvers' rulings equal too, and reports the rounds
+/// that ruled something: KRvKN's perpetual knight checks are ruled in one round.
+#[test]
+fn bench_under_the_asian_rules_reports_the_rounds_of_both_solvers() {
+    if egtb::solver::gpu::Gpu::open_unless_absent().unwrap().is_none() {
+        return;
+    }
+    let dir = temp_dir("bench-asian");
+    let args = ["--json", "--rules", "asian", "bench", "xiangqi", "KRvK", "KRvKN"];
+    let json: serde_json::Value = serde_json::from_str(&succeeds(&dir, &args)).unwrap();
+    let rounds: Vec<u64> = json["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["rounds"].as_u64().unwrap())
+        .collect();
+    assert_eq!(rounds, [0, 1], "{json}");
+}
+
 /// GPU work that outlasts `--gpu-timeout` stops the run with one line that names the option,
 /// and leaves no table behind.
 #[test]
