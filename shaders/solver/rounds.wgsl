@@ -15,17 +15,17 @@
 // moves reach: the next answer pass works out the answers of those states only. A pruning pass
 // reads the answers of the states that the moves of the states still marked reach, which those
 // states wanted in the pass before (or in the candidates pass).
-// Entries, marks and answers are 16 bits a state, two states a word.
+// Entries, marks and answers are 16 bits a state, two states a word, cut into chunks as the
+// solver cuts its working words: their bindings (group 3, from binding 2) and the accessors of
+// their words (rule_entry_word, rule_mark_load/or/and, rule_answer_load/or/and) are generated
+// before this module (src/solver/gpu/rounds.rs).
 
-@group(3) @binding(0) var<storage, read_write> rule_entries: array<u32>;
-@group(3) @binding(1) var<storage, read_write> rule_mark_words: array<atomic<u32>>;
-@group(3) @binding(2) var<storage, read_write> rule_answer_words: array<atomic<u32>>;
 // RULE_CHANGED: a pass removed a mark; RULE_STABLE: the last pass removed none (the passes
 // recorded after it return at once); RULE_PASSES: the pruning passes run.
-@group(3) @binding(3) var<storage, read_write> rule_control: array<atomic<u32>>;
+@group(3) @binding(0) var<storage, read_write> rule_control: array<atomic<u32>>;
 
 // A bit per state: its answers are wanted by the next answer pass.
-@group(3) @binding(4) var<storage, read_write> rule_wanted: array<atomic<u32>>;
+@group(3) @binding(1) var<storage, read_write> rule_wanted: array<atomic<u32>>;
 
 const RULE_CHANGED: u32 = 0u;
 const RULE_STABLE: u32 = 1u;
@@ -37,15 +37,15 @@ fn half_shift(state: u32) -> u32 {
 
 // Whether a state is still a draw.
 fn rule_live(state: u32) -> bool {
-    return ((rule_entries[state >> 1u] >> half_shift(state)) & 0xFFFFu) == DRAW;
+    return ((rule_entry_word(state >> 1u) >> half_shift(state)) & 0xFFFFu) == DRAW;
 }
 
 fn rule_marks(state: u32) -> u32 {
-    return (atomicLoad(&rule_mark_words[state >> 1u]) >> half_shift(state)) & 0xFFFFu;
+    return (rule_mark_load(state >> 1u) >> half_shift(state)) & 0xFFFFu;
 }
 
 fn rule_answers(state: u32) -> u32 {
-    return (atomicLoad(&rule_answer_words[state >> 1u]) >> half_shift(state)) & 0xFFFFu;
+    return (rule_answer_load(state >> 1u) >> half_shift(state)) & 0xFFFFu;
 }
 
 fn rule_want(state: u32) {
@@ -73,7 +73,7 @@ fn rule_candidates(
     if state < STATES && rule_live(state) {
         let found = game_rule_candidates(state);
         if found != 0u {
-            atomicOr(&rule_mark_words[state >> 1u], found << half_shift(state));
+            rule_mark_or(state >> 1u, found << half_shift(state));
         }
     }
 }
@@ -92,8 +92,8 @@ fn rule_answer(
     }
     let found = game_rule_answers(state);
     let shift = half_shift(state);
-    atomicAnd(&rule_answer_words[state >> 1u], ~(0xFFFFu << shift));
-    atomicOr(&rule_answer_words[state >> 1u], found << shift);
+    rule_answer_and(state >> 1u, ~(0xFFFFu << shift));
+    rule_answer_or(state >> 1u, found << shift);
 }
 
 // Removes the marks that the answers no longer support.
@@ -113,7 +113,7 @@ fn rule_prune(
     }
     let kept = game_rule_keep(state, held) & held;
     if kept != held {
-        atomicAnd(&rule_mark_words[state >> 1u], ~((held & ~kept) << half_shift(state)));
+        rule_mark_and(state >> 1u, ~((held & ~kept) << half_shift(state)));
         atomicStore(&rule_control[RULE_CHANGED], 1u);
     }
 }

@@ -80,7 +80,7 @@ impl Layout {
     }
 
     /// Bytes of chunk `c`: its words, in whole 16-byte vectors.
-    fn chunk_bytes(&self, c: u32) -> u64 {
+    pub fn chunk_bytes(&self, c: u32) -> u64 {
         (4 * self.entry_words(c)).next_multiple_of(16)
     }
 

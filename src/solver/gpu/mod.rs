@@ -376,12 +376,17 @@ impl<'g> Solver<'g> {
         Ok((layers, run.kernel_time))
     }
 
-    /// Records copies of the solved entries, two to a word in state order, into `target`.
-    pub fn copy_entries(&self, encoder: &mut wgpu::CommandEncoder, target: &wgpu::Buffer) {
+    /// How the states are cut into chunks.
+    fn layout(&self) -> Layout {
+        self.buffers.layout
+    }
+
+    /// Records copies of the solved entries into `targets`, chunk `c` into `targets[c]`: buffers
+    /// of this solver's [`Solver::layout`].
+    pub fn copy_entries(&self, encoder: &mut wgpu::CommandEncoder, targets: &[wgpu::Buffer]) {
         let layout = self.buffers.layout;
-        for (c, chunk) in self.buffers.chunks.iter().enumerate() {
-            let first_state = (c as u64) << layout.shift;
-            encoder.copy_buffer_to_buffer(chunk, 0, target, 2 * first_state, 4 * layout.entry_words(c as u32));
+        for (c, (chunk, target)) in self.buffers.chunks.iter().zip(targets).enumerate() {
+            encoder.copy_buffer_to_buffer(chunk, 0, target, 0, 4 * layout.entry_words(c as u32));
         }
     }
 

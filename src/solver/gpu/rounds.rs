@@ -8,7 +8,11 @@
 //! left marked are the round's rulings; a round that rules nothing ends the solve. The solver's
 //! program is compiled once: each round rewrites only the ruled states, the entries of its solve
 //! go to the rule passes on the GPU, and the host reads back one control word every few passes
-//! and the marks; the entries come back once, at the end.
+//! and the marks; the entries come back once, at the end. The passes' per-state buffers (entries,
+//! marks, answers) are cut into chunks as the solver cuts its working words, so a table the
+//! solver splits over several storage bindings is split the same way here.
+
+use std::fmt::Write;
 
 use anyhow::{Result, anyhow, bail};
 
@@ -78,16 +82,6 @@ pub(super) fn solve_in_rounds(
         bail!("a rules module solved in rounds must define `game_expand` exactly once");
     }
     let states = rules.states();
-    // The rule passes hold each of their per-state buffers in one binding: a table too large
-    // for that is refused before any work.
-    let binding = options.binding_bytes(gpu);
-    if rule_buffer_bytes(states) > binding {
-        bail!(
-            "the GPU's rule passes need buffers of {:.1} MiB for {states} states, more than one GPU storage binding holds ({:.1} MiB); use --backend cpu",
-            rule_buffer_bytes(states) as f64 / f64::from(1 << 20),
-            binding as f64 / f64::from(1 << 20)
-        );
-    }
     let mut ruled = vec![0u32; states.div_ceil(32) as usize];
     if states == 0 {
         return gpu.solve(&RuledRules { rules, ruled: &ruled }, options, progress);
@@ -98,7 +92,7 @@ pub(super) fn solve_in_rounds(
         .data(RULED_STATES)
         .ok_or_else(|| anyhow!("the ruled states are missing from the game data"))?;
     let (mut layers, mut kernel_time) = solver.run(progress)?;
-    let passes = RulePasses::new(gpu, rules, rounds)?;
+    let passes = RulePasses::new(gpu, rules, rounds, solver.layout())?;
     let mut rulings = Vec::new();
     let mut order = 0u16;
     loop {
@@ -130,9 +124,93 @@ pub(super) fn solve_in_rounds(
     })
 }
 
-/// Bytes of one per-state buffer of the rule passes (entries, marks, answers): two states a word.
-fn rule_buffer_bytes(states: u64) -> u64 {
-    4 * states.div_ceil(2)
+/// The rule passes' own bindings in group 3 before their chunks: the control words and the
+/// wanted answers (see rounds.wgsl).
+const FIRST_RULE_CHUNK_BINDING: u32 = 2;
+
+/// The per-state buffers of the rule passes, each cut into the chunks of `layout`: their
+/// bindings and the accessors of their words that rounds.wgsl calls. One chunk keeps the plain
+/// names (`rule_entries`, `rule_mark_words`, `rule_answer_words`), which the tests' probes use.
+fn rule_chunks_wgsl(layout: Layout) -> String {
+    let chunks = layout.chunks;
+    let name = |base: &str, c: u32| {
+        if chunks == 1 {
+            base.to_string()
+        } else {
+            format!("{base}_{c}")
+        }
+    };
+    let word_shift = layout.shift - 1;
+    let mut s = String::new();
+    let _ = writeln!(s, "const RULE_WORD_SHIFT: u32 = {word_shift}u;");
+    let _ = writeln!(s, "const RULE_WORD_MASK: u32 = {}u;", (1u64 << word_shift) - 1);
+    let buffers = [
+        ("rule_entries", "u32"),
+        ("rule_mark_words", "atomic<u32>"),
+        ("rule_answer_words", "atomic<u32>"),
+    ];
+    for (b, (base, word)) in buffers.iter().enumerate() {
+        for c in 0..chunks {
+            let binding = FIRST_RULE_CHUNK_BINDING + b as u32 * chunks + c;
+            let _ = writeln!(
+                s,
+                "@group(3) @binding({binding}) var<storage, read_write> {}: array<{word}>;",
+                name(base, c)
+            );
+        }
+    }
+    let accessors = [
+        (
+            "rule_entry_word(w: u32) -> u32",
+            "rule_entries",
+            "return {}[w & RULE_WORD_MASK];",
+            "return 0u;",
+        ),
+        (
+            "rule_mark_load(w: u32) -> u32",
+            "rule_mark_words",
+            "return atomicLoad(&{}[w & RULE_WORD_MASK]);",
+            "return 0u;",
+        ),
+        (
+            "rule_mark_or(w: u32, v: u32)",
+            "rule_mark_words",
+            "atomicOr(&{}[w & RULE_WORD_MASK], v);",
+            "",
+        ),
+        (
+            "rule_mark_and(w: u32, v: u32)",
+            "rule_mark_words",
+            "atomicAnd(&{}[w & RULE_WORD_MASK], v);",
+            "",
+        ),
+        (
+            "rule_answer_load(w: u32) -> u32",
+            "rule_answer_words",
+            "return atomicLoad(&{}[w & RULE_WORD_MASK]);",
+            "return 0u;",
+        ),
+        (
+            "rule_answer_or(w: u32, v: u32)",
+            "rule_answer_words",
+            "atomicOr(&{}[w & RULE_WORD_MASK], v);",
+            "",
+        ),
+        (
+            "rule_answer_and(w: u32, v: u32)",
+            "rule_answer_words",
+            "atomicAnd(&{}[w & RULE_WORD_MASK], v);",
+            "",
+        ),
+    ];
+    for (signature, base, body, fallback) in accessors {
+        let _ = writeln!(s, "fn {signature} {{\n    switch w >> RULE_WORD_SHIFT {{");
+        for c in 0..chunks {
+            let _ = writeln!(s, "        case {c}u: {{ {} }}", body.replace("{}", &name(base, c)));
+        }
+        let _ = writeln!(s, "        default: {{ {fallback} }}\n    }}\n}}");
+    }
+    s
 }
 
 /// The kernel time of two solves.
@@ -144,11 +222,13 @@ fn add(mut a: KernelTime, b: KernelTime) -> KernelTime {
 }
 
 /// The program of the rule passes: the solver program (so that the game's functions find
-/// everything they call), rounds.wgsl, the game's rule module and `extra`; and its game data.
+/// everything they call), the rule buffers cut into `chunks`, rounds.wgsl, the game's rule module
+/// and `extra`; and its game data.
 fn rule_module(
     gpu: &Gpu,
     rules: &dyn GpuRules,
     rounds: &dyn GpuRounds,
+    chunks: Layout,
     extra: &str,
 ) -> Result<(wgpu::ShaderModule, Vec<(String, wgpu::Buffer)>)> {
     let data = rules
@@ -166,6 +246,7 @@ fn rule_module(
         rules,
         &data,
     );
+    source.push_str(&rule_chunks_wgsl(chunks));
     source.push_str(ROUNDS_WGSL);
     source.push_str(&rounds.rule_wgsl());
     source.push_str(extra);
@@ -178,8 +259,9 @@ fn rule_module(
     Ok((module, data))
 }
 
-/// The layouts of the rule passes: the game data (group 1) and the five rule buffers (group 3);
-/// groups 0 and 2 are the solver's, which no rule pass uses.
+/// The layouts of the rule passes: the game data (group 1) and the rule buffers (group 3: the
+/// control words, the wanted answers, then the chunks of entries, marks and answers); groups 0
+/// and 2 are the solver's, which no rule pass uses.
 struct RuleLayouts {
     game: wgpu::BindGroupLayout,
     rule: wgpu::BindGroupLayout,
@@ -187,9 +269,9 @@ struct RuleLayouts {
 }
 
 impl RuleLayouts {
-    fn new(gpu: &Gpu, game_buffers: usize) -> RuleLayouts {
+    fn new(gpu: &Gpu, game_buffers: usize, chunks: u32) -> RuleLayouts {
         let game = bind_layout(gpu, "egtb game data", game_buffers as u32, true);
-        let rule = bind_layout(gpu, "egtb rule passes", 5, false);
+        let rule = bind_layout(gpu, "egtb rule passes", FIRST_RULE_CHUNK_BINDING + 3 * chunks, false);
         let pipeline = gpu.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("egtb rule passes"),
             bind_group_layouts: &[None, Some(&game), None, Some(&rule)],
@@ -221,36 +303,57 @@ struct RulePasses<'g> {
     settle: wgpu::ComputePipeline,
     game_group: wgpu::BindGroup,
     rule_group: wgpu::BindGroup,
-    /// The solved entries, two to a word.
-    entries: wgpu::Buffer,
-    /// Marks and answers, two to a word.
-    marks: wgpu::Buffer,
-    answers: wgpu::Buffer,
+    /// How the states are cut into chunks, as the solver cuts them.
+    layout: Layout,
+    /// The solved entries, two to a word, a buffer per chunk.
+    entries: Vec<wgpu::Buffer>,
+    /// Marks and answers, two to a word, a buffer per chunk.
+    marks: Vec<wgpu::Buffer>,
+    answers: Vec<wgpu::Buffer>,
     control: wgpu::Buffer,
     /// A bit per state whose answers the next answer pass works out.
     wanted: wgpu::Buffer,
-    marks_readback: wgpu::Buffer,
+    /// Per chunk, the marks read back.
+    marks_readback: Vec<wgpu::Buffer>,
     control_readback: wgpu::Buffer,
-    states: u64,
     /// Workgroups covering one thread per state.
     state_grid: (u32, u32),
 }
 
 impl<'g> RulePasses<'g> {
-    fn new(gpu: &'g Gpu, rules: &dyn GpuRules, rounds: &dyn GpuRounds) -> Result<RulePasses<'g>> {
+    fn new(gpu: &'g Gpu, rules: &dyn GpuRules, rounds: &dyn GpuRounds, layout: Layout) -> Result<RulePasses<'g>> {
         let states = rules.states();
-        let (module, data) = rule_module(gpu, rules, rounds, "")?;
-        let layouts = RuleLayouts::new(gpu, data.len());
-        let bytes = rule_buffer_bytes(states);
-        let storage =
-            |what: &str, usage: wgpu::BufferUsages| gpu.buffer(what, bytes, wgpu::BufferUsages::STORAGE | usage);
-        let entries = storage("the rule passes' entries", wgpu::BufferUsages::COPY_DST)?;
+        let (module, data) = rule_module(gpu, rules, rounds, layout, "")?;
+        let bindings = FIRST_RULE_CHUNK_BINDING + 3 * layout.chunks;
+        let limits = &gpu.limits;
+        if bindings + data.len() as u32 > limits.max_storage_buffers_per_shader_stage
+            || bindings > limits.max_bindings_per_bind_group
+        {
+            bail!(
+                "the GPU's rule passes need {} storage bindings for this table, the device allows {}; use --backend cpu (or a larger --gpu-split-mib, if one was set)",
+                bindings + data.len() as u32,
+                limits.max_storage_buffers_per_shader_stage
+            );
+        }
+        let layouts = RuleLayouts::new(gpu, data.len(), layout.chunks);
+        let chunked = |what: &str, usage: wgpu::BufferUsages| {
+            (0..layout.chunks)
+                .map(|c| {
+                    gpu.buffer(
+                        &format!("{what} (chunk {c})"),
+                        layout.chunk_bytes(c),
+                        wgpu::BufferUsages::STORAGE | usage,
+                    )
+                })
+                .collect::<Result<Vec<_>>>()
+        };
+        let entries = chunked("the rule passes' entries", wgpu::BufferUsages::COPY_DST)?;
         // Cleared each round, so COPY_DST.
-        let marks = storage(
+        let marks = chunked(
             "the rule marks",
             wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
         )?;
-        let answers = storage("the rule answers", wgpu::BufferUsages::COPY_DST)?;
+        let answers = chunked("the rule answers", wgpu::BufferUsages::COPY_DST)?;
         let wanted = gpu.buffer(
             "the wanted answers",
             4 * states.div_ceil(32),
@@ -264,7 +367,16 @@ impl<'g> RulePasses<'g> {
         let readback = |what: &str, bytes: u64| {
             gpu.buffer(what, bytes, wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST)
         };
+        let marks_readback = (0..layout.chunks)
+            .map(|c| readback(&format!("the rule marks readback (chunk {c})"), layout.chunk_bytes(c)))
+            .collect::<Result<Vec<_>>>()?;
         let game_buffers: Vec<&wgpu::Buffer> = data.iter().map(|(_, b)| b).collect();
+        let rule_buffers: Vec<&wgpu::Buffer> = [&control, &wanted]
+            .into_iter()
+            .chain(&entries)
+            .chain(&marks)
+            .chain(&answers)
+            .collect();
         // The three kernels that walk a state's moves take most of the compile time: the driver
         // compiles them side by side.
         let [candidates, answer, prune] = std::thread::scope(|scope| {
@@ -283,15 +395,15 @@ impl<'g> RulePasses<'g> {
             prune: prune?,
             settle: layouts.pipeline(gpu, &module, "rule_settle")?,
             game_group: bind_group(gpu, &layouts.game, &game_buffers)?,
-            rule_group: bind_group(gpu, &layouts.rule, &[&entries, &marks, &answers, &control, &wanted])?,
-            marks_readback: readback("the rule marks readback", bytes)?,
+            rule_group: bind_group(gpu, &layouts.rule, &rule_buffers)?,
             control_readback: readback("the rule control readback", 4 * RULE_CONTROL_WORDS)?,
+            layout,
             entries,
             marks,
             answers,
             control,
             wanted,
-            states,
+            marks_readback,
             state_grid: grid(states, gpu.limits.max_compute_workgroups_per_dimension)?,
         })
     }
@@ -302,8 +414,9 @@ impl<'g> RulePasses<'g> {
         let gpu = self.gpu;
         let mut encoder = self.encoder();
         solver.copy_entries(&mut encoder, &self.entries);
-        encoder.clear_buffer(&self.marks, 0, None);
-        encoder.clear_buffer(&self.answers, 0, None);
+        for buffer in self.marks.iter().chain(&self.answers) {
+            encoder.clear_buffer(buffer, 0, None);
+        }
         encoder.clear_buffer(&self.control, 0, None);
         encoder.clear_buffer(&self.wanted, 0, None);
         self.pass(&mut encoder, |pass| {
@@ -333,22 +446,30 @@ impl<'g> RulePasses<'g> {
                 break;
             }
         }
-        encoder.copy_buffer_to_buffer(&self.marks, 0, &self.marks_readback, 0, self.marks.size());
-        gpu.submit_and_map(encoder.finish(), &self.marks_readback, timeout)?;
-        let found = {
-            let view = self.marks_readback.get_mapped_range(..)?;
-            bytemuck::cast_slice::<u8, u32>(&view)
-                .iter()
-                .enumerate()
-                .filter(|&(_, &word)| word != 0)
-                .flat_map(|(w, &word)| {
-                    let state = 2 * w as u64;
-                    [(state, word & 0xFFFF), (state + 1, word >> 16)]
-                })
-                .filter(|&(state, marks)| marks != 0 && state < self.states)
-                .collect()
-        };
-        self.marks_readback.unmap();
+        let mut found = Vec::new();
+        for (c, (marks, readback)) in self.marks.iter().zip(&self.marks_readback).enumerate() {
+            let c = c as u32;
+            let words = self.layout.entry_words(c);
+            encoder.copy_buffer_to_buffer(marks, 0, readback, 0, 4 * words);
+            gpu.submit_and_map(encoder.finish(), readback, timeout)?;
+            encoder = self.encoder();
+            let first_state = u64::from(c) << self.layout.shift;
+            let end = first_state + (2 * words).min(u64::from(self.layout.states) - first_state);
+            let view = readback.get_mapped_range(..)?;
+            found.extend(
+                bytemuck::cast_slice::<u8, u32>(&view)[..words as usize]
+                    .iter()
+                    .enumerate()
+                    .filter(|&(_, &word)| word != 0)
+                    .flat_map(|(w, &word)| {
+                        let state = first_state + 2 * w as u64;
+                        [(state, word & 0xFFFF), (state + 1, word >> 16)]
+                    })
+                    .filter(|&(state, marks)| marks != 0 && state < end),
+            );
+            drop(view);
+            readback.unmap();
+        }
         Ok(found)
     }
 
@@ -387,8 +508,10 @@ pub(crate) fn probe(
     let Some(rounds) = rules.rounds() else {
         bail!("the rules have no rounds to probe");
     };
-    let (module, data) = rule_module(gpu, rules, rounds, extra)?;
-    let layouts = RuleLayouts::new(gpu, data.len());
+    // One chunk, as large as the chunk accessors address.
+    let one_chunk = Layout::new(u32::MAX, u64::MAX)?;
+    let (module, data) = rule_module(gpu, rules, rounds, one_chunk, extra)?;
+    let layouts = RuleLayouts::new(gpu, data.len(), one_chunk.chunks);
     let pipeline = layouts.pipeline(gpu, &module, kernel)?;
     let input_buffer = gpu.upload("the probe's input", input)?;
     let output_bytes = 4 * output_words.max(1) as u64;
@@ -409,7 +532,7 @@ pub(crate) fn probe(
     let rule_group = bind_group(
         gpu,
         &layouts.rule,
-        &[&input_buffer, &output, &answers, &control, &wanted],
+        &[&control, &wanted, &input_buffer, &output, &answers],
     )?;
     let (x, y) = grid(threads, gpu.limits.max_compute_workgroups_per_dimension)?;
     let mut encoder = gpu
