@@ -22,6 +22,7 @@ pub fn run<G: Game>(env: &Env, material: &str, gpu: &GpuOptions) -> Result<()> {
     let bar = Bar::new();
     let mut generator = Generator::<G>::new(&env.tables, rules, &bar).with_backend(Backend::Cpu, gpu.clone());
     let solved = (|| {
+        G::check_gpu_material(&material)?;
         generator.ensure_smaller(&material)?;
         let cpu = generator.solve(&material, Backend::Cpu)?;
         let gpu = generator.solve(&material, Backend::Gpu)?;
@@ -33,6 +34,9 @@ pub fn run<G: Game>(env: &Env, material: &str, gpu: &GpuOptions) -> Result<()> {
     let differing: Vec<u64> = (0..index.states())
         .filter(|&s| cpu.entries[s as usize] != gpu.entries[s as usize])
         .collect();
+    // Under repetition rules, the rulings too (a table's entries may agree while its rulings,
+    // kept beside it, do not).
+    let rulings_identical = cpu.rulings == gpu.rulings && cpu.rounds == gpu.rounds;
     let describe = |entry: Entry| Value::from_entry(entry).map_or("broken slot".to_string(), |v| v.to_string());
     let shown: Vec<_> = differing
         .iter()
@@ -58,8 +62,9 @@ pub fn run<G: Game>(env: &Env, material: &str, gpu: &GpuOptions) -> Result<()> {
             "game": G::ID.name(),
             "material": material.to_string(),
             "states": index.states(),
-            "identical": differing.is_empty(),
+            "identical": differing.is_empty() && rulings_identical,
             "differing": differing.len(),
+            "rulings": { "cpu": cpu.rulings.len(), "gpu": gpu.rulings.len(), "identical": rulings_identical },
             "first_differences": diffs,
             "cpu": { "solver": cpu.solver, "seconds": cpu.wall.as_secs_f64() },
             "gpu": { "solver": gpu.solver, "seconds": gpu.wall.as_secs_f64() },
@@ -72,6 +77,16 @@ pub fn run<G: Game>(env: &Env, material: &str, gpu: &GpuOptions) -> Result<()> {
         if differing.is_empty() {
             println!("identical, byte for byte (CRC-32 {:08x})", checksum(&cpu.entries));
         }
+        if !cpu.rulings.is_empty() || !gpu.rulings.is_empty() {
+            println!(
+                "rulings: CPU {} in {} rounds, GPU {} in {} rounds: {}",
+                cpu.rulings.len(),
+                cpu.rounds,
+                gpu.rulings.len(),
+                gpu.rounds,
+                if rulings_identical { "identical" } else { "different" }
+            );
+        }
         for (state, position, c, g) in &shown {
             println!("  state {state}: {position}  CPU {c}, GPU {g}");
         }
@@ -82,6 +97,9 @@ pub fn run<G: Game>(env: &Env, material: &str, gpu: &GpuOptions) -> Result<()> {
             differing.len(),
             index.states()
         );
+    }
+    if !rulings_identical {
+        bail!("the CPU and the GPU rule different positions lost by the repetition rules");
     }
     Ok(())
 }

@@ -119,6 +119,12 @@ pub trait Game: Sized + Send + Sync + 'static {
         Ok(RuledSolution::plain(cpu::solve(&space, progress)))
     }
 
+    /// Checks, before any table is built, that the GPU solver takes this canonical material (a
+    /// clear error naming the CPU solver if not).
+    fn check_gpu_material(_material: &Material) -> Result<()> {
+        Ok(())
+    }
+
     /// The GPU twin of the solver's view: a WGSL rules module and its data.
     fn gpu_rules<'t>(
         index: &'t Self::Index,

@@ -147,6 +147,29 @@ fn bench_under_the_asian_rules_reports_the_rounds_of_both_solvers() {
         .map(|t| t["rounds"].as_u64().unwrap())
         .collect();
     assert_eq!(rounds, [0, 1], "{json}");
+    let verified: serde_json::Value = serde_json::from_str(&succeeds(
+        &dir,
+        &["--json", "--rules", "asian", "verify", "xiangqi", "KRvKN"],
+    ))
+    .unwrap();
+    assert_eq!(verified["identical"], true, "{verified}");
+    assert_eq!(verified["rulings"]["identical"], true, "{verified}");
+    assert!(verified["rulings"]["cpu"].as_u64().unwrap() > 0, "{verified}");
+}
+
+/// A material the GPU solver does not take is refused by `bench` and `verify` before any
+/// smaller table is built.
+#[test]
+fn bench_and_verify_refuse_a_material_beyond_the_gpu_before_building_anything() {
+    let dir = temp_dir("bench-six");
+    for command in ["bench", "verify"] {
+        let error = fails(&dir, &[command, "chess", "KRRvKRR"]);
+        assert!(
+            error.contains("up to 5 pieces") && error.contains("--backend cpu"),
+            "{error}"
+        );
+    }
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "tables were built");
 }
 
 /// GPU work that outlasts `--gpu-timeout` stops the run with one line that names the option,

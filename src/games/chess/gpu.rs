@@ -92,6 +92,18 @@ pub struct ChessGpu {
     exit_entries: Vec<u32>,
 }
 
+/// Checks that the GPU rules take `material`: at most `GPU_MEN` men besides the kings.
+pub fn check_material(material: &Material) -> Result<()> {
+    let pieces = material.pieces();
+    if pieces > GPU_MEN + 2 {
+        bail!(
+            "the GPU solver takes chess materials of up to {} pieces, {material} has {pieces} (use --backend cpu)",
+            GPU_MEN + 2
+        );
+    }
+    Ok(())
+}
+
 impl ChessGpu {
     /// The GPU rules of `index`'s material; `tables` must hold every table its captures and
     /// promotions reach.
@@ -99,15 +111,8 @@ impl ChessGpu {
         if index.states() > u64::from(u32::MAX) {
             bail!("{} has too many states for the GPU", index.material());
         }
+        check_material(index.material())?;
         let men = index.men();
-        if men.count > GPU_MEN {
-            bail!(
-                "the GPU solver takes chess materials of up to {} pieces, {} has {} (use --backend cpu)",
-                GPU_MEN + 2,
-                index.material(),
-                men.count + 2
-            );
-        }
         let mut exit_entries = ExitEntries::default();
         let mut exits = Vec::new();
         for (victim, promotion) in exit_cases(men) {

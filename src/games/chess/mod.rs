@@ -389,6 +389,10 @@ impl Game for Chess {
         ChessSpace::new(index, tables)
     }
 
+    fn check_gpu_material(material: &Material) -> Result<()> {
+        gpu::check_material(material)
+    }
+
     fn gpu_rules<'t>(
         index: &'t ChessIndex,
         _rules: ChessRules,
