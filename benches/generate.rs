@@ -1,5 +1,6 @@
 //! CPU generation benchmark: for each material, its smaller tables are built first (untimed),
-//! then the table itself is generated and timed, with the peak memory of that generation.
+//! then the table itself is generated and timed (its smaller tables loaded as `egtb generate`
+//! loads them), with the peak memory of that generation.
 //!
 //! `cargo bench --bench generate -- [game:]MATERIAL...` (default: chess KQvKR KRvKN KRRvKR).
 //! `EGTB_BENCH_THREADS=N` sets the worker threads.
@@ -23,6 +24,8 @@ fn bench<G: Game>(dir: &Path, name: &str) -> Result<()> {
     for sub in G::sub_materials(&material) {
         generator.ensure(&sub)?;
     }
+    // The table's generation loads its smaller tables as `egtb generate` does.
+    generator.unload();
     // Linux: writing 5 to clear_refs resets the peak resident size, so the peak is this table's.
     let _ = std::fs::write("/proc/self/clear_refs", "5");
     let start = Instant::now();

@@ -88,6 +88,8 @@ pub struct Generator<'p, G: Game> {
     encoding: Encoding,
     /// Whether to keep loaded only the tables a solve reads (see [`Generator::lean`]).
     lean: bool,
+    /// The largest smaller table (its entries' bytes) loaded whole for a solve.
+    whole_exit_bytes: u64,
     /// Materials whose file was built or verified by this generator.
     available: HashSet<Material>,
     /// Materials whose memory need was checked against what the machine has.
@@ -111,6 +113,7 @@ impl<'p, G: Game> Generator<'p, G> {
             gpu: None,
             encoding: Encoding::DEFAULT,
             lean: false,
+            whole_exit_bytes: plan::WHOLE_EXIT_BYTES,
             available: HashSet::new(),
             memory_checked: HashSet::new(),
             built: Vec::new(),
@@ -128,6 +131,13 @@ impl<'p, G: Game> Generator<'p, G> {
     /// Chooses how new tables are written (compressed by default).
     pub fn with_encoding(mut self, encoding: Encoding) -> Self {
         self.encoding = encoding;
+        self
+    }
+
+    /// Reads smaller tables whose entries take more than `bytes` compressed (see
+    /// [`plan::WHOLE_EXIT_BYTES`], the default), instead of loading them whole.
+    pub fn with_whole_exit_bytes(mut self, bytes: u64) -> Self {
+        self.whole_exit_bytes = bytes;
         self
     }
 
@@ -154,7 +164,7 @@ impl<'p, G: Game> Generator<'p, G> {
         if self.tables.get(material).is_none() {
             self.ensure_file(material)?;
             if self.tables.get(material).is_none() {
-                let table = self.open_loaded(material)?;
+                let table = self.open_loaded(material, true)?;
                 self.tables.insert(*material, table);
             }
         }
@@ -199,11 +209,11 @@ impl<'p, G: Game> Generator<'p, G> {
             let subs = G::sub_materials(&m);
             if !table_path::<G>(&self.dir, &m, self.rules).exists() {
                 let states = G::index(&m, self.rules)?.states();
-                let mut mapped = 0;
-                for sub in &subs {
-                    mapped += G::index(sub, self.rules)?.states();
-                }
-                plan::check_memory(&m, states, mapped)?;
+                let sub_states = subs
+                    .iter()
+                    .map(|sub| Ok(G::index(sub, self.rules)?.states()))
+                    .collect::<Result<Vec<_>>>()?;
+                plan::check_memory(&m, states, plan::held_states(sub_states))?;
             }
             stack.extend(subs);
         }
@@ -260,10 +270,15 @@ impl<'p, G: Game> Generator<'p, G> {
     }
 
     /// Loads the existing, verified file of a material.
-    fn open_loaded(&self, material: &Material) -> Result<LoadedTable> {
+    fn open_loaded(&self, material: &Material, whole: bool) -> Result<LoadedTable> {
         let index = G::index(material, self.rules)?;
         let expect = expected_header::<G>(material, self.rules, &index);
-        LoadedTable::open(&table_path::<G>(&self.dir, material, self.rules), &expect)
+        let path = table_path::<G>(&self.dir, material, self.rules);
+        if whole {
+            LoadedTable::open(&path, &expect)
+        } else {
+            LoadedTable::open_compressed(&path, &expect)
+        }
     }
 
     /// Notes a table made available, once per material.
@@ -287,18 +302,21 @@ impl<'p, G: Game> Generator<'p, G> {
         Ok(())
     }
 
-    /// Loads the tables a material's exits read (made available before); lean, unloads every
-    /// other table first.
+    /// Loads the tables a material's exits read (made available before): whole, or read
+    /// compressed when larger than [`Generator::whole_exit_bytes`]; lean, unloads every other
+    /// table first.
     fn load_exits_of(&mut self, material: &Material) -> Result<()> {
         let exits = G::sub_materials(material);
         if self.lean {
             self.tables.retain(&exits);
         }
         for exit in exits {
-            if self.tables.get(&exit).is_none() {
-                let table = self.open_loaded(&exit)?;
-                self.tables.insert(exit, table);
+            let whole = plan::MAPPED_BYTES_PER_STATE * G::index(&exit, self.rules)?.states() <= self.whole_exit_bytes;
+            if self.tables.get(&exit).is_some_and(|t| whole || !t.is_whole()) {
+                continue;
             }
+            let table = self.open_loaded(&exit, whole)?;
+            self.tables.insert(exit, table);
         }
         Ok(())
     }

@@ -18,20 +18,40 @@ use crate::table::Table;
 /// Bytes a state of the table being built takes while it is solved: one 16-bit word, the entry
 /// or, while the state is unresolved, its HP counter.
 pub const WORKING_BYTES_PER_STATE: u64 = 2;
+/// States of the table being built per byte of the solver's frontier (where each layer's states
+/// may be: a 16-bit bound per 64 states and two bits per 16, 0.05 bytes a state, rounded up).
+pub const STATES_PER_FRONTIER_BYTE: u64 = 16;
 /// Bytes a state of a smaller table takes once loaded (mapped raw, or decompressed).
 pub const MAPPED_BYTES_PER_STATE: u64 = 2;
+/// The largest smaller table (its entries' bytes) that generation loads whole; a larger one is
+/// read compressed, each thread decompressing the few blocks it is reading (the promotions of
+/// a 5-piece pawn table reach 5-piece tables of 108 to 328 million states), and counts for
+/// nothing in the estimate.
+pub const WHOLE_EXIT_BYTES: u64 = 64 << 20;
+
+/// The states of smaller tables of `states` states each that generation loads whole.
+pub fn held_states(states: impl IntoIterator<Item = u64>) -> u64 {
+    states
+        .into_iter()
+        .filter(|&s| MAPPED_BYTES_PER_STATE * s <= WHOLE_EXIT_BYTES)
+        .sum()
+}
 /// The program beside the tables (about 5 MiB) and a GPU driver that the auto backend opens to
 /// look for an adapter (73 MiB measured with Mesa's llvmpipe; hardware drivers differ).
 pub const BASE_BYTES: u64 = 128 << 20;
 
 /// Estimated peak resident memory of generating a table of `states` states while the smaller
-/// tables its exits read, `mapped_states` states in all, are loaded (generation keeps only those:
+/// tables its exits read whole, `mapped_states` states in all (see [`held_states`]), are loaded
+/// (generation keeps only those:
 /// see [`crate::generate::Generator::lean`]). The one place where generation's memory is
 /// estimated before the work; the graph of drawn positions that xiangqi's Asian rules add
 /// depends on how many positions the solve leaves drawn, so it is estimated and checked when the
 /// first round builds it.
 pub fn estimate_peak_bytes(states: u64, mapped_states: u64) -> u64 {
-    BASE_BYTES + WORKING_BYTES_PER_STATE * states + MAPPED_BYTES_PER_STATE * mapped_states
+    BASE_BYTES
+        + WORKING_BYTES_PER_STATE * states
+        + states / STATES_PER_FRONTIER_BYTE
+        + MAPPED_BYTES_PER_STATE * mapped_states
 }
 
 /// An error, before any work, when generating a table would need more memory than this process
@@ -75,7 +95,7 @@ pub struct PlannedTable {
     /// The tables this one's exits read directly (each earlier in the plan).
     pub reads: Vec<Material>,
     pub states: u64,
-    /// States of the tables it reads, which generating it loads.
+    /// States of the tables it reads that generating it loads whole.
     pub mapped_states: u64,
     /// [`estimate_peak_bytes`] of this table.
     pub peak_bytes: u64,
@@ -128,7 +148,7 @@ impl Plan {
         }
         let index = G::index(material, rules)?;
         let states = index.states();
-        let mapped_states = reads.iter().map(|sub| self.tables[position[sub]].states).sum();
+        let mapped_states = held_states(reads.iter().map(|sub| self.tables[position[sub]].states));
         let path = table_path::<G>(&self.dir, material, rules);
         // Present only when generation would reuse it: the whole file verifies (a compressed
         // table's blocks are checked only when read).

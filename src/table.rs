@@ -7,8 +7,9 @@
 //! CRC-32 of the entries as little-endian bytes.
 //!
 //! A [`Table`] is a file opened for probing: a compressed one decompresses only the block a probe
-//! needs (with a small cache). A [`LoadedTable`] has every entry in memory (or mapped, when raw):
-//! it is what the solvers read the exits of a larger table from.
+//! needs (with a small cache). A [`LoadedTable`] has every entry in memory (or mapped, when raw),
+//! or, for a large table, every block verified and each decompressed when a thread first reads
+//! it: it is what the solvers read the exits of a larger table from.
 
 mod blocks;
 mod cache;
@@ -17,6 +18,7 @@ pub mod lock;
 #[cfg(test)]
 pub(crate) mod synthetic;
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fs::{self, File};
 use std::io::{BufWriter, Seek, SeekFrom, Write};
@@ -142,7 +144,7 @@ pub fn convert(path: &Path, encoding: Encoding) -> Result<Converted> {
         ..table.header.clone()
     };
     let loaded = table.load()?;
-    write(path, header, loaded.entries())?;
+    write(path, header, &loaded.entries())?;
     drop(loaded);
     let after = fs::metadata(path)
         .with_context(|| format!("cannot read {}", path.display()))?
@@ -355,6 +357,9 @@ enum Resident {
     Mapped(Mmap),
     /// A compressed file, decompressed.
     Owned(Vec<Entry>),
+    /// A compressed file, mapped, every block verified; each thread decompresses the blocks it
+    /// reads into its own small cache, under the table's `id` (see [`cache::thread_entry`]).
+    Compressed { map: Mmap, reader: BlockReader, id: u64 },
 }
 
 /// A table with every entry at hand and verified: what the solvers read exits from.
@@ -373,6 +378,30 @@ impl LoadedTable {
         table.load()
     }
 
+    /// Opens a table as [`LoadedTable::open`] does, but keeps a compressed one compressed
+    /// (verified now, decompressed a block at a time as threads read it): for large tables
+    /// whose entries would take more memory than their reads are worth.
+    pub fn open_compressed(path: &Path, expect: &Header) -> Result<LoadedTable> {
+        let table = Table::open_unchecked(path)?;
+        table.expect(expect)?;
+        table.verify()?;
+        let Table {
+            header,
+            path,
+            map,
+            body,
+        } = table;
+        let entries = match body {
+            Body::Raw { .. } => Resident::Mapped(map),
+            Body::Zstd(reader) => Resident::Compressed {
+                map,
+                reader,
+                id: cache::next_table_id(),
+            },
+        };
+        Ok(LoadedTable { header, path, entries })
+    }
+
     /// A table just solved and written with `header`, kept in memory as it is instead of being
     /// read back.
     pub fn solved(path: &Path, header: Header, entries: Vec<Entry>) -> LoadedTable {
@@ -383,23 +412,53 @@ impl LoadedTable {
         }
     }
 
-    /// All entries.
-    pub fn entries(&self) -> &[Entry] {
+    /// Whether every entry is in memory (or mapped), rather than read compressed.
+    pub fn is_whole(&self) -> bool {
+        !matches!(self.entries, Resident::Compressed { .. })
+    }
+
+    /// All entries (a table read compressed is decompressed for the call).
+    pub fn entries(&self) -> Cow<'_, [Entry]> {
         match &self.entries {
-            Resident::Mapped(map) => bytemuck::cast_slice(&map[HEADER_BYTES..]),
-            Resident::Owned(entries) => entries,
+            Resident::Mapped(map) => Cow::Borrowed(bytemuck::cast_slice(&map[HEADER_BYTES..])),
+            Resident::Owned(entries) => Cow::Borrowed(entries),
+            Resident::Compressed { map, reader, .. } => {
+                let mut entries = vec![0; self.header.states() as usize];
+                let block_len = reader.blocks.block_entries as usize;
+                for (block, out) in entries.chunks_mut(block_len).enumerate() {
+                    decompress_verified(reader, map, block as u64, out);
+                }
+                Cow::Owned(entries)
+            }
         }
     }
 
     /// The entry of one state.
+    #[inline]
     pub fn entry(&self, state: u64) -> Entry {
         // Loading checked that the state count fits in usize.
-        self.entries()[state as usize]
+        match &self.entries {
+            Resident::Mapped(map) => bytemuck::cast_slice::<u8, Entry>(&map[HEADER_BYTES..])[state as usize],
+            Resident::Owned(entries) => entries[state as usize],
+            Resident::Compressed { map, reader, id } => {
+                let (block, at) = reader.blocks.locate(state);
+                let len = reader.blocks.len_of(block);
+                cache::thread_entry(*id, block, at, len, |out| decompress_verified(reader, map, block, out))
+            }
+        }
     }
 
     /// The value of one state, `None` for a broken slot.
     pub fn value(&self, state: u64) -> Option<Value> {
         Value::from_entry(self.entry(state))
+    }
+}
+
+/// Decompresses a block of a table whose every block was verified when it was loaded: the file
+/// is never modified in place, so it decompresses again.
+fn decompress_verified(reader: &BlockReader, map: &[u8], block: u64, out: &mut [Entry]) {
+    if let Err(e) = reader.decompress_into(map, block, out) {
+        panic!("a verified table's block {block} no longer decompresses: {e:#}");
     }
 }
 

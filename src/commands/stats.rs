@@ -24,11 +24,11 @@ pub fn run<G: Game>(env: &Env, material: &str) -> Result<()> {
     if env.json {
         println!(
             "{}",
-            stats_json::<G>(&index, table.entries(), &rulings, rules, &material, flipped)
+            stats_json::<G>(&index, &table.entries(), &rulings, rules, &material, flipped)
         );
         return Ok(());
     }
-    let (shown, sides) = oriented::<G>(&index, table.entries(), &material, flipped);
+    let (shown, sides) = oriented::<G>(&index, &table.entries(), &material, flipped);
     println!("{} {shown}  ({})", G::ID, table.path.display());
     println!(
         "{:<14}{:>14}{:>14}{:>14}{:>14}  longest",

@@ -22,7 +22,7 @@ impl ExitEntries {
             return Ok(offset);
         }
         let offset = self.entries.len() as u32;
-        self.entries.extend_from_slice(tables.require(material)?.entries());
+        self.entries.extend_from_slice(&tables.require(material)?.entries());
         if u32::try_from(self.entries.len()).is_err() {
             bail!("the tables captures reach are too large for the GPU (at {material})");
         }

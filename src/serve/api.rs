@@ -222,7 +222,7 @@ impl Api {
             let open = cache.get(&canonical, rules).map_err(ApiError::from_table_error)?;
             let loaded = LoadedTable::open(&open.1.path, &open.1.header).map_err(ApiError::from_table_error)?;
             let rulings = read_rulings(&open.1.path, &canonical).map_err(ApiError::from_table_error)?;
-            let report = stats_json::<G>(&open.0, loaded.entries(), &rulings, rules, &canonical, flipped);
+            let report = stats_json::<G>(&open.0, &loaded.entries(), &rulings, rules, &canonical, flipped);
             self.stats
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())

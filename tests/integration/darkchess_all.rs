@@ -28,7 +28,7 @@ fn build_all(rules: DarkRules) {
     );
     for m in &materials {
         let index = DarkChess::index(m, rules).unwrap();
-        let stats = table_stats(&index, generator.tables().require(m).unwrap().entries());
+        let stats = table_stats(&index, &generator.tables().require(m).unwrap().entries());
         for s in stats {
             assert!(s.legal > 0, "{m}");
         }

@@ -15,7 +15,7 @@ fn wld(name: &str, rules: DarkRules) -> [(u64, u64, u64); 2] {
     let m = material(name);
     let index = DarkChess::index(&m, rules).unwrap();
     let entries = generator.tables().require(&m).unwrap().entries();
-    table_stats(&index, entries).map(|s: SideStats| (s.win, s.loss, s.draw))
+    table_stats(&index, &entries).map(|s: SideStats| (s.win, s.loss, s.draw))
 }
 
 #[test]

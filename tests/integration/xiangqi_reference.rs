@@ -19,7 +19,7 @@ fn check(name: &str, expected: Expected) {
     let mut generator = Generator::<Xiangqi>::new(&dir, XiangqiRules::default(), &Silent);
     let table = generator.ensure(&material).unwrap();
     let index = Xiangqi::index(&material, XiangqiRules::default()).unwrap();
-    let [red, black]: [SideStats; 2] = table_stats(&index, table.entries());
+    let [red, black]: [SideStats; 2] = table_stats(&index, &table.entries());
     let got = (
         (red.legal, red.win, red.draw),
         (black.legal, black.loss, black.draw),

@@ -25,14 +25,14 @@ use super::moves::{en_passant_right, for_each_en_passant, for_each_move, for_eac
 use crate::games::{Game, IndexSpace};
 use crate::material::{GameId, Material, Side};
 use crate::solver::{Exits, Node, Space, Successors};
-use crate::table::TableSet;
-use crate::value::{Entry, Value};
+use crate::table::{LoadedTable, TableSet};
+use crate::value::Value;
 
 /// A solved smaller table that captures or promotions lead into.
 struct Exit<'t> {
     material: Material,
     index: ChessIndex,
-    entries: &'t [Entry],
+    table: &'t LoadedTable,
 }
 
 /// Where a move that leaves the table lands, worked out once per material rather than per
@@ -163,7 +163,7 @@ impl<'t> ChessSpace<'t> {
             exits.push(Exit {
                 material,
                 index: ChessIndex::new(&material)?,
-                entries: tables.require(&material)?.entries(),
+                table: tables.require(&material)?,
             });
         }
         let routes = routes(index.men(), &exits);
@@ -206,7 +206,9 @@ impl<'t> ChessSpace<'t> {
         let side = if flip { next.other() } else { next };
         let (slot, _) = exit.index.canonical(smaller);
         let state = side.index() as u64 * exit.index.per_side() + slot;
-        Value::from_entry(exit.entries[state as usize]).expect("a capture or promotion leads to a legal position")
+        exit.table
+            .value(state)
+            .expect("a capture or promotion leads to a legal position")
     }
 
     /// Prepares to push the states one move (or un-move) of `moving` away from `placement`
