@@ -12,6 +12,7 @@
 //! layer resolved a state (see `Frontier`). The parent updates are random reads of a large
 //! table, so each state's parents are prefetched while the next state's are listed.
 
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU16, AtomicU64, Ordering::AcqRel, Ordering::Relaxed, Ordering::Release};
 
 use rayon::prelude::*;
@@ -41,7 +42,8 @@ pub fn solve<S: Space + ?Sized>(space: &S, progress: &dyn Progress) -> Vec<Entry
         progress.phase("layers", n as u64);
         let mut t: u16 = 0;
         loop {
-            let found = sweep(space, entries, &frontier, t);
+            let (found, deferred) = sweep(space, entries, &frontier, t);
+            place_exit_losses(space, entries, &frontier, t, deferred);
             progress.advance(found);
             if found == 0 && t >= frontier.last_due {
                 break;
@@ -150,7 +152,11 @@ struct Sweeper<'a, S: Space + ?Sized> {
     queued: Vec<u64>,
     /// The parents being listed.
     listing: Successors,
-    children: Successors,
+    /// Parents whose last HP this thread took and whose exits all lose: their loss is placed
+    /// once the layer is swept (see [`place_exit_losses`]).
+    exit_losses: Vec<u64>,
+    /// Where the sweepers of a layer leave their `exit_losses`.
+    all_exit_losses: &'a Mutex<Vec<u64>>,
 }
 
 /// Parents queued ahead of their update, so that their entries have arrived when updated.
@@ -187,7 +193,9 @@ impl<S: Space + ?Sized> Sweeper<'_, S> {
             }
         } else {
             for &p in &self.queued[..n] {
-                hit_parent(self.space, entries, frontier, &mut self.children, p as usize, t);
+                if hit_parent(entries, frontier, p as usize, t) {
+                    self.exit_losses.push(p);
+                }
             }
         }
         self.queued.drain(..n);
@@ -247,6 +255,10 @@ impl<S: Space + ?Sized> Sweeper<'_, S> {
             }
         }
         self.flush();
+        if !self.exit_losses.is_empty() {
+            let mut all = self.all_exit_losses.lock().unwrap_or_else(|e| e.into_inner());
+            all.append(&mut self.exit_losses);
+        }
         found
     }
 }
@@ -264,9 +276,11 @@ fn prefetch(entry: &AtomicU16) {
     let _ = entry;
 }
 
-/// Resolves the parents of every state resolved at DTM `t`; returns how many there were.
-fn sweep<S: Space + ?Sized>(space: &S, entries: &[AtomicU16], frontier: &Frontier, t: u16) -> u64 {
-    (0..entries.len().div_ceil(SPAN))
+/// Resolves the parents of every state resolved at DTM `t`; returns how many there were, and
+/// the parents whose loss waits for a second look at their exits (see [`place_exit_losses`]).
+fn sweep<S: Space + ?Sized>(space: &S, entries: &[AtomicU16], frontier: &Frontier, t: u16) -> (u64, Vec<u64>) {
+    let all_exit_losses = Mutex::new(Vec::new());
+    let found = (0..entries.len().div_ceil(SPAN))
         .into_par_iter()
         .with_min_len(4)
         .map_init(
@@ -277,11 +291,33 @@ fn sweep<S: Space + ?Sized>(space: &S, entries: &[AtomicU16], frontier: &Frontie
                 t,
                 queued: Vec::with_capacity(4 * PIPELINE),
                 listing: Successors::default(),
-                children: Successors::counting(),
+                exit_losses: Vec::new(),
+                all_exit_losses: &all_exit_losses,
             },
             |sweeper, span| sweeper.sweep_span(span),
         )
-        .sum()
+        .sum();
+    (found, all_exit_losses.into_inner().unwrap_or_else(|e| e.into_inner()))
+}
+
+/// Places the losses of the parents that lost their last HP at layer `t` and whose exits all
+/// lose: each is lost at `t + 1`, or at its slowest exit if that is later, which needs its exits
+/// read again. They are expanded in state order, after the layer, so that the smaller tables'
+/// blocks read compressed are each decompressed once for many states rather than once a state.
+fn place_exit_losses<S: Space + ?Sized>(space: &S, entries: &[AtomicU16], frontier: &Frontier, t: u16, mut states: Vec<u64>) {
+    states.par_sort_unstable();
+    states
+        .par_chunks(256)
+        .for_each_init(Successors::counting, |children, chunk| {
+            for &p in chunk {
+                children.clear();
+                let exit_loss = match space.expand(p, children) {
+                    Node::Inner(exits) => exits.loss.unwrap_or(0),
+                    _ => unreachable!("a state with an HP counter has moves"),
+                };
+                lose(entries, frontier, p as usize, t, exit_loss);
+            }
+        });
 }
 
 /// Tells parent `p` that one of its children was lost at DTM `t` (even): the parent, unless
@@ -297,36 +333,31 @@ fn win_parent(entries: &[AtomicU16], frontier: &Frontier, p: usize, t: u16) {
 }
 
 /// Tells parent `p` that one of its children was won at DTM `t` (odd): that takes one HP, and
-/// the update that takes the last makes the parent lost at `t + 1`, or at its slowest exit if
-/// that is later.
-fn hit_parent<S: Space + ?Sized>(
-    space: &S,
-    entries: &[AtomicU16],
-    frontier: &Frontier,
-    children: &mut Successors,
-    p: usize,
-    t: u16,
-) {
+/// the update that takes the last makes the parent lost at `t + 1`; returns true when the parent
+/// also has exits, which all lose, so that its loss waits for them (see [`place_exit_losses`]).
+fn hit_parent(entries: &[AtomicU16], frontier: &Frontier, p: usize, t: u16) -> bool {
     let entry = &entries[p];
     let pe = entry.load(Relaxed);
     // A due state never loses by its moves: a due win is saved by its exit, a due loss has no
     // HP left.
     if !is_unresolved(pe) || is_due(pe) {
-        return;
+        return false;
     }
     let old = entry.fetch_sub(1, Relaxed);
     if old & HP != 1 {
-        return;
+        return false;
     }
-    let exit_loss = if old & EXIT_LOSS != 0 {
-        children.clear();
-        match space.expand(p as u64, children) {
-            Node::Inner(exits) => exits.loss.unwrap_or(0),
-            _ => unreachable!("a state with an HP counter has moves"),
-        }
-    } else {
-        0
-    };
+    if old & EXIT_LOSS != 0 {
+        return true;
+    }
+    lose(entries, frontier, p, t, 0);
+    false
+}
+
+/// Makes parent `p`, whose last HP was taken at layer `t`, lost at `t + 1`, or at its slowest
+/// exit `exit_loss` if that is later.
+fn lose(entries: &[AtomicU16], frontier: &Frontier, p: usize, t: u16, exit_loss: u16) {
+    let entry = &entries[p];
     if exit_loss <= t + 1 {
         // The entry of DTM `t + 1`.
         entry.store(t + 2, Relaxed);

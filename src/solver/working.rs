@@ -4,7 +4,8 @@
 //! An unresolved state holds either its HP counter or the layer its exits resolve it at:
 //! - `UNRESOLVED | hp`, with [`EXIT_LOSS`] set when every exit wins for the opponent: then, once
 //!   the HP counter reaches 0, the state is lost after the slowest of its children, exits
-//!   included, and the solver expands it again to learn how slow its exits are (few states do);
+//!   included, and the solver expands it again to learn how slow its exits are (after the
+//!   layer, in state order);
 //! - `DUE | t`: resolved at DTM `t` unless a move does better: a win through an exit into a lost
 //!   child (odd `t`, which no HP counter can change: the exit saves the state from losing), or a
 //!   loss whose HP counter has reached 0 and whose slowest exit is slower than its moves (even
