@@ -22,6 +22,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fs::{self, File};
 use std::io::{BufWriter, Seek, SeekFrom, Write};
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
@@ -357,9 +358,11 @@ enum Resident {
     Mapped(Mmap),
     /// A compressed file, decompressed.
     Owned(Vec<Entry>),
-    /// A compressed file, mapped, every block verified; each thread decompresses the blocks it
-    /// reads into its own small cache, under the table's `id` (see [`cache::thread_entry`]).
-    Compressed { map: Mmap, reader: BlockReader, id: u64 },
+    /// A compressed file, every block verified; each thread reads and decompresses the blocks it
+    /// needs into its own small cache, under the table's `id` (see [`cache::thread_entry`]).
+    /// The frames are read from the file rather than a map, so that the file's pages stay in the
+    /// page cache instead of counting as this process's memory.
+    Compressed { file: File, reader: BlockReader, id: u64 },
 }
 
 /// A table with every entry at hand and verified: what the solvers read exits from.
@@ -394,7 +397,7 @@ impl LoadedTable {
         let entries = match body {
             Body::Raw { .. } => Resident::Mapped(map),
             Body::Zstd(reader) => Resident::Compressed {
-                map,
+                file: File::open(&path).with_context(|| format!("cannot open table {}", path.display()))?,
                 reader,
                 id: cache::next_table_id(),
             },
@@ -422,11 +425,11 @@ impl LoadedTable {
         match &self.entries {
             Resident::Mapped(map) => Cow::Borrowed(bytemuck::cast_slice(&map[HEADER_BYTES..])),
             Resident::Owned(entries) => Cow::Borrowed(entries),
-            Resident::Compressed { map, reader, .. } => {
+            Resident::Compressed { file, reader, .. } => {
                 let mut entries = vec![0; self.header.states() as usize];
                 let block_len = reader.blocks.block_entries as usize;
                 for (block, out) in entries.chunks_mut(block_len).enumerate() {
-                    decompress_verified(reader, map, block as u64, out);
+                    decompress_verified(reader, file, block as u64, out);
                 }
                 Cow::Owned(entries)
             }
@@ -440,10 +443,10 @@ impl LoadedTable {
         match &self.entries {
             Resident::Mapped(map) => bytemuck::cast_slice::<u8, Entry>(&map[HEADER_BYTES..])[state as usize],
             Resident::Owned(entries) => entries[state as usize],
-            Resident::Compressed { map, reader, id } => {
+            Resident::Compressed { file, reader, id } => {
                 let (block, at) = reader.blocks.locate(state);
                 let len = reader.blocks.len_of(block);
-                cache::thread_entry(*id, block, at, len, |out| decompress_verified(reader, map, block, out))
+                cache::thread_entry(*id, block, at, len, |out| decompress_verified(reader, file, block, out))
             }
         }
     }
@@ -454,11 +457,17 @@ impl LoadedTable {
     }
 }
 
-/// Decompresses a block of a table whose every block was verified when it was loaded: the file
-/// is never modified in place, so it decompresses again.
-fn decompress_verified(reader: &BlockReader, map: &[u8], block: u64, out: &mut [Entry]) {
-    if let Err(e) = reader.decompress_into(map, block, out) {
-        panic!("a verified table's block {block} no longer decompresses: {e:#}");
+/// Reads and decompresses a block of a table whose every block was verified when it was
+/// loaded: tables are never modified in place, so it reads and decompresses again.
+fn decompress_verified(reader: &BlockReader, file: &File, block: u64, out: &mut [Entry]) {
+    let range = reader.frame(block);
+    let mut frame = vec![0; (range.end - range.start) as usize];
+    let read = file
+        .read_exact_at(&mut frame, range.start)
+        .map_err(anyhow::Error::from)
+        .and_then(|()| reader.decompress_frame(&frame, block, out));
+    if let Err(e) = read {
+        panic!("a verified table's block {block} can no longer be read: {e:#}");
     }
 }
 

@@ -304,7 +304,13 @@ fn sweep<S: Space + ?Sized>(space: &S, entries: &[AtomicU16], frontier: &Frontie
 /// lose: each is lost at `t + 1`, or at its slowest exit if that is later, which needs its exits
 /// read again. They are expanded in state order, after the layer, so that the smaller tables'
 /// blocks read compressed are each decompressed once for many states rather than once a state.
-fn place_exit_losses<S: Space + ?Sized>(space: &S, entries: &[AtomicU16], frontier: &Frontier, t: u16, mut states: Vec<u64>) {
+fn place_exit_losses<S: Space + ?Sized>(
+    space: &S,
+    entries: &[AtomicU16],
+    frontier: &Frontier,
+    t: u16,
+    mut states: Vec<u64>,
+) {
     states.par_sort_unstable();
     states
         .par_chunks(256)

@@ -209,8 +209,20 @@ impl BlockReader {
 
     /// Decompresses a block into `out` (exactly its length) and checks its CRC.
     pub fn decompress_into(&self, file: &[u8], block: u64, out: &mut [Entry]) -> Result<()> {
+        let frame = self.frame(block);
+        self.decompress_frame(&file[frame.start as usize..frame.end as usize], block, out)
+    }
+
+    /// Where the frame of a block lies in the file.
+    pub fn frame(&self, block: u64) -> Range<u64> {
         let row = self.rows[block as usize];
-        let frame = &file[row.offset as usize..(row.offset + u64::from(row.length)) as usize];
+        row.offset..row.offset + u64::from(row.length)
+    }
+
+    /// Decompresses the frame of a block, read from the file by the caller, into `out` (exactly
+    /// its length) and checks its CRC.
+    pub fn decompress_frame(&self, frame: &[u8], block: u64, out: &mut [Entry]) -> Result<()> {
+        let row = self.rows[block as usize];
         let mut planes = vec![0u8; 2 * out.len()];
         let written = zstd::bulk::decompress_to_buffer(frame, &mut planes)
             .map_err(|e| anyhow!("corrupt (block {block} does not decompress: {e})"))?;
