@@ -27,6 +27,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use memmap2::Mmap;
+use rayon::prelude::*;
 
 use self::blocks::{BlockReader, Blocks};
 pub use self::header::{BLOCK_ENTRIES, Encoding, FORMAT_VERSION, HEADER_BYTES, Header};
@@ -428,9 +429,10 @@ impl LoadedTable {
             Resident::Compressed { file, reader, .. } => {
                 let mut entries = vec![0; self.header.states() as usize];
                 let block_len = reader.blocks.block_entries as usize;
-                for (block, out) in entries.chunks_mut(block_len).enumerate() {
-                    decompress_verified(reader, file, block as u64, out);
-                }
+                entries
+                    .par_chunks_mut(block_len)
+                    .enumerate()
+                    .for_each(|(block, out)| decompress_verified(reader, file, block as u64, out));
                 Cow::Owned(entries)
             }
         }
