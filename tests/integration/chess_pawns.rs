@@ -183,3 +183,32 @@ fn exits_read_compressed_give_the_same_tables() {
     std::fs::remove_dir_all(whole_dir).unwrap();
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// A damaged smaller table that would be read compressed is found before the solve starts: every
+/// block is checked when it is opened, and the error is one line naming the file.
+#[test]
+fn a_damaged_exit_read_compressed_stops_generation_in_one_line() {
+    let dir = crate::support::temp_dir("chess-pawns-exit-damaged");
+    let mut generator = egtb::generate::Generator::<Chess>::new(&dir, Default::default(), &egtb::solver::Silent)
+        .with_whole_exit_bytes(0);
+    generator.ensure_smaller(&material("KPvK")).unwrap();
+    let path = dir.join("chess/KQvK.egtb");
+    let mut bytes = std::fs::read(&path).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0x5a;
+    std::fs::write(&path, &bytes).unwrap();
+    let mut fresh = egtb::generate::Generator::<Chess>::new(&dir, Default::default(), &egtb::solver::Silent)
+        .with_whole_exit_bytes(0);
+    let error = format!(
+        "{:#}",
+        fresh
+            .solve(&material("KPvK"), egtb::generate::Backend::Cpu)
+            .err()
+            .unwrap()
+    );
+    assert!(
+        error.contains("KQvK.egtb is damaged") && !error.contains('\n'),
+        "{error}"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
