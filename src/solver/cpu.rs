@@ -10,7 +10,9 @@
 //! same whatever the thread schedule. The sweep reads only where a state of the layer can be: a
 //! block whose earliest due layer is this one, and the granules (16 states) in which the previous
 //! layer resolved a state (see `Frontier`). The parent updates are random reads of a large
-//! table, so each state's parents are prefetched while the next state's are listed.
+//! table, so the parents are prefetched when listed and updated a few states later. A parent
+//! whose HP runs out while its exits all lose needs its exits read again to place its loss: that
+//! is done after the layer, in state order, so that the smaller tables are read in order too.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU16, AtomicU64, Ordering::AcqRel, Ordering::Relaxed, Ordering::Release};
