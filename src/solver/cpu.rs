@@ -11,15 +11,15 @@
 //! block whose earliest due layer is this one, and the granules (16 states) in which the previous
 //! layer resolved a state (see `Frontier`). The parent updates are random reads of a large
 //! table, so the parents are prefetched when listed and updated a few states later. A parent
-//! whose HP runs out while its exits all lose needs its exits read again to place its loss: that
-//! is done after the layer, in state order, so that the smaller tables are read in order too.
+//! whose HP runs out while its exits all lose needs its exits read again to place its loss: its
+//! word is left [`PENDING`] and its granule touched, and the next layer's sweep places it in
+//! state order, so that the smaller tables are read in order too.
 
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU16, AtomicU64, Ordering::AcqRel, Ordering::Relaxed, Ordering::Release};
 
 use rayon::prelude::*;
 
-use super::working::{DUE, EXIT_LOSS, HP, initial, is_due, is_unresolved};
+use super::working::{DUE, EXIT_LOSS, HP, UNRESOLVED, initial, is_due, is_unresolved};
 use super::{Node, Progress, Space, Successors};
 use crate::value::{BROKEN, DRAW, Entry, MAX_DTM};
 
@@ -44,8 +44,7 @@ pub fn solve<S: Space + ?Sized>(space: &S, progress: &dyn Progress) -> Vec<Entry
         progress.phase("layers", n as u64);
         let mut t: u16 = 0;
         loop {
-            let (found, deferred) = sweep(space, entries, &frontier, t);
-            place_exit_losses(space, entries, &frontier, t, deferred);
+            let found = sweep(space, entries, &frontier, t);
             progress.advance(found);
             if found == 0 && t >= frontier.last_due {
                 break;
@@ -154,12 +153,13 @@ struct Sweeper<'a, S: Space + ?Sized> {
     queued: Vec<u64>,
     /// The parents being listed.
     listing: Successors,
-    /// Parents whose last HP this thread took and whose exits all lose: their loss is placed
-    /// once the layer is swept (see [`place_exit_losses`]).
-    exit_losses: Vec<u64>,
-    /// Where the sweepers of a layer leave their `exit_losses`.
-    all_exit_losses: &'a Mutex<Vec<u64>>,
+    children: Successors,
 }
+
+/// The word of a state whose HP ran out while its exits all lose: the sweep of the next layer
+/// reads its exits again and places its loss (see [`Sweeper::place_pending`]). No other word
+/// equals it: a state starts with an HP counter only when it has moves.
+const PENDING: Entry = UNRESOLVED | EXIT_LOSS;
 
 /// Parents queued ahead of their update, so that their entries have arrived when updated.
 const PIPELINE: usize = 64;
@@ -195,9 +195,7 @@ impl<S: Space + ?Sized> Sweeper<'_, S> {
             }
         } else {
             for &p in &self.queued[..n] {
-                if hit_parent(entries, frontier, p as usize, t) {
-                    self.exit_losses.push(p);
-                }
+                hit_parent(entries, frontier, p as usize, t);
             }
         }
         self.queued.drain(..n);
@@ -214,6 +212,10 @@ impl<S: Space + ?Sized> Sweeper<'_, S> {
         let (entries, frontier, t) = (self.entries, self.frontier, self.t);
         let resolved = t + 1;
         let due = DUE | t;
+        // States turn pending only in odd layers (they lose by the wins of their children) and
+        // are placed in the even layer after: one that turns pending while an odd layer is swept
+        // waits for the next.
+        let placing = t.is_multiple_of(2);
         let touched = frontier.touched[usize::from(t % 2)][span].swap(0, Relaxed);
         let mut found = 0;
         let first_block = span * (SPAN / BLOCK);
@@ -227,6 +229,16 @@ impl<S: Space + ?Sized> Sweeper<'_, S> {
                 let mut next_due = NONE_DUE;
                 for (state, entry) in entries.iter().enumerate().skip(first).take(BLOCK) {
                     let e = entry.load(Relaxed);
+                    if e == PENDING && placing {
+                        match self.place_pending(state) {
+                            None => {
+                                found += 1;
+                                self.found(state);
+                            }
+                            Some(later) => next_due = next_due.min(later),
+                        }
+                        continue;
+                    }
                     if e != resolved && e != due {
                         if is_due(e) {
                             next_due = next_due.min(e & !DUE);
@@ -249,7 +261,16 @@ impl<S: Space + ?Sized> Sweeper<'_, S> {
                 let start = first + granules.trailing_zeros() as usize * GRANULE;
                 granules &= granules - 1;
                 for (state, entry) in entries.iter().enumerate().skip(start).take(GRANULE) {
-                    if entry.load(Relaxed) == resolved {
+                    let e = entry.load(Relaxed);
+                    let in_layer = e == resolved
+                        || e == PENDING && placing && {
+                            let placed = self.place_pending(state);
+                            if let Some(later) = placed {
+                                frontier.next_due[block].fetch_min(later, Release);
+                            }
+                            placed.is_none()
+                        };
+                    if in_layer {
                         found += 1;
                         self.found(state);
                     }
@@ -257,11 +278,27 @@ impl<S: Space + ?Sized> Sweeper<'_, S> {
             }
         }
         self.flush();
-        if !self.exit_losses.is_empty() {
-            let mut all = self.all_exit_losses.lock().unwrap_or_else(|e| e.into_inner());
-            all.append(&mut self.exit_losses);
-        }
         found
+    }
+
+    /// Places the loss of a [`PENDING`] state, whose HP ran out in the layer before: lost at
+    /// this layer, or at its slowest exit if that is later. Returns `None` when it is lost at this
+    /// layer (its entry written), else the later layer it is now due at.
+    fn place_pending(&mut self, state: usize) -> Option<u16> {
+        self.children.clear();
+        let exit_loss = match self.space.expand(state as u64, &mut self.children) {
+            Node::Inner(exits) => exits.loss.unwrap_or(0),
+            _ => unreachable!("a state with an HP counter has moves"),
+        };
+        let entry = &self.entries[state];
+        if exit_loss <= self.t {
+            // The entry of DTM `t`.
+            entry.store(self.t + 1, Relaxed);
+            None
+        } else {
+            entry.store(DUE | exit_loss, Relaxed);
+            Some(exit_loss)
+        }
     }
 }
 
@@ -278,11 +315,9 @@ fn prefetch(entry: &AtomicU16) {
     let _ = entry;
 }
 
-/// Resolves the parents of every state resolved at DTM `t`; returns how many there were, and
-/// the parents whose loss waits for a second look at their exits (see [`place_exit_losses`]).
-fn sweep<S: Space + ?Sized>(space: &S, entries: &[AtomicU16], frontier: &Frontier, t: u16) -> (u64, Vec<u64>) {
-    let all_exit_losses = Mutex::new(Vec::new());
-    let found = (0..entries.len().div_ceil(SPAN))
+/// Resolves the parents of every state resolved at DTM `t`; returns how many there were.
+fn sweep<S: Space + ?Sized>(space: &S, entries: &[AtomicU16], frontier: &Frontier, t: u16) -> u64 {
+    (0..entries.len().div_ceil(SPAN))
         .into_par_iter()
         .with_min_len(4)
         .map_init(
@@ -293,39 +328,11 @@ fn sweep<S: Space + ?Sized>(space: &S, entries: &[AtomicU16], frontier: &Frontie
                 t,
                 queued: Vec::with_capacity(4 * PIPELINE),
                 listing: Successors::default(),
-                exit_losses: Vec::new(),
-                all_exit_losses: &all_exit_losses,
+                children: Successors::counting(),
             },
             |sweeper, span| sweeper.sweep_span(span),
         )
-        .sum();
-    (found, all_exit_losses.into_inner().unwrap_or_else(|e| e.into_inner()))
-}
-
-/// Places the losses of the parents that lost their last HP at layer `t` and whose exits all
-/// lose: each is lost at `t + 1`, or at its slowest exit if that is later, which needs its exits
-/// read again. They are expanded in state order, after the layer, so that the smaller tables'
-/// blocks read compressed are each decompressed once for many states rather than once a state.
-fn place_exit_losses<S: Space + ?Sized>(
-    space: &S,
-    entries: &[AtomicU16],
-    frontier: &Frontier,
-    t: u16,
-    mut states: Vec<u64>,
-) {
-    states.par_sort_unstable();
-    states
-        .par_chunks(256)
-        .for_each_init(Successors::counting, |children, chunk| {
-            for &p in chunk {
-                children.clear();
-                let exit_loss = match space.expand(p, children) {
-                    Node::Inner(exits) => exits.loss.unwrap_or(0),
-                    _ => unreachable!("a state with an HP counter has moves"),
-                };
-                lose(entries, frontier, p as usize, t, exit_loss);
-            }
-        });
+        .sum()
 }
 
 /// Tells parent `p` that one of its children was lost at DTM `t` (even): the parent, unless
@@ -341,39 +348,25 @@ fn win_parent(entries: &[AtomicU16], frontier: &Frontier, p: usize, t: u16) {
 }
 
 /// Tells parent `p` that one of its children was won at DTM `t` (odd): that takes one HP, and
-/// the update that takes the last makes the parent lost at `t + 1`; returns true when the parent
-/// also has exits, which all lose, so that its loss waits for them (see [`place_exit_losses`]).
-fn hit_parent(entries: &[AtomicU16], frontier: &Frontier, p: usize, t: u16) -> bool {
+/// the update that takes the last makes the parent lost at `t + 1`, or, when its exits all lose
+/// too, leaves it [`PENDING`] for the next layer's sweep to place.
+fn hit_parent(entries: &[AtomicU16], frontier: &Frontier, p: usize, t: u16) {
     let entry = &entries[p];
     let pe = entry.load(Relaxed);
     // A due state never loses by its moves: a due win is saved by its exit, a due loss has no
     // HP left.
     if !is_unresolved(pe) || is_due(pe) {
-        return false;
+        return;
     }
     let old = entry.fetch_sub(1, Relaxed);
     if old & HP != 1 {
-        return false;
+        return;
     }
-    if old & EXIT_LOSS != 0 {
-        return true;
-    }
-    lose(entries, frontier, p, t, 0);
-    false
-}
-
-/// Makes parent `p`, whose last HP was taken at layer `t`, lost at `t + 1`, or at its slowest
-/// exit `exit_loss` if that is later.
-fn lose(entries: &[AtomicU16], frontier: &Frontier, p: usize, t: u16, exit_loss: u16) {
-    let entry = &entries[p];
-    if exit_loss <= t + 1 {
+    if old & EXIT_LOSS == 0 {
         // The entry of DTM `t + 1`.
         entry.store(t + 2, Relaxed);
-        frontier.touch(t + 1, p);
-    } else {
-        entry.store(DUE | exit_loss, Release);
-        frontier.next_due[p / BLOCK].fetch_min(exit_loss, Release);
     }
+    frontier.touch(t + 1, p);
 }
 
 fn atomic_u16(v: &mut [u16]) -> &[AtomicU16] {
