@@ -12,7 +12,7 @@
 //! layer resolved a state (see `Frontier`). The parent updates are random reads of a large
 //! table, so the parents are prefetched when listed and updated a few states later. A parent
 //! whose HP runs out while its exits all lose needs its exits read again to place its loss: its
-//! word is left [`PENDING`] and its granule touched, and the next layer's sweep places it in
+//! word is left `PENDING` and its granule touched, and the next layer's sweep places it in
 //! state order, so that the smaller tables are read in order too.
 
 use std::sync::atomic::{AtomicU16, AtomicU64, Ordering::AcqRel, Ordering::Relaxed, Ordering::Release};
@@ -158,7 +158,8 @@ struct Sweeper<'a, S: Space + ?Sized> {
 
 /// The word of a state whose HP ran out while its exits all lose: the sweep of the next layer
 /// reads its exits again and places its loss (see [`Sweeper::place_pending`]). No other word
-/// equals it: a state starts with an HP counter only when it has moves.
+/// equals it: a state that starts without HP is due at its slowest exit instead (see
+/// [`initial`]).
 const PENDING: Entry = UNRESOLVED | EXIT_LOSS;
 
 /// Parents queued ahead of their update, so that their entries have arrived when updated.
