@@ -311,7 +311,7 @@ impl<'p, G: Game> Generator<'p, G> {
             self.tables.retain(&exits);
         }
         for exit in exits {
-            let whole = plan::MAPPED_BYTES_PER_STATE * G::index(&exit, self.rules)?.states() <= self.whole_exit_bytes;
+            let whole = plan::loads_whole(G::index(&exit, self.rules)?.states(), self.whole_exit_bytes);
             if self.tables.get(&exit).is_some_and(|t| whole || !t.is_whole()) {
                 continue;
             }

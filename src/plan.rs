@@ -29,12 +29,15 @@ pub const MAPPED_BYTES_PER_STATE: u64 = 2;
 /// nothing in the estimate.
 pub const WHOLE_EXIT_BYTES: u64 = 64 << 20;
 
+/// Whether generation loads a smaller table of `states` states whole, given the largest it
+/// loads whole (`limit` bytes of entries, [`WHOLE_EXIT_BYTES`] by default).
+pub fn loads_whole(states: u64, limit: u64) -> bool {
+    MAPPED_BYTES_PER_STATE * states <= limit
+}
+
 /// The states of smaller tables of `states` states each that generation loads whole.
 pub fn held_states(states: impl IntoIterator<Item = u64>) -> u64 {
-    states
-        .into_iter()
-        .filter(|&s| MAPPED_BYTES_PER_STATE * s <= WHOLE_EXIT_BYTES)
-        .sum()
+    states.into_iter().filter(|&s| loads_whole(s, WHOLE_EXIT_BYTES)).sum()
 }
 /// The program beside the tables (about 5 MiB) and a GPU driver that the auto backend opens to
 /// look for an adapter (73 MiB measured with Mesa's llvmpipe; hardware drivers differ).

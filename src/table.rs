@@ -422,6 +422,7 @@ impl LoadedTable {
     }
 
     /// All entries (a table read compressed is decompressed for the call).
+    #[inline]
     pub fn entries(&self) -> Cow<'_, [Entry]> {
         match &self.entries {
             Resident::Mapped(map) => Cow::Borrowed(bytemuck::cast_slice(&map[HEADER_BYTES..])),
@@ -443,13 +444,13 @@ impl LoadedTable {
     pub fn entry(&self, state: u64) -> Entry {
         // Loading checked that the state count fits in usize.
         match &self.entries {
-            Resident::Mapped(map) => bytemuck::cast_slice::<u8, Entry>(&map[HEADER_BYTES..])[state as usize],
-            Resident::Owned(entries) => entries[state as usize],
             Resident::Compressed { file, reader, id } => {
                 let (block, at) = reader.blocks.locate(state);
                 let len = reader.blocks.len_of(block);
                 cache::thread_entry(*id, block, at, len, |out| decompress_verified(reader, file, block, out))
             }
+            // Borrowed: no copy.
+            Resident::Mapped(_) | Resident::Owned(_) => self.entries()[state as usize],
         }
     }
 

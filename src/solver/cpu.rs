@@ -230,23 +230,14 @@ impl<S: Space + ?Sized> Sweeper<'_, S> {
                 let mut next_due = NONE_DUE;
                 for (state, entry) in entries.iter().enumerate().skip(first).take(BLOCK) {
                     let e = entry.load(Relaxed);
-                    if e == PENDING && placing {
-                        match self.place_pending(state) {
-                            None => {
-                                found += 1;
-                                self.found(state);
-                            }
-                            Some(later) => next_due = next_due.min(later),
-                        }
-                        continue;
-                    }
-                    if e != resolved && e != due {
+                    let in_layer = e == resolved || e == due || placing && e == PENDING && self.place_pending(state);
+                    if !in_layer {
                         if is_due(e) {
                             next_due = next_due.min(e & !DUE);
                         }
                         continue;
                     }
-                    if e != resolved {
+                    if e == due {
                         entry.store(resolved, Relaxed);
                     }
                     found += 1;
@@ -263,15 +254,7 @@ impl<S: Space + ?Sized> Sweeper<'_, S> {
                 granules &= granules - 1;
                 for (state, entry) in entries.iter().enumerate().skip(start).take(GRANULE) {
                     let e = entry.load(Relaxed);
-                    let in_layer = e == resolved
-                        || e == PENDING && placing && {
-                            let placed = self.place_pending(state);
-                            if let Some(later) = placed {
-                                frontier.next_due[block].fetch_min(later, Release);
-                            }
-                            placed.is_none()
-                        };
-                    if in_layer {
+                    if e == resolved || placing && e == PENDING && self.place_pending(state) {
                         found += 1;
                         self.found(state);
                     }
@@ -283,9 +266,8 @@ impl<S: Space + ?Sized> Sweeper<'_, S> {
     }
 
     /// Places the loss of a [`PENDING`] state, whose HP ran out in the layer before: lost at
-    /// this layer, or at its slowest exit if that is later. Returns `None` when it is lost at this
-    /// layer (its entry written), else the later layer it is now due at.
-    fn place_pending(&mut self, state: usize) -> Option<u16> {
+    /// this layer (its entry written; returns true), or due at its slowest exit if that is later.
+    fn place_pending(&mut self, state: usize) -> bool {
         self.children.clear();
         let exit_loss = match self.space.expand(state as u64, &mut self.children) {
             Node::Inner(exits) => exits.loss.unwrap_or(0),
@@ -295,10 +277,11 @@ impl<S: Space + ?Sized> Sweeper<'_, S> {
         if exit_loss <= self.t {
             // The entry of DTM `t`.
             entry.store(self.t + 1, Relaxed);
-            None
+            true
         } else {
-            entry.store(DUE | exit_loss, Relaxed);
-            Some(exit_loss)
+            entry.store(DUE | exit_loss, Release);
+            self.frontier.next_due[state / BLOCK].fetch_min(exit_loss, Release);
+            false
         }
     }
 }

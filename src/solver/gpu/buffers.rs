@@ -124,23 +124,38 @@ impl Layout {
         ];
         let accessors: &[(&str, &str)] = if atomic { &atomics } else { &plain };
         for (signature, body) in accessors {
-            let _ = writeln!(s, "fn {signature} {{\n    switch c {{");
-            for c in 0..self.chunks {
-                let _ = writeln!(s, "        case {c}u: {{ {} }}", body.replace("{}", &c.to_string()));
-            }
-            let fallback = if signature.ends_with("vec4<u32>") {
-                "return vec4<u32>();"
-            } else if signature.ends_with("u32") {
-                "return 0u;"
-            } else if signature.ends_with("bool") {
-                "return true;"
-            } else {
-                ""
-            };
-            let _ = writeln!(s, "        default: {{ {fallback} }}\n    }}\n}}");
+            write_chunk_switch(&mut s, signature, "c", self.chunks, |c| {
+                body.replace("{}", &c.to_string())
+            });
         }
         s
     }
+}
+
+/// Writes the WGSL function `signature` that picks one of `chunks` bindings by `selector`: case
+/// `c` runs `body(c)`, any other value returns a neutral result. WGSL cannot index bindings, so
+/// every accessor of chunked buffers is such a `switch`.
+pub(super) fn write_chunk_switch(
+    s: &mut String,
+    signature: &str,
+    selector: &str,
+    chunks: u32,
+    body: impl Fn(u32) -> String,
+) {
+    let _ = writeln!(s, "fn {signature} {{\n    switch {selector} {{");
+    for c in 0..chunks {
+        let _ = writeln!(s, "        case {c}u: {{ {} }}", body(c));
+    }
+    let fallback = if signature.ends_with("vec4<u32>") {
+        "return vec4<u32>();"
+    } else if signature.ends_with("u32") {
+        "return 0u;"
+    } else if signature.ends_with("bool") {
+        "return true;"
+    } else {
+        ""
+    };
+    let _ = writeln!(s, "        default: {{ {fallback} }}\n    }}\n}}");
 }
 
 /// The chunk buffers of one solve, and the queue of the states of a layer.
@@ -213,30 +228,40 @@ impl StateBuffers {
 
     /// Copies every entry back to the host, one chunk at a time through a staging buffer.
     pub fn read_entries(&self, gpu: &Gpu, timeout: std::time::Duration) -> Result<Vec<Entry>> {
-        let layout = self.layout;
-        let staging_bytes = 4 * layout.entry_words(0);
-        let staging = gpu.buffer(
-            "the readback buffer",
-            staging_bytes,
-            wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        )?;
-        let mut entries = Vec::with_capacity(2 * (layout.entry_words(0) * u64::from(layout.chunks)) as usize);
-        for (c, chunk) in self.chunks.iter().enumerate() {
-            let bytes = 4 * layout.entry_words(c as u32);
-            let mut encoder = gpu
-                .device
-                .create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
-            encoder.copy_buffer_to_buffer(chunk, 0, &staging, 0, bytes);
-            gpu.submit_and_map(encoder.finish(), &staging, timeout)?;
-            {
-                let view = staging.get_mapped_range(..bytes)?;
-                entries.extend_from_slice(bytemuck::cast_slice::<u8, Entry>(&view));
-            }
-            staging.unmap();
-        }
-        entries.truncate(layout.states as usize);
-        Ok(entries)
+        read_chunks(gpu, self.layout, &self.chunks, timeout)
     }
+}
+
+/// Copies back to the host the 16-bit words of every state held in `chunks`, buffers cut as
+/// `layout` says (two states a word), one chunk at a time through a staging buffer.
+pub(super) fn read_chunks(
+    gpu: &Gpu,
+    layout: Layout,
+    chunks: &[wgpu::Buffer],
+    timeout: std::time::Duration,
+) -> Result<Vec<u16>> {
+    let staging_bytes = 4 * layout.entry_words(0);
+    let staging = gpu.buffer(
+        "the readback buffer",
+        staging_bytes,
+        wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+    )?;
+    let mut words = Vec::with_capacity(2 * (layout.entry_words(0) * u64::from(layout.chunks)) as usize);
+    for (c, chunk) in chunks.iter().enumerate() {
+        let bytes = 4 * layout.entry_words(c as u32);
+        let mut encoder = gpu
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
+        encoder.copy_buffer_to_buffer(chunk, 0, &staging, 0, bytes);
+        gpu.submit_and_map(encoder.finish(), &staging, timeout)?;
+        {
+            let view = staging.get_mapped_range(..bytes)?;
+            words.extend_from_slice(bytemuck::cast_slice::<u8, u16>(&view));
+        }
+        staging.unmap();
+    }
+    words.truncate(layout.states as usize);
+    Ok(words)
 }
 
 #[cfg(test)]

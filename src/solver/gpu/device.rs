@@ -124,6 +124,20 @@ impl Gpu {
             .min(self.limits.max_buffer_size)
     }
 
+    /// Fails, naming `what` and the fix, unless a pipeline may bind `storage` storage buffers,
+    /// at most `in_group` of them in one bind group.
+    pub(super) fn check_storage_bindings(&self, what: &str, storage: u32, in_group: u32) -> Result<()> {
+        if storage > self.limits.max_storage_buffers_per_shader_stage
+            || in_group > self.limits.max_bindings_per_bind_group
+        {
+            bail!(
+                "{what} needs {storage} storage bindings, the device allows {}; use --backend cpu (or a larger --gpu-split-mib, if one was set)",
+                self.limits.max_storage_buffers_per_shader_stage
+            );
+        }
+        Ok(())
+    }
+
     /// Creates a zeroed buffer of `bytes` bytes for `usage`, labelled and checked: the one way
     /// the solver allocates GPU memory, so that a failure names `what` it was for.
     pub(super) fn buffer(&self, what: &str, bytes: u64, usage: wgpu::BufferUsages) -> Result<wgpu::Buffer> {

@@ -129,18 +129,12 @@ impl Kernels {
         let layout = states.layout;
         let data_bindings = data.bindings.len() as u32;
         let storage_bindings = FIRST_CHUNK_BINDING + layout.chunks + data_bindings;
+        gpu.check_storage_bindings(
+            &format!("the table, in bindings of at most {} bytes,", states.max_chunk_bytes()),
+            storage_bindings,
+            (layout.chunks + FIRST_CHUNK_BINDING).max(data_bindings),
+        )?;
         let limits = &gpu.limits;
-        if storage_bindings > limits.max_storage_buffers_per_shader_stage
-            || layout.chunks + FIRST_CHUNK_BINDING > limits.max_bindings_per_bind_group
-            || data_bindings > limits.max_bindings_per_bind_group
-        {
-            bail!(
-                "table too large for this GPU: it needs {storage_bindings} storage bindings of at most {} \
-                 bytes, the device allows {}; use --backend cpu (or a larger --gpu-split-mib, if one was set)",
-                states.max_chunk_bytes(),
-                limits.max_storage_buffers_per_shader_stage
-            );
-        }
         let module = |label: &str, source: String| {
             gpu.checked(&format!("the {label} WGSL program"), || {
                 gpu.device.create_shader_module(wgpu::ShaderModuleDescriptor {

@@ -16,7 +16,7 @@ use std::fmt::Write;
 
 use anyhow::{Result, anyhow, bail};
 
-use super::buffers::Layout;
+use super::buffers::{Layout, read_chunks, write_chunk_switch};
 use super::device::Gpu;
 use super::kernels::{Access, bind_group, bind_layout, grid, prelude, solver_program};
 use super::{GpuData, GpuOptions, GpuRules, GpuSolution, KernelTime, Solver};
@@ -164,51 +164,42 @@ fn rule_chunks_wgsl(layout: Layout) -> String {
             "rule_entry_word(w: u32) -> u32",
             "rule_entries",
             "return {}[w & RULE_WORD_MASK];",
-            "return 0u;",
         ),
         (
             "rule_mark_load(w: u32) -> u32",
             "rule_mark_words",
             "return atomicLoad(&{}[w & RULE_WORD_MASK]);",
-            "return 0u;",
         ),
         (
             "rule_mark_or(w: u32, v: u32)",
             "rule_mark_words",
             "atomicOr(&{}[w & RULE_WORD_MASK], v);",
-            "",
         ),
         (
             "rule_mark_and(w: u32, v: u32)",
             "rule_mark_words",
             "atomicAnd(&{}[w & RULE_WORD_MASK], v);",
-            "",
         ),
         (
             "rule_answer_load(w: u32) -> u32",
             "rule_answer_words",
             "return atomicLoad(&{}[w & RULE_WORD_MASK]);",
-            "return 0u;",
         ),
         (
             "rule_answer_or(w: u32, v: u32)",
             "rule_answer_words",
             "atomicOr(&{}[w & RULE_WORD_MASK], v);",
-            "",
         ),
         (
             "rule_answer_and(w: u32, v: u32)",
             "rule_answer_words",
             "atomicAnd(&{}[w & RULE_WORD_MASK], v);",
-            "",
         ),
     ];
-    for (signature, base, body, fallback) in accessors {
-        let _ = writeln!(s, "fn {signature} {{\n    switch w >> RULE_WORD_SHIFT {{");
-        for c in 0..chunks {
-            let _ = writeln!(s, "        case {c}u: {{ {} }}", body.replace("{}", &name(base, c)));
-        }
-        let _ = writeln!(s, "        default: {{ {fallback} }}\n    }}\n}}");
+    for (signature, base, body) in accessors {
+        write_chunk_switch(&mut s, signature, "w >> RULE_WORD_SHIFT", chunks, |c| {
+            body.replace("{}", &name(base, c))
+        });
     }
     s
 }
@@ -313,8 +304,6 @@ struct RulePasses<'g> {
     control: wgpu::Buffer,
     /// A bit per state whose answers the next answer pass works out.
     wanted: wgpu::Buffer,
-    /// Per chunk, the marks read back.
-    marks_readback: Vec<wgpu::Buffer>,
     control_readback: wgpu::Buffer,
     /// Workgroups covering one thread per state.
     state_grid: (u32, u32),
@@ -325,16 +314,11 @@ impl<'g> RulePasses<'g> {
         let states = rules.states();
         let (module, data) = rule_module(gpu, rules, rounds, layout, "")?;
         let bindings = FIRST_RULE_CHUNK_BINDING + 3 * layout.chunks;
-        let limits = &gpu.limits;
-        if bindings + data.len() as u32 > limits.max_storage_buffers_per_shader_stage
-            || bindings > limits.max_bindings_per_bind_group
-        {
-            bail!(
-                "the GPU's rule passes need {} storage bindings for this table, the device allows {}; use --backend cpu (or a larger --gpu-split-mib, if one was set)",
-                bindings + data.len() as u32,
-                limits.max_storage_buffers_per_shader_stage
-            );
-        }
+        gpu.check_storage_bindings(
+            "the GPU's rule passes for this table",
+            bindings + data.len() as u32,
+            bindings.max(data.len() as u32),
+        )?;
         let layouts = RuleLayouts::new(gpu, data.len(), layout.chunks);
         let chunked = |what: &str, usage: wgpu::BufferUsages| {
             (0..layout.chunks)
@@ -367,9 +351,6 @@ impl<'g> RulePasses<'g> {
         let readback = |what: &str, bytes: u64| {
             gpu.buffer(what, bytes, wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST)
         };
-        let marks_readback = (0..layout.chunks)
-            .map(|c| readback(&format!("the rule marks readback (chunk {c})"), layout.chunk_bytes(c)))
-            .collect::<Result<Vec<_>>>()?;
         let game_buffers: Vec<&wgpu::Buffer> = data.iter().map(|(_, b)| b).collect();
         let rule_buffers: Vec<&wgpu::Buffer> = [&control, &wanted]
             .into_iter()
@@ -403,7 +384,6 @@ impl<'g> RulePasses<'g> {
             answers,
             control,
             wanted,
-            marks_readback,
             state_grid: grid(states, gpu.limits.max_compute_workgroups_per_dimension)?,
         })
     }
@@ -446,30 +426,13 @@ impl<'g> RulePasses<'g> {
                 break;
             }
         }
-        let mut found = Vec::new();
-        for (c, (marks, readback)) in self.marks.iter().zip(&self.marks_readback).enumerate() {
-            let c = c as u32;
-            let words = self.layout.entry_words(c);
-            encoder.copy_buffer_to_buffer(marks, 0, readback, 0, 4 * words);
-            gpu.submit_and_map(encoder.finish(), readback, timeout)?;
-            encoder = self.encoder();
-            let first_state = u64::from(c) << self.layout.shift;
-            let end = first_state + (2 * words).min(u64::from(self.layout.states) - first_state);
-            let view = readback.get_mapped_range(..)?;
-            found.extend(
-                bytemuck::cast_slice::<u8, u32>(&view)[..words as usize]
-                    .iter()
-                    .enumerate()
-                    .filter(|&(_, &word)| word != 0)
-                    .flat_map(|(w, &word)| {
-                        let state = first_state + 2 * w as u64;
-                        [(state, word & 0xFFFF), (state + 1, word >> 16)]
-                    })
-                    .filter(|&(state, marks)| marks != 0 && state < end),
-            );
-            drop(view);
-            readback.unmap();
-        }
+        let marks = read_chunks(gpu, self.layout, &self.marks, timeout)?;
+        let found = marks
+            .iter()
+            .enumerate()
+            .filter(|&(_, &m)| m != 0)
+            .map(|(state, &m)| (state as u64, u32::from(m)))
+            .collect();
         Ok(found)
     }
 
