@@ -29,12 +29,12 @@ struct Placement {
     men: vec3<u32>,
 }
 
-// An index descriptor (index::ChessIndex): the men, slots per king pair and per side, per man
-// its group's first man, length and multiplier in the slot, and a bit per pawn (with a pawn, the
-// mirror is the only symmetry).
+// An index descriptor (index::ChessIndex): the men, the king pair's weight in the slot, slots per
+// side, per man its group's first man, length and weight in the slot, and a bit per pawn (with a
+// pawn, the mirror is the only symmetry, and the pawn groups are the most significant digits).
 struct Index {
     men: u32,
-    per_pair: u32,
+    pair_multiplier: u32,
     per_side: u32,
     first: vec3<u32>,
     len: vec3<u32>,
@@ -266,7 +266,7 @@ fn group_rank(ix: Index, first: u32, p: Placement) -> u32 {
 
 // The slot of a placement whose kings form canonical pair number `pair`, as it stands.
 fn slot_as_is(ix: Index, pair: u32, p: Placement) -> u32 {
-    var slot = pair * ix.per_pair;
+    var slot = pair * ix.pair_multiplier;
     for (var man = 0u; man < ix.men; man += 1u) {
         if ix.first[man] == man {
             slot += group_rank(ix, man, p) * ix.multiplier[man];
@@ -303,35 +303,51 @@ fn canonical(ix: Index, p: Placement) -> vec2<u32> {
     return vec2<u32>(slot, select(0u, 1u, sym != 0u));
 }
 
-// The placement a slot of this table spells out, legal or not.
+// The placement a slot of this table spells out, legal or not: the pawn groups, the king pair,
+// then the other groups, in decreasing weight.
 fn placement_of(slot: u32) -> Placement {
-    let pair = chess_tables[select(TAB_KING_PAIRS, TAB_PAWN_KING_PAIRS, THIS.pawn_men != 0u) + slot / THIS.per_pair];
-    var rest = slot % THIS.per_pair;
-    var p = Placement(vec2<u32>(pair & 0xFFu, pair >> 8u), vec3<u32>(0u));
-    let low = min(p.kings.x, p.kings.y);
-    let high = max(p.kings.x, p.kings.y);
+    var rest = slot;
+    var p = Placement(vec2<u32>(0u), vec3<u32>(0u));
     for (var man = 0u; man < MEN; man += 1u) {
-        if THIS.first[man] != man {
-            continue;
+        if THIS.first[man] == man && index_pawn(THIS, man) {
+            let multiplier = THIS.multiplier[man];
+            p = place_group(p, man, rest / multiplier);
+            rest %= multiplier;
         }
-        let len = THIS.len[man];
-        let multiplier = THIS.multiplier[man];
-        let rank = rest / multiplier;
-        rest %= multiplier;
-        let squares = chess_tables[TAB_UNRANK[len - 1u] + rank];
-        let pawn = index_pawn(THIS, man);
-        for (var j = 0u; j < len; j += 1u) {
-            var sq = (squares >> (8u * j)) & 0xFFu;
-            if pawn {
-                sq += 8u;
-            } else {
-                sq += select(0u, 1u, sq >= low);
-                sq += select(0u, 1u, sq >= high);
-            }
-            p = with_man(p, man + j, sq);
+    }
+    let pair = chess_tables[select(TAB_KING_PAIRS, TAB_PAWN_KING_PAIRS, THIS.pawn_men != 0u) + rest / THIS.pair_multiplier];
+    rest %= THIS.pair_multiplier;
+    p.kings = vec2<u32>(pair & 0xFFu, pair >> 8u);
+    for (var man = 0u; man < MEN; man += 1u) {
+        if THIS.first[man] == man && !index_pawn(THIS, man) {
+            let multiplier = THIS.multiplier[man];
+            p = place_group(p, man, rest / multiplier);
+            rest %= multiplier;
         }
     }
     return p;
+}
+
+// `p` with the men of the group led by `man` on the squares of combinadic rank `rank` (a pawn
+// group's squares do not depend on the kings; the others' skip the kings' squares).
+fn place_group(p: Placement, man: u32, rank: u32) -> Placement {
+    let len = THIS.len[man];
+    let squares = chess_tables[TAB_UNRANK[len - 1u] + rank];
+    let pawn = index_pawn(THIS, man);
+    let low = min(p.kings.x, p.kings.y);
+    let high = max(p.kings.x, p.kings.y);
+    var placed = p;
+    for (var j = 0u; j < len; j += 1u) {
+        var sq = (squares >> (8u * j)) & 0xFFu;
+        if pawn {
+            sq += 8u;
+        } else {
+            sq += select(0u, 1u, sq >= low);
+            sq += select(0u, 1u, sq >= high);
+        }
+        placed = with_man(placed, man + j, sq);
+    }
+    return placed;
 }
 
 struct Decoded {
@@ -353,7 +369,7 @@ fn legal(d: Decoded) -> bool {
     let occupied = occupied_of(p);
     return bb_count(occupied) == MEN + 2u
         && !attacked(p, p.kings[1u - d.side], d.side, occupied)
-        && !(THIS.pawn_men == 0u && kings_on_diagonal(p) && slot_as_is(THIS, d.slot / THIS.per_pair, mapped(p, TRANSPOSE, MEN)) < d.slot);
+        && !(THIS.pawn_men == 0u && kings_on_diagonal(p) && slot_as_is(THIS, d.slot / THIS.pair_multiplier, mapped(p, TRANSPOSE, MEN)) < d.slot);
 }
 
 // The states one move (or un-move) of side `moving` away from `p` (slot `slot`); `base` is the

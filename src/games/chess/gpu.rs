@@ -164,8 +164,8 @@ impl ChessGpu {
     }
 }
 
-/// The WGSL `Index` of a chess index: men, slots per king pair, slots per side, then per man
-/// its group's first man, the group's length and the group's multiplier, then a bit per pawn.
+/// The WGSL `Index` of a chess index: men, the king pair's weight, slots per side, then per man
+/// its group's first man, the group's length and the group's weight, then a bit per pawn.
 fn index_wgsl(index: &ChessIndex) -> String {
     let men = index.men();
     let per_man = |field: fn(&Group) -> usize| {
@@ -186,7 +186,7 @@ fn index_wgsl(index: &ChessIndex) -> String {
     format!(
         "Index({}u, {}u, {}u, {}, {}, {}, {pawn_men}u)",
         men.count,
-        index.per_pair(),
+        index.pair_multiplier(),
         index.per_side(),
         per_man(|g| g.first),
         per_man(|g| g.len),

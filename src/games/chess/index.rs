@@ -1,4 +1,4 @@
-//! The index space of a chess material (index scheme version 2).
+//! The index space of a chess material (index scheme version 3).
 //!
 //! A pawnless material (the GPU twin reproduces this scheme bit for bit):
 //! - **King pairs.** The 462 pairs (wK, bK) of distinct, non-adjacent squares with wK in the
@@ -28,6 +28,12 @@
 //!   is its own image and every legal slot stands for two positions.
 //! - **Groups.** As above, except that a group of pawns is ranked among the 48 squares of ranks
 //!   2 to 7, square `sq` numbered `sq - 8` (a king there makes the slot broken).
+//! - **Slot.** The pawns are the most significant digits: `slot = pawns * P + pair * R' +
+//!   ranks of the other groups`, where `pawns` numbers the pawn groups' ranks (mixed radix, men
+//!   order, most significant first), `R'` is the product of the other groups' radices and
+//!   `P = 1806 * R'`. The positions of one pawn placement (a *pawn slice*) are then one run of
+//!   slots per side: pawn moves never return to a slice, so a solver may take the slices one
+//!   at a time, the furthest advanced first.
 //! - **En passant.** When both sides have pawns, the positions in which the side to move may
 //!   capture en passant follow the normal slots: per side to move `X`, `ep_per_side` slots
 //!   numbering the file of the enemy pawn that has just moved two squares (a-d, mirrored
@@ -230,6 +236,18 @@ impl Divisor {
         let q = ((u128::from(self.m) * u128::from(x)) >> 64) as u32;
         (q, x - q * self.d)
     }
+
+    /// Quotient and remainder of a 64-bit `x / d`, by the multiplication when `x` fits 32 bits.
+    #[inline(always)]
+    fn div_rem_wide(self, x: u64) -> (u64, u64) {
+        match u32::try_from(x) {
+            Ok(x) => {
+                let (q, r) = self.div_rem(x);
+                (u64::from(q), u64::from(r))
+            }
+            Err(_) => (x / u64::from(self.d), x % u64::from(self.d)),
+        }
+    }
 }
 
 /// A group of identical men: its place in the men's order and in the slot's mixed radix.
@@ -265,11 +283,18 @@ pub struct ChessIndex {
     group_count: usize,
     /// `group_of[man]`: the group a man belongs to.
     group_of: [usize; MAX_MEN],
-    /// Slots per king pair (R).
-    per_pair: u64,
-    /// Divisions by `per_pair` and by each group's multiplier, for decoding.
+    /// Weight of the king pair in the slot: the slots of one king pair and pawn slice (R, or R'
+    /// with pawns).
+    pair_multiplier: u64,
+    /// The groups in decreasing weight: the pawn groups first, the others after the king pair.
+    decode_order: [usize; MAX_MEN],
+    /// Number of pawn groups (decoded before the king pair).
+    pawn_groups: usize,
+    /// Divisions by `pair_multiplier` and by each group's multiplier, for decoding.
     pair_divisor: Divisor,
     group_divisors: [Divisor; MAX_MEN],
+    /// Slots of one pawn slice per side (`per_side` without pawns).
+    slice_slots: u64,
     per_side: u64,
     geo: &'static Geometry,
     tables: &'static IndexTables,
@@ -297,17 +322,33 @@ impl ChessIndex {
             groups[group_count - 1].len += 1;
             *group = group_count - 1;
         }
-        let mut per_pair = 1;
-        for g in groups[..group_count].iter_mut().rev() {
+        for g in &mut groups[..group_count] {
             g.pawn = men.kind[g.first] == Kind::Pawn;
             let squares = if g.pawn { PAWN_SQUARE_COUNT } else { FREE_SQUARES as u64 };
             g.radix = choose(squares, g.len as u64);
-            g.multiplier = per_pair;
-            per_pair *= g.radix;
         }
         let pawns = men.has_pawns();
         let pairs = if pawns { PAWN_KING_PAIRS } else { KING_PAIRS };
-        let per_side = pairs as u64 * per_pair;
+        // Weights from the least significant digit: the other groups, the king pair, the pawns.
+        let mut decode_order = [0; MAX_MEN];
+        let pawn_groups = groups[..group_count].iter().filter(|g| g.pawn).count();
+        let (pawn_ids, other_ids) = (0..group_count).partition::<Vec<_>, _>(|&g| groups[g].pawn);
+        for (slot, &g) in decode_order.iter_mut().zip(pawn_ids.iter().chain(&other_ids)) {
+            *slot = g;
+        }
+        let mut weight = 1;
+        for &g in other_ids.iter().rev() {
+            groups[g].multiplier = weight;
+            weight *= groups[g].radix;
+        }
+        let pair_multiplier = weight;
+        let slice_slots = pairs as u64 * pair_multiplier;
+        weight = slice_slots;
+        for &g in pawn_ids.iter().rev() {
+            groups[g].multiplier = weight;
+            weight *= groups[g].radix;
+        }
+        let per_side = weight;
         let mut ep_man = [usize::MAX; 2];
         let mut ep_len = [0; 2];
         for side in Side::BOTH {
@@ -329,7 +370,7 @@ impl ChessIndex {
         let ep_per_side = ep_len[0].max(ep_len[1]);
         let mut group_divisors = [Divisor::default(); MAX_MEN];
         for (divisor, g) in group_divisors.iter_mut().zip(&groups[..group_count]) {
-            *divisor = Divisor::new(g.multiplier as u32);
+            *divisor = Divisor::new(u32::try_from(g.multiplier).expect("a group's weight fits 32 bits"));
         }
         Ok(ChessIndex {
             material: *material,
@@ -341,9 +382,12 @@ impl ChessIndex {
             groups,
             group_count,
             group_of,
-            per_pair,
-            pair_divisor: Divisor::new(u32::try_from(per_pair).expect("at most 62^4 slots a king pair")),
+            pair_multiplier,
+            decode_order,
+            pawn_groups,
+            pair_divisor: Divisor::new(u32::try_from(pair_multiplier).expect("at most 62^4 slots a king pair")),
             group_divisors,
+            slice_slots,
             per_side,
             geo: geometry(),
             tables: index_tables(),
@@ -358,9 +402,22 @@ impl ChessIndex {
         &self.men
     }
 
-    /// Slots per king pair (`R` of the scheme).
-    pub fn per_pair(&self) -> u64 {
-        self.per_pair
+    /// Weight of the king pair in the slot (`R` of the scheme, `R'` with pawns).
+    pub fn pair_multiplier(&self) -> u64 {
+        self.pair_multiplier
+    }
+
+    /// Slots of one pawn slice per side: the positions of one placement of the pawns are slots
+    /// `k * slice_slots .. (k + 1) * slice_slots` of each side, `k` the pawns' digits (the whole
+    /// side without pawns).
+    pub fn slice_slots(&self) -> u64 {
+        self.slice_slots
+    }
+
+    /// The pawn slice a slot lies in.
+    #[inline]
+    pub fn slice_of(&self, slot: u64) -> u64 {
+        slot / self.slice_slots
     }
 
     /// The groups of identical men in slot order (radices and multipliers for a GPU twin).
@@ -433,7 +490,7 @@ impl ChessIndex {
     /// The slot of a placement whose kings form canonical pair number `pair`, as it stands.
     #[inline(always)]
     pub fn slot_as_is(&self, pair: u32, placement: Placement) -> u64 {
-        let mut slot = u64::from(pair) * self.per_pair;
+        let mut slot = u64::from(pair) * self.pair_multiplier;
         for g in &self.groups[..self.group_count] {
             slot += self.group_rank(g, placement) * g.multiplier;
         }
@@ -507,7 +564,7 @@ impl ChessIndex {
     /// on that diagonal.
     #[inline]
     fn reflected(&self, slot: u64, placement: Placement) -> u64 {
-        let pair = (slot / self.per_pair) as u32;
+        let pair = (slot / self.pair_multiplier) as u32;
         self.slot_as_is(pair, placement.mapped(TRANSPOSE, self.men.count))
     }
 
@@ -628,12 +685,15 @@ impl ChessIndex {
     /// The placement a slot spells out, whether or not it is a legal position.
     #[inline]
     pub fn placement(&self, slot: u64) -> Placement {
-        // A king pair's share of the slots fits 32 bits (checked in `new`): past the division by
-        // it, 32-bit arithmetic suffices. Slots beyond 2^32 (6-piece tables) divide in 64 bits.
-        let (pair, mut rest) = match u32::try_from(slot) {
-            Ok(slot) => self.pair_divisor.div_rem(slot),
-            Err(_) => ((slot / self.per_pair) as u32, (slot % self.per_pair) as u32),
-        };
+        // Weights fit 32 bits (checked in `new`), and so does the rest of a slot once the pawns
+        // are taken out of it; a slot beyond 2^32 (6-piece tables) divides in 64 bits.
+        let mut rest = slot;
+        let mut pawn_ranks = [0; MAX_MEN];
+        for &g in &self.decode_order[..self.pawn_groups] {
+            let (rank, left) = self.group_divisors[g].div_rem_wide(rest);
+            (pawn_ranks[g], rest) = (rank as u32, left);
+        }
+        let (pair, mut rest) = self.pair_divisor.div_rem_wide(rest);
         let pairs = if self.pawns {
             &self.tables.pawn_king_pairs
         } else {
@@ -643,24 +703,30 @@ impl ChessIndex {
         let (wk, bk) = ((pair & 0xFF) as Square, (pair >> 8) as Square);
         let (low, high) = (wk.min(bk), wk.max(bk));
         let mut placement = Placement::new([wk, bk], &[]);
-        for (g, divisor) in self.groups[..self.group_count].iter().zip(&self.group_divisors) {
-            let (rank, left) = divisor.div_rem(rest);
-            rest = left;
+        for &g in &self.decode_order[..self.group_count] {
+            let group = &self.groups[g];
+            let rank = if group.pawn {
+                pawn_ranks[g]
+            } else {
+                let (rank, left) = self.group_divisors[g].div_rem(rest as u32);
+                rest = u64::from(left);
+                rank
+            };
             // A lone man's rank is its square.
-            let squares = if g.len == 1 {
+            let squares = if group.len == 1 {
                 rank
             } else {
-                self.tables.unrank[g.len - 1][rank as usize]
+                self.tables.unrank[group.len - 1][rank as usize]
             };
-            for j in 0..g.len {
+            for j in 0..group.len {
                 let mut sq = ((squares >> (8 * j)) & 0xFF) as Square;
-                if g.pawn {
+                if group.pawn {
                     sq += 8;
                 } else {
                     sq += Square::from(sq >= low);
                     sq += Square::from(sq >= high);
                 }
-                placement = placement.with_man(g.first + j, sq);
+                placement = placement.with_man(group.first + j, sq);
             }
         }
         placement
@@ -689,28 +755,25 @@ impl ChessIndex {
     }
 
     /// The placement of the slot after the one that spells out `placement`, when only the
-    /// last group's rank changes and that group is a lone man (who then steps to the next
-    /// square of its range); `None` otherwise (decode that slot with
-    /// [`ChessIndex::placement`]).
+    /// least significant group's rank changes and that group is a lone man other than a pawn
+    /// (who then steps to the next square he may stand on); `None` otherwise (decode that slot
+    /// with [`ChessIndex::placement`]).
     #[inline]
     pub fn next_placement(&self, placement: Placement) -> Option<Placement> {
-        let group = &self.groups[self.group_count.checked_sub(1)?];
+        if self.pawn_groups == self.group_count {
+            // The king pair is the least significant digit.
+            return None;
+        }
+        let group = &self.groups[self.decode_order[self.group_count - 1]];
         if group.len != 1 {
             return None;
         }
-        let sq = placement.man(group.first);
-        let next = if group.pawn {
-            sq + 1
-        } else {
-            let [wk, bk] = placement.kings();
-            let mut next = sq + 1;
-            while next == wk || next == bk {
-                next += 1;
-            }
-            next
-        };
-        let last = if group.pawn { 55 } else { 63 };
-        (next <= last).then(|| placement.with_man(group.first, next))
+        let [wk, bk] = placement.kings();
+        let mut next = placement.man(group.first) + 1;
+        while next == wk || next == bk {
+            next += 1;
+        }
+        (next <= 63).then(|| placement.with_man(group.first, next))
     }
 }
 
@@ -827,8 +890,9 @@ mod tests {
                     stepped += 1;
                 }
             }
-            // Every material here but KRRvK ends with a lone man, who steps on most slots.
-            assert_eq!(stepped > 0, name != "KRRvK", "{name}");
+            // Every material here but KRRvK and KPvKP (whose last digit is the king pair) ends
+            // with a lone man other than a pawn, who steps on most slots.
+            assert_eq!(stepped > 0, !["KRRvK", "KPvKP"].contains(&name), "{name}");
         }
     }
 

@@ -321,7 +321,7 @@ pub struct Chess;
 
 impl Game for Chess {
     const ID: GameId = GameId::Chess;
-    const INDEX_VERSION: u32 = 2;
+    const INDEX_VERSION: u32 = 3;
     type Rules = ChessRules;
     type Position = Position;
     type Move = ChessMove;
