@@ -17,11 +17,11 @@ use crate::games::{Game, IndexSpace, Rules};
 use crate::material::Material;
 use crate::plan;
 use crate::rulings;
-use crate::solver::Progress;
 use crate::solver::gpu::{Gpu, GpuOptions, KernelTime};
 use crate::solver::rounds::Ruling;
+use crate::solver::{Progress, Space, slices};
 use crate::table::lock::TableLock;
-use crate::table::{self, Encoding, Header, LoadedTable, Table, TableSet};
+use crate::table::{self, Encoding, Header, LoadedTable, Scratch, Table, TableSet};
 use crate::value::Entry;
 
 /// Which solver builds tables.
@@ -59,6 +59,14 @@ pub struct Solved {
     pub rulings: Vec<Ruling>,
     /// Rounds of rulings that ruled something.
     pub rounds: u16,
+}
+
+/// Where a solve left its table.
+enum SolvedTo {
+    /// Solved whole, in memory, not yet written.
+    Memory(Solved),
+    /// Solved a slice at a time and written.
+    File { solver: String, wall: Duration },
 }
 
 /// How one table came to be available.
@@ -239,14 +247,21 @@ impl<'p, G: Game> Generator<'p, G> {
             return self.reuse(material, &path, &expect);
         }
         lock.remove_stale_temps()?;
-        let solved = self.solve(material, self.backend)?;
-        if !solved.rulings.is_empty() {
-            rulings::write(&rulings::rulings_path(&path), &expect.material, &solved.rulings)?;
-        }
         let header = Header {
             encoding: self.encoding,
             ..expect
         };
+        let solved = match self.solve_or_slice(material, self.backend, &path, &header)? {
+            SolvedTo::Memory(solved) => solved,
+            SolvedTo::File { solver, wall } => {
+                drop(lock);
+                self.record(material, path, index.states(), Some((solver, wall)))?;
+                return Ok(None);
+            }
+        };
+        if !solved.rulings.is_empty() {
+            rulings::write(&rulings::rulings_path(&path), &header.material, &solved.rulings)?;
+        }
         let header = table::write(&path, header, &solved.entries)?;
         drop(lock);
         let Solved {
@@ -326,20 +341,67 @@ impl<'p, G: Game> Generator<'p, G> {
         let index = G::index(material, self.rules)?;
         self.load_exits_of(material)?;
         self.progress.table(&material.to_string());
-        if backend != Backend::Cpu {
-            match self.solve_on_gpu(&index, backend) {
-                Ok(solved) => return Ok(solved),
-                Err(e) if backend == Backend::Auto => {
-                    let note = format!("auto backend chose the CPU solver: {e:#}");
-                    if !self.notes.contains(&note) {
-                        self.notes.push(note);
-                    }
-                }
-                Err(e) => return Err(e),
-            }
+        match self.try_gpu(&index, backend)? {
+            Some(solved) => Ok(solved),
+            None => self.solve_on_cpu(&index),
+        }
+    }
+
+    /// Solves a material whose smaller tables are available: on the CPU, a table that the
+    /// game cuts into slices is solved a slice at a time and written to `path` with `header`
+    /// (only one slice in memory); any other is solved whole and returned.
+    fn solve_or_slice(
+        &mut self,
+        material: &Material,
+        backend: Backend,
+        path: &Path,
+        header: &Header,
+    ) -> Result<SolvedTo> {
+        let index = G::index(material, self.rules)?;
+        self.load_exits_of(material)?;
+        self.progress.table(&material.to_string());
+        if let Some(solved) = self.try_gpu(&index, backend)? {
+            return Ok(SolvedTo::Memory(solved));
         }
         let start = Instant::now();
-        let solution = G::solve_cpu(&index, self.rules, &self.tables, self.progress)?;
+        let space = G::space(&index, self.rules, &self.tables)?;
+        let Some(sliced) = space.sliced() else {
+            return self.solve_on_cpu(&index).map(SolvedTo::Memory);
+        };
+        let scratch_path = path.with_extension(format!("{}.tmp-slices{}", table::EXTENSION, std::process::id()));
+        let mut scratch = Scratch::create(&scratch_path, index.states())?;
+        slices::solve(sliced, &mut scratch, self.progress)?;
+        let wall = start.elapsed();
+        table::write_from(path, header.clone(), &scratch)?;
+        Ok(SolvedTo::File {
+            solver: format!("CPU solver ({} threads, by pawn slices)", rayon::current_num_threads()),
+            wall,
+        })
+    }
+
+    /// The GPU solve of a material, when `backend` takes the GPU: `None` when it is the CPU's
+    /// (asked for, or chosen by `auto`, with a note saying why).
+    fn try_gpu(&mut self, index: &G::Index, backend: Backend) -> Result<Option<Solved>> {
+        if backend == Backend::Cpu {
+            return Ok(None);
+        }
+        match self.solve_on_gpu(index, backend) {
+            Ok(solved) => Ok(Some(solved)),
+            Err(e) if backend == Backend::Auto => {
+                let note = format!("auto backend chose the CPU solver: {e:#}");
+                if !self.notes.contains(&note) {
+                    self.notes.push(note);
+                }
+                Ok(None)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The CPU solve of a whole material, its smaller tables loaded.
+    fn solve_on_cpu(&self, index: &G::Index) -> Result<Solved> {
+        let start = Instant::now();
+        let solution = G::solve_cpu(index, self.rules, &self.tables, self.progress)?;
         let solver = format!("CPU solver ({} threads)", rayon::current_num_threads());
         Ok(Solved {
             entries: solution.entries,

@@ -15,6 +15,7 @@ mod blocks;
 mod cache;
 mod header;
 pub mod lock;
+mod scratch;
 #[cfg(test)]
 pub(crate) mod synthetic;
 
@@ -22,6 +23,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fs::{self, File};
 use std::io::{BufWriter, Seek, SeekFrom, Write};
+use std::ops::Range;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
@@ -32,6 +34,7 @@ use rayon::prelude::*;
 use self::blocks::{BlockReader, Blocks};
 pub use self::header::{BLOCK_ENTRIES, Encoding, FORMAT_VERSION, HEADER_BYTES, Header};
 use self::lock::TableLock;
+pub use self::scratch::Scratch;
 use crate::material::{GameId, Material};
 use crate::value::{Entry, Value};
 
@@ -72,37 +75,82 @@ pub fn checksum(entries: &[Entry]) -> u32 {
     crc32fast::hash(bytemuck::cast_slice(entries))
 }
 
+/// Entries to write, handed over a run at a time: a table's entries in memory, or on disk.
+pub trait EntrySource: Sync {
+    /// Number of entries.
+    fn entry_count(&self) -> u64;
+    /// The entries of `range`, borrowed or read into `buffer`.
+    fn run<'a>(&'a self, range: Range<u64>, buffer: &'a mut Vec<Entry>) -> Result<&'a [Entry]>;
+}
+
+impl EntrySource for [Entry] {
+    fn entry_count(&self) -> u64 {
+        <[Entry]>::len(self) as u64
+    }
+
+    fn run<'a>(&'a self, range: Range<u64>, _: &'a mut Vec<Entry>) -> Result<&'a [Entry]> {
+        Ok(&self[range.start as usize..range.end as usize])
+    }
+}
+
+impl EntrySource for Scratch {
+    fn entry_count(&self) -> u64 {
+        self.states()
+    }
+
+    fn run<'a>(&'a self, range: Range<u64>, buffer: &'a mut Vec<Entry>) -> Result<&'a [Entry]> {
+        buffer.resize((range.end - range.start) as usize, 0);
+        self.read(range.start, buffer)?;
+        Ok(buffer)
+    }
+}
+
+/// Entries written or compressed at a time.
+const WRITE_RUN: u64 = 1 << 22;
+
 /// Writes a table in the header's encoding, atomically: a temporary file in the same folder,
 /// synced, then renamed, so an interrupted run never leaves a file that looks whole. The header's
 /// checksum is computed here; the header written is returned.
-pub fn write(path: &Path, mut header: Header, entries: &[Entry]) -> Result<Header> {
-    if header.states() != entries.len() as u64 {
+pub fn write(path: &Path, header: Header, entries: &[Entry]) -> Result<Header> {
+    write_from(path, header, entries)
+}
+
+/// [`write`] from entries handed over a run at a time.
+pub fn write_from(path: &Path, mut header: Header, entries: &(impl EntrySource + ?Sized)) -> Result<Header> {
+    if header.states() != entries.entry_count() {
         bail!(
             "table {} has {} entries, its header says {}",
             path.display(),
-            entries.len(),
+            entries.entry_count(),
             header.states()
         );
     }
-    header.checksum = checksum(entries);
     let dir = path.parent().context("table path has no folder")?;
     fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let tmp = path.with_extension(format!("{EXTENSION}.tmp{}", std::process::id()));
     let result = (|| -> Result<()> {
         let mut file = File::create(&tmp)?;
         file.write_all(&header.render())?;
+        let mut hasher = crc32fast::Hasher::new();
         match header.encoding {
             Encoding::Raw => {
                 let mut out = BufWriter::with_capacity(1 << 20, &mut file);
-                out.write_all(bytemuck::cast_slice(entries))?;
+                let mut buffer = Vec::new();
+                for start in (0..header.states()).step_by(WRITE_RUN as usize) {
+                    let run = entries.run(start..(start + WRITE_RUN).min(header.states()), &mut buffer)?;
+                    hasher.update(bytemuck::cast_slice(run));
+                    out.write_all(bytemuck::cast_slice(run))?;
+                }
                 out.flush()?;
             }
             Encoding::Zstd { block_entries } => {
-                header.index_checksum = blocks::write(&mut file, entries, Blocks::new(header.states(), block_entries))?;
-                file.seek(SeekFrom::Start(0))?;
-                file.write_all(&header.render())?;
+                let blocks = Blocks::new(header.states(), block_entries);
+                header.index_checksum = blocks::write(&mut file, entries, blocks, &mut hasher)?;
             }
         }
+        header.checksum = hasher.finalize();
+        file.seek(SeekFrom::Start(0))?;
+        file.write_all(&header.render())?;
         file.sync_all()?;
         fs::rename(&tmp, path)?;
         Ok(())

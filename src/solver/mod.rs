@@ -8,6 +8,7 @@
 pub mod cpu;
 pub mod gpu;
 pub mod rounds;
+pub mod slices;
 #[cfg(test)]
 pub(crate) mod test_graph;
 pub mod working;
@@ -39,6 +40,12 @@ pub trait Space: Sync {
     /// Pushes every distinct canonical in-table parent of `state` (a legal position one un-move
     /// away) into `parents`. `state` is a legal position; captures are never un-made.
     fn parents(&self, state: u64, parents: &mut Successors);
+
+    /// The table cut into slices that may be solved one at a time (see [`slices`]), when the
+    /// game knows such a cut for it; `None`: the table is solved whole.
+    fn sliced(&self) -> Option<&dyn slices::Sliced> {
+        None
+    }
 }
 
 /// What a slot is, found by expanding it.
@@ -174,6 +181,14 @@ impl Successors {
     /// The number of distinct states pushed or counted since the last [`Successors::clear`].
     pub fn count(&mut self) -> usize {
         self.distinct().len() + self.unique
+    }
+
+    /// Renumbers every state pushed: a space that numbers a part of a larger one's states
+    /// from 0 lists them in the larger one's numbers, then maps them into its own.
+    pub fn renumber(&mut self, f: impl Fn(u64) -> u64) {
+        for state in self.plain.iter_mut().chain(&mut self.mapped) {
+            *state = f(*state);
+        }
     }
 }
 

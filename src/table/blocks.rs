@@ -14,6 +14,7 @@ use std::sync::Arc;
 use anyhow::{Context, Result, anyhow, bail};
 use rayon::prelude::*;
 
+use super::EntrySource;
 use super::cache::BlockCache;
 use super::header::HEADER_BYTES;
 use crate::value::Entry;
@@ -120,15 +121,23 @@ fn compressor() -> std::io::Result<zstd::bulk::Compressor<'static>> {
 
 /// Writes the index and the frames of `entries` into `out`, after the header page (written by
 /// the caller), compressing a batch of blocks in parallel at a time; returns the index's CRC-32.
-pub fn write(out: &mut File, entries: &[Entry], blocks: Blocks) -> Result<u32> {
+pub fn write(
+    out: &mut File,
+    entries: &(impl EntrySource + ?Sized),
+    blocks: Blocks,
+    hasher: &mut crc32fast::Hasher,
+) -> Result<u32> {
     let mut rows: Vec<Row> = Vec::with_capacity(usize::try_from(blocks.count())?);
     let mut offset = blocks.index_end();
     out.seek(SeekFrom::Start(offset))?;
     let mut writer = BufWriter::with_capacity(1 << 20, &mut *out);
     let block_len = usize::try_from(blocks.block_entries)?;
-    let batch_blocks = BATCH_BLOCKS_PER_THREAD * rayon::current_num_threads();
-    for batch in entries.chunks(block_len * batch_blocks) {
-        let frames: Vec<(Vec<u8>, u32)> = batch
+    let batch = (block_len * BATCH_BLOCKS_PER_THREAD * rayon::current_num_threads()) as u64;
+    let mut buffer = Vec::new();
+    for start in (0..blocks.states).step_by(batch as usize) {
+        let run = entries.run(start..(start + batch).min(blocks.states), &mut buffer)?;
+        hasher.update(bytemuck::cast_slice(run));
+        let frames: Vec<(Vec<u8>, u32)> = run
             .par_chunks(block_len)
             .map_init(compressor, |c, block| {
                 compress(c.as_mut().map_err(|e| anyhow!("{e}"))?, block)

@@ -212,3 +212,28 @@ fn a_damaged_exit_read_compressed_stops_generation_in_one_line() {
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// A table with the pawns of one side is generated a pawn slice at a time (its scratch file
+/// removed afterwards), and is the same, entry for entry, as the same table solved whole:
+/// KRPvK (one pawn, a group of slices a level) and KPPvK (two pawns, many slices a level).
+#[test]
+fn pawn_slices_give_the_table_of_the_whole_solve() {
+    let dir = crate::support::temp_dir("chess-pawns-slices");
+    let mut generator = egtb::generate::Generator::<Chess>::new(&dir, Default::default(), &egtb::solver::Silent);
+    for name in ["KRPvK", "KPPvK"] {
+        let m = material(name);
+        let sliced = generator.ensure(&m).unwrap().entries().to_vec();
+        let built = generator.built.iter().find(|b| b.material == m).unwrap();
+        let (solver, _) = built.solved.clone().unwrap();
+        assert!(solver.contains("pawn slices"), "{name}: {solver}");
+        let whole = generator.solve(&m, egtb::generate::Backend::Cpu).unwrap();
+        assert!(whole.entries == sliced, "{name}");
+    }
+    let leftovers: Vec<_> = std::fs::read_dir(dir.join("chess"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| !name.ends_with(".egtb"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+    std::fs::remove_dir_all(dir).unwrap();
+}

@@ -20,13 +20,14 @@ use super::Chess;
 use super::board::{
     Bitboard, Geometry, Kind, MAX_MEN, Men, Mover, Placement, Square, backward, bit, geometry, relative_rank,
 };
-use super::index::ChessIndex;
+use super::index::{ChessIndex, MIRROR};
 use super::moves::{en_passant_right, for_each_en_passant, for_each_move, for_each_unmove, man_on, men_of, promotes};
 use crate::games::{Game, IndexSpace};
 use crate::material::{GameId, Material, Side};
+use crate::solver::slices::{Slice, Sliced};
 use crate::solver::{Exits, Node, Space, Successors};
 use crate::table::{LoadedTable, TableSet};
-use crate::value::Value;
+use crate::value::{Entry, Value};
 
 /// A solved smaller table that captures or promotions lead into.
 struct Exit<'t> {
@@ -285,15 +286,23 @@ impl<'t> ChessSpace<'t> {
     }
     /// [`Space::expand`] of a slot, given the placement it spells out.
     #[inline]
-    fn expand_slot(&self, side: Side, slot: u64, placement: Placement, children: &mut Successors) -> Node {
+    fn expand_slot(
+        &self,
+        side: Side,
+        slot: u64,
+        placement: Placement,
+        children: &mut Successors,
+        solved: SolvedSlices,
+    ) -> Node {
         if !self.index.is_legal(side, slot, placement) {
             return Node::Broken;
         }
-        self.expand_position(placement, side, None, slot, children)
+        self.expand_position(placement, side, None, slot, children, solved)
     }
 
     /// [`Space::expand`] of a legal position: `ep_pawn` is the pawn that may be captured en
-    /// passant (an en passant state, whose `slot` is ignored).
+    /// passant (an en passant state, whose `slot` is ignored). With `solved`, a pawn's move
+    /// (into another pawn slice) is an exit.
     #[inline]
     fn expand_position(
         &self,
@@ -302,6 +311,7 @@ impl<'t> ChessSpace<'t> {
         ep_pawn: Option<Square>,
         slot: u64,
         children: &mut Successors,
+        solved: SolvedSlices,
     ) -> Node {
         let next = side.other();
         let neighbours = self.neighbours(placement, slot, side, next, ep_pawn.is_none(), children.is_counting());
@@ -341,6 +351,10 @@ impl<'t> ChessSpace<'t> {
                     exits.add(self.exit_value(after, victim, None, next));
                 } else if to.abs_diff(from) == 16 && en_passant_right(self.geo, men, after, next, to) {
                     children.push_mapped(self.index.en_passant_state(after, next, to));
+                } else if let Some(solved) = solved {
+                    let (slot, _) = self.index.canonical(after);
+                    let entry = solved(self.index.state(next, slot));
+                    exits.add(Value::from_entry(entry).expect("a pawn's move leads to a legal position"));
                 } else {
                     quiet |= bit(to);
                 }
@@ -448,15 +462,36 @@ impl Space for ChessSpace<'_> {
             let Some((placement, side, pawn)) = self.index.decode_en_passant(state) else {
                 return Node::Broken;
             };
-            return self.expand_position(placement, side, Some(pawn), 0, children);
+            return self.expand_position(placement, side, Some(pawn), 0, children, None);
         }
         let (side, slot) = self.index.split(state);
-        self.expand_slot(side, slot, self.index.placement(slot), children)
+        self.expand_slot(side, slot, self.index.placement(slot), children, None)
     }
 
-    /// Steps from one slot's placement to the next one's where the index allows, instead of
-    /// decoding every slot.
     fn expand_run(&self, states: Range<u64>, children: &mut Successors, visit: &mut dyn FnMut(Node, &mut Successors)) {
+        self.expand_run_with(states, children, visit, None);
+    }
+
+    fn parents(&self, state: u64, parents: &mut Successors) {
+        self.parents_with(state, parents, true);
+    }
+
+    fn sliced(&self) -> Option<&dyn Sliced> {
+        // Pawns of one side only: no en passant states, whose parents lie in other slices.
+        (self.index.has_pawns() && self.index.ep_per_side() == 0).then_some(self as &dyn Sliced)
+    }
+}
+
+impl ChessSpace<'_> {
+    /// [`Space::expand_run`], stepping from one slot's placement to the next one's where the
+    /// index allows instead of decoding every slot; with `solved`, pawn moves are exits.
+    fn expand_run_with(
+        &self,
+        states: Range<u64>,
+        children: &mut Successors,
+        visit: &mut dyn FnMut(Node, &mut Successors),
+        solved: SolvedSlices,
+    ) {
         // The placement of the state after the last one expanded, when stepped to.
         let mut stepped = None;
         for state in states {
@@ -468,13 +503,14 @@ impl Space for ChessSpace<'_> {
                 let (side, slot) = self.index.split(state);
                 let placement = stepped.unwrap_or_else(|| self.index.placement(slot));
                 stepped = self.index.next_placement(placement);
-                self.expand_slot(side, slot, placement, children)
+                self.expand_slot(side, slot, placement, children, solved)
             };
             visit(node, children);
         }
     }
 
-    fn parents(&self, state: u64, parents: &mut Successors) {
+    /// [`Space::parents`]; without `pawn_moves`, only the parents in the state's pawn slice.
+    fn parents_with(&self, state: u64, parents: &mut Successors, pawn_moves: bool) {
         // The solver asks only for legal states: no need to check the slot again.
         let men = self.index.men();
         if self.index.is_en_passant(state) {
@@ -496,11 +532,11 @@ impl Space for ChessSpace<'_> {
         let mover = side.other();
         let neighbours = self.neighbours(placement, slot, mover, mover, true, false);
         for_each_unmove(self.geo, men, placement, side, |piece, to, mut sources| {
-            if let Mover::Man(pawn) = piece
-                && men.kind[pawn] == Kind::Pawn
-                && relative_rank(mover, to) == 3
-                && en_passant_right(self.geo, men, placement, side, to)
-            {
+            let pawn_move = matches!(piece, Mover::Man(man) if men.kind[man] == Kind::Pawn);
+            if pawn_move && !pawn_moves {
+                return;
+            }
+            if pawn_move && relative_rank(mover, to) == 3 && en_passant_right(self.geo, men, placement, side, to) {
                 // That double step leads to the en passant state, not to this one.
                 sources &= !bit(backward(mover, backward(mover, to)));
             }
@@ -517,5 +553,130 @@ impl Space for ChessSpace<'_> {
                     .en_passant_variants(parent, mover, |s| parents.push_mapped(s));
             }
         });
+    }
+}
+
+/// The entries of the pawn slices solved so far, when the table is solved a slice at a time.
+type SolvedSlices<'a> = Option<&'a (dyn Fn(u64) -> Entry + Sync)>;
+
+/// The pawn slices: one per placement of the pawns and its mirror image (a king's move may
+/// mirror a position to bring it into the table), each placement one run of slots per side
+/// (see [`ChessIndex`]); the level is how far the pawns have advanced.
+impl Sliced for ChessSpace<'_> {
+    fn slices(&self) -> Vec<Slice> {
+        let index = self.index;
+        let (per_side, len) = (index.per_side(), index.slice_slots());
+        let men = index.men();
+        let mut slices = Vec::new();
+        for k in 0..per_side / len {
+            let pawns = index.placement(k * len);
+            // The other men stay in the first king pair's share of the slice.
+            let mirror = index.slot_as_is(0, pawns.mapped(MIRROR, men.count)) / len;
+            if mirror < k {
+                continue;
+            }
+            let level = (0..men.count)
+                .filter(|&m| men.kind[m] == Kind::Pawn)
+                .map(|m| u32::from(relative_rank(men.side[m], pawns.man(m))))
+                .sum();
+            let placements = if mirror == k { vec![k] } else { vec![k, mirror] };
+            let ranges = Side::BOTH
+                .iter()
+                .flat_map(|&side| {
+                    placements
+                        .iter()
+                        .map(move |&p| index.state(side, p * len)..index.state(side, (p + 1) * len))
+                })
+                .collect();
+            slices.push(Slice { ranges, level });
+        }
+        slices
+    }
+
+    fn slice_space<'a>(
+        &'a self,
+        ranges: &'a [Range<u64>],
+        solved: &'a (dyn Fn(u64) -> Entry + Sync),
+    ) -> Box<dyn Space + 'a> {
+        let len = self.index.slice_slots();
+        let slices = self.index.per_side() / len;
+        let mut local_base = vec![u64::MAX; 2 * slices as usize];
+        let mut starts = Vec::with_capacity(ranges.len());
+        let mut states = 0;
+        for range in ranges {
+            let (side, slot) = self.index.split(range.start);
+            local_base[side.index() * slices as usize + (slot / len) as usize] = states;
+            starts.push(states);
+            states += range.end - range.start;
+        }
+        Box::new(PawnSlices {
+            space: self,
+            ranges,
+            starts,
+            local_base,
+            states,
+            solved,
+        })
+    }
+}
+
+/// The space of some pawn slices of one level: their states numbered from 0 through their runs
+/// in order; pawn moves are exits into the slices solved before.
+struct PawnSlices<'a, 't> {
+    space: &'a ChessSpace<'t>,
+    ranges: &'a [Range<u64>],
+    /// The number of the first state of each range.
+    starts: Vec<u64>,
+    /// Per side and pawn slice, the number of its first state ([`u64::MAX`] for the slices of
+    /// other spaces).
+    local_base: Vec<u64>,
+    states: u64,
+    solved: &'a (dyn Fn(u64) -> Entry + Sync),
+}
+
+impl PawnSlices<'_, '_> {
+    /// The table's state of one of ours.
+    fn global(&self, state: u64) -> u64 {
+        let range = self.starts.partition_point(|&start| start <= state) - 1;
+        self.ranges[range].start + state - self.starts[range]
+    }
+
+    /// Our state of a table's state in one of our slices.
+    fn local(&self, state: u64) -> u64 {
+        let index = self.space.index;
+        let len = index.slice_slots();
+        let (side, slot) = index.split(state);
+        let base = self.local_base[side.index() * (index.per_side() / len) as usize + (slot / len) as usize];
+        assert_ne!(base, u64::MAX, "a parent outside the slices solved");
+        base + slot % len
+    }
+}
+
+impl Space for PawnSlices<'_, '_> {
+    fn states(&self) -> u64 {
+        self.states
+    }
+
+    fn expand(&self, state: u64, children: &mut Successors) -> Node {
+        let (side, slot) = self.space.index.split(self.global(state));
+        let placement = self.space.index.placement(slot);
+        self.space
+            .expand_slot(side, slot, placement, children, Some(self.solved))
+    }
+
+    fn expand_run(&self, states: Range<u64>, children: &mut Successors, visit: &mut dyn FnMut(Node, &mut Successors)) {
+        for (range, &start) in self.ranges.iter().zip(&self.starts) {
+            let end = start + (range.end - range.start);
+            let (from, to) = (states.start.max(start), states.end.min(end));
+            if from < to {
+                let global = range.start + (from - start)..range.start + (to - start);
+                self.space.expand_run_with(global, children, visit, Some(self.solved));
+            }
+        }
+    }
+
+    fn parents(&self, state: u64, parents: &mut Successors) {
+        self.space.parents_with(self.global(state), parents, false);
+        parents.renumber(|parent| self.local(parent));
     }
 }

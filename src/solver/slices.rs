@@ -1,0 +1,122 @@
+//! Solving a table a slice at a time.
+//!
+//! Some tables fall into slices that moves leave only forwards: a chess pawn never moves back,
+//! so the positions of one placement of the pawns reach other placements only by pawn moves,
+//! and those placements are further advanced. Solved from the furthest advanced, each slice
+//! sees its moves into other slices as exits into positions already solved, like captures into
+//! smaller tables, and its entries are exact DTM, the same as a solve of the whole table. Only
+//! the slices being solved are in memory: the others wait in a [`SolvedStore`].
+
+use std::ops::Range;
+
+use anyhow::Result;
+
+use super::{Progress, Silent, Space, cpu};
+use crate::value::Entry;
+
+/// Most states solved at once: slices of one level are solved together up to this many.
+const GROUP_STATES: u64 = 1 << 24;
+
+/// A table cut into slices that moves leave only for slices of a higher level.
+pub trait Sliced: Sync {
+    /// Every slice: the ranges of states it covers and its level. A move that leaves a slice
+    /// leads into a slice of a higher level, or out of the table.
+    fn slices(&self) -> Vec<Slice>;
+
+    /// The space of the states of `ranges` (whole slices of one level), numbered from 0
+    /// through the ranges in order. Its moves into other slices are exits, whose entries
+    /// `solved` gives.
+    fn slice_space<'a>(
+        &'a self,
+        ranges: &'a [Range<u64>],
+        solved: &'a (dyn Fn(u64) -> Entry + Sync),
+    ) -> Box<dyn Space + 'a>;
+}
+
+/// One slice of a [`Sliced`] table.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Slice {
+    pub ranges: Vec<Range<u64>>,
+    /// Moves out of the slice lead to higher levels: the highest is solved first.
+    pub level: u32,
+}
+
+/// Where a sliced solve keeps the entries of the slices it has solved.
+pub trait SolvedStore: Sync {
+    /// Keeps the entries of states `first..first + entries.len()`.
+    fn store(&mut self, first: u64, entries: &[Entry]) -> Result<()>;
+    /// The entry of a state stored before.
+    fn entry(&self, state: u64) -> Entry;
+}
+
+/// Solves every slice of `table`, the highest level first, into `store`.
+pub fn solve(table: &dyn Sliced, store: &mut dyn SolvedStore, progress: &dyn Progress) -> Result<()> {
+    let groups = groups(table.slices());
+    let total = groups.iter().flatten().map(|r| r.end - r.start).sum();
+    progress.phase("slices", total);
+    for ranges in &groups {
+        let entries = {
+            let kept: &dyn SolvedStore = store;
+            let solved = |state| kept.entry(state);
+            let space = table.slice_space(ranges, &solved);
+            cpu::solve(&*space, &Silent)
+        };
+        let mut at = 0;
+        for range in ranges {
+            let len = (range.end - range.start) as usize;
+            store.store(range.start, &entries[at..at + len])?;
+            at += len;
+        }
+        progress.advance(at as u64);
+    }
+    Ok(())
+}
+
+/// The slices in solve order (highest level first), gathered into groups of one level of at
+/// most [`GROUP_STATES`] states (or one slice), each as its ranges in increasing order.
+fn groups(mut slices: Vec<Slice>) -> Vec<Vec<Range<u64>>> {
+    slices.sort_by(|a, b| b.level.cmp(&a.level).then(a.ranges[0].start.cmp(&b.ranges[0].start)));
+    let mut groups: Vec<Vec<Range<u64>>> = Vec::new();
+    let (mut level, mut states) = (None, 0);
+    for slice in slices {
+        let size: u64 = slice.ranges.iter().map(|r| r.end - r.start).sum();
+        if level != Some(slice.level) || states + size > GROUP_STATES {
+            groups.push(Vec::new());
+            (level, states) = (Some(slice.level), 0);
+        }
+        states += size;
+        groups.last_mut().expect("a group was started").extend(slice.ranges);
+    }
+    for group in &mut groups {
+        group.sort_by_key(|r| r.start);
+    }
+    groups
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn groups_keep_levels_apart_and_stay_within_the_budget() {
+        let slice = |start: u64, len: u64, level| Slice {
+            ranges: vec![start..start + len, 1000 + start..1000 + start + len],
+            level,
+        };
+        let big = GROUP_STATES / 2;
+        let slices = vec![slice(0, 10, 1), slice(10, 10, 2), slice(20, 10, 1), slice(30, 10, 2)];
+        assert_eq!(
+            groups(slices),
+            [
+                vec![10..20, 30..40, 1010..1020, 1030..1040],
+                vec![0..10, 20..30, 1000..1010, 1020..1030]
+            ]
+        );
+        let large = vec![slice(0, big, 0), slice(big, big, 0)];
+        assert_eq!(
+            groups(large).len(),
+            2,
+            "two slices of half the budget a side each are solved apart"
+        );
+    }
+}

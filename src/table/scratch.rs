@@ -1,0 +1,120 @@
+//! The entries of a table solved a slice at a time, on disk until the table is written: raw
+//! little-endian entries in a temporary file beside the table (named like the table's other
+//! temporary files, so a crashed run's scratch is removed as stale by the next one), read back
+//! through each thread's small cache of blocks.
+
+use std::fs::{self, File, OpenOptions};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+
+use super::cache::{next_table_id, thread_entry};
+use crate::solver::slices::SolvedStore;
+use crate::value::Entry;
+
+/// Entries a thread reads from the file at once.
+const BLOCK_ENTRIES: u64 = 1 << 16;
+
+/// Raw entries in a temporary file, removed when dropped.
+pub struct Scratch {
+    path: PathBuf,
+    file: File,
+    states: u64,
+    /// Names the entries as they are now in the threads' caches: a store changes it, so that
+    /// no thread reads a block cached before the store.
+    id: u64,
+}
+
+impl Scratch {
+    /// A scratch file of `states` entries at `path`.
+    pub fn create(path: &Path, states: u64) -> Result<Scratch> {
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(path)
+            .with_context(|| format!("cannot create {}", path.display()))?;
+        file.set_len(2 * states)
+            .with_context(|| format!("cannot size {}", path.display()))?;
+        Ok(Scratch {
+            path: path.to_path_buf(),
+            file,
+            states,
+            id: next_table_id(),
+        })
+    }
+
+    /// Number of entries.
+    pub fn states(&self) -> u64 {
+        self.states
+    }
+
+    /// Reads the entries of states `first..first + out.len()`.
+    pub fn read(&self, first: u64, out: &mut [Entry]) -> Result<()> {
+        self.file
+            .read_exact_at(bytemuck::cast_slice_mut(out), 2 * first)
+            .with_context(|| format!("cannot read {}", self.path.display()))?;
+        for entry in out.iter_mut() {
+            *entry = Entry::from_le(*entry);
+        }
+        Ok(())
+    }
+}
+
+impl SolvedStore for Scratch {
+    fn store(&mut self, first: u64, entries: &[Entry]) -> Result<()> {
+        let bytes: Vec<u8> = entries.iter().flat_map(|e| e.to_le_bytes()).collect();
+        self.file
+            .write_all_at(&bytes, 2 * first)
+            .with_context(|| format!("cannot write {}", self.path.display()))?;
+        self.id = next_table_id();
+        Ok(())
+    }
+
+    fn entry(&self, state: u64) -> Entry {
+        let block = state / BLOCK_ENTRIES;
+        let first = block * BLOCK_ENTRIES;
+        let len = (BLOCK_ENTRIES.min(self.states - first)) as usize;
+        thread_entry(self.id, block, (state - first) as usize, len, |out| {
+            if let Err(e) = self.read(first, out) {
+                panic!("the scratch file of a table being solved can no longer be read: {e:#}");
+            }
+        })
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = fs::remove_file(&self.path);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_stored_are_read_back_and_the_file_is_removed() {
+        let dir = std::env::temp_dir().join(format!("egtb-scratch-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("t.scratch");
+        let states = 3 * BLOCK_ENTRIES + 5;
+        let mut scratch = Scratch::create(&path, states).unwrap();
+        let entries: Vec<Entry> = (0..states).map(|s| (s * 7 % 65_521) as Entry).collect();
+        let (low, high) = entries.split_at(BLOCK_ENTRIES as usize + 3);
+        scratch.store(low.len() as u64, high).unwrap();
+        // A block read before the rest is stored is not served from the cache afterwards.
+        assert_eq!(scratch.entry(0), 0);
+        scratch.store(0, low).unwrap();
+        for state in (0..states).step_by(997).chain([states - 1]) {
+            assert_eq!(scratch.entry(state), entries[state as usize], "{state}");
+        }
+        let mut back = vec![0; 10];
+        scratch.read(states - 10, &mut back).unwrap();
+        assert_eq!(back, entries[entries.len() - 10..]);
+        drop(scratch);
+        assert!(!path.exists());
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}
