@@ -216,7 +216,7 @@ impl<'p, G: Game> Generator<'p, G> {
             G::check_material(&m)?;
             let subs = G::sub_materials(&m);
             if !table_path::<G>(&self.dir, &m, self.rules).exists() {
-                let states = G::index(&m, self.rules)?.states();
+                let states = G::index(&m, self.rules)?.working_states();
                 let sub_states = subs
                     .iter()
                     .map(|sub| Ok(G::index(sub, self.rules)?.states()))

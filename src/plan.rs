@@ -43,7 +43,8 @@ pub fn held_states(states: impl IntoIterator<Item = u64>) -> u64 {
 /// look for an adapter (73 MiB measured with Mesa's llvmpipe; hardware drivers differ).
 pub const BASE_BYTES: u64 = 128 << 20;
 
-/// Estimated peak resident memory of generating a table of `states` states while the smaller
+/// Estimated peak resident memory of generating a table whose solver holds `states` states at
+/// once (see [`IndexSpace::working_states`]) while the smaller
 /// tables its exits read whole, `mapped_states` states in all (see [`held_states`]), are loaded
 /// (generation keeps only those:
 /// see [`crate::generate::Generator::lean`]). The one place where generation's memory is
@@ -169,7 +170,7 @@ impl Plan {
             reads,
             states,
             mapped_states,
-            peak_bytes: estimate_peak_bytes(states, mapped_states),
+            peak_bytes: estimate_peak_bytes(index.working_states(), mapped_states),
             path,
             presence,
         });

@@ -115,7 +115,7 @@ pub fn write(path: &Path, header: Header, entries: &[Entry]) -> Result<Header> {
     write_from(path, header, entries)
 }
 
-/// [`write`] from entries handed over a run at a time.
+/// [`write()`] from entries handed over a run at a time.
 pub fn write_from(path: &Path, mut header: Header, entries: &(impl EntrySource + ?Sized)) -> Result<Header> {
     if header.states() != entries.entry_count() {
         bail!(

@@ -53,6 +53,12 @@ pub trait IndexSpace: Send + Sync {
     /// under the game's symmetries (identical pieces unordered); 0 for a broken slot.
     fn weight(&self, state: u64) -> u32;
 
+    /// States whose working words the CPU solver holds at once: every state, unless the table
+    /// is solved a slice at a time (see [`crate::solver::slices`]).
+    fn working_states(&self) -> u64 {
+        self.states()
+    }
+
     /// Number of states, both sides to move (the table's length).
     fn states(&self) -> u64 {
         2 * self.per_side()

@@ -14,8 +14,9 @@ use anyhow::Result;
 use super::{Progress, Silent, Space, cpu};
 use crate::value::Entry;
 
-/// Most states solved at once: slices of one level are solved together up to this many.
-const GROUP_STATES: u64 = 1 << 24;
+/// Most states solved at once: slices of one level are solved together up to this many (a
+/// larger slice alone).
+pub const GROUP_STATES: u64 = 1 << 24;
 
 /// A table cut into slices that moves leave only for slices of a higher level.
 pub trait Sliced: Sync {

@@ -6,6 +6,7 @@
 //! one block and checks its CRC reads content the header vouches for; reading every block also
 //! checks that the blocks' CRCs combine into the header's checksum of all entries.
 
+use std::cell::RefCell;
 use std::fs::File;
 use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::ops::Range;
@@ -18,6 +19,11 @@ use super::EntrySource;
 use super::cache::BlockCache;
 use super::header::HEADER_BYTES;
 use crate::value::Entry;
+
+thread_local! {
+    /// A decompressor per thread, made once: making one costs more than many small frames.
+    static DECOMPRESSOR: RefCell<Option<zstd::bulk::Decompressor<'static>>> = const { RefCell::new(None) };
+}
 
 /// Bytes of one index row.
 const ROW_BYTES: u64 = 16;
@@ -233,7 +239,15 @@ impl BlockReader {
     pub fn decompress_frame(&self, frame: &[u8], block: u64, out: &mut [Entry]) -> Result<()> {
         let row = self.rows[block as usize];
         let mut planes = vec![0u8; 2 * out.len()];
-        let written = zstd::bulk::decompress_to_buffer(frame, &mut planes)
+        let written = DECOMPRESSOR
+            .with_borrow_mut(|decompressor| {
+                if decompressor.is_none() {
+                    *decompressor = Some(zstd::bulk::Decompressor::new()?);
+                }
+                decompressor
+                    .as_mut()
+                    .map_or(Ok(0), |d| d.decompress_to_buffer(frame, &mut planes))
+            })
             .map_err(|e| anyhow!("corrupt (block {block} does not decompress: {e})"))?;
         if written != planes.len() {
             bail!(

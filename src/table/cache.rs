@@ -44,9 +44,9 @@ impl BlockCache {
     }
 }
 
-/// Blocks each thread keeps for the exits read compressed (2 MiB of 64 Ki-entry blocks): enough
+/// Blocks each thread keeps for the exits read compressed (8 MiB of 64 Ki-entry blocks): enough
 /// for the few regions of each smaller table that a run of consecutive states reaches.
-const THREAD_BLOCKS: usize = 16;
+const THREAD_BLOCKS: usize = 64;
 
 /// A number no other compressed table read through [`thread_entry`] has, so that a thread's
 /// cache never serves one table's block for another's.

@@ -55,6 +55,7 @@ use super::moves::en_passant_right;
 use crate::games::IndexSpace;
 use crate::games::binomial::binomial;
 use crate::material::{Material, Side};
+use crate::solver::slices;
 
 /// Number of canonical king pairs.
 pub const KING_PAIRS: usize = 462;
@@ -414,10 +415,10 @@ impl ChessIndex {
         self.slice_slots
     }
 
-    /// The pawn slice a slot lies in.
-    #[inline]
-    pub fn slice_of(&self, slot: u64) -> u64 {
-        slot / self.slice_slots
+    /// Whether the table is solved a pawn slice at a time: it has pawns, of one side only (a
+    /// table with en passant states, whose parents lie in other slices, is solved whole).
+    pub fn solved_by_slices(&self) -> bool {
+        self.pawns && self.ep_per_side == 0
     }
 
     /// The groups of identical men in slot order (radices and multipliers for a GPU twin).
@@ -782,6 +783,15 @@ impl IndexSpace for ChessIndex {
 
     fn per_side(&self) -> u64 {
         self.per_side
+    }
+
+    fn working_states(&self) -> u64 {
+        if !self.solved_by_slices() {
+            return self.states();
+        }
+        // A slice: a placement of the pawns and its mirror image, both sides to move.
+        let slice = 4 * self.slice_slots;
+        self.states().min(slice.max(slices::GROUP_STATES))
     }
 
     fn states(&self) -> u64 {

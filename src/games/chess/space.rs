@@ -478,7 +478,7 @@ impl Space for ChessSpace<'_> {
 
     fn sliced(&self) -> Option<&dyn Sliced> {
         // Pawns of one side only: no en passant states, whose parents lie in other slices.
-        (self.index.has_pawns() && self.index.ep_per_side() == 0).then_some(self as &dyn Sliced)
+        self.index.solved_by_slices().then_some(self as &dyn Sliced)
     }
 }
 
@@ -620,6 +620,9 @@ impl Sliced for ChessSpace<'_> {
     }
 }
 
+/// Ranges that [`PawnSlices::local`] searches one by one rather than by dividing.
+const FEW_RANGES: usize = 8;
+
 /// The space of some pawn slices of one level: their states numbered from 0 through their runs
 /// in order; pawn moves are exits into the slices solved before.
 struct PawnSlices<'a, 't> {
@@ -642,7 +645,16 @@ impl PawnSlices<'_, '_> {
     }
 
     /// Our state of a table's state in one of our slices.
+    #[inline]
     fn local(&self, state: u64) -> u64 {
+        if self.ranges.len() <= FEW_RANGES {
+            for (range, &start) in self.ranges.iter().zip(&self.starts) {
+                if range.contains(&state) {
+                    return start + state - range.start;
+                }
+            }
+            panic!("a parent outside the slices solved");
+        }
         let index = self.space.index;
         let len = index.slice_slots();
         let (side, slot) = index.split(state);
