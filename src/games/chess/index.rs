@@ -296,6 +296,8 @@ pub struct ChessIndex {
     group_divisors: [Divisor; MAX_MEN],
     /// Slots of one pawn slice per side (`per_side` without pawns).
     slice_slots: u64,
+    /// Division by `slice_slots`, for placing a slot in its slice.
+    slice_divisor: Divisor,
     per_side: u64,
     geo: &'static Geometry,
     tables: &'static IndexTables,
@@ -389,6 +391,7 @@ impl ChessIndex {
             pair_divisor: Divisor::new(u32::try_from(pair_multiplier).expect("at most 62^4 slots a king pair")),
             group_divisors,
             slice_slots,
+            slice_divisor: Divisor::new(u32::try_from(slice_slots).unwrap_or(u32::MAX)),
             per_side,
             geo: geometry(),
             tables: index_tables(),
@@ -413,6 +416,16 @@ impl ChessIndex {
     /// side without pawns).
     pub fn slice_slots(&self) -> u64 {
         self.slice_slots
+    }
+
+    /// The pawn slice of a slot and the slot's place in it.
+    #[inline]
+    pub fn slice_of(&self, slot: u64) -> (u64, u64) {
+        if self.slice_divisor.d as u64 == self.slice_slots {
+            self.slice_divisor.div_rem_wide(slot)
+        } else {
+            (slot / self.slice_slots, slot % self.slice_slots)
+        }
     }
 
     /// Whether the table is solved a pawn slice at a time: it has pawns, of one side only (a

@@ -614,14 +614,12 @@ impl Sliced for ChessSpace<'_> {
             ranges,
             starts,
             local_base,
+            slices: slices as usize,
             states,
             solved,
         })
     }
 }
-
-/// Ranges that [`PawnSlices::local`] searches one by one rather than by dividing.
-const FEW_RANGES: usize = 8;
 
 /// The space of some pawn slices of one level: their states numbered from 0 through their runs
 /// in order; pawn moves are exits into the slices solved before.
@@ -633,6 +631,8 @@ struct PawnSlices<'a, 't> {
     /// Per side and pawn slice, the number of its first state ([`u64::MAX`] for the slices of
     /// other spaces).
     local_base: Vec<u64>,
+    /// Pawn slices a side.
+    slices: usize,
     states: u64,
     solved: &'a (dyn Fn(u64) -> Entry + Sync),
 }
@@ -647,20 +647,12 @@ impl PawnSlices<'_, '_> {
     /// Our state of a table's state in one of our slices.
     #[inline]
     fn local(&self, state: u64) -> u64 {
-        if self.ranges.len() <= FEW_RANGES {
-            for (range, &start) in self.ranges.iter().zip(&self.starts) {
-                if range.contains(&state) {
-                    return start + state - range.start;
-                }
-            }
-            panic!("a parent outside the slices solved");
-        }
         let index = self.space.index;
-        let len = index.slice_slots();
         let (side, slot) = index.split(state);
-        let base = self.local_base[side.index() * (index.per_side() / len) as usize + (slot / len) as usize];
+        let (slice, offset) = index.slice_of(slot);
+        let base = self.local_base[side.index() * self.slices + slice as usize];
         assert_ne!(base, u64::MAX, "a parent outside the slices solved");
-        base + slot % len
+        base + offset
     }
 }
 
