@@ -1,6 +1,6 @@
-//! CPU generation benchmark: for each material, its smaller tables are built first (untimed),
-//! then the table itself is generated and timed (its smaller tables loaded as `egtb generate`
-//! loads them), with the peak memory of that generation.
+//! CPU generation benchmark: for each material, in a folder of its own, its smaller tables are
+//! built first (untimed), then the table itself is generated and written, timed (its smaller
+//! tables loaded as `egtb generate` loads them), with the peak memory of that generation.
 //!
 //! `cargo bench --bench generate -- [game:]MATERIAL...` (default: chess KQvKR KRvKN KRRvKR).
 //! `EGTB_BENCH_THREADS=N` sets the worker threads.
@@ -29,7 +29,7 @@ fn bench<G: Game>(dir: &Path, name: &str) -> Result<()> {
     // Linux: writing 5 to clear_refs resets the peak resident size, so the peak is this table's.
     let _ = std::fs::write("/proc/self/clear_refs", "5");
     let start = Instant::now();
-    generator.ensure(&material)?;
+    generator.ensure_file(&material)?;
     let seconds = start.elapsed().as_secs_f64();
     let states = generator.built.last().map_or(0, |b| b.states);
     let peak = peak_memory().unwrap_or(0) as f64;
@@ -54,7 +54,7 @@ fn main() -> Result<()> {
     if args.is_empty() {
         args = ["KQvKR", "KRvKN", "KRRvKR"].map(String::from).to_vec();
     }
-    let dir = std::env::temp_dir().join(format!("egtb-bench-{}", std::process::id()));
+    let root = std::env::temp_dir().join(format!("egtb-bench-{}", std::process::id()));
     println!("threads: {}", rayon::current_num_threads());
     println!(
         "{:<10}{:<14}{:>12}{:>10}{:>14}{:>11}{:>12}",
@@ -62,12 +62,13 @@ fn main() -> Result<()> {
     );
     for arg in &args {
         let (game, name) = arg.split_once(':').unwrap_or(("chess", arg));
+        let dir = root.join(arg.replace(':', "-"));
         match GameId::parse(game)? {
             GameId::Chess => bench::<Chess>(&dir, name)?,
             GameId::Xiangqi => bench::<Xiangqi>(&dir, name)?,
             GameId::DarkChess => bench::<DarkChess>(&dir, name)?,
         }
     }
-    std::fs::remove_dir_all(&dir)?;
+    std::fs::remove_dir_all(&root)?;
     Ok(())
 }

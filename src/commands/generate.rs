@@ -50,7 +50,9 @@ pub fn run<G: Game>(env: &Env, request: &Request) -> Result<()> {
         .iter()
         .filter_map(|b| b.solved.as_ref().map(|s| s.0.as_str()))
         .collect();
-    solvers.dedup();
+    // Each solver once, in the order it first ran.
+    let mut seen = std::collections::HashSet::new();
+    solvers.retain(|s| seen.insert(*s));
     let solver = if solvers.is_empty() {
         "no solver: every table was already there".to_string()
     } else {
