@@ -14,9 +14,15 @@ use anyhow::Result;
 use super::{Progress, Silent, Space, cpu};
 use crate::value::Entry;
 
-/// Most states solved at once: slices of one level are solved together up to this many (a
-/// larger slice alone).
-pub const GROUP_STATES: u64 = 1 << 24;
+/// States solved at once per worker thread: slices of one level are solved together up to
+/// [`group_states`] (a larger slice alone), so that more threads get more work between the
+/// synchronisations of a layer.
+const GROUP_STATES_PER_THREAD: u64 = 1 << 23;
+
+/// Most states solved at once by `threads` worker threads (counted as at least 2).
+pub fn group_states(threads: usize) -> u64 {
+    GROUP_STATES_PER_THREAD * threads.max(2) as u64
+}
 
 /// A table cut into slices that moves leave only for slices of a higher level.
 pub trait Sliced: Sync {
@@ -52,7 +58,7 @@ pub trait SolvedStore: Sync {
 
 /// Solves every slice of `table`, the highest level first, into `store`.
 pub fn solve(table: &dyn Sliced, store: &mut dyn SolvedStore, progress: &dyn Progress) -> Result<()> {
-    let groups = groups(table.slices());
+    let groups = groups(table.slices(), group_states(rayon::current_num_threads()));
     let total = groups.iter().flatten().map(|r| r.end - r.start).sum();
     progress.phase("slices", total);
     for ranges in &groups {
@@ -74,14 +80,14 @@ pub fn solve(table: &dyn Sliced, store: &mut dyn SolvedStore, progress: &dyn Pro
 }
 
 /// The slices in solve order (highest level first), gathered into groups of one level of at
-/// most [`GROUP_STATES`] states (or one slice), each as its ranges in increasing order.
-fn groups(mut slices: Vec<Slice>) -> Vec<Vec<Range<u64>>> {
+/// most `budget` states (or one slice), each as its ranges in increasing order.
+fn groups(mut slices: Vec<Slice>, budget: u64) -> Vec<Vec<Range<u64>>> {
     slices.sort_by(|a, b| b.level.cmp(&a.level).then(a.ranges[0].start.cmp(&b.ranges[0].start)));
     let mut groups: Vec<Vec<Range<u64>>> = Vec::new();
     let (mut level, mut states) = (None, 0);
     for slice in slices {
         let size: u64 = slice.ranges.iter().map(|r| r.end - r.start).sum();
-        if level != Some(slice.level) || states + size > GROUP_STATES {
+        if level != Some(slice.level) || states + size > budget {
             groups.push(Vec::new());
             (level, states) = (Some(slice.level), 0);
         }
@@ -104,20 +110,21 @@ mod tests {
             ranges: vec![start..start + len, 1000 + start..1000 + start + len],
             level,
         };
-        let big = GROUP_STATES / 2;
         let slices = vec![slice(0, 10, 1), slice(10, 10, 2), slice(20, 10, 1), slice(30, 10, 2)];
         assert_eq!(
-            groups(slices),
+            groups(slices, 100),
             [
                 vec![10..20, 30..40, 1010..1020, 1030..1040],
                 vec![0..10, 20..30, 1000..1010, 1020..1030]
             ]
         );
-        let large = vec![slice(0, big, 0), slice(big, big, 0)];
+        let large = vec![slice(0, 50, 0), slice(50, 50, 0), slice(100, 50, 0)];
         assert_eq!(
-            groups(large).len(),
-            2,
-            "two slices of half the budget a side each are solved apart"
+            groups(large.clone(), 100).len(),
+            3,
+            "slices of the whole budget are solved apart"
         );
+        assert_eq!(groups(large, 200).len(), 2, "two slices to a group");
+        assert_eq!(group_states(16), 8 * group_states(1));
     }
 }

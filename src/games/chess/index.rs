@@ -804,7 +804,8 @@ impl IndexSpace for ChessIndex {
         }
         // A slice: a placement of the pawns and its mirror image, both sides to move.
         let slice = 4 * self.slice_slots;
-        self.states().min(slice.max(slices::GROUP_STATES))
+        self.states()
+            .min(slice.max(slices::group_states(rayon::current_num_threads())))
     }
 
     fn states(&self) -> u64 {
