@@ -99,6 +99,8 @@ pub struct PlannedTable {
     /// The tables this one's exits read directly (each earlier in the plan).
     pub reads: Vec<Material>,
     pub states: u64,
+    /// States the CPU solver holds at once (see [`IndexSpace::working_states`]).
+    pub working_states: u64,
     /// States of the tables it reads that generating it loads whole.
     pub mapped_states: u64,
     /// [`estimate_peak_bytes`] of this table.
@@ -169,6 +171,7 @@ impl Plan {
             material: *material,
             reads,
             states,
+            working_states: index.working_states(),
             mapped_states,
             peak_bytes: estimate_peak_bytes(index.working_states(), mapped_states),
             path,

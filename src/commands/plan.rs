@@ -71,6 +71,7 @@ fn print_plan(env: &Env, plan: &Plan) -> Result<()> {
                     "material": t.material.to_string(),
                     "pieces": t.material.pieces(),
                     "states": t.states,
+                    "working_states": t.working_states,
                     "peak_bytes": t.peak_bytes,
                     "reads": t.reads.iter().map(|m| m.to_string()).collect::<Vec<_>>(),
                     "path": t.path.display().to_string(),

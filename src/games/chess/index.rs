@@ -921,6 +921,30 @@ mod tests {
     }
 
     #[test]
+    fn pawn_slices_are_runs_of_slots_and_bound_the_working_states() {
+        let index = |name| ChessIndex::new(&Material::parse(crate::material::GameId::Chess, name).unwrap()).unwrap();
+        let krpvkr = index("KRPvKR");
+        assert!(krpvkr.solved_by_slices());
+        // Every slot of a slice has the same pawn, and the next slice's pawn is on the next square.
+        for slot in (0..krpvkr.per_side()).step_by(7919) {
+            let (slice, _) = krpvkr.slice_of(slot);
+            assert_eq!(u64::from(krpvkr.placement(slot).man(1)), 8 + slice, "{slot}");
+        }
+        let working = krpvkr.working_states();
+        assert!(
+            working >= 4 * krpvkr.slice_slots() && working < krpvkr.states() / 10,
+            "{working}"
+        );
+        // Pawns on both sides: en passant states, solved whole; no pawns: one slice.
+        let kpvkp = index("KPvKP");
+        assert!(!kpvkp.solved_by_slices());
+        assert_eq!(kpvkp.working_states(), kpvkp.states());
+        let kqvkr = index("KQvKR");
+        assert!(!kqvkr.solved_by_slices());
+        assert_eq!(kqvkr.slice_slots(), kqvkr.per_side());
+    }
+
+    #[test]
     fn every_legal_king_pair_has_one_symmetry_into_the_table() {
         let t = index_tables();
         let legal = (0..64 * 64).filter(|&i| t.king_canonical[i] != NONE).count();

@@ -11,6 +11,10 @@
 //! passant captures; the child without the right is then not reached by that move, so a
 //! double step is un-made from a position only when no en passant capture of that pawn is
 //! possible in it. Every parent position also has the en passant states of its own as parents.
+//!
+//! Pawn slices: a table whose pawns are all of one side is solved a slice at a time (see
+//! [`Sliced`]); the space of a few slices (`PawnSlices`) reads a pawn's move as an exit into
+//! the slices solved before and lists only the parents in the same slice.
 
 use std::ops::Range;
 
