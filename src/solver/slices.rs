@@ -11,8 +11,10 @@ use std::ops::Range;
 
 use anyhow::Result;
 
-use super::{Progress, Silent, Space, cpu};
-use crate::value::Entry;
+use rayon::prelude::*;
+
+use super::{Progress, Silent, Space, Successors, cpu};
+use crate::value::{BROKEN, Entry};
 
 /// States solved at once per worker thread: slices of one level are solved together up to
 /// [`group_states`] (a larger slice alone), so that more threads get more work between the
@@ -38,6 +40,19 @@ pub trait Sliced: Sync {
         ranges: &'a [Range<u64>],
         solved: &'a (dyn Fn(u64) -> Entry + Sync),
     ) -> Box<dyn Space + 'a>;
+
+    /// The states in no slice (chess: positions with an en passant right); those not valued by
+    /// [`Sliced::value_after`] are broken.
+    fn outside(&self) -> Range<u64>;
+
+    /// The states outside every slice whose moves lead only into the slices of `ranges` (whole
+    /// slices of one level), into slices of higher levels, or out of the table, in increasing
+    /// order: once those slices are solved, each is valued by one look at its moves.
+    fn states_after(&self, ranges: &[Range<u64>]) -> Vec<u64>;
+
+    /// The entry of one of [`Sliced::states_after`], the entries of the states its moves reach
+    /// given by `solved` (`children` is a scratch set).
+    fn value_after(&self, state: u64, solved: &(dyn Fn(u64) -> Entry + Sync), children: &mut Successors) -> Entry;
 }
 
 /// One slice of a [`Sliced`] table.
@@ -59,8 +74,13 @@ pub trait SolvedStore: Sync {
 /// Solves every slice of `table`, the highest level first, into `store`.
 pub fn solve(table: &dyn Sliced, store: &mut dyn SolvedStore, progress: &dyn Progress) -> Result<()> {
     let groups = groups(table.slices(), group_states(rayon::current_num_threads()));
-    let total = groups.iter().flatten().map(|r| r.end - r.start).sum();
+    let outside = table.outside();
+    let total = groups.iter().flatten().map(|r| r.end - r.start).sum::<u64>() + (outside.end - outside.start);
     progress.phase("slices", total);
+    let broken = vec![BROKEN; OUTSIDE_RUN as usize];
+    for start in outside.clone().step_by(OUTSIDE_RUN as usize) {
+        store.store(start, &broken[..(outside.end - start).min(OUTSIDE_RUN) as usize])?;
+    }
     for ranges in &groups {
         let entries = {
             let kept: &dyn SolvedStore = store;
@@ -75,9 +95,32 @@ pub fn solve(table: &dyn Sliced, store: &mut dyn SolvedStore, progress: &dyn Pro
             at += len;
         }
         progress.advance(at as u64);
+        let after = table.states_after(ranges);
+        let values: Vec<Entry> = {
+            let kept: &dyn SolvedStore = store;
+            let solved = |state| kept.entry(state);
+            after
+                .par_iter()
+                .map_init(Successors::default, |children, &state| {
+                    table.value_after(state, &solved, children)
+                })
+                .collect()
+        };
+        // Runs of consecutive states, one write each.
+        let mut first = 0;
+        for i in 1..=after.len() {
+            if i == after.len() || after[i] != after[i - 1] + 1 {
+                store.store(after[first], &values[first..i])?;
+                first = i;
+            }
+        }
     }
+    progress.advance(outside.end - outside.start);
     Ok(())
 }
+
+/// States outside the slices written broken at a time, before the slices are solved.
+const OUTSIDE_RUN: u64 = 1 << 20;
 
 /// The slices in solve order (highest level first), gathered into groups of one level of at
 /// most `budget` states (or one slice), each as its ranges in increasing order.

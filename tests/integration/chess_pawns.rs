@@ -213,15 +213,15 @@ fn a_damaged_exit_read_compressed_stops_generation_in_one_line() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
-/// A table with the pawns of one side is generated a pawn slice at a time (its scratch file
-/// removed afterwards), and is the same, entry for entry, as the same table solved whole:
-/// KRPvK (one pawn, a group of slices a level) and KPPvK (two pawns, many slices a level), the
-/// first written compressed, the second raw.
+/// A table with pawns is generated a pawn slice at a time (its scratch file removed afterwards),
+/// and is the same, entry for entry, as the same table solved whole: KRPvK (one pawn, a group of
+/// slices a level), KPPvK (two pawns, many slices a level, written raw) and KPvKP (pawns on both
+/// sides: its en passant states valued after their slices).
 #[test]
 fn pawn_slices_give_the_table_of_the_whole_solve() {
     let dir = crate::support::temp_dir("chess-pawns-slices");
     let mut generator = egtb::generate::Generator::<Chess>::new(&dir, Default::default(), &egtb::solver::Silent);
-    for name in ["KRPvK", "KPPvK"] {
+    for name in ["KRPvK", "KPPvK", "KPvKP"] {
         if name == "KPPvK" {
             generator = generator.with_encoding(egtb::table::Encoding::Raw);
         }

@@ -428,10 +428,9 @@ impl ChessIndex {
         }
     }
 
-    /// Whether the table is solved a pawn slice at a time: it has pawns, of one side only (a
-    /// table with en passant states, whose parents lie in other slices, is solved whole).
+    /// Whether the table is solved a pawn slice at a time: every table with pawns.
     pub fn solved_by_slices(&self) -> bool {
-        self.pawns && self.ep_per_side == 0
+        self.pawns
     }
 
     /// The groups of identical men in slot order (radices and multipliers for a GPU twin).
@@ -935,9 +934,9 @@ mod tests {
             working >= 4 * krpvkr.slice_slots() && working < krpvkr.states() / 10,
             "{working}"
         );
-        // Pawns on both sides: en passant states, solved whole; no pawns: one slice.
+        // A small table is solved in one group; a pawnless one whole, as one slice.
         let kpvkp = index("KPvKP");
-        assert!(!kpvkp.solved_by_slices());
+        assert!(kpvkp.solved_by_slices());
         assert_eq!(kpvkp.working_states(), kpvkp.states());
         let kqvkr = index("KQvKR");
         assert!(!kqvkr.solved_by_slices());

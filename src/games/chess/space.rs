@@ -22,7 +22,7 @@ use anyhow::Result;
 
 use super::Chess;
 use super::board::{
-    Bitboard, Geometry, Kind, MAX_MEN, Men, Mover, Placement, Square, backward, bit, geometry, relative_rank,
+    Bitboard, Geometry, Kind, MAX_MEN, Men, Mover, Placement, Square, backward, bit, file, geometry, relative_rank,
 };
 use super::index::{ChessIndex, MIRROR};
 use super::moves::{en_passant_right, for_each_en_passant, for_each_move, for_each_unmove, man_on, men_of, promotes};
@@ -31,7 +31,7 @@ use crate::material::{GameId, Material, Side};
 use crate::solver::slices::{Slice, Sliced};
 use crate::solver::{Exits, Node, Space, Successors};
 use crate::table::{LoadedTable, TableSet};
-use crate::value::{Entry, Value};
+use crate::value::{BROKEN, Entry, Value};
 
 /// A solved smaller table that captures or promotions lead into.
 struct Exit<'t> {
@@ -354,7 +354,11 @@ impl<'t> ChessSpace<'t> {
                 } else if victim.is_some() {
                     exits.add(self.exit_value(after, victim, None, next));
                 } else if to.abs_diff(from) == 16 && en_passant_right(self.geo, men, after, next, to) {
-                    children.push_mapped(self.index.en_passant_state(after, next, to));
+                    let child = self.index.en_passant_state(after, next, to);
+                    match solved {
+                        Some(solved) => exits.add(Value::from_entry(solved(child)).expect("a legal position")),
+                        None => children.push_mapped(child),
+                    }
                 } else if let Some(solved) = solved {
                     let (slot, _) = self.index.canonical(after);
                     let entry = solved(self.index.state(next, slot));
@@ -481,7 +485,6 @@ impl Space for ChessSpace<'_> {
     }
 
     fn sliced(&self) -> Option<&dyn Sliced> {
-        // Pawns of one side only: no en passant states, whose parents lie in other slices.
         self.index.solved_by_slices().then_some(self as &dyn Sliced)
     }
 }
@@ -513,7 +516,8 @@ impl ChessSpace<'_> {
         }
     }
 
-    /// [`Space::parents`]; without `pawn_moves`, only the parents in the state's pawn slice.
+    /// [`Space::parents`]; without `pawn_moves`, only the parents in the state's pawn slice
+    /// (no pawn un-moves, no en passant states).
     fn parents_with(&self, state: u64, parents: &mut Successors, pawn_moves: bool) {
         // The solver asks only for legal states: no need to check the slot again.
         let men = self.index.men();
@@ -545,7 +549,8 @@ impl ChessSpace<'_> {
                 sources &= !bit(backward(mover, backward(mover, to)));
             }
             neighbours.push(parents, piece, sources);
-            if self.index.ep_man(mover).is_none() {
+            if self.index.ep_man(mover).is_none() || !pawn_moves {
+                // In a pawn slice, the en passant states are valued after it, not updated.
                 return;
             }
             let mut left = sources;
@@ -595,6 +600,82 @@ impl Sliced for ChessSpace<'_> {
             slices.push(Slice { ranges, level });
         }
         slices
+    }
+
+    fn outside(&self) -> Range<u64> {
+        2 * self.index.per_side()..self.index.states()
+    }
+
+    /// The en passant states of the placements of `ranges`: the enemy pawn that has just moved
+    /// two squares on files a-d (the others are the mirror placement's), every square for the
+    /// kings and the other men, only the legal positions.
+    fn states_after(&self, ranges: &[Range<u64>]) -> Vec<u64> {
+        let index = self.index;
+        let men = index.men();
+        let len = index.slice_slots();
+        let free: Vec<usize> = (0..men.count).filter(|&m| men.kind[m] != Kind::Pawn).collect();
+        let mut states = Vec::new();
+        for range in ranges {
+            let (to_move, slot) = index.split(range.start);
+            let Some(first) = index.ep_man(to_move) else { continue };
+            let pawns = index.placement(slot / len * len);
+            let enemy = to_move.other();
+            for m in (first..men.count).filter(|&m| men.side[m] == enemy && men.kind[m] == Kind::Pawn) {
+                let pawn = pawns.man(m);
+                if relative_rank(enemy, pawn) != 3 || file(pawn) > 3 {
+                    continue;
+                }
+                // Kings and the other men on every square, identical men in increasing order.
+                let others = 2 + free.len();
+                for code in 0..1u64 << (6 * others) {
+                    let square = |i: usize| (code >> (6 * i) & 63) as Square;
+                    let mut placement = pawns
+                        .with_king(Side::First, square(0))
+                        .with_king(Side::Second, square(1));
+                    for (i, &man) in free.iter().enumerate() {
+                        placement = placement.with_man(man, square(2 + i));
+                    }
+                    let ordered = free.windows(2).all(|w| {
+                        index.group_of(w[0]).first != index.group_of(w[1]).first
+                            || placement.man(w[0]) < placement.man(w[1])
+                    });
+                    if !ordered {
+                        continue;
+                    }
+                    if let Some(occupied) = placement.occupied_apart(men.count)
+                        && !placement.attacked(self.geo, men, placement.king(enemy), to_move, occupied)
+                        && en_passant_right(self.geo, men, placement, to_move, pawn)
+                    {
+                        states.push(index.en_passant_state(placement, to_move, pawn));
+                    }
+                }
+            }
+        }
+        states.sort_unstable();
+        states.dedup();
+        states
+    }
+
+    fn value_after(&self, state: u64, solved: &(dyn Fn(u64) -> Entry + Sync), children: &mut Successors) -> Entry {
+        let Some((placement, side, pawn)) = self.index.decode_en_passant(state) else {
+            return BROKEN;
+        };
+        children.clear();
+        match self.expand_position(placement, side, Some(pawn), 0, children, Some(solved)) {
+            Node::Inner(mut exits) => {
+                for &child in children.distinct() {
+                    exits.add(Value::from_entry(solved(child)).expect("a move leads to a legal position"));
+                }
+                match (exits.win, exits.saves) {
+                    (Some(win), _) => Value::Win(win),
+                    (None, true) => Value::Draw,
+                    (None, false) => Value::Loss(exits.loss.expect("a position with moves")),
+                }
+                .entry()
+            }
+            Node::Terminal(value) => value.entry(),
+            Node::Broken => BROKEN,
+        }
     }
 
     fn slice_space<'a>(
