@@ -12,9 +12,10 @@
 //! double step is un-made from a position only when no en passant capture of that pawn is
 //! possible in it. Every parent position also has the en passant states of its own as parents.
 //!
-//! Pawn slices: a table whose pawns are all of one side is solved a slice at a time (see
-//! [`Sliced`]); the space of a few slices (`PawnSlices`) reads a pawn's move as an exit into
-//! the slices solved before and lists only the parents in the same slice.
+//! Pawn slices: a table with pawns is solved a slice at a time (see [`Sliced`]); the space of a
+//! few slices (`PawnSlices`) reads a pawn's move as an exit into the slices solved before and
+//! lists only the parents in the same slice, and the en passant states are valued after their
+//! slice ([`Sliced::value_after`]).
 
 use std::ops::Range;
 
