@@ -338,9 +338,7 @@ impl<'p, G: Game> Generator<'p, G> {
 
     /// Solves a material whose smaller tables are available, without writing it.
     pub fn solve(&mut self, material: &Material, backend: Backend) -> Result<Solved> {
-        let index = G::index(material, self.rules)?;
-        self.load_exits_of(material)?;
-        self.progress.table(&material.to_string());
+        let index = self.prepare(material)?;
         match self.try_gpu(&index, backend)? {
             Some(solved) => Ok(solved),
             None => self.solve_on_cpu(&index),
@@ -357,9 +355,7 @@ impl<'p, G: Game> Generator<'p, G> {
         path: &Path,
         header: &Header,
     ) -> Result<SolvedTo> {
-        let index = G::index(material, self.rules)?;
-        self.load_exits_of(material)?;
-        self.progress.table(&material.to_string());
+        let index = self.prepare(material)?;
         if let Some(solved) = self.try_gpu(&index, backend)? {
             return Ok(SolvedTo::Memory(solved));
         }
@@ -377,6 +373,15 @@ impl<'p, G: Game> Generator<'p, G> {
             solver: format!("CPU solver ({} threads, by pawn slices)", rayon::current_num_threads()),
             wall,
         })
+    }
+
+    /// The index of a material about to be solved, its smaller tables loaded and its progress
+    /// begun.
+    fn prepare(&mut self, material: &Material) -> Result<G::Index> {
+        let index = G::index(material, self.rules)?;
+        self.load_exits_of(material)?;
+        self.progress.table(&material.to_string());
+        Ok(index)
     }
 
     /// The GPU solve of a material, when `backend` takes the GPU: `None` when it is the CPU's

@@ -93,18 +93,6 @@ impl EntrySource for [Entry] {
     }
 }
 
-impl EntrySource for Scratch {
-    fn entry_count(&self) -> u64 {
-        self.states()
-    }
-
-    fn run<'a>(&'a self, range: Range<u64>, buffer: &'a mut Vec<Entry>) -> Result<&'a [Entry]> {
-        buffer.resize((range.end - range.start) as usize, 0);
-        self.read(range.start, buffer)?;
-        Ok(buffer)
-    }
-}
-
 /// Entries written or compressed at a time.
 const WRITE_RUN: u64 = 1 << 22;
 

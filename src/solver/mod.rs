@@ -88,6 +88,15 @@ impl Exits {
     pub fn any(&self) -> bool {
         self.saves || self.loss.is_some()
     }
+
+    /// The value of a position whose every move was recorded here (at least one).
+    pub fn value(&self) -> Value {
+        match (self.win, self.saves) {
+            (Some(win), _) => Value::Win(win),
+            (None, true) => Value::Draw,
+            (None, false) => Value::Loss(self.loss.expect("a position with moves")),
+        }
+    }
 }
 
 /// A small set of successor states (children or parents) of one state.
@@ -248,5 +257,10 @@ mod tests {
         let mut d = Exits::default();
         d.add(Value::Draw);
         assert!(d.saves && d.win.is_none());
+        assert_eq!((e.value(), d.value()), (Value::Win(5), Value::Draw));
+        let mut l = Exits::default();
+        l.add(Value::Win(7));
+        l.add(Value::Win(3));
+        assert_eq!(l.value(), Value::Loss(8));
     }
 }

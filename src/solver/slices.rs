@@ -83,8 +83,7 @@ pub fn solve(table: &dyn Sliced, store: &mut dyn SolvedStore, progress: &dyn Pro
     }
     for ranges in &groups {
         let entries = {
-            let kept: &dyn SolvedStore = store;
-            let solved = |state| kept.entry(state);
+            let solved = lookup(store);
             let space = table.slice_space(ranges, &solved);
             cpu::solve(&*space, &Silent)
         };
@@ -97,8 +96,7 @@ pub fn solve(table: &dyn Sliced, store: &mut dyn SolvedStore, progress: &dyn Pro
         progress.advance(at as u64);
         let after = table.states_after(ranges);
         let values: Vec<Entry> = {
-            let kept: &dyn SolvedStore = store;
-            let solved = |state| kept.entry(state);
+            let solved = lookup(store);
             after
                 .par_iter()
                 .map_init(Successors::default, |children, &state| {
@@ -117,6 +115,11 @@ pub fn solve(table: &dyn Sliced, store: &mut dyn SolvedStore, progress: &dyn Pro
     }
     progress.advance(outside.end - outside.start);
     Ok(())
+}
+
+/// The entries stored so far, as the spaces of the slices read them.
+fn lookup(store: &dyn SolvedStore) -> impl Fn(u64) -> Entry + Sync + '_ {
+    |state| store.entry(state)
 }
 
 /// States outside the slices written broken at a time, before the slices are solved.

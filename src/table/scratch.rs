@@ -1,26 +1,30 @@
 //! The entries of a table solved a slice at a time, on disk until the table is written: raw
-//! little-endian entries in a temporary file beside the table (named like the table's other
+//! entries, as a raw table stores them, in a temporary file beside the table (named like the table's other
 //! temporary files, so a crashed run's scratch is removed as stale by the next one), read back
 //! through each thread's small cache of blocks.
 
 use std::fs::{self, File, OpenOptions};
+use std::ops::Range;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
+use super::EntrySource;
+use super::blocks::Blocks;
 use super::cache::{next_table_id, thread_entry};
 use crate::solver::slices::SolvedStore;
 use crate::value::Entry;
 
 /// Entries a thread reads from the file at once.
-const BLOCK_ENTRIES: u64 = 1 << 16;
+const BLOCK_ENTRIES: u32 = 1 << 16;
 
 /// Raw entries in a temporary file, removed when dropped.
 pub struct Scratch {
     path: PathBuf,
     file: File,
-    states: u64,
+    /// The states, in the blocks threads read.
+    blocks: Blocks,
     /// Names the entries as they are now in the threads' caches: a store changes it, so that
     /// no thread reads a block cached before the store.
     id: u64,
@@ -40,47 +44,48 @@ impl Scratch {
         Ok(Scratch {
             path: path.to_path_buf(),
             file,
-            states,
+            blocks: Blocks::new(states, BLOCK_ENTRIES),
             id: next_table_id(),
         })
-    }
-
-    /// Number of entries.
-    pub fn states(&self) -> u64 {
-        self.states
     }
 
     /// Reads the entries of states `first..first + out.len()`.
     pub fn read(&self, first: u64, out: &mut [Entry]) -> Result<()> {
         self.file
             .read_exact_at(bytemuck::cast_slice_mut(out), 2 * first)
-            .with_context(|| format!("cannot read {}", self.path.display()))?;
-        for entry in out.iter_mut() {
-            *entry = Entry::from_le(*entry);
-        }
-        Ok(())
+            .with_context(|| format!("cannot read {}", self.path.display()))
     }
 }
 
 impl SolvedStore for Scratch {
     fn store(&mut self, first: u64, entries: &[Entry]) -> Result<()> {
-        let bytes: Vec<u8> = entries.iter().flat_map(|e| e.to_le_bytes()).collect();
         self.file
-            .write_all_at(&bytes, 2 * first)
+            .write_all_at(bytemuck::cast_slice(entries), 2 * first)
             .with_context(|| format!("cannot write {}", self.path.display()))?;
         self.id = next_table_id();
         Ok(())
     }
 
     fn entry(&self, state: u64) -> Entry {
-        let block = state / BLOCK_ENTRIES;
-        let first = block * BLOCK_ENTRIES;
-        let len = (BLOCK_ENTRIES.min(self.states - first)) as usize;
-        thread_entry(self.id, block, (state - first) as usize, len, |out| {
+        let (block, at) = self.blocks.locate(state);
+        let first = self.blocks.states_of(block).start;
+        thread_entry(self.id, block, at, self.blocks.len_of(block), |out| {
             if let Err(e) = self.read(first, out) {
                 panic!("the scratch file of a table being solved can no longer be read: {e:#}");
             }
         })
+    }
+}
+
+impl EntrySource for Scratch {
+    fn entry_count(&self) -> u64 {
+        self.blocks.states
+    }
+
+    fn run<'a>(&'a self, range: Range<u64>, buffer: &'a mut Vec<Entry>) -> Result<&'a [Entry]> {
+        buffer.resize((range.end - range.start) as usize, 0);
+        self.read(range.start, buffer)?;
+        Ok(buffer)
     }
 }
 
@@ -99,7 +104,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("egtb-scratch-{}", std::process::id()));
         fs::create_dir_all(&dir).unwrap();
         let path = dir.join("t.scratch");
-        let states = 3 * BLOCK_ENTRIES + 5;
+        let states = 3 * u64::from(BLOCK_ENTRIES) + 5;
         let mut scratch = Scratch::create(&path, states).unwrap();
         let entries: Vec<Entry> = (0..states).map(|s| (s * 7 % 65_521) as Entry).collect();
         let (low, high) = entries.split_at(BLOCK_ENTRIES as usize + 3);

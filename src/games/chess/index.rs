@@ -296,8 +296,9 @@ pub struct ChessIndex {
     group_divisors: [Divisor; MAX_MEN],
     /// Slots of one pawn slice per side (`per_side` without pawns).
     slice_slots: u64,
-    /// Division by `slice_slots`, for placing a slot in its slice.
-    slice_divisor: Divisor,
+    /// Division by `slice_slots` when it fits 32 bits (always with pawns), for placing a slot
+    /// in its slice.
+    slice_divisor: Option<Divisor>,
     per_side: u64,
     geo: &'static Geometry,
     tables: &'static IndexTables,
@@ -334,8 +335,8 @@ impl ChessIndex {
         let pairs = if pawns { PAWN_KING_PAIRS } else { KING_PAIRS };
         // Weights from the least significant digit: the other groups, the king pair, the pawns.
         let mut decode_order = [0; MAX_MEN];
-        let pawn_groups = groups[..group_count].iter().filter(|g| g.pawn).count();
         let (pawn_ids, other_ids) = (0..group_count).partition::<Vec<_>, _>(|&g| groups[g].pawn);
+        let pawn_groups = pawn_ids.len();
         for (slot, &g) in decode_order.iter_mut().zip(pawn_ids.iter().chain(&other_ids)) {
             *slot = g;
         }
@@ -391,7 +392,7 @@ impl ChessIndex {
             pair_divisor: Divisor::new(u32::try_from(pair_multiplier).expect("at most 62^4 slots a king pair")),
             group_divisors,
             slice_slots,
-            slice_divisor: Divisor::new(u32::try_from(slice_slots).unwrap_or(u32::MAX)),
+            slice_divisor: u32::try_from(slice_slots).ok().map(Divisor::new),
             per_side,
             geo: geometry(),
             tables: index_tables(),
@@ -421,10 +422,9 @@ impl ChessIndex {
     /// The pawn slice of a slot and the slot's place in it.
     #[inline]
     pub fn slice_of(&self, slot: u64) -> (u64, u64) {
-        if self.slice_divisor.d as u64 == self.slice_slots {
-            self.slice_divisor.div_rem_wide(slot)
-        } else {
-            (slot / self.slice_slots, slot % self.slice_slots)
+        match self.slice_divisor {
+            Some(divisor) => divisor.div_rem_wide(slot),
+            None => (slot / self.slice_slots, slot % self.slice_slots),
         }
     }
 

@@ -357,13 +357,12 @@ impl<'t> ChessSpace<'t> {
                 } else if to.abs_diff(from) == 16 && en_passant_right(self.geo, men, after, next, to) {
                     let child = self.index.en_passant_state(after, next, to);
                     match solved {
-                        Some(solved) => exits.add(Value::from_entry(solved(child)).expect("a legal position")),
+                        Some(solved) => exits.add(solved_value(solved, child)),
                         None => children.push_mapped(child),
                     }
                 } else if let Some(solved) = solved {
                     let (slot, _) = self.index.canonical(after);
-                    let entry = solved(self.index.state(next, slot));
-                    exits.add(Value::from_entry(entry).expect("a pawn's move leads to a legal position"));
+                    exits.add(solved_value(solved, self.index.state(next, slot)));
                 } else {
                     quiet |= bit(to);
                 }
@@ -569,6 +568,11 @@ impl ChessSpace<'_> {
 /// The entries of the pawn slices solved so far, when the table is solved a slice at a time.
 type SolvedSlices<'a> = Option<&'a (dyn Fn(u64) -> Entry + Sync)>;
 
+/// The value of a state of a slice solved before, which a move reaches.
+fn solved_value(solved: &(dyn Fn(u64) -> Entry + Sync), state: u64) -> Value {
+    Value::from_entry(solved(state)).expect("a move leads to a legal position")
+}
+
 /// The pawn slices: one per placement of the pawns and its mirror image (a king's move may
 /// mirror a position to bring it into the table), each placement one run of slots per side
 /// (see [`ChessIndex`]); the level is how far the pawns have advanced.
@@ -615,6 +619,8 @@ impl Sliced for ChessSpace<'_> {
         let men = index.men();
         let len = index.slice_slots();
         let free: Vec<usize> = (0..men.count).filter(|&m| men.kind[m] != Kind::Pawn).collect();
+        // The kings and the other men.
+        let others = 2 + free.len();
         let mut states = Vec::new();
         for range in ranges {
             let (to_move, slot) = index.split(range.start);
@@ -627,7 +633,6 @@ impl Sliced for ChessSpace<'_> {
                     continue;
                 }
                 // Kings and the other men on every square, identical men in increasing order.
-                let others = 2 + free.len();
                 for code in 0..1u64 << (6 * others) {
                     let square = |i: usize| (code >> (6 * i) & 63) as Square;
                     let mut placement = pawns
@@ -665,14 +670,9 @@ impl Sliced for ChessSpace<'_> {
         match self.expand_position(placement, side, Some(pawn), 0, children, Some(solved)) {
             Node::Inner(mut exits) => {
                 for &child in children.distinct() {
-                    exits.add(Value::from_entry(solved(child)).expect("a move leads to a legal position"));
+                    exits.add(solved_value(solved, child));
                 }
-                match (exits.win, exits.saves) {
-                    (Some(win), _) => Value::Win(win),
-                    (None, true) => Value::Draw,
-                    (None, false) => Value::Loss(exits.loss.expect("a position with moves")),
-                }
-                .entry()
+                exits.value().entry()
             }
             Node::Terminal(value) => value.entry(),
             Node::Broken => BROKEN,
