@@ -11,8 +11,8 @@
 //                       attacks of each side
 //   chess_tables:       index::IndexTables (king pairs, king_canonical, combinadic unrank
 //                       tables, then the king pairs and king_canonical of materials with pawns)
-//   chess_exits:        the smaller tables' entries, two per word, split over bindings and
-//                       read with chess_exits_word
+//   chess_exits:        the smaller tables' entries, two per word, each table from a word of
+//                       its own, split over bindings and read with chess_exits_word
 // Bitboards are vec2<u32> (low word: squares 0..31).
 //
 // Speed on SIMD-per-thread drivers (llvmpipe) comes from three rules, besides the CPU's
@@ -422,7 +422,7 @@ fn push_moves(out: ptr<function, Successors>, nb: Neighbours, mover: u32, square
 }
 
 // The table that a capture, a promotion or both lead to (`exit_of(key)` in the prelude): whether
-// it is stored with colours swapped, where its entries start in chess_exits, where each
+// it is stored with colours swapped, the word of chess_exits its entries start at, where each
 // surviving man goes among its men, and its index.
 struct Exit {
     flip: bool,
@@ -454,8 +454,8 @@ fn exit_entry(after: Placement, victim: u32, key: u32, next: u32) -> u32 {
         smaller.kings = smaller.kings.yx;
         side = 1u - next;
     }
-    let at = exit.offset + side * exit.index.per_side + canonical(exit.index, smaller).x;
-    return (chess_exits_word(at >> 1u) >> (16u * (at & 1u))) & 0xFFFFu;
+    let at = side * exit.index.per_side + canonical(exit.index, smaller).x;
+    return (chess_exits_word(exit.offset + (at >> 1u)) >> (16u * (at & 1u))) & 0xFFFFu;
 }
 
 // Records the exits of `mover`'s captures on `captures`. The loop runs over the victims, not the

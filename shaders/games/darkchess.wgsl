@@ -309,9 +309,8 @@ fn exit_entry(gm: Masks, side: u32, attacker: u32, origin: u32, to: u32, victim:
         smaller[i] = mask;
     }
     let next = (1u - side) ^ dark_material[exit + EXIT_SWAP];
-    let at = dark_material[exit + EXIT_OFFSET] + next * ix_word(victim, IX_PER_SIDE)
-        + canonical_slot(victim, smaller).x;
-    return (dark_exit_entries[at >> 1u] >> (16u * (at & 1u))) & 0xFFFFu;
+    let at = next * ix_word(victim, IX_PER_SIDE) + canonical_slot(victim, smaller).x;
+    return (dark_exit_entries[dark_material[exit + EXIT_OFFSET] + (at >> 1u)] >> (16u * (at & 1u))) & 0xFFFFu;
 }
 
 // The group with a piece on the occupied square `sq`.

@@ -411,8 +411,8 @@ fn exit_entry(victim: u32, next: u32) -> u32 {
     let exit = MAT_EXITS + victim * EXIT_WORDS;
     let ix = 1u + victim;
     let side = select(next, 1u - next, xq_material[exit + EXIT_FLIP] != 0u);
-    let at = xq_material[exit + EXIT_OFFSET] + side * ix_word(ix, IX_PER_SIDE) + canonical_slot(ix).x;
-    return (xq_exit_entries[at >> 1u] >> (16u * (at & 1u))) & 0xFFFFu;
+    let at = side * ix_word(ix, IX_PER_SIDE) + canonical_slot(ix).x;
+    return (xq_exit_entries[xq_material[exit + EXIT_OFFSET] + (at >> 1u)] >> (16u * (at & 1u))) & 0xFFFFu;
 }
 
 // Plays the piece in `slot` to `to` if its king stays safe, recording the child or the exit;

@@ -48,7 +48,7 @@ struct Exit {
     key: u32,
     /// The smaller material is stored with colours swapped (see `Game::flip`).
     flip: bool,
-    /// Where its entries start in `chess_exits`.
+    /// The word of `chess_exits` its entries start at.
     offset: u32,
     /// Per man, its place among the smaller material's men ([`NO_MAN`] for the victim).
     order: [u32; GPU_MEN],

@@ -9,9 +9,10 @@
 //!   its captures use (unused sizes point at offset 0);
 //! - `dark_material`: per group the index descriptor of `IX_WORDS` words of the smaller table
 //!   that capturing one of its pieces leads to, then per group the capture exit (last piece,
-//!   colour swap, entry offset, and for each group of the smaller table the group of this table
-//!   it comes from);
-//! - `dark_exit_entries`: the entries of every distinct smaller table, two per word.
+//!   colour swap, the word its entries start at, and for each group of the smaller table the
+//!   group of this table it comes from);
+//! - `dark_exit_entries`: the entries of every distinct smaller table, two per word, each table
+//!   from a word of its own.
 //!
 //! The rule options become constants of the prelude (`CANNON_JUMPS`, `NO_MOVE_ENTRY`), and every
 //! offset into the buffers is one too, so the layouts are written down once, here. So are this
@@ -53,8 +54,8 @@ const IX_GROUPS: usize = 0;
 const IX_PER_SIDE: usize = 1;
 const IX_COUNT: usize = 2;
 const IX_STRIDE: usize = IX_COUNT + MAX_GROUPS;
-/// Words of one capture exit: last piece taken, colour swap, entry offset, then per group of
-/// the smaller table its group in this table.
+/// Words of one capture exit: last piece taken, colour swap, the word its entries start at, then
+/// per group of the smaller table its group in this table.
 const EXIT_WORDS: usize = 3 + MAX_GROUPS;
 const EXIT_LOST: usize = 0;
 const EXIT_SWAP: usize = 1;

@@ -6,8 +6,10 @@
 //!   entry unless said otherwise;
 //! - `xq_material`: index descriptors of `IX_WORDS` words (this table first, then per slot the
 //!   smaller table that capturing it leads to; zeros for the kings), and per slot its capture
-//!   exit (colour flip, entry offset, which slot fills each slot of the smaller table);
-//! - `xq_exit_entries`: the entries of every distinct smaller table, two per word.
+//!   exit (colour flip, the word its entries start at, which slot fills each slot of the smaller
+//!   table);
+//! - `xq_exit_entries`: the entries of every distinct smaller table, two per word, each table
+//!   from a word of its own.
 //!
 //! Every offset into them is a WGSL constant of the generated prelude, so the layouts are written
 //! down once, here. The prelude also holds what the hot paths would otherwise load per state
@@ -72,8 +74,8 @@ const IX_GROUPS: usize = 0;
 const IX_PER_SIDE: usize = 1;
 const IX_GROUP: usize = 2;
 const IX_WORDS: usize = IX_GROUP + MAX_PIECES * G_WORDS;
-/// Words of one capture exit: flip, entry offset, then per slot of the smaller table the slot of
-/// this table that fills it.
+/// Words of one capture exit: flip, the word its entries start at, then per slot of the smaller
+/// table the slot of this table that fills it.
 const EXIT_WORDS: usize = 2 + MAX_PIECES;
 const EXIT_FLIP: usize = 0;
 const EXIT_OFFSET: usize = 1;
