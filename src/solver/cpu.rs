@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicU16, AtomicU64, Ordering::AcqRel, Ordering::Relaxe
 use rayon::prelude::*;
 
 use super::working::{DUE, EXIT_LOSS, HP, UNRESOLVED, initial, is_due, is_unresolved};
-use super::{Node, Progress, Space, Successors};
+use super::{Node, Progress, Space, Successors, runs};
 use crate::value::{BROKEN, DRAW, Entry, MAX_DTM};
 
 /// States per block, the unit of skipping: small, so that sparse layers skip most blocks.
@@ -84,8 +84,8 @@ impl Frontier {
 }
 
 /// Fills the working words from a forward look at every state, and the frontier of layer 0 and
-/// of the due layers. The frontier is filled in place, block by block, so that the
-/// initialisation needs no memory beyond it and the table.
+/// of the due layers, run by run in the space's expansion order. The frontier is filled in
+/// place, so that the initialisation needs no memory beyond it and the table.
 fn initialise<S: Space + ?Sized>(space: &S, entries: &mut [Entry], progress: &dyn Progress) -> Frontier {
     let words = entries.len().div_ceil(SPAN);
     let mut frontier = Frontier {
@@ -98,22 +98,27 @@ fn initialise<S: Space + ?Sized>(space: &S, entries: &mut [Entry], progress: &dy
             .collect(),
         last_due: 0,
     };
-    let shared = &frontier;
-    frontier.last_due = entries
-        .par_chunks_mut(BLOCK)
-        .enumerate()
-        .map_init(Successors::counting, |children, (block, entries)| {
-            let first = block * BLOCK;
-            let mut next_due = NONE_DUE;
-            let mut last_due = 0;
-            let mut i = 0;
-            let states = first as u64..(first + entries.len()) as u64;
-            space.expand_run(states, children, &mut |node, children| {
-                entries[i] = match node {
+    let n = entries.len() as u64;
+    let runs = space.expansion_order().unwrap_or_else(|| runs(0..n).collect());
+    let covered: u64 = runs.iter().map(|run| run.end - run.start).sum();
+    assert_eq!(covered, n, "an expansion order has every state once");
+    let (shared, entries) = (&frontier, atomic_u16(entries));
+    frontier.last_due = runs
+        .into_par_iter()
+        .map_init(Successors::counting, |children, run| {
+            let mut state = run.start as usize;
+            let (mut block, mut next_due, mut last_due) = (state / BLOCK, NONE_DUE, 0);
+            let len = run.end - run.start;
+            space.expand_run(run, children, &mut |node, children| {
+                if state / BLOCK != block {
+                    shared.next_due[block].fetch_min(next_due, Relaxed);
+                    (block, next_due) = (state / BLOCK, NONE_DUE);
+                }
+                let word = match node {
                     Node::Broken => BROKEN,
                     Node::Terminal(value) => {
                         if value.entry() == 1 {
-                            shared.touch(0, first + i);
+                            shared.touch(0, state);
                         }
                         value.entry()
                     }
@@ -129,10 +134,11 @@ fn initialise<S: Space + ?Sized>(space: &S, entries: &mut [Entry], progress: &dy
                         word
                     }
                 };
-                i += 1;
+                entries[state].store(word, Relaxed);
+                state += 1;
             });
-            shared.next_due[block].store(next_due, Relaxed);
-            progress.advance(entries.len() as u64);
+            shared.next_due[block].fetch_min(next_due, Relaxed);
+            progress.advance(len);
             last_due
         })
         .max()

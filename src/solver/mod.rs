@@ -17,6 +17,18 @@ use std::ops::Range;
 
 use crate::value::Value;
 
+/// The most states of one run of [`Space::expansion_order`]: runs are the unit of work of the
+/// solver's threads when it expands the states.
+pub const EXPANSION_RUN: u64 = 1 << 16;
+
+/// `states` cut into runs of [`EXPANSION_RUN`] states (the last one shorter).
+pub fn runs(states: Range<u64>) -> impl Iterator<Item = Range<u64>> {
+    let end = states.end;
+    states
+        .step_by(EXPANSION_RUN as usize)
+        .map(move |s| s..(s + EXPANSION_RUN).min(end))
+}
+
 /// One material's state space and moves, as the solver sees them.
 pub trait Space: Sync {
     /// Number of states (slots) of the table, both sides to move; some slots may be broken.
@@ -35,6 +47,13 @@ pub trait Space: Sync {
             let node = self.expand(state, children);
             visit(node, children);
         }
+    }
+
+    /// Runs of states in the order the solver should expand them in when it starts, each of at
+    /// most [`EXPANSION_RUN`] states, when another order than the states' keeps the reads of the
+    /// smaller tables together (`None`: the states' order).
+    fn expansion_order(&self) -> Option<Vec<Range<u64>>> {
+        None
     }
 
     /// Pushes every distinct canonical in-table parent of `state` (a legal position one un-move

@@ -30,7 +30,7 @@ use super::moves::{en_passant_right, for_each_en_passant, for_each_move, for_eac
 use crate::games::{Game, IndexSpace};
 use crate::material::{GameId, Material, Side};
 use crate::solver::slices::{Slice, Sliced};
-use crate::solver::{Exits, Node, Space, Successors};
+use crate::solver::{Exits, Node, Space, Successors, runs};
 use crate::table::{LoadedTable, TableSet};
 use crate::value::{BROKEN, Entry, Value};
 
@@ -256,6 +256,7 @@ impl<'t> ChessSpace<'t> {
         Neighbours {
             index: self.index,
             placement,
+            slot,
             moving,
             base,
             diagonal,
@@ -361,8 +362,7 @@ impl<'t> ChessSpace<'t> {
                         None => children.push_mapped(child),
                     }
                 } else if let Some(solved) = solved {
-                    let (slot, _) = self.index.canonical(after);
-                    exits.add(solved_value(solved, self.index.state(next, slot)));
+                    exits.add(solved_value(solved, neighbours.man_moved(pawn, after)));
                 } else {
                     quiet |= bit(to);
                 }
@@ -392,6 +392,8 @@ impl<'t> ChessSpace<'t> {
 struct Neighbours<'a> {
     index: &'a ChessIndex,
     placement: Placement,
+    /// The slot of `placement`, unless `diagonal`.
+    slot: u64,
     moving: Side,
     /// First state of the side to move next.
     base: u64,
@@ -405,6 +407,20 @@ struct Neighbours<'a> {
 }
 
 impl Neighbours<'_> {
+    /// The state reached by the move of man `man` that gives `after`: the slot with the man's
+    /// group rank replaced (no symmetry applies to a man's move), unless every neighbour needs
+    /// canonicalising.
+    #[inline]
+    fn man_moved(&self, man: usize, after: Placement) -> u64 {
+        if self.diagonal {
+            let (slot, _) = self.index.canonical(after);
+            return self.base + slot;
+        }
+        let group = self.index.group_of(man);
+        let before = self.index.group_rank(group, self.placement);
+        self.base + self.slot - before * group.multiplier + self.index.group_rank(group, after) * group.multiplier
+    }
+
     /// Pushes the states reached by moving `mover` to each of `squares`.
     #[inline]
     fn push(&self, out: &mut Successors, mover: Mover, mut squares: Bitboard) {
@@ -763,6 +779,36 @@ impl Space for PawnSlices<'_, '_> {
                 self.space.expand_run_with(global, children, visit, Some(self.solved));
             }
         }
+    }
+
+    /// The runs of a side whose pawn may promote go king pair by king pair, the pairs of every
+    /// such run grouped by the pawnless king pair their kings map to: the promotions of one
+    /// group read the same few blocks of the promotion tables, which are then decompressed once
+    /// for the group rather than once for each pair. The other runs come first, in state order.
+    fn expansion_order(&self) -> Option<Vec<Range<u64>>> {
+        let index = self.space.index;
+        let men = index.men();
+        let per_pair = index.pair_multiplier();
+        let pairs = index.slice_slots() / per_pair;
+        let mut order = Vec::new();
+        let mut promoting = Vec::new();
+        for (range, &start) in self.ranges.iter().zip(&self.starts) {
+            let (side, slot) = index.split(range.start);
+            let pawns = index.placement(slot);
+            let promotes = (0..men.count)
+                .any(|m| men.side[m] == side && men.kind[m] == Kind::Pawn && relative_rank(side, pawns.man(m)) == 6);
+            if promotes {
+                promoting.extend((0..pairs).map(|pair| {
+                    let run = start + pair * per_pair..start + (pair + 1) * per_pair;
+                    (index.pawnless_king_pair(pair as usize), run)
+                }));
+            } else {
+                order.extend(runs(start..start + (range.end - range.start)));
+            }
+        }
+        promoting.sort_by_key(|(group, _)| *group);
+        order.extend(promoting.into_iter().map(|(_, run)| run));
+        Some(order)
     }
 
     fn parents(&self, state: u64, parents: &mut Successors) {
