@@ -798,9 +798,9 @@ impl Space for PawnSlices<'_, '_> {
             let promotes = (0..men.count)
                 .any(|m| men.side[m] == side && men.kind[m] == Kind::Pawn && relative_rank(side, pawns.man(m)) == 6);
             if promotes {
-                promoting.extend((0..pairs).map(|pair| {
-                    let run = start + pair * per_pair..start + (pair + 1) * per_pair;
-                    (index.pawnless_king_pair(pair as usize), run)
+                promoting.extend((0..pairs).flat_map(|pair| {
+                    let group = index.pawnless_king_pair(pair as usize);
+                    runs(start + pair * per_pair..start + (pair + 1) * per_pair).map(move |run| (group, run))
                 }));
             } else {
                 order.extend(runs(start..start + (range.end - range.start)));
