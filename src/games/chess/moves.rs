@@ -163,13 +163,15 @@ pub fn man_on(men: &Men, placement: Placement, side: Side, sq: Square) -> usize 
 /// attacks the waiting king, and every other man that attacks that king once the piece has left
 /// its square must be blocked by the square it goes back to. A pawn goes back one step, or two
 /// from its fourth rank (never to its first rank); whether a two-step un-move is valid also
-/// depends on en passant, which the caller decides.
+/// depends on en passant, which the caller decides. Without `pawns`, the pawns are left out (a
+/// pawn slice's parents, see `space.rs`).
 #[inline]
 pub fn for_each_unmove(
     geo: &Geometry,
     men: &Men,
     placement: Placement,
     to_move: Side,
+    pawns: bool,
     mut visit: impl FnMut(Mover, Square, Bitboard),
 ) {
     let occupied = placement.occupied(men.count);
@@ -188,11 +190,11 @@ pub fn for_each_unmove(
         allowed
     };
     for i in 0..men.count {
-        if men.side[i] != mover {
+        let kind = men.kind[i];
+        if men.side[i] != mover || kind == Kind::Pawn && !pawns {
             continue;
         }
         let to = placement.man(i);
-        let kind = men.kind[i];
         let (sources, checking) = if kind == Kind::Pawn {
             (
                 pawn_sources(mover, to, occupied),

@@ -555,11 +555,8 @@ impl ChessSpace<'_> {
         let placement = self.index.placement(slot);
         let mover = side.other();
         let neighbours = self.neighbours(placement, slot, mover, mover, true, false);
-        for_each_unmove(self.geo, men, placement, side, |piece, to, mut sources| {
+        for_each_unmove(self.geo, men, placement, side, pawn_moves, |piece, to, mut sources| {
             let pawn_move = matches!(piece, Mover::Man(man) if men.kind[man] == Kind::Pawn);
-            if pawn_move && !pawn_moves {
-                return;
-            }
             if pawn_move && relative_rank(mover, to) == 3 && en_passant_right(self.geo, men, placement, side, to) {
                 // That double step leads to the en passant state, not to this one.
                 sources &= !bit(backward(mover, backward(mover, to)));
