@@ -153,7 +153,7 @@ impl Plan {
             self.visit::<G>(sub, rules, position)?;
         }
         let index = G::index(material, rules)?;
-        let states = index.states();
+        let (states, working_states) = (index.states(), index.working_states());
         let mapped_states = held_states(reads.iter().map(|sub| self.tables[position[sub]].states));
         let path = table_path::<G>(&self.dir, material, rules);
         // Present only when generation would reuse it: the whole file verifies (a compressed
@@ -171,9 +171,9 @@ impl Plan {
             material: *material,
             reads,
             states,
-            working_states: index.working_states(),
+            working_states,
             mapped_states,
-            peak_bytes: estimate_peak_bytes(index.working_states(), mapped_states),
+            peak_bytes: estimate_peak_bytes(working_states, mapped_states),
             path,
             presence,
         });

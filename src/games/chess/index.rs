@@ -500,6 +500,13 @@ impl ChessIndex {
         }
     }
 
+    /// `slot`, the slot of `placement`, with the rank of `group` taken out: a move of one of
+    /// its men that needs no symmetry leads to this plus the group's new rank times its weight.
+    #[inline]
+    pub fn slot_without(&self, group: &Group, slot: u64, placement: Placement) -> u64 {
+        slot - self.group_rank(group, placement) * group.multiplier
+    }
+
     /// The slot of a placement whose kings form canonical pair number `pair`, as it stands.
     #[inline(always)]
     pub fn slot_as_is(&self, pair: u32, placement: Placement) -> u64 {

@@ -249,7 +249,7 @@ impl<'t> ChessSpace<'t> {
             for (i, p) in partial[..men.count].iter_mut().enumerate() {
                 if men.side[i] == moving {
                     let group = self.index.group_of(i);
-                    *p = base + slot - self.index.group_rank(group, placement) * group.multiplier;
+                    *p = base + self.index.slot_without(group, slot, placement);
                 }
             }
         }
@@ -417,8 +417,9 @@ impl Neighbours<'_> {
             return self.base + slot;
         }
         let group = self.index.group_of(man);
-        let before = self.index.group_rank(group, self.placement);
-        self.base + self.slot - before * group.multiplier + self.index.group_rank(group, after) * group.multiplier
+        self.base
+            + self.index.slot_without(group, self.slot, self.placement)
+            + self.index.group_rank(group, after) * group.multiplier
     }
 
     /// Pushes the states reached by moving `mover` to each of `squares`.
