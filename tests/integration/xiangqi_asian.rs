@@ -5,6 +5,7 @@
 
 use std::path::Path;
 
+use egtb::games::xiangqi::board::Kind;
 use egtb::games::xiangqi::{Position, Repetition, Xiangqi, XiangqiRules};
 use egtb::games::{Game, IndexSpace};
 use egtb::generate::{Backend, Generator, table_path};
@@ -55,57 +56,122 @@ fn materials_where_one_side_cannot_attack_equal_their_draw_tables() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
+/// The squares of the non-king pieces that the side to move in `position` can legally capture.
+fn captures(position: &Position) -> Vec<u8> {
+    let mut out: Vec<u8> = Xiangqi::legal_moves(position, DRAW)
+        .into_iter()
+        .filter(|mv| position.cells[usize::from(mv.to)].is_some_and(|p| p.kind != Kind::King))
+        .map(|mv| mv.to)
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// The threats a move from `position` creates: the squares of the opponent's pieces (kings
+/// excepted) that the mover could capture after the move, were it to move again, and could not
+/// capture before it.
+fn new_threats(position: &Position, child: &Position) -> Vec<u8> {
+    let before = captures(position);
+    let mut again = child.clone();
+    again.side_to_move = again.side_to_move.other();
+    captures(&again).into_iter().filter(|to| !before.contains(to)).collect()
+}
+
 /// Checks every ruling of a material whose smaller tables the rules cannot change, all of
-/// order 1 (decided on the default table's values): the ruled side's every move that does not
-/// lose under the default rules is a non-capturing check, and each such check allows an answer
-/// that does not lose, does not check, and reaches another position ruled for the same reason.
-/// Returns how many rulings there were.
-fn rulings_keep_to_the_definition(name: &str) -> usize {
-    let dir = temp_dir(&format!("asian-{name}"));
-    build(&dir, name, DRAW);
-    let asian_entries = build(&dir, name, ASIAN);
+/// order 1 (decided on the default table's values) and for `reason`. The ruled side's every
+/// move that does not lose under the default rules stays in the material and, for a perpetual
+/// check, gives check; for a perpetual chase, gives no check and threatens a piece that every
+/// such move threatens anew. Each such move allows an answer that does not lose, does not check,
+/// threatens nothing anew, and reaches another position ruled for the same reason. Returns how
+/// many rulings there were, the kinds of the pieces the chases threaten and the first ruled
+/// position. The tables are built in `dir`.
+fn rulings_keep_to_the_definition(dir: &Path, name: &str, reason: Reason) -> (usize, Vec<Kind>, String) {
+    build(dir, name, DRAW);
+    let asian_entries = build(dir, name, ASIAN);
     let m = material(name);
     let index = Xiangqi::index(&m, ASIAN).unwrap();
-    let path = table_path::<Xiangqi>(&dir, &m, ASIAN);
+    let path = table_path::<Xiangqi>(dir, &m, ASIAN);
     let all = rulings::read(&rulings_path(&path), name).unwrap();
-    let mut draw = Prober::<Xiangqi>::new(&dir, DRAW);
-    let mut asian = Prober::<Xiangqi>::new(&dir, ASIAN);
+    let mut draw = Prober::<Xiangqi>::new(dir, DRAW);
+    let mut asian = Prober::<Xiangqi>::new(dir, ASIAN);
+    let mut chased = Vec::new();
     for ruling in &all {
         assert_eq!(ruling.order, 1, "{name}: the smaller tables are unchanged");
-        assert_eq!(ruling.reason, Reason::PerpetualCheck, "{name}");
+        assert_eq!(ruling.reason, reason, "{name}");
         let position = index.decode(ruling.state).unwrap();
         let fen = Xiangqi::format_position(&position);
         assert_eq!(draw.value(&position).unwrap(), Value::Draw, "{fen}");
         assert_eq!(asian.value(&position).unwrap(), Value::LOST, "{fen}");
         assert_eq!(asian_entries[ruling.state as usize], Value::LOST.entry());
-        let mut drawing = 0;
+        let mut targets: Option<Vec<u8>> = None;
         for mv in Xiangqi::legal_moves(&position, DRAW) {
             let child = Xiangqi::play(&position, mv);
             if draw.value(&child).unwrap() != Value::Draw {
                 continue;
             }
-            drawing += 1;
             let same_material = Xiangqi::material_of(&child) == Xiangqi::material_of(&position);
             assert!(same_material, "{fen}: a capture into a drawn ending escapes the rule");
-            assert!(gives_check(&child), "{fen}: a drawing move that does not check");
+            if reason == Reason::PerpetualCheck {
+                assert!(gives_check(&child), "{fen}: a drawing move that does not check");
+            } else {
+                assert!(!gives_check(&child), "{fen}: a chaser's drawing move checks");
+                let threats = new_threats(&position, &child);
+                targets = Some(match targets {
+                    None => threats,
+                    Some(kept) => kept.into_iter().filter(|t| threats.contains(t)).collect(),
+                });
+            }
             let keeps_cycle = Xiangqi::legal_moves(&child, DRAW).into_iter().any(|answer| {
                 let next = Xiangqi::play(&child, answer);
                 Xiangqi::material_of(&next) == Xiangqi::material_of(&child)
                     && !gives_check(&next)
+                    && new_threats(&child, &next).is_empty()
                     && draw.value(&next).unwrap() == Value::Draw
                     && asian.ruling(&next).unwrap().is_some_and(|r| r.reason == ruling.reason)
             });
             assert!(keeps_cycle, "{fen}: no answer keeps the cycle");
         }
-        assert!(drawing > 0, "{fen}: a ruled position has a drawing move");
+        if reason == Reason::PerpetualChase {
+            let targets = targets.expect("a ruled position has a drawing move");
+            assert!(!targets.is_empty(), "{fen}: the drawing moves chase no one piece");
+            chased.extend(targets.iter().map(|&t| position.cells[usize::from(t)].unwrap().kind));
+        }
     }
-    std::fs::remove_dir_all(dir).unwrap();
-    all.len()
+    chased.sort_unstable();
+    chased.dedup();
+    let first = Xiangqi::format_position(&index.decode(all[0].state).unwrap());
+    (all.len(), chased, first)
 }
 
 #[test]
 fn krvkn_perpetual_horse_checks_lose_and_keep_to_the_definition() {
-    assert!(rulings_keep_to_the_definition("KRvKN") > 100);
+    let dir = temp_dir("asian-KRvKN");
+    let (rulings, _, _) = rulings_keep_to_the_definition(&dir, "KRvKN", Reason::PerpetualCheck);
+    assert!(rulings > 100, "{rulings} rulings");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// The smallest material found with perpetual-chase rulings: black's cannon, screened by the red
+/// king or an advisor, attacks the red rook after every drawing move, and the rook's only
+/// answers that keep the draw keep it attacked.
+#[test]
+fn kraavkc_perpetual_cannon_chases_of_the_rook_lose_and_keep_to_the_definition() {
+    let dir = temp_dir("asian-KRAAvKC");
+    let (rulings, chased, fen) = rulings_keep_to_the_definition(&dir, "KRAAvKC", Reason::PerpetualChase);
+    assert!(rulings > 100, "{rulings} rulings");
+    assert_eq!(chased, [Kind::Rook]);
+    let out = egtb(&dir, &["--json", "--rules", "asian", "query", &fen]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["value"]["dtm"], 0, "{json}");
+    assert_eq!(json["ruling"]["reason"], "perpetual chase", "{json}");
+    assert_eq!(json["ruling"]["order"], 1, "{json}");
+    let text = succeeds(&dir, &["--rules", "asian", "query", &fen]);
+    assert!(
+        text.contains("has lost by the rules: perpetual chase (order 1)"),
+        "{text}"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
 }
 
 /// Every sampled position's value follows from its moves' values, with the ruled positions
@@ -157,8 +223,9 @@ fn the_gpu_solver_equals_the_cpu_in_entries_and_rulings() {
     let dir = temp_dir("asian-gpu");
     let mut generator = Generator::<Xiangqi>::new(&dir, ASIAN, &Silent);
     let mut reasons = Vec::new();
-    // KNvKP has draws whose side to move starts as chasing a pawn, which the passes must clear.
-    for name in ["KRvKN", "KNvKP", "KRvKC"] {
+    // KNvKP has draws whose side to move starts as chasing a pawn, which the passes must clear;
+    // KRAAvKC has perpetual chases.
+    for name in ["KRvKN", "KNvKP", "KRvKC", "KRAAvKC"] {
         let m = material(name).canonical().0;
         generator.ensure_smaller(&m).unwrap();
         let cpu = generator.solve(&m, Backend::Cpu).unwrap();
@@ -179,7 +246,9 @@ fn the_gpu_solver_equals_the_cpu_in_entries_and_rulings() {
         );
         reasons.extend(cpu.rulings.iter().map(|r| r.reason));
     }
-    assert!(reasons.contains(&Reason::PerpetualCheck), "{} rulings", reasons.len());
+    for reason in [Reason::PerpetualCheck, Reason::PerpetualChase] {
+        assert!(reasons.contains(&reason), "{reason:?}: {} rulings", reasons.len());
+    }
     std::fs::remove_dir_all(dir).unwrap();
 }
 
