@@ -1,11 +1,14 @@
-//! Batches that share a folder or get killed: each table built once, by one process at a time;
-//! a killed batch leaves no table that loads and is wrong, and running it again finishes it.
+//! Batches: `--pieces N` builds every table of its plan, under its rules; batches that share a
+//! folder or get killed build each table once, by one process at a time; a killed batch leaves no
+//! table that loads and is wrong, and running it again finishes it.
 
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
 use std::time::{Instant, SystemTime};
 
+use egtb::games::xiangqi::asian::rules_apply;
+use egtb::material::{GameId, Material};
 use serde_json::Value;
 
 use crate::support::{Rng, egtb, egtb_command, temp_dir};
@@ -36,6 +39,73 @@ fn leftovers(tables: &Path) -> Vec<String> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// The materials of a `--json` plan or generate summary, in its order.
+fn materials(summary: &Value) -> Vec<String> {
+    let tables = summary["tables"].as_array().unwrap();
+    tables
+        .iter()
+        .map(|t| t["material"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// `--pieces 4` under the Asian rules builds the tables its plan lists, in the plan's order, each
+/// under those rules (named so, with no `draw` table made or read), rulings only where both sides
+/// can attack; run again, it reuses them all.
+#[test]
+fn a_pieces_batch_builds_every_table_of_its_plan_under_its_rules() {
+    let dir = temp_dir("batch-pieces");
+    let asian = ["--json", "--rules", "asian"];
+    let plan = summary(egtb(
+        &dir,
+        &[&asian[..], &["plan", "xiangqi", "--pieces", "4"]].concat(),
+    ));
+    let planned = materials(&plan);
+    assert!(
+        plan["tables"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|t| t["status"] == "missing"),
+        "{plan}"
+    );
+    let batch = [
+        &asian[..],
+        &["generate", "xiangqi", "--pieces", "4", "--backend", "cpu"],
+    ]
+    .concat();
+    let out = summary(egtb(&dir, &batch));
+    assert_eq!(materials(&out), planned);
+    assert!(
+        out["tables"].as_array().unwrap().iter().all(|t| t["reused"] == false),
+        "{out}"
+    );
+    let mut files: Vec<String> = fs::read_dir(dir.join("xiangqi"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .collect();
+    files.sort();
+    let mut expected = Vec::new();
+    for name in &planned {
+        expected.push(format!("{name}.rules-asian.egtb"));
+        let ruled = dir.join("xiangqi").join(format!("{name}.rules-asian.rulings"));
+        if ruled.exists() {
+            let material = Material::parse(GameId::Xiangqi, name).unwrap();
+            assert!(rules_apply(&material), "{name}: rulings where one side cannot attack");
+            expected.push(format!("{name}.rules-asian.rulings"));
+        }
+    }
+    expected.sort();
+    assert_eq!(files, expected);
+    assert!(files.contains(&"KRvKN.rules-asian.rulings".to_string()), "{files:?}");
+    assert_eq!(all_verify(&dir), planned.len());
+    let again = summary(egtb(&dir, &batch));
+    assert!(
+        again["tables"].as_array().unwrap().iter().all(|t| t["reused"] == true),
+        "{again}"
+    );
+    fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
