@@ -340,6 +340,7 @@ fn win_parent(entries: &[AtomicU16], frontier: &Frontier, p: usize, t: u16) {
 /// Tells parent `p` that one of its children was won at DTM `t` (odd): that takes one HP, and
 /// the update that takes the last makes the parent lost at `t + 1`, or, when its exits all lose
 /// too, leaves it [`PENDING`] for the next layer's sweep to place.
+#[inline]
 fn hit_parent(entries: &[AtomicU16], frontier: &Frontier, p: usize, t: u16) {
     let entry = &entries[p];
     let pe = entry.load(Relaxed);

@@ -23,6 +23,8 @@ use crate::value::Entry;
 thread_local! {
     /// A decompressor per thread, made once: making one costs more than many small frames.
     static DECOMPRESSOR: RefCell<Option<zstd::bulk::Decompressor<'static>>> = const { RefCell::new(None) };
+    /// A compressor per thread, made once: making one costs more than compressing a block.
+    static COMPRESSOR: RefCell<Option<zstd::bulk::Compressor<'static>>> = const { RefCell::new(None) };
 }
 
 /// Bytes of one index row.
@@ -120,9 +122,15 @@ pub(super) fn compress(compressor: &mut zstd::bulk::Compressor, block: &[Entry])
     Ok((frame, crc32fast::hash(bytemuck::cast_slice(block))))
 }
 
-/// A compressor per thread, made once: making one costs more than compressing a block.
-fn compressor() -> std::io::Result<zstd::bulk::Compressor<'static>> {
-    zstd::bulk::Compressor::new(LEVEL)
+/// [`compress`] with this thread's compressor.
+fn compress_here(block: &[Entry]) -> Result<(Vec<u8>, u32)> {
+    COMPRESSOR.with_borrow_mut(|slot| {
+        let compressor = match slot {
+            Some(compressor) => compressor,
+            None => slot.insert(zstd::bulk::Compressor::new(LEVEL).context("zstd cannot make a compressor")?),
+        };
+        compress(compressor, block)
+    })
 }
 
 /// Writes the index and the frames of `entries` into `out`, after the header page (written by
@@ -143,12 +151,7 @@ pub fn write(
     for start in (0..blocks.states).step_by(batch as usize) {
         let run = entries.run(start..(start + batch).min(blocks.states), &mut buffer)?;
         hasher.update(bytemuck::cast_slice(run));
-        let frames: Vec<(Vec<u8>, u32)> = run
-            .par_chunks(block_len)
-            .map_init(compressor, |c, block| {
-                compress(c.as_mut().map_err(|e| anyhow!("{e}"))?, block)
-            })
-            .collect::<Result<_>>()?;
+        let frames: Vec<(Vec<u8>, u32)> = run.par_chunks(block_len).map(compress_here).collect::<Result<_>>()?;
         for (frame, crc) in frames {
             writer.write_all(&frame)?;
             let length = u32::try_from(frame.len()).context("a compressed block over 4 GiB")?;
