@@ -809,8 +809,23 @@ impl Space for PawnSlices<'_, '_> {
         Some(order)
     }
 
+    /// A parent keeps the pawns (their moves are exits here): it stands in the state's own pawn
+    /// placement with the other side to move, found by a subtraction, unless a king's move
+    /// mirrored it into the mirror placement.
     fn parents(&self, state: u64, parents: &mut Successors) {
-        self.space.parents_with(self.global(state), parents, false);
-        parents.renumber(|parent| self.local(parent));
+        let global = self.global(state);
+        self.space.parents_with(global, parents, false);
+        let index = self.space.index;
+        let (side, slot) = index.split(global);
+        let (slice, _) = index.slice_of(slot);
+        let other = side.other();
+        let first = index.state(other, slice * index.slice_slots());
+        let base = self.local_base[other.index() * self.slices + slice as usize];
+        debug_assert_ne!(base, u64::MAX, "a slice holds both sides to move");
+        let len = index.slice_slots();
+        parents.renumber(|parent| match parent.wrapping_sub(first) {
+            offset if offset < len => base + offset,
+            _ => self.local(parent),
+        });
     }
 }
