@@ -704,6 +704,7 @@ impl Sliced for ChessSpace<'_> {
         let mut starts = Vec::with_capacity(ranges.len());
         let mut states = 0;
         for range in ranges {
+            assert_eq!(range.end - range.start, len, "a range is one pawn placement of one side");
             let (side, slot) = self.index.split(range.start);
             local_base[side.index() * slices as usize + (slot / len) as usize] = states;
             starts.push(states);
@@ -740,8 +741,9 @@ struct PawnSlices<'a, 't> {
 impl PawnSlices<'_, '_> {
     /// The table's state of one of ours.
     fn global(&self, state: u64) -> u64 {
-        let range = self.starts.partition_point(|&start| start <= state) - 1;
-        self.ranges[range].start + state - self.starts[range]
+        // Every range is one pawn placement of one side: `slice_slots` states.
+        let (range, offset) = self.space.index.slice_of(state);
+        self.ranges[range as usize].start + offset
     }
 
     /// Our state of a table's state in one of our slices.
