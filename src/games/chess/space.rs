@@ -704,7 +704,11 @@ impl Sliced for ChessSpace<'_> {
         let mut starts = Vec::with_capacity(ranges.len());
         let mut states = 0;
         for range in ranges {
-            assert_eq!(range.end - range.start, len, "a range is one pawn placement of one side");
+            assert_eq!(
+                range.end - range.start,
+                len,
+                "a range is one pawn placement of one side"
+            );
             let (side, slot) = self.index.split(range.start);
             local_base[side.index() * slices as usize + (slot / len) as usize] = states;
             starts.push(states);
