@@ -41,6 +41,11 @@ fn leftovers(tables: &Path) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// Whether every table of a `--json` plan or generate summary has `field` equal to `value`.
+fn every_table(summary: &Value, field: &str, value: Value) -> bool {
+    summary["tables"].as_array().unwrap().iter().all(|t| t[field] == value)
+}
+
 /// The materials of a `--json` plan or generate summary, in its order.
 fn materials(summary: &Value) -> Vec<String> {
     let tables = summary["tables"].as_array().unwrap();
@@ -62,14 +67,7 @@ fn a_pieces_batch_builds_every_table_of_its_plan_under_its_rules() {
         &[&asian[..], &["plan", "xiangqi", "--pieces", "4"]].concat(),
     ));
     let planned = materials(&plan);
-    assert!(
-        plan["tables"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .all(|t| t["status"] == "missing"),
-        "{plan}"
-    );
+    assert!(every_table(&plan, "status", "missing".into()), "{plan}");
     let batch = [
         &asian[..],
         &["generate", "xiangqi", "--pieces", "4", "--backend", "cpu"],
@@ -77,10 +75,7 @@ fn a_pieces_batch_builds_every_table_of_its_plan_under_its_rules() {
     .concat();
     let out = summary(egtb(&dir, &batch));
     assert_eq!(materials(&out), planned);
-    assert!(
-        out["tables"].as_array().unwrap().iter().all(|t| t["reused"] == false),
-        "{out}"
-    );
+    assert!(every_table(&out, "reused", false.into()), "{out}");
     let mut files: Vec<String> = fs::read_dir(dir.join("xiangqi"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
@@ -101,10 +96,7 @@ fn a_pieces_batch_builds_every_table_of_its_plan_under_its_rules() {
     assert!(files.contains(&"KRvKN.rules-asian.rulings".to_string()), "{files:?}");
     assert_eq!(all_verify(&dir), planned.len());
     let again = summary(egtb(&dir, &batch));
-    assert!(
-        again["tables"].as_array().unwrap().iter().all(|t| t["reused"] == true),
-        "{again}"
-    );
+    assert!(every_table(&again, "reused", true.into()), "{again}");
     fs::remove_dir_all(dir).unwrap();
 }
 
@@ -179,9 +171,6 @@ fn a_batch_killed_at_random_moments_finishes_when_run_again() {
     let temporary: Vec<String> = leftovers(&dir).into_iter().filter(|f| !f.ends_with(".lock")).collect();
     assert!(temporary.is_empty(), "{temporary:?}");
     let again = summary(egtb(&dir, &batch));
-    assert!(
-        again["tables"].as_array().unwrap().iter().all(|t| t["reused"] == true),
-        "{again}"
-    );
+    assert!(every_table(&again, "reused", true.into()), "{again}");
     fs::remove_dir_all(dir).unwrap();
 }

@@ -701,51 +701,42 @@ impl Sliced for ChessSpace<'_> {
         let len = self.index.slice_slots();
         let slices = self.index.per_side() / len;
         let mut local_base = vec![u64::MAX; 2 * slices as usize];
-        let mut starts = Vec::with_capacity(ranges.len());
-        let mut states = 0;
-        for range in ranges {
+        for (i, range) in ranges.iter().enumerate() {
             assert_eq!(
                 range.end - range.start,
                 len,
                 "a range is one pawn placement of one side"
             );
             let (side, slot) = self.index.split(range.start);
-            local_base[side.index() * slices as usize + (slot / len) as usize] = states;
-            starts.push(states);
-            states += range.end - range.start;
+            local_base[side.index() * slices as usize + (slot / len) as usize] = i as u64 * len;
         }
         Box::new(PawnSlices {
             space: self,
             ranges,
-            starts,
             local_base,
             slices: slices as usize,
-            states,
             solved,
         })
     }
 }
 
 /// The space of some pawn slices of one level: their states numbered from 0 through their runs
-/// in order; pawn moves are exits into the slices solved before.
+/// in order, each run one pawn placement of one side (`slice_slots` states, so that run `i`
+/// starts at state `i * slice_slots`); pawn moves are exits into the slices solved before.
 struct PawnSlices<'a, 't> {
     space: &'a ChessSpace<'t>,
     ranges: &'a [Range<u64>],
-    /// The number of the first state of each range.
-    starts: Vec<u64>,
     /// Per side and pawn slice, the number of its first state ([`u64::MAX`] for the slices of
     /// other spaces).
     local_base: Vec<u64>,
     /// Pawn slices a side.
     slices: usize,
-    states: u64,
     solved: &'a (dyn Fn(u64) -> Entry + Sync),
 }
 
 impl PawnSlices<'_, '_> {
     /// The table's state of one of ours.
     fn global(&self, state: u64) -> u64 {
-        // Every range is one pawn placement of one side: `slice_slots` states.
         let (range, offset) = self.space.index.slice_of(state);
         self.ranges[range as usize].start + offset
     }
@@ -764,7 +755,7 @@ impl PawnSlices<'_, '_> {
 
 impl Space for PawnSlices<'_, '_> {
     fn states(&self) -> u64 {
-        self.states
+        self.ranges.len() as u64 * self.space.index.slice_slots()
     }
 
     fn expand(&self, state: u64, children: &mut Successors) -> Node {
@@ -775,9 +766,10 @@ impl Space for PawnSlices<'_, '_> {
     }
 
     fn expand_run(&self, states: Range<u64>, children: &mut Successors, visit: &mut dyn FnMut(Node, &mut Successors)) {
-        for (range, &start) in self.ranges.iter().zip(&self.starts) {
-            let end = start + (range.end - range.start);
-            let (from, to) = (states.start.max(start), states.end.min(end));
+        let len = self.space.index.slice_slots();
+        for (i, range) in self.ranges.iter().enumerate() {
+            let start = i as u64 * len;
+            let (from, to) = (states.start.max(start), states.end.min(start + len));
             if from < to {
                 let global = range.start + (from - start)..range.start + (to - start);
                 self.space.expand_run_with(global, children, visit, Some(self.solved));
@@ -796,7 +788,8 @@ impl Space for PawnSlices<'_, '_> {
         let pairs = index.slice_slots() / per_pair;
         let mut order = Vec::new();
         let mut promoting = Vec::new();
-        for (range, &start) in self.ranges.iter().zip(&self.starts) {
+        for (i, range) in self.ranges.iter().enumerate() {
+            let start = i as u64 * index.slice_slots();
             let (side, slot) = index.split(range.start);
             let pawns = index.placement(slot);
             let promotes = (0..men.count)
@@ -807,7 +800,7 @@ impl Space for PawnSlices<'_, '_> {
                     runs(start + pair * per_pair..start + (pair + 1) * per_pair).map(move |run| (group, run))
                 }));
             } else {
-                order.extend(runs(start..start + (range.end - range.start)));
+                order.extend(runs(start..start + index.slice_slots()));
             }
         }
         promoting.sort_by_key(|(group, _)| *group);
