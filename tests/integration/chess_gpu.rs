@@ -1,12 +1,19 @@
 //! Chess tables solved on the GPU equal the CPU solver's, byte for byte.
 
-use egtb::games::Game;
+use std::collections::BTreeSet;
+
 use egtb::games::chess::Chess;
-use egtb::material::Material;
-use egtb::solver::gpu::GpuOptions;
+use egtb::games::{Game, IndexSpace};
+use egtb::generate::expected_header;
+use egtb::material::{GameId, Material};
+use egtb::solver::Silent;
+use egtb::solver::gpu::{Gpu, GpuOptions};
+use egtb::table::{LoadedTable, TableSet};
+use egtb::value::{BROKEN, DRAW, Entry, Value};
+use rayon::prelude::*;
 
 use crate::support::chess::has_pawns;
-use crate::support::gpu_equals_cpu;
+use crate::support::{gpu_equals_cpu, temp_dir};
 
 /// Compares GPU and CPU on each material under the default rules.
 fn gpu_equals_cpu_chess(materials: &[impl AsRef<str>], options: &GpuOptions) {
@@ -81,4 +88,58 @@ fn every_pawn_material_of_up_to_four_pieces_matches_the_cpu() {
     let materials = materials(4, |m| has_pawns(m) && m.to_string() != "KPvKP");
     assert_eq!(materials.len(), 10, "{materials:?}");
     gpu_equals_cpu_chess(&materials, &GpuOptions::default());
+}
+
+/// A five-piece pawn table, KPPPvK (62.5M states: three identical pawns, double steps and
+/// promotions from every file). Its promotions reach four 5-piece tables that would need 8.8
+/// billion states of smaller tables built first, so both solvers read the same stand-ins
+/// instead: tables of the right sizes whose entries are a hash of their state (wins, losses and
+/// draws of up to 40 plies). A wrong exit index on either side then shows as a differing entry.
+#[test]
+fn kpppvk_five_pieces_with_pawns_matches_the_cpu_on_stand_in_exits() {
+    let Some(gpu) = Gpu::open_unless_absent().unwrap() else {
+        return;
+    };
+    let material = Material::parse(GameId::Chess, "KPPPvK").unwrap();
+    let rules = Default::default();
+    let dir = temp_dir("gpu-kpppvk");
+    let mut tables = TableSet::default();
+    for (seed, sub) in Chess::sub_materials(&material).into_iter().enumerate() {
+        let index = Chess::index(&sub, rules).unwrap();
+        let entries = (0..index.states())
+            .into_par_iter()
+            .map(|state| stand_in_entry(seed as u64, state))
+            .collect();
+        let header = expected_header::<Chess>(&sub, rules, &index);
+        let path = dir.join(format!("{sub}.egtb"));
+        tables.insert(sub, LoadedTable::solved(&path, header, entries));
+    }
+    let index = Chess::index(&material, rules).unwrap();
+    let cpu = Chess::solve_cpu(&index, rules, &tables, &Silent).unwrap().entries;
+    let gpu_rules = Chess::gpu_rules(&index, rules, &tables).unwrap();
+    let solution = gpu.solve(gpu_rules.as_ref(), &GpuOptions::default(), &Silent).unwrap();
+    assert_eq!(solution.entries.len(), cpu.len());
+    let differing = cpu.iter().zip(&solution.entries).filter(|(a, b)| a != b).count();
+    assert_eq!(differing, 0, "KPPPvK: {differing} entries differ");
+    let values: BTreeSet<Entry> = cpu.iter().copied().filter(|&e| e != BROKEN).collect();
+    assert!(
+        values.len() > 40,
+        "the comparison covers wins, losses and draws of many lengths"
+    );
+    eprintln!("KPPPvK: {} states, {} layers", cpu.len(), solution.layers);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The entry of a stand-in table's state: a draw one time in four, else a win or loss of up
+/// to 40 plies, from a hash of the state and the table's seed.
+fn stand_in_entry(seed: u64, state: u64) -> Entry {
+    let mut h = (state ^ seed << 40).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    h ^= h >> 29;
+    h = h.wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    h ^= h >> 32;
+    if h % 4 == 0 {
+        DRAW
+    } else {
+        Value::of_dtm((h >> 8) as u16 % 40).entry()
+    }
 }
