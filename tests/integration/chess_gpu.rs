@@ -137,7 +137,7 @@ fn stand_in_entry(seed: u64, state: u64) -> Entry {
     h ^= h >> 29;
     h = h.wrapping_mul(0xBF58_476D_1CE4_E5B9);
     h ^= h >> 32;
-    if h % 4 == 0 {
+    if h.is_multiple_of(4) {
         DRAW
     } else {
         Value::of_dtm((h >> 8) as u16 % 40).entry()
