@@ -430,25 +430,11 @@ impl Neighbours<'_> {
             Mover::Man(man) if !self.diagonal => {
                 let group = self.index.group_of(man);
                 let (partial, multiplier) = (self.partial[man], group.multiplier);
-                if group.len == 1 {
-                    let [wk, bk] = self.placement.kings();
-                    while squares != 0 {
-                        let to = squares.trailing_zeros() as Square;
-                        squares &= squares - 1;
-                        let free = if group.pawn {
-                            to - 8
-                        } else {
-                            to - Square::from(to > wk) - Square::from(to > bk)
-                        };
-                        out.push_plain(partial + u64::from(free) * multiplier);
-                    }
-                } else {
-                    while squares != 0 {
-                        let to = squares.trailing_zeros() as Square;
-                        squares &= squares - 1;
-                        let next = self.placement.with_man(man, to);
-                        out.push_plain(partial + self.index.group_rank(group, next) * multiplier);
-                    }
+                let rank = self.index.rank_after_move(group, self.placement, man);
+                while squares != 0 {
+                    let to = squares.trailing_zeros() as Square;
+                    squares &= squares - 1;
+                    out.push_plain(partial + rank(to) * multiplier);
                 }
             }
             _ => {
