@@ -419,7 +419,6 @@ impl<'p, G: Game> Generator<'p, G> {
     }
 
     fn solve_on_gpu(&mut self, index: &G::Index, backend: Backend) -> Result<Solved> {
-        let rules = G::gpu_rules(index, self.rules, &self.tables)?;
         let gpu = match self.gpu.get_or_insert_with(|| Gpu::open().map_err(Error::from)) {
             Ok(gpu) => gpu,
             Err(e) => return Err(e.clone().into()),
@@ -430,6 +429,9 @@ impl<'p, G: Game> Generator<'p, G> {
                 gpu.description()
             );
         }
+        // After the adapter is known: the rules of a pawn table pack its smaller tables' entries,
+        // hundreds of megabytes that a fallback to the CPU solver would not need.
+        let rules = G::gpu_rules(index, self.rules, &self.tables)?;
         let start = Instant::now();
         let solution = gpu.solve(rules.as_ref(), &self.gpu_options, self.progress)?;
         let solver = format!("GPU solver on {}", gpu.description());
