@@ -61,7 +61,8 @@ enum Command {
         /// Generate every supported material with at most this many pieces.
         #[arg(long)]
         pieces: Option<usize>,
-        /// gpu, cpu, or auto: the GPU when wgpu finds an adapter and the game has GPU rules.
+        /// gpu, cpu, or auto: the GPU solver on a hardware GPU, else the CPU solver (a note says
+        /// why); gpu runs a software driver too.
         #[arg(long, default_value = "auto")]
         backend: String,
         /// Write new tables uncompressed (raw entries) instead of in zstd blocks.
@@ -86,27 +87,52 @@ enum Command {
         slurm_options: commands::plan::SlurmRequest,
     },
     /// Show a position's value and every legal move's outcome (the game is told by the position).
-    Query { position: String },
+    Query {
+        /// A position: chess FEN (8 ranks), xiangqi WXF FEN (10 ranks) or dark chess (4 ranks).
+        position: String,
+    },
     /// Show the best-play line from a position to the end of the game.
-    Line { position: String },
+    Line {
+        /// A position: chess FEN (8 ranks), xiangqi WXF FEN (10 ranks) or dark chess (4 ranks).
+        position: String,
+    },
     /// Count legal positions, wins, draws and losses, and the longest DTM, per side to move.
-    Stats { game: String, material: String },
+    Stats {
+        /// chess, xiangqi or darkchess.
+        game: String,
+        /// A material such as KQvKR (first side, v, second side).
+        material: String,
+    },
     /// List the tables present, their size, and whether they verify.
     List,
     /// Build a table with both solvers and compare them byte for byte.
-    Verify { game: String, material: String },
+    Verify {
+        /// chess, xiangqi or darkchess.
+        game: String,
+        /// A material such as KQvKR (first side, v, second side).
+        material: String,
+    },
     /// Time both solvers on the same tables in one run.
-    Bench { game: String, materials: Vec<String> },
+    Bench {
+        /// chess, xiangqi or darkchess.
+        game: String,
+        /// Materials such as KQvKR (first side, v, second side).
+        materials: Vec<String>,
+    },
     /// Rewrite tables compressed (zstd blocks), in place: every table in the folder, a game's,
     /// or the named materials'.
     Compress {
+        /// chess, xiangqi or darkchess (none: every table in the folder).
         game: Option<String>,
+        /// Materials such as KQvKR (none: every table of the game).
         materials: Vec<String>,
     },
     /// Rewrite tables uncompressed (raw entries), in place: every table in the folder, a game's,
     /// or the named materials'.
     Decompress {
+        /// chess, xiangqi or darkchess (none: every table in the folder).
         game: Option<String>,
+        /// Materials such as KQvKR (none: every table of the game).
         materials: Vec<String>,
     },
     /// Serve the board in the browser and the JSON API (`/api/chess?fen=...`) over the tables.
@@ -120,6 +146,7 @@ enum Command {
     },
     /// Play against the table in the terminal (the game is told by the position).
     Play {
+        /// A position: chess FEN (8 ranks), xiangqi WXF FEN (10 ranks) or dark chess (4 ranks).
         position: String,
         /// The side you play: white or black (red or black); default the side to move.
         #[arg(long)]
