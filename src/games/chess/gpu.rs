@@ -239,7 +239,7 @@ fn table_offsets(t: &IndexTables) -> TableOffsets {
     let mut next = king_canonical + t.king_canonical.len();
     let unrank = std::array::from_fn(|k| {
         let at = next;
-        next += t.unrank[k].len();
+        next += t.unrank(k + 1).len();
         at
     });
     let pawn_king_pairs = next;
@@ -257,8 +257,8 @@ fn table_words(t: &IndexTables) -> Vec<u32> {
     let mut words = Vec::new();
     words.extend(&t.king_pairs);
     words.extend(&t.king_canonical);
-    for unrank in &t.unrank[..GPU_MEN] {
-        words.extend(unrank);
+    for k in 1..=GPU_MEN {
+        words.extend(t.unrank(k));
     }
     words.extend(&t.pawn_king_pairs);
     words.extend(&t.pawn_king_canonical);

@@ -79,9 +79,9 @@ pub struct IndexTables {
     /// their image there and `diag` 1 when both image kings lie on the a1-h8 diagonal; [`NONE`]
     /// for kings on one square or adjacent. One lookup canonicalises a king pair.
     pub king_canonical: Vec<u32>,
-    /// `unrank[k - 1][r]`: the squares `s_1 | s_2 << 8 | s_3 << 16` (0..62) of combinadic rank
-    /// `r` of a group of `k` (the ranks below C(48, k) are the tuples of a pawn group).
-    pub unrank: [Vec<u32>; MAX_MEN],
+    /// Per group size `k`, made on first use (the 4-man table alone is 2.2 MB): see
+    /// [`IndexTables::unrank`].
+    unrank: [OnceLock<Vec<u32>>; MAX_MEN],
     /// The canonical king pairs of materials with pawns in order, `wK | bK << 8`.
     pub pawn_king_pairs: Vec<u32>,
     /// `pawn_king_canonical[wK * 64 + bK]`: `pair | mirror << 16` ([`NONE`] for kings on one
@@ -119,6 +119,17 @@ fn choose(n: u64, k: u64) -> u64 {
 }
 
 impl IndexTables {
+    /// `unrank(k)[r]`: the squares `s_1 | s_2 << 8 | s_3 << 16 | s_4 << 24` (0..62) of
+    /// combinadic rank `r` of a group of `k` men (the ranks below C(48, k) are the tuples of a
+    /// pawn group).
+    pub fn unrank(&self, k: usize) -> &[u32] {
+        self.unrank[k - 1].get_or_init(|| {
+            let mut table = vec![0u32; choose(FREE_SQUARES as u64, k as u64) as usize];
+            fill_unrank(&mut table, &mut [0u32; MAX_MEN], k, 0, 0);
+            table
+        })
+    }
+
     fn new() -> IndexTables {
         let (king_pairs, pair_number) = number_pairs(pair_in_table);
         assert_eq!(king_pairs.len(), KING_PAIRS);
@@ -154,17 +165,10 @@ impl IndexTables {
                 pawn_pair_number[w as usize * 64 + b as usize] | u32::from(mirror) << 16
             })
             .collect();
-        let unrank = std::array::from_fn(|k| {
-            let k = k + 1;
-            let mut table = vec![0u32; choose(FREE_SQUARES as u64, k as u64) as usize];
-            let mut squares = [0u32; MAX_MEN];
-            fill_unrank(&mut table, &mut squares, k, 0, 0);
-            table
-        });
         IndexTables {
             king_pairs,
             king_canonical,
-            unrank,
+            unrank: Default::default(),
             pawn_king_pairs,
             pawn_king_canonical,
         }
@@ -310,6 +314,9 @@ pub struct ChessIndex {
     per_side: u64,
     geo: &'static Geometry,
     tables: &'static IndexTables,
+    /// Per group size, the unrank table when a group of that size has more than one man (see
+    /// [`IndexTables::unrank`]), else empty.
+    unrank: [&'static [u32]; MAX_MEN],
 }
 
 impl ChessIndex {
@@ -404,6 +411,10 @@ impl ChessIndex {
             per_side,
             geo: geometry(),
             tables: index_tables(),
+            unrank: std::array::from_fn(|k| {
+                let used = groups[..group_count].iter().any(|g| g.len == k + 1 && g.len > 1);
+                if used { index_tables().unrank(k + 1) } else { &[] }
+            }),
         })
     }
 
@@ -769,7 +780,7 @@ impl ChessIndex {
             let squares = if group.len == 1 {
                 rank
             } else {
-                self.tables.unrank[group.len - 1][rank as usize]
+                self.unrank[group.len - 1][rank as usize]
             };
             for j in 0..group.len {
                 let mut sq = ((squares >> (8 * j)) & 0xFF) as Square;
@@ -913,8 +924,8 @@ mod tests {
     fn combinadic_tables_invert_the_rank() {
         let t = index_tables();
         for k in 1..=MAX_MEN {
-            assert_eq!(t.unrank[k - 1].len() as u64, choose(62, k as u64));
-            for (r, &packed) in t.unrank[k - 1].iter().enumerate() {
+            assert_eq!(t.unrank(k).len() as u64, choose(62, k as u64));
+            for (r, &packed) in t.unrank(k).iter().enumerate() {
                 let s: Vec<u32> = (0..k).map(|i| (packed >> (8 * i)) & 0xFF).collect();
                 assert!(s.windows(2).all(|w| w[0] < w[1]) && s[k - 1] < 62);
                 let rank: u64 = (0..k).map(|i| choose(u64::from(s[i]), i as u64 + 1)).sum();
