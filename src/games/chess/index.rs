@@ -411,8 +411,9 @@ impl ChessIndex {
             per_side,
             geo: geometry(),
             tables: index_tables(),
+            // A lone man's rank is its square: no table.
             unrank: std::array::from_fn(|k| {
-                let used = groups[..group_count].iter().any(|g| g.len == k + 1 && g.len > 1);
+                let used = k > 0 && groups[..group_count].iter().any(|g| g.len == k + 1);
                 if used { index_tables().unrank(k + 1) } else { &[] }
             }),
         })
@@ -496,14 +497,12 @@ impl ChessIndex {
             1 => u64::from(man(0)),
             2 => pair_rank(man(0), man(1)),
             3 => {
-                // C(n, 2) and C(n, 3) by arithmetic, as in `pair_rank`.
-                let pairs = |n: u32| u64::from(n * n.saturating_sub(1) / 2);
-                let triples = |n: u32| u64::from(n * n.saturating_sub(1) * n.saturating_sub(2) / 6);
                 let (a, b, c) = (man(0), man(1), man(2));
                 let (a, b) = (a.min(b), a.max(b));
                 let (b, c) = (b.min(c), b.max(c));
-                let (a, b) = (a.min(b), a.max(b));
-                u64::from(a) + pairs(b) + triples(c)
+                // `c` is now the highest, and `pair_rank` orders the other two; C(c, 3) by
+                // arithmetic, as `pair_rank` does C(n, 2).
+                pair_rank(a, b) + u64::from(c * c.saturating_sub(1) * c.saturating_sub(2) / 6)
             }
             len => {
                 let mut squares = [0; MAX_MEN];
