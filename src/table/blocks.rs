@@ -11,6 +11,7 @@ use std::fs::File;
 use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::ops::Range;
 use std::sync::Arc;
+use std::sync::mpsc::Receiver;
 
 use anyhow::{Context, Result, anyhow, bail};
 use rayon::prelude::*;
@@ -134,24 +135,64 @@ fn compress_here(block: &[Entry]) -> Result<(Vec<u8>, u32)> {
 }
 
 /// Writes the index and the frames of `entries` into `out`, after the header page (written by
-/// the caller), compressing a batch of blocks in parallel at a time; returns the index's CRC-32.
+/// the caller), and adds the entries to `hasher`; returns the index's CRC-32. The worker threads
+/// read, hash and compress a batch of blocks while a writer thread writes the batch before, so
+/// that no thread waits on the file.
 pub fn write(
     out: &mut File,
     entries: &(impl EntrySource + ?Sized),
     blocks: Blocks,
     hasher: &mut crc32fast::Hasher,
 ) -> Result<u32> {
-    let mut rows: Vec<Row> = Vec::with_capacity(usize::try_from(blocks.count())?);
+    out.seek(SeekFrom::Start(blocks.index_end()))?;
+    let batch = (BATCH_BLOCKS_PER_THREAD * rayon::current_num_threads()) as u64;
+    let frames_out = &mut *out;
+    let rows = std::thread::scope(|scope| -> Result<Vec<Row>> {
+        let (send, receive) = std::sync::mpsc::sync_channel::<Vec<(Vec<u8>, u32)>>(1);
+        let writer = scope.spawn(move || write_frames(frames_out, blocks, receive));
+        let mut compressed = Ok(());
+        for first in (0..blocks.count()).step_by(batch as usize) {
+            let frames = (first..(first + batch).min(blocks.count()))
+                .into_par_iter()
+                .map_init(Vec::new, |buffer, block| {
+                    compress_here(entries.run(blocks.states_of(block), buffer)?)
+                })
+                .collect::<Result<Vec<_>>>();
+            let frames = match frames {
+                Ok(frames) => frames,
+                Err(e) => {
+                    compressed = Err(e);
+                    break;
+                }
+            };
+            // A failed send means the writer stopped on an error, which its join returns.
+            if send.send(frames).is_err() {
+                break;
+            }
+        }
+        drop(send);
+        let rows = writer
+            .join()
+            .map_err(|_| anyhow!("the thread writing a table's blocks panicked"))??;
+        compressed.map(|()| rows)
+    })?;
+    for (block, row) in rows.iter().enumerate() {
+        let bytes = 2 * blocks.len_of(block as u64) as u64;
+        hasher.combine(&crc32fast::Hasher::new_with_initial_len(row.crc, bytes));
+    }
+    let index: Vec<u8> = rows.iter().flat_map(|r| r.encode()).collect();
+    out.seek(SeekFrom::Start(HEADER_BYTES as u64))?;
+    out.write_all(&index)?;
+    Ok(crc32fast::hash(&index))
+}
+
+/// Writes the batches of frames received, in order, from the end of the index on; returns their
+/// index rows.
+fn write_frames(out: &mut File, blocks: Blocks, batches: Receiver<Vec<(Vec<u8>, u32)>>) -> Result<Vec<Row>> {
+    let mut rows = Vec::with_capacity(usize::try_from(blocks.count())?);
     let mut offset = blocks.index_end();
-    out.seek(SeekFrom::Start(offset))?;
-    let mut writer = BufWriter::with_capacity(1 << 20, &mut *out);
-    let block_len = usize::try_from(blocks.block_entries)?;
-    let batch = (block_len * BATCH_BLOCKS_PER_THREAD * rayon::current_num_threads()) as u64;
-    let mut buffer = Vec::new();
-    for start in (0..blocks.states).step_by(batch as usize) {
-        let run = entries.run(start..(start + batch).min(blocks.states), &mut buffer)?;
-        hasher.update(bytemuck::cast_slice(run));
-        let frames: Vec<(Vec<u8>, u32)> = run.par_chunks(block_len).map(compress_here).collect::<Result<_>>()?;
+    let mut writer = BufWriter::with_capacity(1 << 20, out);
+    for frames in batches {
         for (frame, crc) in frames {
             writer.write_all(&frame)?;
             let length = u32::try_from(frame.len()).context("a compressed block over 4 GiB")?;
@@ -160,11 +201,7 @@ pub fn write(
         }
     }
     writer.flush()?;
-    drop(writer);
-    let index: Vec<u8> = rows.iter().flat_map(|r| r.encode()).collect();
-    out.seek(SeekFrom::Start(HEADER_BYTES as u64))?;
-    out.write_all(&index)?;
-    Ok(crc32fast::hash(&index))
+    Ok(rows)
 }
 
 /// The index of a compressed table and its cache of decompressed blocks. It reads frames out of
