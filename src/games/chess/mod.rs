@@ -138,6 +138,29 @@ impl Position {
     /// The position with an en passant right on `target`, checked: an enemy pawn just past it,
     /// the square and the one behind it empty, and an en passant capture legal.
     pub fn with_legal_en_passant(&self, target: Square) -> Result<Position> {
+        let pawn = self.double_step_past(target)?;
+        if !self.may_take_en_passant(pawn) {
+            let name = board::square_name(target);
+            bail!("en passant square {name}: no en passant capture is possible");
+        }
+        Ok(self.with_en_passant(target))
+    }
+
+    /// The position a FEN with en passant square `target` names. Standard FEN names the square
+    /// after every double step, so one that no capture can use gives the position without an en
+    /// passant right; one that no double step can have left is an error.
+    pub fn with_fen_en_passant(&self, target: Square) -> Result<Position> {
+        let pawn = self.double_step_past(target)?;
+        Ok(if self.may_take_en_passant(pawn) {
+            self.with_en_passant(target)
+        } else {
+            self.clone()
+        })
+    }
+
+    /// The enemy pawn whose double step passed `target`, checked: it stands just past the
+    /// square, and the square and the one behind it are empty.
+    fn double_step_past(&self, target: Square) -> Result<Square> {
         let waiting = self.turn.other();
         let name = board::square_name(target);
         if relative_rank(waiting, target) != 2 {
@@ -156,13 +179,15 @@ impl Position {
         if self.board[target as usize].is_some() || self.board[origin as usize].is_some() {
             bail!("en passant square {name}: the squares the pawn came over are not empty");
         }
+        Ok(pawn)
+    }
+
+    /// Whether the side to move has a legal capture en passant of the enemy pawn on `pawn`.
+    fn may_take_en_passant(&self, pawn: Square) -> bool {
         let (men, placement) = self.men_and_placement();
         let mut possible = false;
         for_each_en_passant(geometry(), &men, placement, self.turn, pawn, |_, _| possible = true);
-        if !possible {
-            bail!("en passant square {name}: no en passant capture is possible");
-        }
-        Ok(self.with_en_passant(target))
+        possible
     }
 
     /// The position with an en passant right on `target` (which must be a legal one).

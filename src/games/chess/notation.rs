@@ -46,7 +46,7 @@ pub fn parse_fen(text: &str) -> Result<Position> {
     }
     let position = Position::new(board, turn)?;
     match en_passant {
-        Some(target) => position.with_legal_en_passant(target),
+        Some(target) => position.with_fen_en_passant(target),
         None => Ok(position),
     }
 }
