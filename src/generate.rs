@@ -205,6 +205,13 @@ impl<'p, G: Game> Generator<'p, G> {
         Ok(())
     }
 
+    /// Refuses, before any work, when a missing table of a batch (`materials` and the tables
+    /// their exits reach) would need more memory than this process can count on: a batch stops
+    /// at once rather than after its smaller tables are built.
+    pub fn check_batch_memory(&mut self, materials: &[Material]) -> Result<()> {
+        materials.iter().try_for_each(|m| self.check_memory(m))
+    }
+
     /// Refuses, before any work, when a missing table among `material` and the tables its exits
     /// reach would need more memory than this process can count on ([`crate::memory`]).
     fn check_memory(&mut self, material: &Material) -> Result<()> {

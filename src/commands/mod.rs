@@ -65,7 +65,15 @@ pub fn requested_materials<G: Game>(names: &[String], pieces: Option<usize>, ver
         .map(|name| Ok(parse_material::<G>(name)?.0))
         .collect::<Result<Vec<Material>>>()?;
     if let Some(pieces) = pieces {
-        materials.extend(G::materials(pieces));
+        let batch = G::materials(pieces);
+        let most = batch.iter().map(Material::pieces).max().unwrap_or(0);
+        if pieces > most {
+            bail!(
+                "{} tables have at most {most} pieces: give --pieces {most} or fewer",
+                G::ID.name()
+            );
+        }
+        materials.extend(batch);
     }
     if materials.is_empty() {
         bail!("nothing to {verb}: name a material (for example KQvKR) or give --pieces N");

@@ -204,3 +204,23 @@ fn generation_refuses_before_any_work_a_table_beyond_the_memory_limit() {
     assert!(files.is_empty(), "nothing is built before the check: {files:?}");
     succeeded(generate(table.peak_bytes), &["generate"]);
 }
+
+#[test]
+fn a_batch_stops_before_its_first_table_when_a_later_one_is_beyond_the_memory_limit() {
+    let dir = temp_dir("plan-batch-memory");
+    let material = Material::parse(GameId::Chess, "KQvKR").unwrap();
+    let plan = Plan::new::<Chess>(&dir, Default::default(), &[material]).unwrap();
+    let peak = plan.tables[plan.position(&material).unwrap()].peak_bytes;
+    // KRvK fits; KQvKR, asked for after it, does not.
+    let out = egtb_command(&dir, &["generate", "chess", "KRvK", "KQvKR", "--backend", "cpu"])
+        .env("EGTB_MAX_MEMORY", (peak - 1).to_string())
+        .output()
+        .unwrap();
+    let refused = failed(out, &["generate"]);
+    assert!(refused.contains("generating KQvKR ("), "{refused}");
+    let files: Vec<_> = std::fs::read_dir(dir.join("chess")).map_or(Vec::new(), |d| d.collect());
+    assert!(files.is_empty(), "no table of the batch is built: {files:?}");
+
+    let beyond = failed(egtb(&dir, &["generate", "chess", "--pieces", "7"]), &["generate"]);
+    assert!(beyond.contains("at most 6 pieces"), "{beyond}");
+}
