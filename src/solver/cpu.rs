@@ -68,6 +68,10 @@ struct Frontier {
     touched: [Vec<AtomicU64>; 2],
     /// Per block, a lower bound of the due layers still waiting in it.
     next_due: Vec<AtomicU16>,
+    /// Per span, the least `next_due` of its blocks: a layer skips a span with nothing due and
+    /// nothing touched after two reads. Only the thread sweeping a span changes its blocks'
+    /// bounds during a layer.
+    span_due: Vec<AtomicU16>,
     /// The latest layer any exit can resolve a state at.
     last_due: u16,
 }
@@ -96,6 +100,7 @@ fn initialise<S: Space + ?Sized>(space: &S, entries: &mut [Entry], progress: &dy
         next_due: (0..entries.len().div_ceil(BLOCK))
             .map(|_| AtomicU16::new(NONE_DUE))
             .collect(),
+        span_due: Vec::new(),
         last_due: 0,
     };
     let n = entries.len() as u64;
@@ -143,6 +148,11 @@ fn initialise<S: Space + ?Sized>(space: &S, entries: &mut [Entry], progress: &dy
         })
         .max()
         .unwrap_or(0);
+    frontier.span_due = frontier
+        .next_due
+        .chunks(SPAN / BLOCK)
+        .map(|blocks| AtomicU16::new(blocks.iter().map(|b| b.load(Relaxed)).min().unwrap_or(NONE_DUE)))
+        .collect();
     frontier
 }
 
@@ -223,7 +233,11 @@ impl<S: Space + ?Sized> Sweeper<'_, S> {
         // are placed in the even layer after: one that turns pending while an odd layer is swept
         // waits for the next.
         let placing = t.is_multiple_of(2);
-        let touched = frontier.touched[usize::from(t % 2)][span].swap(0, Relaxed);
+        let touched = &frontier.touched[usize::from(t % 2)][span];
+        if touched.load(Relaxed) == 0 && frontier.span_due[span].load(Relaxed) != t {
+            return 0;
+        }
+        let touched = touched.swap(0, Relaxed);
         let mut found = 0;
         let first_block = span * (SPAN / BLOCK);
         let last_block = (first_block + SPAN / BLOCK).min(entries.len().div_ceil(BLOCK));
@@ -267,6 +281,12 @@ impl<S: Space + ?Sized> Sweeper<'_, S> {
                 }
             }
         }
+        // Placing a pending state may have lowered a block's bound.
+        let span_due = frontier.next_due[first_block..last_block]
+            .iter()
+            .map(|b| b.load(Relaxed))
+            .min();
+        frontier.span_due[span].store(span_due.unwrap_or(NONE_DUE), Relaxed);
         self.flush();
         found
     }
