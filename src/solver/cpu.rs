@@ -15,6 +15,7 @@
 //! word is left `PENDING` and its granule touched, and the next layer's sweep places it in
 //! state order, so that the smaller tables are read in order too.
 
+use std::ops::Range;
 use std::sync::atomic::{AtomicU16, AtomicU64, Ordering::AcqRel, Ordering::Relaxed, Ordering::Release};
 
 use rayon::prelude::*;
@@ -77,6 +78,21 @@ struct Frontier {
 }
 
 impl Frontier {
+    /// The blocks of a span.
+    fn blocks_of(&self, span: usize) -> Range<usize> {
+        let first = span * (SPAN / BLOCK);
+        first..(first + SPAN / BLOCK).min(self.next_due.len())
+    }
+
+    /// The least `next_due` of a span's blocks.
+    fn least_due(&self, span: usize) -> u16 {
+        self.next_due[self.blocks_of(span)]
+            .iter()
+            .map(|b| b.load(Relaxed))
+            .min()
+            .unwrap_or(NONE_DUE)
+    }
+
     fn touch(&self, t: u16, state: usize) {
         let granule = state / GRANULE;
         let word = &self.touched[usize::from(t % 2)][granule / 64];
@@ -148,10 +164,8 @@ fn initialise<S: Space + ?Sized>(space: &S, entries: &mut [Entry], progress: &dy
         })
         .max()
         .unwrap_or(0);
-    frontier.span_due = frontier
-        .next_due
-        .chunks(SPAN / BLOCK)
-        .map(|blocks| AtomicU16::new(blocks.iter().map(|b| b.load(Relaxed)).min().unwrap_or(NONE_DUE)))
+    frontier.span_due = (0..words)
+        .map(|span| AtomicU16::new(frontier.least_due(span)))
         .collect();
     frontier
 }
@@ -239,9 +253,9 @@ impl<S: Space + ?Sized> Sweeper<'_, S> {
         }
         let touched = touched.swap(0, Relaxed);
         let mut found = 0;
-        let first_block = span * (SPAN / BLOCK);
-        let last_block = (first_block + SPAN / BLOCK).min(entries.len().div_ceil(BLOCK));
-        for block in first_block..last_block {
+        let blocks = frontier.blocks_of(span);
+        let first_block = blocks.start;
+        for block in blocks {
             let first = block * BLOCK;
             if frontier.next_due[block].load(Relaxed) == t {
                 // Updates of this layer may lower the bound while the block is swept: they
@@ -282,11 +296,7 @@ impl<S: Space + ?Sized> Sweeper<'_, S> {
             }
         }
         // Placing a pending state may have lowered a block's bound.
-        let span_due = frontier.next_due[first_block..last_block]
-            .iter()
-            .map(|b| b.load(Relaxed))
-            .min();
-        frontier.span_due[span].store(span_due.unwrap_or(NONE_DUE), Relaxed);
+        frontier.span_due[span].store(frontier.least_due(span), Relaxed);
         self.flush();
         found
     }

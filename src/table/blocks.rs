@@ -176,14 +176,19 @@ pub fn write(
             .map_err(|_| anyhow!("the thread writing a table's blocks panicked"))??;
         compressed.map(|()| rows)
     })?;
-    for (block, row) in rows.iter().enumerate() {
-        let bytes = 2 * blocks.len_of(block as u64) as u64;
-        hasher.combine(&crc32fast::Hasher::new_with_initial_len(row.crc, bytes));
-    }
+    combine_rows(hasher, blocks, &rows);
     let index: Vec<u8> = rows.iter().flat_map(|r| r.encode()).collect();
     out.seek(SeekFrom::Start(HEADER_BYTES as u64))?;
     out.write_all(&index)?;
     Ok(crc32fast::hash(&index))
+}
+
+/// Adds to `hasher` the entries of the blocks of `rows`, in order, from the blocks' own CRC-32s.
+fn combine_rows(hasher: &mut crc32fast::Hasher, blocks: Blocks, rows: &[Row]) {
+    for (block, row) in rows.iter().enumerate() {
+        let bytes = 2 * blocks.len_of(block as u64) as u64;
+        hasher.combine(&crc32fast::Hasher::new_with_initial_len(row.crc, bytes));
+    }
 }
 
 /// Writes the batches of frames received, in order, from the end of the index on; returns their
@@ -252,10 +257,7 @@ impl BlockReader {
     /// was checked against its own).
     fn check_whole(&self, checksum: u32) -> Result<()> {
         let mut combined = crc32fast::Hasher::new();
-        for (block, row) in self.rows.iter().enumerate() {
-            let bytes = 2 * self.blocks.len_of(block as u64) as u64;
-            combined.combine(&crc32fast::Hasher::new_with_initial_len(row.crc, bytes));
-        }
+        combine_rows(&mut combined, self.blocks, &self.rows);
         if combined.finalize() != checksum {
             bail!("corrupt (the blocks' checksums disagree with the header's)");
         }
