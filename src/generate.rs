@@ -10,7 +10,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use anyhow::{Result, bail};
+use anyhow::{Result, anyhow, bail};
 
 use crate::error::Error;
 use crate::games::{Game, IndexSpace, Rules};
@@ -397,7 +397,11 @@ impl<'p, G: Game> Generator<'p, G> {
         if backend == Backend::Cpu {
             return Ok(None);
         }
-        match self.solve_on_gpu(index, backend) {
+        let found = match Gpu::absent_hardware().filter(|_| backend == Backend::Auto) {
+            Some(reason) => Err(anyhow!(reason)),
+            None => self.solve_on_gpu(index, backend),
+        };
+        match found {
             Ok(solved) => Ok(Some(solved)),
             Err(e) if backend == Backend::Auto => {
                 let note = format!("auto backend chose the CPU solver: {e:#}");
