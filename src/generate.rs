@@ -21,7 +21,7 @@ use crate::solver::gpu::{Gpu, GpuOptions, KernelTime};
 use crate::solver::rounds::Ruling;
 use crate::solver::{Progress, Space, slices};
 use crate::table::lock::TableLock;
-use crate::table::{self, Encoding, Header, LoadedTable, Scratch, Table, TableSet};
+use crate::table::{self, Encoding, Header, LoadedTable, Scratch, SlicedWriter, Table, TableSet};
 use crate::value::Entry;
 
 /// Which solver builds tables.
@@ -371,11 +371,22 @@ impl<'p, G: Game> Generator<'p, G> {
         let Some(sliced) = space.sliced() else {
             return self.solve_on_cpu(&index).map(SolvedTo::Memory);
         };
-        let scratch_path = path.with_extension(format!("{}.tmp-slices{}", table::EXTENSION, std::process::id()));
-        let mut scratch = Scratch::create(&scratch_path, index.states())?;
-        slices::solve(sliced, &mut scratch, self.progress)?;
-        let wall = start.elapsed();
-        table::write_from(path, header.clone(), &scratch)?;
+        // A compressed table's blocks are compressed as its slices are solved, which the solve's
+        // time then includes.
+        let wall = if header.encoding == Encoding::Raw {
+            let scratch_path = table::temp_path(path, "-slices")?;
+            let mut scratch = Scratch::create(&scratch_path, index.states())?;
+            slices::solve(sliced, &mut scratch, self.progress)?;
+            let wall = start.elapsed();
+            table::write_from(path, header.clone(), &scratch)?;
+            wall
+        } else {
+            let mut writer = SlicedWriter::create(path, header.clone(), sliced.outside())?;
+            slices::solve(sliced, &mut writer, self.progress)?;
+            let wall = start.elapsed();
+            writer.finish()?;
+            wall
+        };
         Ok(SolvedTo::File {
             solver: format!("CPU solver ({} threads, by pawn slices)", rayon::current_num_threads()),
             wall,

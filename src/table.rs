@@ -16,6 +16,7 @@ mod cache;
 mod header;
 pub mod lock;
 mod scratch;
+mod sliced;
 #[cfg(test)]
 pub(crate) mod synthetic;
 
@@ -35,6 +36,7 @@ use self::blocks::{BlockReader, Blocks};
 pub use self::header::{BLOCK_ENTRIES, Encoding, FORMAT_VERSION, HEADER_BYTES, Header};
 use self::lock::TableLock;
 pub use self::scratch::Scratch;
+pub use self::sliced::SlicedWriter;
 use crate::material::{GameId, Material};
 use crate::value::{Entry, Value};
 
@@ -113,9 +115,7 @@ pub fn write_from(path: &Path, mut header: Header, entries: &(impl EntrySource +
             header.states()
         );
     }
-    let dir = path.parent().context("table path has no folder")?;
-    fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let tmp = path.with_extension(format!("{EXTENSION}.tmp{}", std::process::id()));
+    let tmp = temp_path(path, "")?;
     let result = (|| -> Result<()> {
         let mut file = File::create(&tmp)?;
         file.write_all(&header.render())?;
@@ -137,17 +137,32 @@ pub fn write_from(path: &Path, mut header: Header, entries: &(impl EntrySource +
             }
         }
         header.checksum = hasher.finalize();
-        file.seek(SeekFrom::Start(0))?;
-        file.write_all(&header.render())?;
-        file.sync_all()?;
-        fs::rename(&tmp, path)?;
-        Ok(())
+        complete(&mut file, &header, &tmp, path)
     })();
     if result.is_err() {
         let _ = fs::remove_file(&tmp);
     }
     result.with_context(|| format!("cannot write table {}", path.display()))?;
     Ok(header)
+}
+
+/// A temporary file of this process beside table `path` (`kind` is empty for the file the
+/// table is written to before it is renamed into place), its folder created if need be. Each
+/// is named like the table followed by `.tmp`, so a crashed run's are removed as stale.
+pub(crate) fn temp_path(path: &Path, kind: &str) -> Result<PathBuf> {
+    let dir = path.parent().context("table path has no folder")?;
+    fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    Ok(path.with_extension(format!("{EXTENSION}.tmp{kind}{}", std::process::id())))
+}
+
+/// Completes a table written to `tmp`: its final header over the first page, the file synced,
+/// then renamed to `path`, so that only a whole table ever carries the table's name.
+fn complete(file: &mut File, header: &Header, tmp: &Path, path: &Path) -> Result<()> {
+    file.seek(SeekFrom::Start(0))?;
+    file.write_all(&header.render())?;
+    file.sync_all()?;
+    fs::rename(tmp, path)?;
+    Ok(())
 }
 
 /// What converting one table did.

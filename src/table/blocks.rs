@@ -124,7 +124,7 @@ pub(super) fn compress(compressor: &mut zstd::bulk::Compressor, block: &[Entry])
 }
 
 /// [`compress`] with this thread's compressor.
-fn compress_here(block: &[Entry]) -> Result<(Vec<u8>, u32)> {
+pub(super) fn compress_here(block: &[Entry]) -> Result<(Vec<u8>, u32)> {
     COMPRESSOR.with_borrow_mut(|slot| {
         let compressor = match slot {
             Some(compressor) => compressor,
@@ -177,6 +177,12 @@ pub fn write(
         compressed.map(|()| rows)
     })?;
     combine_rows(hasher, blocks, &rows);
+    write_index(out, &rows)
+}
+
+/// Writes the index of `rows` (one per block, in block order) after the header page; returns
+/// its CRC-32.
+pub(super) fn write_index(out: &mut File, rows: &[Row]) -> Result<u32> {
     let index: Vec<u8> = rows.iter().flat_map(|r| r.encode()).collect();
     out.seek(SeekFrom::Start(HEADER_BYTES as u64))?;
     out.write_all(&index)?;
@@ -184,7 +190,7 @@ pub fn write(
 }
 
 /// Adds to `hasher` the entries of the blocks of `rows`, in order, from the blocks' own CRC-32s.
-fn combine_rows(hasher: &mut crc32fast::Hasher, blocks: Blocks, rows: &[Row]) {
+pub(super) fn combine_rows(hasher: &mut crc32fast::Hasher, blocks: Blocks, rows: &[Row]) {
     for (block, row) in rows.iter().enumerate() {
         let bytes = 2 * blocks.len_of(block as u64) as u64;
         hasher.combine(&crc32fast::Hasher::new_with_initial_len(row.crc, bytes));
@@ -207,6 +213,37 @@ fn write_frames(out: &mut File, blocks: Blocks, batches: Receiver<Vec<(Vec<u8>, 
     }
     writer.flush()?;
     Ok(rows)
+}
+
+/// Decompresses the frame of block `block` into `out` (exactly its length) and checks the
+/// entries against the block's CRC-32 `crc`.
+pub(super) fn decompress_frame(frame: &[u8], crc: u32, block: u64, out: &mut [Entry]) -> Result<()> {
+    let mut planes = vec![0u8; 2 * out.len()];
+    let written = DECOMPRESSOR
+        .with_borrow_mut(|decompressor| {
+            if decompressor.is_none() {
+                *decompressor = Some(zstd::bulk::Decompressor::new()?);
+            }
+            decompressor
+                .as_mut()
+                .map_or(Ok(0), |d| d.decompress_to_buffer(frame, &mut planes))
+        })
+        .map_err(|e| anyhow!("corrupt (block {block} does not decompress: {e})"))?;
+    if written != planes.len() {
+        bail!(
+            "corrupt (block {block} holds {written} bytes, expected {})",
+            planes.len()
+        );
+    }
+    let (low, high) = planes.split_at(out.len());
+    for ((entry, &l), &h) in out.iter_mut().zip(low).zip(high) {
+        *entry = Entry::from_le_bytes([l, h]);
+    }
+    let bytes: &[u8] = bytemuck::cast_slice(out);
+    if crc32fast::hash(bytes) != crc {
+        bail!("corrupt (block {block} fails its checksum)");
+    }
+    Ok(())
 }
 
 /// The index of a compressed table and its cache of decompressed blocks. It reads frames out of
@@ -279,33 +316,7 @@ impl BlockReader {
     /// Decompresses the frame of a block, read from the file by the caller, into `out` (exactly
     /// its length) and checks its CRC.
     pub fn decompress_frame(&self, frame: &[u8], block: u64, out: &mut [Entry]) -> Result<()> {
-        let row = self.rows[block as usize];
-        let mut planes = vec![0u8; 2 * out.len()];
-        let written = DECOMPRESSOR
-            .with_borrow_mut(|decompressor| {
-                if decompressor.is_none() {
-                    *decompressor = Some(zstd::bulk::Decompressor::new()?);
-                }
-                decompressor
-                    .as_mut()
-                    .map_or(Ok(0), |d| d.decompress_to_buffer(frame, &mut planes))
-            })
-            .map_err(|e| anyhow!("corrupt (block {block} does not decompress: {e})"))?;
-        if written != planes.len() {
-            bail!(
-                "corrupt (block {block} holds {written} bytes, expected {})",
-                planes.len()
-            );
-        }
-        let (low, high) = planes.split_at(out.len());
-        for ((entry, &l), &h) in out.iter_mut().zip(low).zip(high) {
-            *entry = Entry::from_le_bytes([l, h]);
-        }
-        let bytes: &[u8] = bytemuck::cast_slice(out);
-        if crc32fast::hash(bytes) != row.crc {
-            bail!("corrupt (block {block} fails its checksum)");
-        }
-        Ok(())
+        decompress_frame(frame, self.rows[block as usize].crc, block, out)
     }
 
     /// A block's entries, from the cache or decompressed and then cached.

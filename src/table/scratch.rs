@@ -1,7 +1,8 @@
-//! The entries of a table solved a slice at a time, on disk until the table is written: raw
-//! entries, as a raw table stores them, in a temporary file beside the table (named like the table's other
-//! temporary files, so a crashed run's scratch is removed as stale by the next one), read back
-//! through each thread's small cache of blocks.
+//! Entries of a table solved a slice at a time that wait raw on disk: all of a raw table's until
+//! it is written, a compressed one's blocks until they are complete (see `sliced.rs`). A sparse
+//! temporary file beside the table (named like the table's other temporary files, so a crashed
+//! run's scratch is removed as stale by the next one), read back through each thread's small
+//! cache of blocks.
 
 use std::fs::{self, File, OpenOptions};
 use std::ops::Range;

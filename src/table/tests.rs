@@ -3,6 +3,8 @@ use std::os::unix::fs::FileExt;
 
 use super::blocks::{Row, compress};
 use super::*;
+use crate::solver::slices::SolvedStore;
+use crate::value::BROKEN;
 
 fn header(encoding: Encoding, states_per_side: u64) -> Header {
     Header {
@@ -319,4 +321,39 @@ fn tables_are_shared_between_threads() {
         }
     });
     fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_table_written_slice_by_slice_is_the_table_written_whole() {
+    let dir = folder("sliced");
+    let entries = sample(10_000);
+    let path = dir.join("chess").join("KQvK.egtb");
+    let whole = dir.join("chess").join("whole.egtb");
+    let written = write(&whole, header(SMALL_BLOCKS, 5000), &entries).unwrap();
+    // Slices of odd lengths, out of order, sharing blocks; the last states outside every slice,
+    // stored broken first and valued at the end.
+    let outside = 9_300..10_000;
+    let mut writer = SlicedWriter::create(&path, header(SMALL_BLOCKS, 5000), outside.clone()).unwrap();
+    writer.store(outside.start, &vec![BROKEN; 700]).unwrap();
+    for range in [4_000..9_300, 1_500..4_000, 0..1_500] {
+        let (start, end) = (range.start as usize, range.end as usize);
+        writer.store(range.start, &entries[start..end]).unwrap();
+        for state in (range.start..9_300).step_by(7) {
+            assert_eq!(writer.entry(state), entries[state as usize], "{state}");
+        }
+    }
+    assert_eq!(writer.entry(9_500), BROKEN);
+    writer.store(9_400, &entries[9_400..9_600]).unwrap();
+    assert_eq!(writer.entry(9_500), entries[9_500]);
+    writer.store(9_300, &entries[9_300..9_400]).unwrap();
+    writer.store(9_600, &entries[9_600..]).unwrap();
+    assert_eq!(writer.finish().unwrap(), written);
+    assert_eq!(fs::read(&path).unwrap(), fs::read(&whole).unwrap());
+    let left: Vec<_> = fs::read_dir(dir.join("chess"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert_eq!(left.len(), 2, "only the two tables are left: {left:?}");
+    fs::remove_dir_all(&dir).unwrap();
 }
