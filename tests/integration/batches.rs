@@ -174,3 +174,43 @@ fn a_batch_killed_at_random_moments_finishes_when_run_again() {
     assert!(every_table(&again, "reused", true.into()), "{again}");
     fs::remove_dir_all(dir).unwrap();
 }
+
+/// A table with pawns is written while its slices are solved: killed at random moments of that,
+/// it leaves no table that loads, and built again it is the table an uninterrupted run writes.
+#[test]
+fn a_pawn_table_killed_while_its_slices_are_solved_is_built_again_whole() {
+    let dir = temp_dir("pawns-killed");
+    let generate = ["generate", "chess", "KPvKP", "--json", "--threads", "1"];
+    summary(egtb(&dir, &generate));
+    let path = dir.join("chess").join("KPvKP.egtb");
+    let whole = fs::read(&path).unwrap();
+    fs::remove_file(&path).unwrap();
+    // How long KPvKP alone takes here, its smaller tables there.
+    let start = Instant::now();
+    summary(egtb(&dir, &generate));
+    let alone = start.elapsed();
+    let nanos = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos();
+    let mut rng = Rng::new(u64::from(nanos));
+    for round in 0..2 {
+        fs::remove_file(&path).unwrap();
+        let moment = alone.mul_f64(0.9 * rng.below(1 << 24) as f64 / f64::from(1u32 << 24));
+        let mut child = egtb_command(&dir, &generate).spawn().unwrap();
+        std::thread::sleep(moment);
+        child.kill().unwrap();
+        child.wait().unwrap();
+        eprintln!("round {round}: killed after {moment:.2?}");
+        all_verify(&dir);
+        if path.exists() {
+            // The kill fell after the rename.
+            assert_eq!(fs::read(&path).unwrap(), whole);
+        }
+        summary(egtb(&dir, &generate));
+        assert_eq!(fs::read(&path).unwrap(), whole, "round {round}");
+        let temporary: Vec<String> = leftovers(&dir).into_iter().filter(|f| !f.ends_with(".lock")).collect();
+        assert!(temporary.is_empty(), "{temporary:?}");
+    }
+    fs::remove_dir_all(dir).unwrap();
+}
