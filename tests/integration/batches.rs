@@ -19,6 +19,15 @@ fn summary(output: std::process::Output) -> Value {
     serde_json::from_slice(&output.stdout).expect("JSON summary")
 }
 
+/// Random moments that differ from run to run.
+fn seeded_by_clock() -> Rng {
+    let nanos = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos();
+    Rng::new(u64::from(nanos))
+}
+
 /// Every table file in the folder verifies (`egtb list`), and how many there are.
 fn all_verify(tables: &Path) -> usize {
     let list: Value = summary(egtb(tables, &["list", "--json"]));
@@ -146,11 +155,7 @@ fn a_batch_killed_at_random_moments_finishes_when_run_again() {
     summary(egtb(&timing, &batch));
     let whole = start.elapsed();
     fs::remove_dir_all(timing).unwrap();
-    let nanos = SystemTime::now()
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .unwrap()
-        .subsec_nanos();
-    let mut rng = Rng::new(u64::from(nanos));
+    let mut rng = seeded_by_clock();
     for round in 0..2 {
         // Within the first half of a whole batch: each round has work left to interrupt.
         let moment = whole.mul_f64(0.5 * rng.below(1 << 24) as f64 / f64::from(1u32 << 24));
@@ -189,11 +194,7 @@ fn a_pawn_table_killed_while_its_slices_are_solved_is_built_again_whole() {
     let start = Instant::now();
     summary(egtb(&dir, &generate));
     let alone = start.elapsed();
-    let nanos = SystemTime::now()
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .unwrap()
-        .subsec_nanos();
-    let mut rng = Rng::new(u64::from(nanos));
+    let mut rng = seeded_by_clock();
     for round in 0..2 {
         fs::remove_file(&path).unwrap();
         let moment = alone.mul_f64(0.9 * rng.below(1 << 24) as f64 / f64::from(1u32 << 24));
