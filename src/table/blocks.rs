@@ -24,16 +24,22 @@ use crate::value::Entry;
 thread_local! {
     /// A decompressor per thread, made once: making one costs more than many small frames.
     static DECOMPRESSOR: RefCell<Option<zstd::bulk::Decompressor<'static>>> = const { RefCell::new(None) };
-    /// A compressor per thread, made once: making one costs more than compressing a block.
-    static COMPRESSOR: RefCell<Option<zstd::bulk::Compressor<'static>>> = const { RefCell::new(None) };
+    /// A compressor per thread and its level, made once: making one costs more than compressing a block.
+    static COMPRESSOR: RefCell<Option<(i32, zstd::bulk::Compressor<'static>)>> = const { RefCell::new(None) };
 }
 
 /// Bytes of one index row.
 const ROW_BYTES: u64 = 16;
-/// The zstd level tables are written at. Tables are written once and read often, but writing
-/// is a tenth of a table's generation at level 9: level 7 compresses in about three quarters of
-/// that time for files 1.5 to 2.7% larger (KRPvKR, KRRvKR), where level 3 would cost 12%.
+/// The zstd level large tables are written at. Tables are written once and read often, but
+/// writing is a tenth of a table's generation at level 9: level 7 compresses in about three
+/// quarters of that time for files 1.5 to 2.7% larger (KRPvKR, KRRvKR), where level 3 would
+/// cost 12%.
 const LEVEL: i32 = 7;
+/// The zstd level of tables below [`SMALL_STATES`]: about a tenth larger than at [`LEVEL`], a few
+/// MiB at most against the gigabytes of a set's large tables, and KQvKR's generation 7% faster.
+const SMALL_LEVEL: i32 = 3;
+/// Tables of fewer states (64 MiB raw) are small: written at [`SMALL_LEVEL`].
+const SMALL_STATES: u64 = 1 << 25;
 /// Blocks compressed in parallel per worker thread between two writes: enough to keep the threads
 /// busy, few enough that the frames waiting to be written add little to a generation's peak.
 const BATCH_BLOCKS_PER_THREAD: usize = 8;
@@ -77,6 +83,12 @@ impl Blocks {
         let range = self.states_of(block);
         // At most `block_entries`, which a header limits to 2^24.
         (range.end - range.start) as usize
+    }
+
+    /// The zstd level the table's blocks are compressed at: one per table size, so that every
+    /// way of writing a table writes the same file.
+    pub fn level(self) -> i32 {
+        if self.states < SMALL_STATES { SMALL_LEVEL } else { LEVEL }
     }
 
     /// File offset of the first byte after the index, where frames begin.
@@ -123,13 +135,22 @@ pub(super) fn compress(compressor: &mut zstd::bulk::Compressor, block: &[Entry])
     Ok((frame, crc32fast::hash(bytemuck::cast_slice(block))))
 }
 
-/// [`compress`] with this thread's compressor.
-pub(super) fn compress_here(block: &[Entry]) -> Result<(Vec<u8>, u32)> {
+/// [`compress`] at `level` with this thread's compressor.
+pub(super) fn compress_here(block: &[Entry], level: i32) -> Result<(Vec<u8>, u32)> {
     COMPRESSOR.with_borrow_mut(|slot| {
-        let compressor = match slot {
-            Some(compressor) => compressor,
-            None => slot.insert(zstd::bulk::Compressor::new(LEVEL).context("zstd cannot make a compressor")?),
+        let (at, compressor) = match slot {
+            Some(made) => made,
+            None => slot.insert((
+                level,
+                zstd::bulk::Compressor::new(level).context("zstd cannot make a compressor")?,
+            )),
         };
+        if *at != level {
+            compressor
+                .set_compression_level(level)
+                .context("zstd cannot set a compression level")?;
+            *at = level;
+        }
         compress(compressor, block)
     })
 }
@@ -155,7 +176,7 @@ pub fn write(
             let frames = (first..(first + batch).min(blocks.count()))
                 .into_par_iter()
                 .map_init(Vec::new, |buffer, block| {
-                    compress_here(entries.run(blocks.states_of(block), buffer)?)
+                    compress_here(entries.run(blocks.states_of(block), buffer)?, blocks.level())
                 })
                 .collect::<Result<Vec<_>>>();
             let frames = match frames {

@@ -96,11 +96,11 @@ impl SlicedWriter {
                 let states = blocks.states_of(block);
                 if inside.start <= states.start && states.end <= inside.end {
                     let at = (states.start - first) as usize;
-                    blocks::compress_here(&entries[at..at + blocks.len_of(block)])
+                    blocks::compress_here(&entries[at..at + blocks.len_of(block)], blocks.level())
                 } else {
                     buffer.resize(blocks.len_of(block), 0);
                     waiting.read(states.start, buffer)?;
-                    blocks::compress_here(buffer)
+                    blocks::compress_here(buffer, blocks.level())
                 }
             })
             .collect::<Result<Vec<_>>>()?;
