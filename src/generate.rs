@@ -374,8 +374,7 @@ impl<'p, G: Game> Generator<'p, G> {
         // A compressed table's blocks are compressed as its slices are solved, which the solve's
         // time then includes.
         let wall = if header.encoding == Encoding::Raw {
-            let scratch_path = table::temp_path(path, "-slices")?;
-            let mut scratch = Scratch::create(&scratch_path, index.states())?;
+            let mut scratch = Scratch::beside(path, index.states())?;
             slices::solve(sliced, &mut scratch, self.progress)?;
             let wall = start.elapsed();
             table::write_from(path, header.clone(), &scratch)?;

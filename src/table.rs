@@ -115,14 +115,11 @@ pub fn write_from(path: &Path, mut header: Header, entries: &(impl EntrySource +
             header.states()
         );
     }
-    let tmp = temp_path(path, "")?;
-    let result = (|| -> Result<()> {
-        let mut file = File::create(&tmp)?;
-        file.write_all(&header.render())?;
+    write_atomically(path, |file| {
         let mut hasher = crc32fast::Hasher::new();
         match header.encoding {
             Encoding::Raw => {
-                let mut out = BufWriter::with_capacity(1 << 20, &mut file);
+                let mut out = BufWriter::with_capacity(1 << 20, file);
                 let mut buffer = Vec::new();
                 for start in (0..header.states()).step_by(WRITE_RUN as usize) {
                     let run = entries.run(start..(start + WRITE_RUN).min(header.states()), &mut buffer)?;
@@ -133,36 +130,43 @@ pub fn write_from(path: &Path, mut header: Header, entries: &(impl EntrySource +
             }
             Encoding::Zstd { block_entries } => {
                 let blocks = Blocks::new(header.states(), block_entries);
-                header.index_checksum = blocks::write(&mut file, entries, blocks, &mut hasher)?;
+                header.index_checksum = blocks::write(file, entries, blocks, &mut hasher)?;
             }
         }
         header.checksum = hasher.finalize();
-        complete(&mut file, &header, &tmp, path)
+        Ok(header)
+    })
+}
+
+/// Writes a table atomically: `fill` writes what follows the header page into a temporary file
+/// beside `path` (positioned after that page) and returns the header; the header then goes over
+/// the first page, the file is synced and renamed to `path`, so that only a whole table ever
+/// carries the table's name, and an interrupted run leaves only the temporary file.
+fn write_atomically(path: &Path, fill: impl FnOnce(&mut File) -> Result<Header>) -> Result<Header> {
+    let tmp = temp_path(path, "")?;
+    let result = (|| -> Result<Header> {
+        let mut file = File::create(&tmp)?;
+        file.seek(SeekFrom::Start(HEADER_BYTES as u64))?;
+        let header = fill(&mut file)?;
+        file.seek(SeekFrom::Start(0))?;
+        file.write_all(&header.render())?;
+        file.sync_all()?;
+        fs::rename(&tmp, path)?;
+        Ok(header)
     })();
     if result.is_err() {
         let _ = fs::remove_file(&tmp);
     }
-    result.with_context(|| format!("cannot write table {}", path.display()))?;
-    Ok(header)
+    result.with_context(|| format!("cannot write table {}", path.display()))
 }
 
 /// A temporary file of this process beside table `path` (`kind` is empty for the file the
 /// table is written to before it is renamed into place), its folder created if need be. Each
 /// is named like the table followed by `.tmp`, so a crashed run's are removed as stale.
-pub(crate) fn temp_path(path: &Path, kind: &str) -> Result<PathBuf> {
+fn temp_path(path: &Path, kind: &str) -> Result<PathBuf> {
     let dir = path.parent().context("table path has no folder")?;
     fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     Ok(path.with_extension(format!("{EXTENSION}.tmp{kind}{}", std::process::id())))
-}
-
-/// Completes a table written to `tmp`: its final header over the first page, the file synced,
-/// then renamed to `path`, so that only a whole table ever carries the table's name.
-fn complete(file: &mut File, header: &Header, tmp: &Path, path: &Path) -> Result<()> {
-    file.seek(SeekFrom::Start(0))?;
-    file.write_all(&header.render())?;
-    file.sync_all()?;
-    fs::rename(tmp, path)?;
-    Ok(())
 }
 
 /// What converting one table did.

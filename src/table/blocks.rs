@@ -165,7 +165,6 @@ pub fn write(
     blocks: Blocks,
     hasher: &mut crc32fast::Hasher,
 ) -> Result<u32> {
-    out.seek(SeekFrom::Start(blocks.index_end()))?;
     let batch = (BATCH_BLOCKS_PER_THREAD * rayon::current_num_threads()) as u64;
     let frames_out = &mut *out;
     let rows = std::thread::scope(|scope| -> Result<Vec<Row>> {
@@ -221,19 +220,52 @@ pub(super) fn combine_rows(hasher: &mut crc32fast::Hasher, blocks: Blocks, rows:
 /// Writes the batches of frames received, in order, from the end of the index on; returns their
 /// index rows.
 fn write_frames(out: &mut File, blocks: Blocks, batches: Receiver<Vec<(Vec<u8>, u32)>>) -> Result<Vec<Row>> {
-    let mut rows = Vec::with_capacity(usize::try_from(blocks.count())?);
-    let mut offset = blocks.index_end();
-    let mut writer = BufWriter::with_capacity(1 << 20, out);
+    let mut sink = FrameSink::new(out, blocks)?;
     for frames in batches {
         for (frame, crc) in frames {
-            writer.write_all(&frame)?;
-            let length = u32::try_from(frame.len()).context("a compressed block over 4 GiB")?;
-            rows.push(Row { offset, length, crc });
-            offset += u64::from(length);
+            sink.push(&frame, crc)?;
         }
     }
-    writer.flush()?;
-    Ok(rows)
+    sink.finish()
+}
+
+/// Writes the frames of a table's blocks, in block order, from the end of the index on, keeping
+/// their index rows.
+pub(super) struct FrameSink<'a> {
+    writer: BufWriter<&'a mut File>,
+    offset: u64,
+    rows: Vec<Row>,
+}
+
+impl<'a> FrameSink<'a> {
+    pub(super) fn new(out: &'a mut File, blocks: Blocks) -> Result<FrameSink<'a>> {
+        let offset = blocks.index_end();
+        out.seek(SeekFrom::Start(offset))?;
+        Ok(FrameSink {
+            writer: BufWriter::with_capacity(1 << 20, out),
+            offset,
+            rows: Vec::with_capacity(usize::try_from(blocks.count())?),
+        })
+    }
+
+    /// Writes the next block's frame, whose entries hash to `crc`.
+    pub(super) fn push(&mut self, frame: &[u8], crc: u32) -> Result<()> {
+        self.writer.write_all(frame)?;
+        let length = u32::try_from(frame.len()).context("a compressed block over 4 GiB")?;
+        self.rows.push(Row {
+            offset: self.offset,
+            length,
+            crc,
+        });
+        self.offset += u64::from(length);
+        Ok(())
+    }
+
+    /// The rows of the frames written, once they are all in the file.
+    pub(super) fn finish(mut self) -> Result<Vec<Row>> {
+        self.writer.flush()?;
+        Ok(self.rows)
+    }
 }
 
 /// Decompresses the frame of block `block` into `out` (exactly its length) and checks the

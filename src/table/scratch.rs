@@ -32,8 +32,9 @@ pub struct Scratch {
 }
 
 impl Scratch {
-    /// A scratch file of `states` entries at `path`.
-    pub fn create(path: &Path, states: u64) -> Result<Scratch> {
+    /// A scratch file of `states` entries beside table `table` (`<table>.tmp-slices<pid>`).
+    pub fn beside(table: &Path, states: u64) -> Result<Scratch> {
+        let path = &super::temp_path(table, "-slices")?;
         let file = OpenOptions::new()
             .read(true)
             .write(true)
@@ -104,9 +105,10 @@ mod tests {
     fn entries_stored_are_read_back_and_the_file_is_removed() {
         let dir = std::env::temp_dir().join(format!("egtb-scratch-{}", std::process::id()));
         fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("t.scratch");
+        let table = dir.join("t.egtb");
+        let path = super::super::temp_path(&table, "-slices").unwrap();
         let states = 3 * u64::from(BLOCK_ENTRIES) + 5;
-        let mut scratch = Scratch::create(&path, states).unwrap();
+        let mut scratch = Scratch::beside(&table, states).unwrap();
         let entries: Vec<Entry> = (0..states).map(|s| (s * 7 % 65_521) as Entry).collect();
         let (low, high) = entries.split_at(BLOCK_ENTRIES as usize + 3);
         scratch.store(low.len() as u64, high).unwrap();

@@ -7,7 +7,6 @@
 //! is the one that compressing the whole table writes.
 
 use std::fs::{File, OpenOptions};
-use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::ops::Range;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
@@ -15,7 +14,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use rayon::prelude::*;
 
-use super::blocks::{self, Blocks, Row};
+use super::blocks::{self, Blocks, FrameSink, Row};
 use super::cache::{next_table_id, thread_entry};
 use super::{Encoding, Header, Scratch};
 use crate::solver::slices::SolvedStore;
@@ -62,8 +61,7 @@ impl SlicedWriter {
             .create_new(true)
             .open(&frames_path)
             .with_context(|| format!("cannot create {}", frames_path.display()))?;
-        let waiting_path = super::temp_path(path, "-slices")?;
-        let waiting = Scratch::create(&waiting_path, header.states())?;
+        let waiting = Scratch::beside(path, header.states())?;
         let count = usize::try_from(blocks.count())?;
         let outside = if outside.is_empty() {
             0..0
@@ -128,36 +126,23 @@ impl SlicedWriter {
         for batch in left.chunks(BATCH_BLOCKS_PER_THREAD * rayon::current_num_threads()) {
             self.write_blocks(batch, 0, &[])?;
         }
-        let tmp = super::temp_path(&self.path, "")?;
-        let result = (|| -> Result<Header> {
-            let mut file = File::create(&tmp)?;
-            file.seek(SeekFrom::Start(self.blocks.index_end()))?;
-            let mut out = BufWriter::with_capacity(1 << 20, &mut file);
-            let mut offset = self.blocks.index_end();
-            let mut rows = Vec::with_capacity(self.rows.len());
+        super::write_atomically(&self.path, |file| {
+            let mut sink = FrameSink::new(file, self.blocks)?;
             let mut frame = Vec::new();
             for row in &self.rows {
                 let row = row.expect("every block written");
                 frame.resize(row.length as usize, 0);
                 self.frames.read_exact_at(&mut frame, row.offset)?;
-                out.write_all(&frame)?;
-                rows.push(Row { offset, ..row });
-                offset += u64::from(row.length);
+                sink.push(&frame, row.crc)?;
             }
-            out.flush()?;
-            drop(out);
+            let rows = sink.finish()?;
             let mut hasher = crc32fast::Hasher::new();
             blocks::combine_rows(&mut hasher, self.blocks, &rows);
             let mut header = self.header.clone();
             header.checksum = hasher.finalize();
-            header.index_checksum = blocks::write_index(&mut file, &rows)?;
-            super::complete(&mut file, &header, &tmp, &self.path)?;
+            header.index_checksum = blocks::write_index(file, &rows)?;
             Ok(header)
-        })();
-        if result.is_err() {
-            let _ = std::fs::remove_file(&tmp);
-        }
-        result.with_context(|| format!("cannot write table {}", self.path.display()))
+        })
     }
 
     /// Reads the frame of a written block and decompresses it into `out`.
