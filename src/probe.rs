@@ -243,7 +243,7 @@ mod tests {
         assert!(states > 1 << 32);
         let block_entries: u32 = 1 << 24;
         let header = Header {
-            encoding: Encoding::Zstd { block_entries },
+            encoding: Encoding::zstd(block_entries),
             ..expected_header::<Xiangqi>(&material, rules, &index)
         };
         let far_from = (1u64 << 32) / u64::from(block_entries);

@@ -33,7 +33,7 @@ use memmap2::Mmap;
 use rayon::prelude::*;
 
 use self::blocks::{BlockReader, Blocks};
-pub use self::header::{BLOCK_ENTRIES, Encoding, FORMAT_VERSION, HEADER_BYTES, Header};
+pub use self::header::{BLOCK_ENTRIES, Encoding, FORMAT_VERSION, HEADER_BYTES, Header, Layout};
 use self::lock::TableLock;
 pub use self::scratch::Scratch;
 pub use self::sliced::SlicedWriter;
@@ -128,7 +128,7 @@ pub fn write_from(path: &Path, mut header: Header, entries: &(impl EntrySource +
                 }
                 out.flush()?;
             }
-            Encoding::Zstd { block_entries } => {
+            Encoding::Zstd { block_entries, .. } => {
                 let blocks = Blocks::new(header.states(), block_entries);
                 header.index_checksum = blocks::write(file, entries, blocks, &mut hasher)?;
             }
@@ -263,9 +263,9 @@ impl Table {
                 }
                 Body::Raw { verified: false }
             }
-            Encoding::Zstd { block_entries } => {
+            Encoding::Zstd { block_entries, layout } => {
                 let blocks = Blocks::new(header.states(), block_entries);
-                let reader = BlockReader::open(&map, blocks, header.index_checksum)
+                let reader = BlockReader::open(&map, blocks, layout, header.index_checksum)
                     .with_context(|| format!("table {} is damaged", path.display()))?;
                 Body::Zstd(reader)
             }

@@ -1,6 +1,6 @@
-//! The compressed layout: the entries cut into blocks of a fixed count, each block one zstd frame
-//! of its entries' low bytes followed by their high bytes (byte planes compress about a tenth
-//! better than interleaved entries), found through an index right after the header page. An index row per block, little-endian:
+//! The compressed layout: the entries cut into blocks of a fixed count, each block compressed
+//! apart (see [`Layout`]) and found through an index right after the header page. An index row per
+//! block, little-endian:
 //! the frame's offset in the file (u64), its length (u32) and the CRC-32 of the block's entries
 //! (u32). The header holds the CRC-32 of the index, checked on open, so a probe that decompresses
 //! one block and checks its CRC reads content the header vouches for; reading every block also
@@ -19,7 +19,7 @@ use rayon::prelude::*;
 use super::EntrySource;
 use super::cache::BlockCache;
 use super::header::HEADER_BYTES;
-use crate::value::Entry;
+use crate::value::{BROKEN, DRAW, Entry};
 
 thread_local! {
     /// A decompressor per thread, made once: making one costs more than many small frames.
@@ -124,18 +124,80 @@ impl Row {
     }
 }
 
-/// One block's frame and the CRC-32 of its entries.
-pub(super) fn compress(compressor: &mut zstd::bulk::Compressor, block: &[Entry]) -> Result<(Vec<u8>, u32)> {
-    let planes: Vec<u8> = block
-        .iter()
-        .map(|e| e.to_le_bytes()[0])
-        .chain(block.iter().map(|e| e.to_le_bytes()[1]))
-        .collect();
-    let frame = compressor.compress(&planes).context("zstd cannot compress a block")?;
+/// How a block's entries lie in its frame before zstd compresses them.
+///
+/// Byte planes (the entries' low bytes, then their high bytes) compress about a tenth better than
+/// interleaved entries. A quarter to a third of a chess table's slots are broken (men on one
+/// square, the side not to move in check), in a pattern that breaks the runs of values around
+/// them: with each broken slot holding the entry before it and a bit per entry marking them, in
+/// a zstd frame of their own, the 5-piece tables take 12 to 21% less space, and compress faster.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// The byte planes, one zstd frame (format 2, read only).
+    Planes,
+    /// The byte planes with each broken slot holding the entry before it ([`DRAW`] for the
+    /// first ones), one zstd frame, then a bit per entry, least significant first, set for a
+    /// broken slot, a second frame (format 3, written).
+    Marked,
+}
+
+impl Layout {
+    /// Bytes of the frame's content for a block of `len` entries.
+    fn content_bytes(self, len: usize) -> usize {
+        match self {
+            Layout::Planes => 2 * len,
+            Layout::Marked => len.div_ceil(8) + 2 * len,
+        }
+    }
+
+    /// A block's entries laid out for compression.
+    fn lay_out(self, block: &[Entry]) -> Vec<u8> {
+        let mut content = vec![0; self.content_bytes(block.len())];
+        let (planes, marks) = content.split_at_mut(2 * block.len());
+        let (low, high) = planes.split_at_mut(block.len());
+        let mut last = DRAW;
+        for (i, &entry) in block.iter().enumerate() {
+            let kept = if entry == BROKEN && self == Layout::Marked {
+                marks[i / 8] |= 1 << (i % 8);
+                last
+            } else {
+                entry
+            };
+            [low[i], high[i]] = kept.to_le_bytes();
+            last = kept;
+        }
+        content
+    }
+
+    /// The entries of a block from the content of its frame (exactly [`Layout::content_bytes`]).
+    fn read_back(self, content: &[u8], out: &mut [Entry]) {
+        let (planes, marks) = content.split_at(2 * out.len());
+        let (low, high) = planes.split_at(out.len());
+        for (i, ((entry, &l), &h)) in out.iter_mut().zip(low).zip(high).enumerate() {
+            let broken = self == Layout::Marked && marks[i / 8] & (1 << (i % 8)) != 0;
+            *entry = if broken { BROKEN } else { Entry::from_le_bytes([l, h]) };
+        }
+    }
+}
+
+/// One block's frame, laid out as `layout`, and the CRC-32 of its entries.
+pub(super) fn compress(
+    compressor: &mut zstd::bulk::Compressor,
+    layout: Layout,
+    block: &[Entry],
+) -> Result<(Vec<u8>, u32)> {
+    let content = layout.lay_out(block);
+    let (planes, marks) = content.split_at(2 * block.len());
+    let mut frame = compressor.compress(planes).context("zstd cannot compress a block")?;
+    if !marks.is_empty() {
+        // The marks compress better in a zstd frame of their own; zstd reads the two frames
+        // back as one.
+        frame.extend(compressor.compress(marks).context("zstd cannot compress a block")?);
+    }
     Ok((frame, crc32fast::hash(bytemuck::cast_slice(block))))
 }
 
-/// [`compress`] at `level` with this thread's compressor.
+/// [`compress`] in the layout tables are written in, at `level`, with this thread's compressor.
 pub(super) fn compress_here(block: &[Entry], level: i32) -> Result<(Vec<u8>, u32)> {
     COMPRESSOR.with_borrow_mut(|slot| {
         let (at, compressor) = match slot {
@@ -151,7 +213,7 @@ pub(super) fn compress_here(block: &[Entry], level: i32) -> Result<(Vec<u8>, u32
                 .context("zstd cannot set a compression level")?;
             *at = level;
         }
-        compress(compressor, block)
+        compress(compressor, Layout::Marked, block)
     })
 }
 
@@ -268,10 +330,10 @@ impl<'a> FrameSink<'a> {
     }
 }
 
-/// Decompresses the frame of block `block` into `out` (exactly its length) and checks the
-/// entries against the block's CRC-32 `crc`.
-pub(super) fn decompress_frame(frame: &[u8], crc: u32, block: u64, out: &mut [Entry]) -> Result<()> {
-    let mut planes = vec![0u8; 2 * out.len()];
+/// Decompresses the frame of block `block`, laid out as `layout`, into `out` (exactly its length)
+/// and checks the entries against the block's CRC-32 `crc`.
+pub(super) fn decompress_frame(frame: &[u8], layout: Layout, crc: u32, block: u64, out: &mut [Entry]) -> Result<()> {
+    let mut content = vec![0u8; layout.content_bytes(out.len())];
     let written = DECOMPRESSOR
         .with_borrow_mut(|decompressor| {
             if decompressor.is_none() {
@@ -279,19 +341,16 @@ pub(super) fn decompress_frame(frame: &[u8], crc: u32, block: u64, out: &mut [En
             }
             decompressor
                 .as_mut()
-                .map_or(Ok(0), |d| d.decompress_to_buffer(frame, &mut planes))
+                .map_or(Ok(0), |d| d.decompress_to_buffer(frame, &mut content))
         })
         .map_err(|e| anyhow!("corrupt (block {block} does not decompress: {e})"))?;
-    if written != planes.len() {
+    if written != content.len() {
         bail!(
             "corrupt (block {block} holds {written} bytes, expected {})",
-            planes.len()
+            content.len()
         );
     }
-    let (low, high) = planes.split_at(out.len());
-    for ((entry, &l), &h) in out.iter_mut().zip(low).zip(high) {
-        *entry = Entry::from_le_bytes([l, h]);
-    }
+    layout.read_back(&content, out);
     let bytes: &[u8] = bytemuck::cast_slice(out);
     if crc32fast::hash(bytes) != crc {
         bail!("corrupt (block {block} fails its checksum)");
@@ -303,6 +362,7 @@ pub(super) fn decompress_frame(frame: &[u8], crc: u32, block: u64, out: &mut [En
 /// the file's bytes, which the caller keeps mapped.
 pub struct BlockReader {
     pub blocks: Blocks,
+    layout: Layout,
     rows: Vec<Row>,
     cache: BlockCache,
 }
@@ -310,7 +370,7 @@ pub struct BlockReader {
 impl BlockReader {
     /// Reads and checks the index: its CRC-32, every frame inside the file, and the file ending
     /// with the last frame.
-    pub fn open(file: &[u8], blocks: Blocks, index_checksum: u32) -> Result<BlockReader> {
+    pub fn open(file: &[u8], blocks: Blocks, layout: Layout, index_checksum: u32) -> Result<BlockReader> {
         let file_len = file.len() as u64;
         let index_end = blocks.index_end();
         if file_len < index_end {
@@ -338,6 +398,7 @@ impl BlockReader {
         }
         Ok(BlockReader {
             blocks,
+            layout,
             rows,
             cache: BlockCache::new(CACHED_BLOCKS),
         })
@@ -369,7 +430,7 @@ impl BlockReader {
     /// Decompresses the frame of a block, read from the file by the caller, into `out` (exactly
     /// its length) and checks its CRC.
     pub fn decompress_frame(&self, frame: &[u8], block: u64, out: &mut [Entry]) -> Result<()> {
-        decompress_frame(frame, self.rows[block as usize].crc, block, out)
+        decompress_frame(frame, self.layout, self.rows[block as usize].crc, block, out)
     }
 
     /// A block's entries, from the cache or decompressed and then cached.
@@ -431,6 +492,23 @@ mod tests {
         assert_eq!(blocks.states_of(block).start + at as u64, state);
         assert_eq!(blocks.len_of(blocks.count() - 1), 12_345);
         assert_eq!(blocks.index_end(), HEADER_BYTES as u64 + 16 * ((1 << 17) + 1));
+    }
+
+    #[test]
+    fn both_layouts_give_every_entry_back_and_marked_planes_hold_no_broken_slot() {
+        let block: Vec<Entry> = vec![BROKEN, BROKEN, 5, DRAW, BROKEN, 9, BROKEN, BROKEN, BROKEN, 12, BROKEN];
+        for layout in [Layout::Planes, Layout::Marked] {
+            let content = layout.lay_out(&block);
+            assert_eq!(content.len(), layout.content_bytes(block.len()));
+            let mut out = vec![0; block.len()];
+            layout.read_back(&content, &mut out);
+            assert_eq!(out, block, "{layout:?}");
+        }
+        let content = Layout::Marked.lay_out(&block);
+        let n = block.len();
+        assert_eq!(&content[..n], &[0, 0, 5, 0, 0, 9, 9, 9, 9, 12, 12]);
+        assert!(content[n..2 * n].iter().all(|&high| high == 0));
+        assert_eq!(&content[2 * n..], &[0b1101_0011, 0b0000_0101]);
     }
 
     #[test]

@@ -4,14 +4,18 @@ use std::collections::HashMap;
 
 use anyhow::{Context, Result, bail};
 
+pub use super::blocks::Layout;
 use crate::material::GameId;
 
 /// First line of every table file.
 const MAGIC: &str = "EGTB table";
-/// Version of the file layout written: 2 names the encoding (raw or zstd blocks).
-pub const FORMAT_VERSION: u32 = 2;
+/// The latest version of the file layout: 3 marks the broken slots of a compressed block apart
+/// from its entries ([`Layout::Marked`]). A file says the oldest version that reads it.
+pub const FORMAT_VERSION: u32 = 3;
 /// Version 1 files (raw entries, no `encoding` field) are still read.
 const FIRST_FORMAT_VERSION: u32 = 1;
+/// Version 2 names the encoding (raw, or zstd blocks of byte planes, [`Layout::Planes`]).
+const ENCODING_FORMAT_VERSION: u32 = 2;
 /// Bytes before the first entry (raw) or the block index (zstd): one page, so raw entries can be
 /// mapped in place.
 pub const HEADER_BYTES: usize = 4096;
@@ -25,15 +29,22 @@ const BLOCK_ENTRIES_RANGE: std::ops::RangeInclusive<u32> = (1 << 8)..=(1 << 24);
 pub enum Encoding {
     /// Little-endian u16 entries, one per state, mapped as they are.
     Raw,
-    /// Blocks of `block_entries` entries, each one zstd frame, found through an index.
-    Zstd { block_entries: u32 },
+    /// Blocks of `block_entries` entries, each compressed apart in `layout`, found through an
+    /// index.
+    Zstd { block_entries: u32, layout: Layout },
 }
 
 impl Encoding {
     /// The encoding new tables are written in.
-    pub const DEFAULT: Encoding = Encoding::Zstd {
-        block_entries: BLOCK_ENTRIES,
-    };
+    pub const DEFAULT: Encoding = Encoding::zstd(BLOCK_ENTRIES);
+
+    /// Compressed blocks of `block_entries` entries, in the layout new tables are written in.
+    pub const fn zstd(block_entries: u32) -> Encoding {
+        Encoding::Zstd {
+            block_entries,
+            layout: Layout::Marked,
+        }
+    }
 
     /// `raw` or `zstd`.
     pub fn name(self) -> &'static str {
@@ -75,8 +86,14 @@ impl Header {
     /// The header page: the text, padded with newlines to [`HEADER_BYTES`].
     pub(super) fn render(&self) -> Vec<u8> {
         let rules: Vec<String> = self.rules.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let format = match self.encoding {
+            Encoding::Zstd {
+                layout: Layout::Marked, ..
+            } => FORMAT_VERSION,
+            _ => ENCODING_FORMAT_VERSION,
+        };
         let mut text = format!(
-            "{MAGIC}\nformat={FORMAT_VERSION}\ngame={}\nrules={}\nmaterial={}\nmetric={}\nindex={}\nentry_bytes=2\nstates={},{}\nchecksum={:08x}\nencoding={}\n",
+            "{MAGIC}\nformat={format}\ngame={}\nrules={}\nmaterial={}\nmetric={}\nindex={}\nentry_bytes=2\nstates={},{}\nchecksum={:08x}\nencoding={}\n",
             self.game,
             rules.join(","),
             self.material,
@@ -87,7 +104,7 @@ impl Header {
             self.checksum,
             self.encoding.name(),
         );
-        if let Encoding::Zstd { block_entries } = self.encoding {
+        if let Encoding::Zstd { block_entries, .. } = self.encoding {
             text.push_str(&format!(
                 "block_entries={block_entries}\nindex_checksum={:08x}\n",
                 self.index_checksum
@@ -126,7 +143,12 @@ impl Header {
                 if !BLOCK_ENTRIES_RANGE.contains(&block_entries) {
                     bail!("unsupported block size of {block_entries} entries");
                 }
-                Encoding::Zstd { block_entries }
+                let layout = if format == ENCODING_FORMAT_VERSION {
+                    Layout::Planes
+                } else {
+                    Layout::Marked
+                };
+                Encoding::Zstd { block_entries, layout }
             }
             (_, Some(other)) => bail!("unknown encoding '{other}'"),
             (_, None) => bail!("header lacks 'encoding'"),
@@ -190,8 +212,12 @@ mod tests {
     }
 
     #[test]
-    fn renders_and_parses_both_encodings_with_counts_beyond_u32() {
-        for encoding in [Encoding::Raw, Encoding::DEFAULT] {
+    fn renders_and_parses_every_encoding_with_counts_beyond_u32() {
+        let planes = Encoding::Zstd {
+            block_entries: BLOCK_ENTRIES,
+            layout: Layout::Planes,
+        };
+        for encoding in [Encoding::Raw, Encoding::DEFAULT, planes] {
             let page = header(encoding).render();
             assert_eq!(page.len(), HEADER_BYTES);
             let parsed = Header::parse(&page).unwrap();
@@ -213,7 +239,7 @@ mod tests {
     fn rejects_bad_fields_with_a_reason() {
         let good = String::from_utf8(header(Encoding::DEFAULT).render()).unwrap();
         for (from, to, reason) in [
-            ("format=2", "format=9", "format version 9"),
+            ("format=3", "format=9", "format version 9"),
             ("encoding=zstd", "encoding=lzma", "unknown encoding"),
             ("block_entries=65536", "block_entries=3", "block size"),
             ("states=4294967301,", "states=18446744073709551615,", "too many states"),

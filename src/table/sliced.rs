@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use rayon::prelude::*;
 
-use super::blocks::{self, Blocks, FrameSink, Row};
+use super::blocks::{self, Blocks, FrameSink, Layout, Row};
 use super::cache::{next_table_id, thread_entry};
 use super::{Encoding, Header, Scratch};
 use crate::solver::slices::SolvedStore;
@@ -50,7 +50,7 @@ impl SlicedWriter {
     /// Starts writing the table of `header` to `path` (renamed into place by
     /// [`SlicedWriter::finish`]); `outside` are the states in no slice.
     pub fn create(path: &Path, header: Header, outside: Range<u64>) -> Result<SlicedWriter> {
-        let Encoding::Zstd { block_entries } = header.encoding else {
+        let Encoding::Zstd { block_entries, .. } = header.encoding else {
             bail!("a table written slice by slice is compressed");
         };
         let blocks = Blocks::new(header.states(), block_entries);
@@ -149,7 +149,7 @@ impl SlicedWriter {
     fn read_frame(&self, block: u64, row: Row, out: &mut [Entry]) -> Result<()> {
         let mut frame = vec![0; row.length as usize];
         self.frames.read_exact_at(&mut frame, row.offset)?;
-        blocks::decompress_frame(&frame, row.crc, block, out)
+        blocks::decompress_frame(&frame, Layout::Marked, row.crc, block, out)
     }
 }
 

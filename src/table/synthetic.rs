@@ -13,7 +13,7 @@ use crate::value::Entry;
 /// Writes a compressed table whose block `b` holds `value_of(b)` in every entry; returns the
 /// header written (its checksums computed).
 pub fn write_uniform_blocks(path: &Path, mut header: Header, value_of: impl Fn(u64) -> Entry) -> Header {
-    let Encoding::Zstd { block_entries } = header.encoding else {
+    let Encoding::Zstd { block_entries, layout } = header.encoding else {
         panic!("uniform blocks are compressed");
     };
     let blocks = Blocks::new(header.states(), block_entries);
@@ -25,7 +25,7 @@ pub fn write_uniform_blocks(path: &Path, mut header: Header, value_of: impl Fn(u
     for block in 0..blocks.count() {
         let len = blocks.len_of(block);
         let row = *rows.entry((value_of(block), len)).or_insert_with(|| {
-            let (frame, crc) = compress(&mut compressor, &vec![value_of(block); len]).unwrap();
+            let (frame, crc) = compress(&mut compressor, layout, &vec![value_of(block); len]).unwrap();
             let row = Row {
                 offset: blocks.index_end() + frames.len() as u64,
                 length: frame.len() as u32,

@@ -2,9 +2,10 @@ use std::fs::OpenOptions;
 use std::os::unix::fs::FileExt;
 
 use super::blocks::{Row, compress};
+use super::synthetic::write_uniform_blocks;
 use super::*;
 use crate::solver::slices::SolvedStore;
-use crate::value::BROKEN;
+use crate::value::{BROKEN, DRAW};
 
 fn header(encoding: Encoding, states_per_side: u64) -> Header {
     Header {
@@ -43,7 +44,7 @@ fn sample(n: usize) -> Vec<Entry> {
 }
 
 /// A small block size, so that a small table has several blocks, the last one short.
-const SMALL_BLOCKS: Encoding = Encoding::Zstd { block_entries: 1 << 10 };
+const SMALL_BLOCKS: Encoding = Encoding::zstd(1 << 10);
 
 fn error_of<T>(result: Result<T>) -> String {
     match result {
@@ -70,6 +71,27 @@ fn both_encodings_round_trip_and_probe() {
         let loaded = LoadedTable::open(&path, &header(Encoding::Raw, 2500)).unwrap();
         assert_eq!(loaded.entries(), &entries[..]);
     }
+    fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn format_two_tables_of_byte_planes_still_open() {
+    let dir = folder("planes");
+    let path = dir.join("chess").join("KQvK.egtb");
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let planes = Encoding::Zstd {
+        block_entries: 1 << 10,
+        layout: Layout::Planes,
+    };
+    let value_of = |block: u64| [BROKEN, DRAW, 7][block as usize % 3];
+    write_uniform_blocks(&path, header(planes, 2500), value_of);
+    assert!(fs::read(&path).unwrap().starts_with(b"EGTB table\nformat=2\n"));
+    let table = Table::open(&path, &header(Encoding::DEFAULT, 2500)).unwrap();
+    assert_eq!(table.header.encoding, planes);
+    for state in [0, 1023, 1024, 2048, 4999] {
+        assert_eq!(table.entry(state).unwrap(), value_of(state / 1024));
+    }
+    table.verify().unwrap();
     fs::remove_dir_all(dir).unwrap();
 }
 
@@ -258,8 +280,8 @@ fn compressed_tables_beyond_u32_states_probe_one_block() {
     let full: Vec<Entry> = vec![7; BLOCK_ENTRIES as usize];
     let last: Vec<Entry> = (0..16).collect();
     let mut compressor = zstd::bulk::Compressor::new(3).unwrap();
-    let (full_frame, full_crc) = compress(&mut compressor, &full).unwrap();
-    let (last_frame, last_crc) = compress(&mut compressor, &last).unwrap();
+    let (full_frame, full_crc) = compress(&mut compressor, Layout::Marked, &full).unwrap();
+    let (last_frame, last_crc) = compress(&mut compressor, Layout::Marked, &last).unwrap();
     let full_row = Row {
         offset: blocks.index_end(),
         length: full_frame.len() as u32,
