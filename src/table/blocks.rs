@@ -173,9 +173,21 @@ impl Layout {
     fn read_back(self, content: &[u8], out: &mut [Entry]) {
         let (planes, marks) = content.split_at(2 * out.len());
         let (low, high) = planes.split_at(out.len());
-        for (i, ((entry, &l), &h)) in out.iter_mut().zip(low).zip(high).enumerate() {
-            let broken = self == Layout::Marked && marks[i / 8] & (1 << (i % 8)) != 0;
-            *entry = if broken { BROKEN } else { Entry::from_le_bytes([l, h]) };
+        if marks.is_empty() {
+            for ((entry, &l), &h) in out.iter_mut().zip(low).zip(high) {
+                *entry = Entry::from_le_bytes([l, h]);
+            }
+            return;
+        }
+        // `BROKEN` has every bit set: or-ing an entry with its mark bit spread over 16 bits
+        // breaks a marked one.
+        for (eight, ((&mark, low), high)) in out
+            .chunks_mut(8)
+            .zip(marks.iter().zip(low.chunks(8)).zip(high.chunks(8)))
+        {
+            for (bit, ((entry, &l), &h)) in eight.iter_mut().zip(low).zip(high).enumerate() {
+                *entry = Entry::from_le_bytes([l, h]) | 0u16.wrapping_sub(u16::from(mark >> bit & 1));
+            }
         }
     }
 }
