@@ -45,8 +45,8 @@ pub fn run(env: &Env, encoding: Encoding, files: &[PathBuf]) -> Result<()> {
         let file = path.strip_prefix(&env.tables).unwrap_or(path).display().to_string();
         if !env.json {
             println!(
-                "{file:<44} {:<4} {:>10.1} MiB -> {:<4} {:>10.1} MiB",
-                converted.from.name(),
+                "{file:<44} {:<7} {:>10.1} MiB -> {:<4} {:>10.1} MiB",
+                converted.from.label(),
                 mib(converted.before),
                 encoding.name(),
                 mib(converted.after)
@@ -54,7 +54,7 @@ pub fn run(env: &Env, encoding: Encoding, files: &[PathBuf]) -> Result<()> {
         }
         rows.push(json!({
             "file": file,
-            "from": converted.from.name(),
+            "from": converted.from.label(),
             "to": encoding.name(),
             "bytes_before": converted.before,
             "bytes_after": converted.after,

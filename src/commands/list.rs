@@ -59,7 +59,7 @@ pub fn run(env: &Env) -> Result<()> {
             .as_ref()
             .map_or((String::new(), ""), |a| (format!("{} states", a.2), a.3));
         println!(
-            "{:<44} {:>10.1} MiB {encoding:<5} {:>18}  {status}",
+            "{:<44} {:>10.1} MiB {encoding:<7} {:>18}  {status}",
             l.file,
             l.bytes as f64 / (1 << 20) as f64,
             states
@@ -75,7 +75,7 @@ fn inspect(root: &Path, path: &Path) -> Listed {
         Ok(table) => {
             let h = &table.header;
             let rules: Vec<String> = h.rules.iter().map(|(k, v)| format!("{k}={v}")).collect();
-            let about = Some((h.material.clone(), rules.join(","), h.states(), h.encoding.name()));
+            let about = Some((h.material.clone(), rules.join(","), h.states(), h.encoding.label()));
             let check = table.verify().map_err(|e| format!("{e:#}"));
             Listed {
                 file,

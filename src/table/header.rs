@@ -46,11 +46,22 @@ impl Encoding {
         }
     }
 
-    /// `raw` or `zstd`.
+    /// `raw` or `zstd`, as the header names it.
     pub fn name(self) -> &'static str {
         match self {
             Encoding::Raw => "raw",
             Encoding::Zstd { .. } => "zstd",
+        }
+    }
+
+    /// The name shown to users: [`Encoding::name`], and `zstd-v2` for blocks of the format 2
+    /// layout, which `egtb compress` rewrites.
+    pub fn label(self) -> &'static str {
+        match self {
+            Encoding::Zstd {
+                layout: Layout::Planes, ..
+            } => "zstd-v2",
+            _ => self.name(),
         }
     }
 }

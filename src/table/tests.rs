@@ -88,6 +88,7 @@ fn format_two_tables_of_byte_planes_still_open() {
     assert!(fs::read(&path).unwrap().starts_with(b"EGTB table\nformat=2\n"));
     let table = Table::open(&path, &header(Encoding::DEFAULT, 2500)).unwrap();
     assert_eq!(table.header.encoding, planes);
+    assert_eq!(planes.label(), "zstd-v2");
     for state in [0, 1023, 1024, 2048, 4999] {
         assert_eq!(table.entry(state).unwrap(), value_of(state / 1024));
     }
