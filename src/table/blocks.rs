@@ -1,8 +1,8 @@
 //! The compressed layout: the entries cut into blocks of a fixed count, each block compressed
 //! apart (see [`Layout`]) and found through an index right after the header page. An index row per
 //! block, little-endian:
-//! the frame's offset in the file (u64), its length (u32) and the CRC-32 of the block's entries
-//! (u32). The header holds the CRC-32 of the index, checked on open, so a probe that decompresses
+//! the offset of the block's frames in the file (u64), their length (u32) and the CRC-32 of the
+//! block's entries (u32). The header holds the CRC-32 of the index, checked on open, so a probe that decompresses
 //! one block and checks its CRC reads content the header vouches for; reading every block also
 //! checks that the blocks' CRCs combine into the header's checksum of all entries.
 
