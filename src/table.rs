@@ -169,6 +169,33 @@ fn temp_path(path: &Path, kind: &str) -> Result<PathBuf> {
     Ok(path.with_extension(format!("{EXTENSION}.tmp{kind}{}", std::process::id())))
 }
 
+/// A temporary file of this process beside a table (see [`temp_path`]), open to read and write,
+/// removed when dropped: the working files of a table being written.
+struct TempFile {
+    path: PathBuf,
+    file: File,
+}
+
+impl TempFile {
+    /// Creates the temporary file of kind `kind` beside table `table`.
+    fn beside(table: &Path, kind: &str) -> Result<TempFile> {
+        let path = temp_path(table, kind)?;
+        let file = fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .with_context(|| format!("cannot create {}", path.display()))?;
+        Ok(TempFile { path, file })
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = fs::remove_file(&self.path);
+    }
+}
+
 /// What converting one table did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Converted {

@@ -4,16 +4,15 @@
 //! run's scratch is removed as stale by the next one), read back through each thread's small
 //! cache of blocks.
 
-use std::fs::{self, File, OpenOptions};
 use std::ops::Range;
 use std::os::unix::fs::FileExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{Context, Result};
 
-use super::EntrySource;
 use super::blocks::Blocks;
 use super::cache::{next_table_id, thread_entry};
+use super::{EntrySource, TempFile};
 use crate::solver::slices::SolvedStore;
 use crate::value::Entry;
 
@@ -22,8 +21,7 @@ const BLOCK_ENTRIES: u32 = 1 << 16;
 
 /// Raw entries in a temporary file, removed when dropped.
 pub struct Scratch {
-    path: PathBuf,
-    file: File,
+    temp: TempFile,
     /// The states, in the blocks threads read.
     blocks: Blocks,
     /// Names the entries as they are now in the threads' caches: a store changes it, so that
@@ -34,18 +32,12 @@ pub struct Scratch {
 impl Scratch {
     /// A scratch file of `states` entries beside table `table` (`<table>.tmp-slices<pid>`).
     pub fn beside(table: &Path, states: u64) -> Result<Scratch> {
-        let path = &super::temp_path(table, "-slices")?;
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .open(path)
-            .with_context(|| format!("cannot create {}", path.display()))?;
-        file.set_len(2 * states)
-            .with_context(|| format!("cannot size {}", path.display()))?;
+        let temp = TempFile::beside(table, "-slices")?;
+        temp.file
+            .set_len(2 * states)
+            .with_context(|| format!("cannot size {}", temp.path.display()))?;
         Ok(Scratch {
-            path: path.to_path_buf(),
-            file,
+            temp,
             blocks: Blocks::new(states, BLOCK_ENTRIES),
             id: next_table_id(),
         })
@@ -53,17 +45,19 @@ impl Scratch {
 
     /// Reads the entries of states `first..first + out.len()`.
     pub fn read(&self, first: u64, out: &mut [Entry]) -> Result<()> {
-        self.file
+        self.temp
+            .file
             .read_exact_at(bytemuck::cast_slice_mut(out), 2 * first)
-            .with_context(|| format!("cannot read {}", self.path.display()))
+            .with_context(|| format!("cannot read {}", self.temp.path.display()))
     }
 }
 
 impl SolvedStore for Scratch {
     fn store(&mut self, first: u64, entries: &[Entry]) -> Result<()> {
-        self.file
+        self.temp
+            .file
             .write_all_at(bytemuck::cast_slice(entries), 2 * first)
-            .with_context(|| format!("cannot write {}", self.path.display()))?;
+            .with_context(|| format!("cannot write {}", self.temp.path.display()))?;
         self.id = next_table_id();
         Ok(())
     }
@@ -91,14 +85,10 @@ impl EntrySource for Scratch {
     }
 }
 
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = fs::remove_file(&self.path);
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use std::fs;
+
     use super::*;
 
     #[test]

@@ -6,7 +6,6 @@
 //! Once every block is written, the frames are copied into the table in block order, so the file
 //! is the one that compressing the whole table writes.
 
-use std::fs::{File, OpenOptions};
 use std::ops::Range;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
@@ -16,7 +15,7 @@ use rayon::prelude::*;
 
 use super::blocks::{self, Blocks, FrameSink, Layout, Row};
 use super::cache::{next_table_id, thread_entry};
-use super::{Encoding, Header, Scratch};
+use super::{Encoding, Header, Scratch, TempFile};
 use crate::solver::slices::SolvedStore;
 use crate::value::Entry;
 
@@ -28,8 +27,7 @@ const BATCH_BLOCKS_PER_THREAD: usize = 16;
 pub struct SlicedWriter {
     path: PathBuf,
     /// The frames, in the order the blocks were completed.
-    frames_path: PathBuf,
-    frames: File,
+    frames: TempFile,
     header: Header,
     blocks: Blocks,
     /// Per block, where its frame lies, once written.
@@ -54,13 +52,7 @@ impl SlicedWriter {
             bail!("a table written slice by slice is compressed");
         };
         let blocks = Blocks::new(header.states(), block_entries);
-        let frames_path = super::temp_path(path, "-frames")?;
-        let frames = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .open(&frames_path)
-            .with_context(|| format!("cannot create {}", frames_path.display()))?;
+        let frames = TempFile::beside(path, "-frames")?;
         let waiting = Scratch::beside(path, header.states())?;
         let count = usize::try_from(blocks.count())?;
         let outside = if outside.is_empty() {
@@ -70,7 +62,6 @@ impl SlicedWriter {
         };
         Ok(SlicedWriter {
             path: path.to_path_buf(),
-            frames_path,
             frames,
             header,
             blocks,
@@ -105,8 +96,9 @@ impl SlicedWriter {
         for (&block, (frame, crc)) in complete.iter().zip(&frames) {
             let length = u32::try_from(frame.len()).context("a compressed block over 4 GiB")?;
             self.frames
+                .file
                 .write_all_at(frame, self.end)
-                .with_context(|| format!("cannot write {}", self.frames_path.display()))?;
+                .with_context(|| format!("cannot write {}", self.frames.path.display()))?;
             self.rows[block as usize] = Some(Row {
                 offset: self.end,
                 length,
@@ -132,7 +124,7 @@ impl SlicedWriter {
             for row in &self.rows {
                 let row = row.expect("every block written");
                 frame.resize(row.length as usize, 0);
-                self.frames.read_exact_at(&mut frame, row.offset)?;
+                self.frames.file.read_exact_at(&mut frame, row.offset)?;
                 sink.push(&frame, row.crc)?;
             }
             let rows = sink.finish()?;
@@ -148,7 +140,7 @@ impl SlicedWriter {
     /// Reads the frame of a written block and decompresses it into `out`.
     fn read_frame(&self, block: u64, row: Row, out: &mut [Entry]) -> Result<()> {
         let mut frame = vec![0; row.length as usize];
-        self.frames.read_exact_at(&mut frame, row.offset)?;
+        self.frames.file.read_exact_at(&mut frame, row.offset)?;
         blocks::decompress_frame(&frame, Layout::Marked, row.crc, block, out)
     }
 }
@@ -194,15 +186,9 @@ impl SolvedStore for SlicedWriter {
             if let Err(e) = self.read_frame(block, row, out) {
                 panic!(
                     "the frames of the table being written, {}, can no longer be read: {e:#}",
-                    self.frames_path.display()
+                    self.frames.path.display()
                 );
             }
         })
-    }
-}
-
-impl Drop for SlicedWriter {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.frames_path);
     }
 }
