@@ -10,7 +10,7 @@ use egtb::commands::{self, Env, generate::Request};
 use egtb::generate::Backend;
 use egtb::material::GameId;
 use egtb::solver::gpu::GpuOptions;
-use egtb::table::{Encoding, table_files};
+use egtb::table::{Encoding, LEVELS, table_files};
 
 #[derive(Parser)]
 #[command(
@@ -66,8 +66,12 @@ enum Command {
         #[arg(long, default_value = "auto")]
         backend: String,
         /// Write new tables uncompressed (raw entries) instead of in zstd blocks.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "level")]
         uncompressed: bool,
+        /// Compress new tables at this zstd level (1 to 22; default 7, 3 below 2^25 states):
+        /// 15 makes 5-piece tables about 15% smaller at several times the time of writing them.
+        #[arg(long, value_parser = zstd_level)]
+        level: Option<i32>,
     },
     /// Show the tables a batch needs in dependency order, with state counts, estimated peak
     /// memory and whether each is present; or the batch as Slurm jobs (--slurm).
@@ -126,6 +130,11 @@ enum Command {
         game: Option<String>,
         /// Materials such as KQvKR (none: every table of the game).
         materials: Vec<String>,
+        /// Rewrite every table at this zstd level (1 to 22) unless it is at it already; without
+        /// it, tables already compressed are left as they are. 15 makes 5-piece tables about 15%
+        /// smaller than generation writes them, and they read back as fast.
+        #[arg(long, value_parser = zstd_level)]
+        level: Option<i32>,
     },
     /// Rewrite tables uncompressed (raw entries), in place: every table in the folder, a game's,
     /// or the named materials'.
@@ -206,13 +215,14 @@ fn run(cli: Cli) -> Result<()> {
             pieces,
             backend,
             uncompressed,
+            level,
         } => {
             let request = Request {
                 materials,
                 pieces,
                 backend: Backend::parse(&backend)?,
                 gpu,
-                encoding: if uncompressed { Encoding::Raw } else { Encoding::DEFAULT },
+                encoding: if uncompressed { Encoding::Raw } else { compressed(level) },
             };
             with_game!(GameId::parse(&game)?, G => commands::generate::run::<G>(&env, &request))
         }
@@ -246,12 +256,29 @@ fn run(cli: Cli) -> Result<()> {
         Command::Bench { game, materials } => {
             with_game!(GameId::parse(&game)?, G => commands::bench::run::<G>(&env, &materials, &gpu))
         }
-        Command::Compress { game, materials } => convert(&env, Encoding::DEFAULT, game, &materials),
+        Command::Compress { game, materials, level } => convert(&env, compressed(level), game, &materials),
         Command::Decompress { game, materials } => convert(&env, Encoding::Raw, game, &materials),
         Command::Serve { port, bind } => commands::serve::run(&env, &bind, port),
         Command::Play { position, side, auto } => {
             with_game!(commands::detect_game(&position)?, G => commands::play::run::<G>(&env, &position, side.as_deref(), auto))
         }
+    }
+}
+
+/// The compressed encoding at `--level`, or at the level for each table's size.
+fn compressed(level: Option<i32>) -> Encoding {
+    level.map_or(Encoding::DEFAULT, Encoding::zstd_at)
+}
+
+/// `--level`: a zstd level tables may be written at.
+fn zstd_level(text: &str) -> Result<i32, String> {
+    match text.parse::<i32>() {
+        Ok(level) if LEVELS.contains(&level) => Ok(level),
+        _ => Err(format!(
+            "'{text}' is not a zstd level from {} to {}",
+            LEVELS.start(),
+            LEVELS.end()
+        )),
     }
 }
 

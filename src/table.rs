@@ -33,7 +33,7 @@ use memmap2::Mmap;
 use rayon::prelude::*;
 
 use self::blocks::{BlockReader, Blocks};
-pub use self::header::{BLOCK_ENTRIES, Encoding, FORMAT_VERSION, HEADER_BYTES, Header, Layout};
+pub use self::header::{BLOCK_ENTRIES, Encoding, FORMAT_VERSION, HEADER_BYTES, Header, LEVELS, Layout};
 use self::lock::TableLock;
 pub use self::scratch::Scratch;
 pub use self::sliced::SlicedWriter;
@@ -128,9 +128,11 @@ pub fn write_from(path: &Path, mut header: Header, entries: &(impl EntrySource +
                 }
                 out.flush()?;
             }
-            Encoding::Zstd { block_entries, .. } => {
+            Encoding::Zstd {
+                block_entries, level, ..
+            } => {
                 let blocks = Blocks::new(header.states(), block_entries);
-                header.index_checksum = blocks::write(file, entries, blocks, &mut hasher)?;
+                header.index_checksum = blocks::write(file, entries, blocks, blocks.level(level), &mut hasher)?;
             }
         }
         header.checksum = hasher.finalize();
@@ -201,23 +203,26 @@ impl Drop for TempFile {
 pub struct Converted {
     /// The encoding it had.
     pub from: Encoding,
+    /// The encoding it has.
+    pub to: Encoding,
     /// The file's size before and after, in bytes.
     pub before: u64,
     pub after: u64,
 }
 
 /// Rewrites a table in another encoding, in place and atomically, holding the table's lock (a
-/// table already in that encoding is left as it is). The entries are verified first, and the
+/// table already in that encoding is left as it is, see [`Encoding::fulfils`]). The entries are verified first, and the
 /// whole table is in memory while it is rewritten (mapped, when it was raw).
 pub fn convert(path: &Path, encoding: Encoding) -> Result<Converted> {
     let (lock, _) = TableLock::acquire(path)?;
     lock.remove_stale_temps()?;
     let table = Table::open_unchecked(path)?;
     let (from, before) = (table.header.encoding, table.file_bytes());
-    if from == encoding {
+    if from.fulfils(encoding) {
         table.verify()?;
         return Ok(Converted {
             from,
+            to: from,
             before,
             after: before,
         });
@@ -233,7 +238,12 @@ pub fn convert(path: &Path, encoding: Encoding) -> Result<Converted> {
     let after = fs::metadata(path)
         .with_context(|| format!("cannot read {}", path.display()))?
         .len();
-    Ok(Converted { from, before, after })
+    Ok(Converted {
+        from,
+        to: encoding,
+        before,
+        after,
+    })
 }
 
 /// How a table file's entries are reached.
@@ -290,7 +300,9 @@ impl Table {
                 }
                 Body::Raw { verified: false }
             }
-            Encoding::Zstd { block_entries, layout } => {
+            Encoding::Zstd {
+                block_entries, layout, ..
+            } => {
                 let blocks = Blocks::new(header.states(), block_entries);
                 let reader = BlockReader::open(&map, blocks, layout, header.index_checksum)
                     .with_context(|| format!("table {} is damaged", path.display()))?;

@@ -45,17 +45,17 @@ pub fn run(env: &Env, encoding: Encoding, files: &[PathBuf]) -> Result<()> {
         let file = path.strip_prefix(&env.tables).unwrap_or(path).display().to_string();
         if !env.json {
             println!(
-                "{file:<44} {:<7} {:>10.1} MiB -> {:<4} {:>10.1} MiB",
+                "{file:<44} {:<7} {:>10.1} MiB -> {:<7} {:>10.1} MiB",
                 converted.from.label(),
                 mib(converted.before),
-                encoding.name(),
+                converted.to.label(),
                 mib(converted.after)
             );
         }
         rows.push(json!({
             "file": file,
             "from": converted.from.label(),
-            "to": encoding.name(),
+            "to": converted.to.label(),
             "bytes_before": converted.before,
             "bytes_after": converted.after,
         }));

@@ -13,7 +13,7 @@ struct Listed {
     file: String,
     bytes: u64,
     /// The header's material, rules, states and encoding, when the header could be read.
-    about: Option<(String, String, u64, &'static str)>,
+    about: Option<(String, String, u64, String)>,
     /// `Ok` when the file verifies, else why not.
     check: Result<(), String>,
 }
@@ -34,7 +34,7 @@ pub fn run(env: &Env) -> Result<()> {
                     "material": l.about.as_ref().map(|a| &a.0),
                     "rules": l.about.as_ref().map(|a| &a.1),
                     "states": l.about.as_ref().map(|a| a.2),
-                    "encoding": l.about.as_ref().map(|a| a.3),
+                    "encoding": l.about.as_ref().map(|a| &a.3),
                     "ok": l.check.is_ok(),
                     "error": l.check.as_ref().err(),
                 })
@@ -57,7 +57,7 @@ pub fn run(env: &Env) -> Result<()> {
         let (states, encoding) = l
             .about
             .as_ref()
-            .map_or((String::new(), ""), |a| (format!("{} states", a.2), a.3));
+            .map_or((String::new(), ""), |a| (format!("{} states", a.2), a.3.as_str()));
         println!(
             "{:<44} {:>10.1} MiB {encoding:<7} {:>18}  {status}",
             l.file,

@@ -85,10 +85,10 @@ impl Blocks {
         (range.end - range.start) as usize
     }
 
-    /// The zstd level the table's blocks are compressed at: one per table size, so that every
-    /// way of writing a table writes the same file.
-    pub fn level(self) -> i32 {
-        if self.states < SMALL_STATES { SMALL_LEVEL } else { LEVEL }
+    /// The zstd level the table's blocks are compressed at: the `chosen` one, else one per
+    /// table size, so that every way of writing a table writes the same file.
+    pub fn level(self, chosen: Option<i32>) -> i32 {
+        chosen.unwrap_or(if self.states < SMALL_STATES { SMALL_LEVEL } else { LEVEL })
     }
 
     /// File offset of the first byte after the index, where frames begin.
@@ -237,6 +237,7 @@ pub fn write(
     out: &mut File,
     entries: &(impl EntrySource + ?Sized),
     blocks: Blocks,
+    level: i32,
     hasher: &mut crc32fast::Hasher,
 ) -> Result<u32> {
     let batch = (BATCH_BLOCKS_PER_THREAD * rayon::current_num_threads()) as u64;
@@ -249,7 +250,7 @@ pub fn write(
             let frames = (first..(first + batch).min(blocks.count()))
                 .into_par_iter()
                 .map_init(Vec::new, |buffer, block| {
-                    compress_here(entries.run(blocks.states_of(block), buffer)?, blocks.level())
+                    compress_here(entries.run(blocks.states_of(block), buffer)?, level)
                 })
                 .collect::<Result<Vec<_>>>();
             let frames = match frames {

@@ -23,6 +23,8 @@ pub const HEADER_BYTES: usize = 4096;
 pub const BLOCK_ENTRIES: u32 = 1 << 16;
 /// Block sizes a reader accepts, so a corrupt header cannot ask for absurd buffers.
 const BLOCK_ENTRIES_RANGE: std::ops::RangeInclusive<u32> = (1 << 8)..=(1 << 24);
+/// The zstd levels a table may be written at.
+pub const LEVELS: std::ops::RangeInclusive<i32> = 1..=22;
 
 /// How the entries are stored after the header.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,8 +32,13 @@ pub enum Encoding {
     /// Little-endian u16 entries, one per state, mapped as they are.
     Raw,
     /// Blocks of `block_entries` entries, each compressed apart in `layout`, found through an
-    /// index.
-    Zstd { block_entries: u32, layout: Layout },
+    /// index; at a zstd `level` chosen by the user, or (`None`) at the level for the table's
+    /// size that generation writes (see [`Blocks::level`](super::blocks::Blocks::level)).
+    Zstd {
+        block_entries: u32,
+        layout: Layout,
+        level: Option<i32>,
+    },
 }
 
 impl Encoding {
@@ -43,6 +50,36 @@ impl Encoding {
         Encoding::Zstd {
             block_entries,
             layout: Layout::Marked,
+            level: None,
+        }
+    }
+
+    /// The default blocks compressed at zstd `level` (one of [`LEVELS`]): higher levels make
+    /// smaller files, at more time to write them, and read back as fast.
+    pub const fn zstd_at(level: i32) -> Encoding {
+        Encoding::Zstd {
+            block_entries: BLOCK_ENTRIES,
+            layout: Layout::Marked,
+            level: Some(level),
+        }
+    }
+
+    /// Whether a table in this encoding is already in `wanted`, so that converting it would
+    /// change nothing asked for: the same encoding, or compressed in the latest layout when
+    /// `wanted` names no level (a table written at a chosen level keeps it).
+    pub fn fulfils(self, wanted: Encoding) -> bool {
+        match (self, wanted) {
+            (
+                Encoding::Zstd {
+                    block_entries, layout, ..
+                },
+                Encoding::Zstd {
+                    block_entries: wanted_entries,
+                    layout: wanted_layout,
+                    level: None,
+                },
+            ) => block_entries == wanted_entries && layout == wanted_layout,
+            _ => self == wanted,
         }
     }
 
@@ -54,14 +91,16 @@ impl Encoding {
         }
     }
 
-    /// The name shown to users: [`Encoding::name`], and `zstd-v2` for blocks of the format 2
-    /// layout, which `egtb compress` rewrites.
-    pub fn label(self) -> &'static str {
+    /// The name shown to users: [`Encoding::name`], `zstd-v2` for blocks of the format 2
+    /// layout, which `egtb compress` rewrites, and `zstd-N` for blocks written at a chosen
+    /// level N.
+    pub fn label(self) -> String {
         match self {
             Encoding::Zstd {
                 layout: Layout::Planes, ..
-            } => "zstd-v2",
-            _ => self.name(),
+            } => "zstd-v2".into(),
+            Encoding::Zstd { level: Some(level), .. } => format!("zstd-{level}"),
+            _ => self.name().into(),
         }
     }
 }
@@ -115,11 +154,17 @@ impl Header {
             self.checksum,
             self.encoding.name(),
         );
-        if let Encoding::Zstd { block_entries, .. } = self.encoding {
+        if let Encoding::Zstd {
+            block_entries, level, ..
+        } = self.encoding
+        {
             text.push_str(&format!(
                 "block_entries={block_entries}\nindex_checksum={:08x}\n",
                 self.index_checksum
             ));
+            if let Some(level) = level {
+                text.push_str(&format!("level={level}\n"));
+            }
         }
         assert!(text.len() < HEADER_BYTES, "table header too long");
         let mut page = text.into_bytes();
@@ -159,7 +204,18 @@ impl Header {
                 } else {
                     Layout::Marked
                 };
-                Encoding::Zstd { block_entries, layout }
+                let level = match fields.get("level") {
+                    None => None,
+                    Some(level) => match level.parse() {
+                        Ok(level) if LEVELS.contains(&level) => Some(level),
+                        _ => bail!("bad level field '{level}'"),
+                    },
+                };
+                Encoding::Zstd {
+                    block_entries,
+                    layout,
+                    level,
+                }
             }
             (_, Some(other)) => bail!("unknown encoding '{other}'"),
             (_, None) => bail!("header lacks 'encoding'"),
@@ -227,14 +283,34 @@ mod tests {
         let planes = Encoding::Zstd {
             block_entries: BLOCK_ENTRIES,
             layout: Layout::Planes,
+            level: None,
         };
-        for encoding in [Encoding::Raw, Encoding::DEFAULT, planes] {
+        for encoding in [Encoding::Raw, Encoding::DEFAULT, planes, Encoding::zstd_at(19)] {
             let page = header(encoding).render();
             assert_eq!(page.len(), HEADER_BYTES);
             let parsed = Header::parse(&page).unwrap();
             assert_eq!(parsed, header(encoding));
             assert_eq!(parsed.states(), (1 << 33) + 10);
         }
+    }
+
+    #[test]
+    fn a_chosen_level_is_kept_and_an_unnamed_one_is_any() {
+        let packed = Encoding::zstd_at(19);
+        assert!(packed.fulfils(Encoding::DEFAULT));
+        assert!(packed.fulfils(packed));
+        assert!(!Encoding::DEFAULT.fulfils(packed));
+        assert!(!packed.fulfils(Encoding::zstd_at(15)));
+        assert!(!packed.fulfils(Encoding::Raw));
+        assert!(!Encoding::Raw.fulfils(Encoding::DEFAULT));
+        let planes = Encoding::Zstd {
+            block_entries: BLOCK_ENTRIES,
+            layout: Layout::Planes,
+            level: Some(19),
+        };
+        assert!(!planes.fulfils(Encoding::DEFAULT));
+        assert_eq!(packed.label(), "zstd-19");
+        assert_eq!(Encoding::DEFAULT.label(), "zstd");
     }
 
     #[test]
@@ -256,6 +332,7 @@ mod tests {
             ("states=4294967301,", "states=18446744073709551615,", "too many states"),
             ("checksum=deadbeef", "checksum=xyz", "checksum"),
             ("index_checksum=01234567", "index_checksum=", "index_checksum"),
+            ("index_checksum=01234567", "index_checksum=01234567\nlevel=23", "level"),
         ] {
             let bad = good.replace(from, to);
             let err = format!("{:#}", Header::parse(bad.as_bytes()).unwrap_err());

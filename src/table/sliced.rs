@@ -30,6 +30,8 @@ pub struct SlicedWriter {
     frames: TempFile,
     header: Header,
     blocks: Blocks,
+    /// The zstd level of the frames.
+    level: i32,
     /// Per block, where its frame lies, once written.
     rows: Vec<Option<Row>>,
     /// Per block, how many of its states were stored (blocks of `outside` are not counted).
@@ -48,7 +50,10 @@ impl SlicedWriter {
     /// Starts writing the table of `header` to `path` (renamed into place by
     /// [`SlicedWriter::finish`]); `outside` are the states in no slice.
     pub fn create(path: &Path, header: Header, outside: Range<u64>) -> Result<SlicedWriter> {
-        let Encoding::Zstd { block_entries, .. } = header.encoding else {
+        let Encoding::Zstd {
+            block_entries, level, ..
+        } = header.encoding
+        else {
             bail!("a table written slice by slice is compressed");
         };
         let blocks = Blocks::new(header.states(), block_entries);
@@ -65,6 +70,7 @@ impl SlicedWriter {
             frames,
             header,
             blocks,
+            level: blocks.level(level),
             rows: vec![None; count],
             stored: vec![0; count],
             outside,
@@ -77,7 +83,7 @@ impl SlicedWriter {
     /// Compresses `complete` blocks, each from `entries` (states `first..`) where it lies
     /// inside them, else from the waiting file, and appends their frames.
     fn write_blocks(&mut self, complete: &[u64], first: u64, entries: &[Entry]) -> Result<()> {
-        let (blocks, waiting) = (self.blocks, &self.waiting);
+        let (blocks, level, waiting) = (self.blocks, self.level, &self.waiting);
         let inside = first..first + entries.len() as u64;
         let frames = complete
             .par_iter()
@@ -85,11 +91,11 @@ impl SlicedWriter {
                 let states = blocks.states_of(block);
                 if inside.start <= states.start && states.end <= inside.end {
                     let at = (states.start - first) as usize;
-                    blocks::compress_here(&entries[at..at + blocks.len_of(block)], blocks.level())
+                    blocks::compress_here(&entries[at..at + blocks.len_of(block)], level)
                 } else {
                     buffer.resize(blocks.len_of(block), 0);
                     waiting.read(states.start, buffer)?;
-                    blocks::compress_here(buffer, blocks.level())
+                    blocks::compress_here(buffer, level)
                 }
             })
             .collect::<Result<Vec<_>>>()?;

@@ -13,7 +13,10 @@ use crate::value::Entry;
 /// Writes a compressed table whose block `b` holds `value_of(b)` in every entry; returns the
 /// header written (its checksums computed).
 pub fn write_uniform_blocks(path: &Path, mut header: Header, value_of: impl Fn(u64) -> Entry) -> Header {
-    let Encoding::Zstd { block_entries, layout } = header.encoding else {
+    let Encoding::Zstd {
+        block_entries, layout, ..
+    } = header.encoding
+    else {
         panic!("uniform blocks are compressed");
     };
     let blocks = Blocks::new(header.states(), block_entries);

@@ -82,6 +82,7 @@ fn format_two_tables_of_byte_planes_still_open() {
     let planes = Encoding::Zstd {
         block_entries: 1 << 10,
         layout: Layout::Planes,
+        level: None,
     };
     let value_of = |block: u64| [BROKEN, DRAW, 7][block as usize % 3];
     write_uniform_blocks(&path, header(planes, 2500), value_of);
@@ -126,6 +127,34 @@ fn compressed_tables_are_smaller_and_convert_both_ways() {
         .filter(|name| name.contains(".tmp"))
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
+    fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_table_rewritten_at_a_chosen_level_keeps_its_entries_and_that_level() {
+    let dir = folder("level");
+    let path = dir.join("chess").join("KQvK.egtb");
+    let entries = sample(200_000);
+    write(&path, header(Encoding::DEFAULT, 100_000), &entries).unwrap();
+    let standard = fs::read(&path).unwrap();
+    let packed = convert(&path, Encoding::zstd_at(19)).unwrap();
+    assert_eq!(packed.to, Encoding::zstd_at(19));
+    assert!(packed.after < packed.before, "{packed:?}");
+    let table = Table::open(&path, &header(Encoding::DEFAULT, 100_000)).unwrap();
+    assert_eq!(table.header.encoding, Encoding::zstd_at(19));
+    assert_eq!(table.header.checksum, checksum(&entries));
+    assert_eq!(table.load().unwrap().entries(), &entries[..]);
+    // Compressing without a level keeps the chosen one; naming it again changes nothing.
+    let bytes = fs::read(&path).unwrap();
+    for wanted in [Encoding::DEFAULT, Encoding::zstd_at(19)] {
+        assert_eq!(convert(&path, wanted).unwrap().to, Encoding::zstd_at(19));
+        assert_eq!(fs::read(&path).unwrap(), bytes);
+    }
+    // At the level for the table's size, its blocks are those generation writes.
+    convert(&path, Encoding::zstd_at(3)).unwrap();
+    let again = fs::read(&path).unwrap();
+    assert!(again[..HEADER_BYTES].windows(8).any(|w| w == b"\nlevel=3"));
+    assert_eq!(again[HEADER_BYTES..], standard[HEADER_BYTES..]);
     fs::remove_dir_all(dir).unwrap();
 }
 

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::support::{fails, succeeds, temp_dir};
+use crate::support::{egtb, fails, succeeds, temp_dir};
 
 fn json(tables: &Path, args: &[&str]) -> Value {
     let mut args = args.to_vec();
@@ -15,6 +15,10 @@ fn json(tables: &Path, args: &[&str]) -> Value {
 }
 
 /// `egtb list --json` by file: (encoding, bytes, ok).
+fn file_bytes(tables: &Path, file: &str) -> u64 {
+    fs::metadata(tables.join(file)).unwrap().len()
+}
+
 fn listing(tables: &Path) -> Vec<(String, String, u64, bool)> {
     json(tables, &["list"])
         .as_array()
@@ -88,6 +92,33 @@ fn compressed_and_raw_tables_give_the_same_answers_and_convert_in_place() {
     let unchanged = &again["tables"].as_array().unwrap()[1];
     assert_eq!(unchanged["bytes_before"], unchanged["bytes_after"]);
 
+    // Packed harder at a chosen level: smaller, the same answers, and kept by a plain compress.
+    let packed = json(&raw, &["compress", "--level", "19"]);
+    assert!(
+        packed["bytes_after"].as_u64() < packed["bytes_before"].as_u64(),
+        "{packed}"
+    );
+    assert!(
+        packed["tables"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|t| t["to"] == "zstd-19"),
+        "{packed}"
+    );
+    assert_eq!(answers(&raw), answers(&zstd));
+    assert!(
+        listing(&raw)
+            .iter()
+            .all(|(_, encoding, _, ok)| *ok && encoding == "zstd-19")
+    );
+    let kept = json(&raw, &["compress"]);
+    assert_eq!(kept["bytes_before"], packed["bytes_after"]);
+    assert_eq!(kept["bytes_after"], packed["bytes_after"]);
+    let refused = egtb(&raw, &["compress", "--level", "23"]);
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("'23' is not a zstd level from 1 to 22"));
+
     let leftovers: Vec<String> = [&zstd, &raw]
         .iter()
         .flat_map(|d| fs::read_dir(d.join("chess")).unwrap())
@@ -96,6 +127,13 @@ fn compressed_and_raw_tables_give_the_same_answers_and_convert_in_place() {
         .collect();
     assert!(leftovers.is_empty(), "no lock or temporary files stay: {leftovers:?}");
     assert!(fails(&raw, &["compress", "chess", "KRRvK"]).contains("not found"));
+    succeeds(&raw, &["generate", "chess", "KRRvK", "--level", "5"]);
+    assert!(listing(&raw).contains(&(
+        "chess/KRRvK.egtb".into(),
+        "zstd-5".into(),
+        file_bytes(&raw, "chess/KRRvK.egtb"),
+        true
+    )));
     for dir in [zstd, raw] {
         fs::remove_dir_all(dir).unwrap();
     }
