@@ -106,7 +106,6 @@ fn a_pieces_batch_builds_every_table_of_its_plan_under_its_rules() {
     assert_eq!(all_verify(&dir), planned.len());
     let again = summary(egtb(&dir, &batch));
     assert!(every_table(&again, "reused", true.into()), "{again}");
-    fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -142,7 +141,6 @@ fn two_processes_on_one_folder_build_each_table_once() {
     }
     assert_eq!(all_verify(&dir), 6);
     assert!(leftovers(&dir).is_empty(), "{:?}", leftovers(&dir));
-    fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -154,7 +152,7 @@ fn a_batch_killed_at_random_moments_finishes_when_run_again() {
     let start = Instant::now();
     summary(egtb(&timing, &batch));
     let whole = start.elapsed();
-    fs::remove_dir_all(timing).unwrap();
+    drop(timing);
     let mut rng = seeded_by_clock();
     for round in 0..2 {
         // Within the first half of a whole batch: each round has work left to interrupt.
@@ -177,7 +175,6 @@ fn a_batch_killed_at_random_moments_finishes_when_run_again() {
     assert!(temporary.is_empty(), "{temporary:?}");
     let again = summary(egtb(&dir, &batch));
     assert!(every_table(&again, "reused", true.into()), "{again}");
-    fs::remove_dir_all(dir).unwrap();
 }
 
 /// A table with pawns is written while its slices are solved: killed at random moments of that,
@@ -213,5 +210,4 @@ fn a_pawn_table_killed_while_its_slices_are_solved_is_built_again_whole() {
         let temporary: Vec<String> = leftovers(&dir).into_iter().filter(|f| !f.ends_with(".lock")).collect();
         assert!(temporary.is_empty(), "{temporary:?}");
     }
-    fs::remove_dir_all(dir).unwrap();
 }

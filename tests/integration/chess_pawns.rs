@@ -22,7 +22,7 @@ fn fen4(fen: &str) -> String {
 
 #[test]
 fn kpvk_matches_the_published_figures() {
-    let (generator, dir) = generator("pawns-kpvk", &["KPvK"]);
+    let (generator, _dir) = generator("pawns-kpvk", &["KPvK"]);
     let index = index(&material("KPvK"));
     let table = generator.tables().require(&material("KPvK")).unwrap();
     let [white, black] = table_stats(&index, &table.entries());
@@ -30,7 +30,6 @@ fn kpvk_matches_the_published_figures() {
     assert_eq!((black.win, black.draw, black.loss), (0, 70_420, 97_604));
     assert_eq!(white.longest.unwrap().0, 55);
     assert_eq!(black.longest.unwrap().0, 56);
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -162,7 +161,6 @@ fn kpvkp_space_is_retro_consistent_and_queries_agree() {
             assert_eq!(line.last().unwrap().1, Value::LOST, "{fen}");
         }
     }
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 /// Smaller tables read compressed (each thread decompressing the blocks it reads) give the same
@@ -170,7 +168,7 @@ fn kpvkp_space_is_retro_consistent_and_queries_agree() {
 /// seven smaller tables, built with every exit read compressed.
 #[test]
 fn exits_read_compressed_give_the_same_tables() {
-    let (whole, whole_dir) = generator("pawns-exits-whole", &["KPvKP", "KRPvK"]);
+    let (whole, _whole_dir) = generator("pawns-exits-whole", &["KPvKP", "KRPvK"]);
     let dir = crate::support::temp_dir("chess-pawns-exits-compressed");
     let mut compressed = egtb::generate::Generator::<Chess>::new(&dir, Default::default(), &egtb::solver::Silent)
         .with_whole_exit_bytes(0);
@@ -187,8 +185,6 @@ fn exits_read_compressed_give_the_same_tables() {
             );
         }
     }
-    std::fs::remove_dir_all(whole_dir).unwrap();
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 /// A damaged smaller table that would be read compressed is found before the solve starts: every
@@ -217,7 +213,6 @@ fn a_damaged_exit_read_compressed_stops_generation_in_one_line() {
         error.contains("KQvK.egtb is damaged") && !error.contains('\n'),
         "{error}"
     );
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 /// A table with pawns is generated a pawn slice at a time (its scratch file removed afterwards),
@@ -246,5 +241,4 @@ fn pawn_slices_give_the_table_of_the_whole_solve() {
         .filter(|name| !name.ends_with(".egtb"))
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
-    std::fs::remove_dir_all(dir).unwrap();
 }

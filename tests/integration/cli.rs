@@ -178,7 +178,7 @@ fn bench_and_verify_refuse_a_material_beyond_the_gpu_before_building_anything() 
             "{error}"
         );
     }
-    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "tables were built");
+    assert_eq!(std::fs::read_dir(&*dir).unwrap().count(), 0, "tables were built");
 }
 
 /// GPU work that outlasts `--gpu-timeout` stops the run with one line that names the option,

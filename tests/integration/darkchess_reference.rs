@@ -11,7 +11,7 @@ use crate::support::darkchess::{build, material, position, probe};
 
 /// (win, loss, draw) for red to move and for black to move.
 fn wld(name: &str, rules: DarkRules) -> [(u64, u64, u64); 2] {
-    let generator = build(name, rules);
+    let (generator, _dir) = build(name, rules);
     let m = material(name);
     let index = DarkChess::index(&m, rules).unwrap();
     let entries = generator.tables().require(&m).unwrap().entries();
@@ -37,7 +37,7 @@ fn lone_kings_parity_decides_under_every_rule_set() {
     for cannon in [Cannon::Jump, Cannon::Step] {
         for stalemate in [Stalemate::Loss, Stalemate::Draw] {
             let rules = DarkRules { cannon, stalemate };
-            let mut generator = build("KvK", rules);
+            let (mut generator, _dir) = build("KvK", rules);
             for red in 0..FILES * RANKS {
                 for black in (0..FILES * RANKS).filter(|&b| b != red) {
                     let distance = (red / FILES).abs_diff(black / FILES) + (red % FILES).abs_diff(black % FILES);

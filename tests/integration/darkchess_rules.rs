@@ -20,7 +20,8 @@ fn moves(text: &str, rules: DarkRules) -> Vec<String> {
 }
 
 fn value(text: &str, rules: DarkRules) -> Value {
-    let mut generator = Generator::<DarkChess>::new(&temp_dir("rules"), rules, &Silent);
+    let dir = temp_dir("rules");
+    let mut generator = Generator::<DarkChess>::new(&dir, rules, &Silent);
     probe(&mut generator, rules, &position(text))
 }
 

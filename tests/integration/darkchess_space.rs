@@ -68,7 +68,7 @@ fn slots_round_trip_images_share_a_slot_and_weights_count_the_board() {
 /// the legal moves, and its parents against the children inverted (retro-consistency).
 /// Returns how many positions have no move.
 fn check_against_brute_force(name: &str, rules: DarkRules) -> usize {
-    let generator = build(name, rules);
+    let (generator, _dir) = build(name, rules);
     let m = material(name);
     let index = DarkChess::index(&m, rules).unwrap();
     let space = DarkChess::space(&index, rules, generator.tables()).unwrap();
@@ -153,7 +153,7 @@ fn stepping_cannons_and_drawn_stalemates_agree_with_brute_force() {
 #[test]
 fn random_states_are_retro_consistent() {
     for (name, rules) in [("AAvPPP", JUMP), ("CCvKPP", DarkRules::STEP_DRAW), ("KCPvKA", JUMP)] {
-        let generator = build(name, rules);
+        let (generator, _dir) = build(name, rules);
         let m = material(name);
         let index = DarkChess::index(&m, rules).unwrap();
         let space = DarkChess::space(&index, rules, generator.tables()).unwrap();

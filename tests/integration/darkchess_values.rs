@@ -14,7 +14,7 @@ const HORIZON: u16 = 300;
 /// wins at `d` when its best losing child has DTM `d - 1`, loses at `d` when every child wins
 /// and the slowest has DTM `d - 1`; what is left is drawn.
 fn by_definition(name: &str, rules: DarkRules) -> (Vec<Option<Value>>, Vec<Option<Value>>) {
-    let generator = build(name, rules);
+    let (generator, _dir) = build(name, rules);
     let m = material(name);
     let index = DarkChess::index(&m, rules).unwrap();
     let table = generator.tables().require(&m).unwrap();

@@ -73,7 +73,6 @@ fn whole_sets_are_planned_in_dependency_order() {
     let xiangqi = Xiangqi::materials(4);
     let plan = Plan::new::<Xiangqi>(&dir, Default::default(), &xiangqi).unwrap();
     assert_dependency_order(&plan, &xiangqi);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -115,7 +114,6 @@ fn present_tables_and_their_dependencies_are_left_out_of_the_script() {
     ] {
         assert!(submits[1].contains(word), "{word} missing: {}", submits[1]);
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -134,7 +132,6 @@ fn a_table_that_does_not_verify_stops_the_script() {
     assert!(matches!(plan.tables[1].presence, Presence::Bad(_)));
     let err = script(&plan, &options(&dir)).unwrap_err().to_string();
     assert!(err.contains("KRvK.egtb") && err.contains("delete"), "{err}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// `egtb plan` from the command line: bad input in one line, the plan as JSON.
@@ -172,7 +169,6 @@ fn the_command_reports_bad_input_in_one_line_and_prints_json() {
         script.contains("generate xiangqi KRvK --tables ") && script.contains("--rules draw"),
         "{script}"
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

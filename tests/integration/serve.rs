@@ -18,11 +18,11 @@ use egtb::serve::{ServeOptions, load};
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{Value as Json, json};
 
-use crate::support::{PORTS, api_check, egtb_command, find_program, required, temp_dir};
+use crate::support::{PORTS, TempDir, api_check, egtb_command, find_program, required, temp_dir};
 
 /// The test tables, generated once for every test of this file.
 fn tables() -> &'static Path {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    static DIR: OnceLock<TempDir> = OnceLock::new();
     DIR.get_or_init(|| {
         let dir = temp_dir("serve");
         api_check::generate(&dir);
@@ -487,7 +487,6 @@ async fn the_page_shows_and_plays_every_game_in_headless_chromium() {
     .await;
 
     client.close().await.unwrap();
-    let _ = std::fs::remove_dir_all(&profile);
 }
 
 /// Submits a position the server refuses and waits for its reason on the page.

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::support::{PORTS, egtb_command, find_program, required, succeeded, temp_dir};
+use crate::support::{PORTS, TempDir, egtb_command, find_program, required, succeeded, temp_dir};
 
 const DAEMONS: [&str; 3] = ["munged", "slurmctld", "slurmd"];
 const CLIENTS: [&str; 4] = ["sbatch", "squeue", "sinfo", "scancel"];
@@ -22,7 +22,8 @@ fn program(name: &str) -> Option<PathBuf> {
 /// A single-node Slurm cluster of this machine, its state in a temporary folder; the daemons
 /// (and any job left) are stopped when it is dropped, the folder removed unless a test failed.
 struct Cluster {
-    dir: PathBuf,
+    /// Removed once the daemons are stopped (kept when a test fails, for its logs).
+    dir: TempDir,
     conf: PathBuf,
     daemons: Vec<Child>,
 }
@@ -268,8 +269,6 @@ impl Drop for Cluster {
         }
         if std::thread::panicking() {
             eprintln!("Slurm cluster logs kept in {}", self.dir.display());
-        } else {
-            let _ = std::fs::remove_dir_all(&self.dir);
         }
     }
 }
@@ -336,8 +335,6 @@ fn batch_equals_plain_generate(cluster: &Cluster) {
     cluster.wait_for_empty_queue();
     assert_same_tables(cluster, &tables, &reference);
     assert!(cluster.submit(&tables, &["chess", "KRvKN", "--pieces", "3"]).is_empty());
-    std::fs::remove_dir_all(&tables).unwrap();
-    std::fs::remove_dir_all(&reference).unwrap();
 }
 
 /// A failed job stops only the jobs that depend on it; the plan refuses a table file it cannot
@@ -397,8 +394,6 @@ fn failures_and_kills_are_resumed(cluster: &Cluster) {
     cluster.succeeds(&reference, &["generate", "chess", "KRRRvK"]);
     cluster.wait_for_empty_queue();
     assert_same_tables(cluster, &tables, &reference);
-    std::fs::remove_dir_all(&tables).unwrap();
-    std::fs::remove_dir_all(&reference).unwrap();
 }
 
 /// Both scenarios on one cluster, one after the other (one cluster at a time on the machine).

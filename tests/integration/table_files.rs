@@ -134,9 +134,6 @@ fn compressed_and_raw_tables_give_the_same_answers_and_convert_in_place() {
         file_bytes(&raw, "chess/KRRvK.egtb"),
         true
     )));
-    for dir in [zstd, raw] {
-        fs::remove_dir_all(dir).unwrap();
-    }
 }
 
 #[test]
@@ -176,7 +173,6 @@ fn damaged_compressed_tables_fail_every_command_in_one_line() {
 
     fs::write(&path, &good).unwrap();
     assert!(succeeds(&dir, &["query", fen]).contains("White to move"));
-    fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -202,5 +198,4 @@ fn version_one_tables_still_open() {
     );
     json(&dir, &["compress"]);
     assert_eq!(json(&dir, &["query", fen]), before);
-    fs::remove_dir_all(dir).unwrap();
 }

@@ -53,7 +53,6 @@ fn materials_where_one_side_cannot_attack_equal_their_draw_tables() {
         let path = table_path::<Xiangqi>(&dir, &material(name), ASIAN);
         assert!(path.exists() && !rulings_path(&path).exists(), "{name}");
     }
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 /// The squares of the non-king pieces that the side to move in `position` can legally capture.
@@ -149,7 +148,6 @@ fn krvkn_perpetual_horse_checks_lose_and_keep_to_the_definition() {
     let dir = temp_dir("asian-KRvKN");
     let (rulings, _, _) = rulings_keep_to_the_definition(&dir, "KRvKN", Reason::PerpetualCheck);
     assert!(rulings > 100, "{rulings} rulings");
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 /// The smallest material found with perpetual-chase rulings: black's cannon, screened by the red
@@ -171,7 +169,6 @@ fn kraavkc_perpetual_cannon_chases_of_the_rook_lose_and_keep_to_the_definition()
         text.contains("has lost by the rules: perpetual chase (order 1)"),
         "{text}"
     );
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 /// Every sampled position's value follows from its moves' values, with the ruled positions
@@ -210,7 +207,6 @@ fn asian_values_propagate_like_any_loss() {
         }
     }
     assert!(ruled > 0 && resting > 0, "{ruled} ruled, {resting} resting on a ruling");
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 /// The GPU solver, in rounds on the GPU, equals the CPU solver: the same entries and the same
@@ -249,7 +245,6 @@ fn the_gpu_solver_equals_the_cpu_in_entries_and_rulings() {
     for reason in [Reason::PerpetualCheck, Reason::PerpetualChase] {
         assert!(reasons.contains(&reason), "{reason:?}: {} rulings", reasons.len());
     }
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 /// A table split over several storage bindings is split the same way in the rule passes: with
@@ -276,7 +271,6 @@ fn the_gpu_rule_passes_split_a_table_over_bindings_as_the_solver_does() {
     assert!(split.entries == cpu.entries, "the entries differ");
     assert_eq!(split.rulings, cpu.rulings);
     assert_eq!((split.rounds, cpu.rulings.is_empty()), (cpu.rounds, false));
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -321,9 +315,7 @@ fn the_cli_names_the_ruling_and_builds_the_same_files_on_the_gpu() {
                 "{gpu_file:?} differs"
             );
         }
-        std::fs::remove_dir_all(gpu_dir).unwrap();
     }
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -359,5 +351,4 @@ fn a_graph_of_draws_beyond_the_memory_limit_is_refused_in_one_line_and_builds_no
         .filter(|name| name.starts_with("KRAvKR"))
         .collect();
     assert!(left.is_empty(), "nothing of KRAvKR is left: {left:?}");
-    std::fs::remove_dir_all(dir).unwrap();
 }

@@ -3,7 +3,6 @@
 //! must be, worked out from position-level moves.
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
 
 use egtb::games::chess::board::{Kind, Square, apply_symmetry};
 use egtb::games::chess::index::ChessIndex;
@@ -18,7 +17,7 @@ use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, PositionError};
 
 use super::space::{assert_retro_consistent, expansion, parents};
-use super::{Rng, temp_dir};
+use super::{Rng, TempDir, temp_dir};
 
 /// A chess material from its name, sides as written.
 pub fn material(name: &str) -> Material {
@@ -37,7 +36,7 @@ pub fn has_pawns(material: &Material) -> bool {
 }
 
 /// A generator in a fresh folder that has solved `names` (and what they need), with the folder.
-pub fn generator(test: &str, names: &[&str]) -> (Generator<'static, Chess>, PathBuf) {
+pub fn generator(test: &str, names: &[&str]) -> (Generator<'static, Chess>, TempDir) {
     let dir = temp_dir(&format!("chess-{test}"));
     let mut generator = Generator::<Chess>::new(&dir, Default::default(), &Silent);
     for name in names {

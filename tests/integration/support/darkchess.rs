@@ -9,7 +9,7 @@ use egtb::solver::Silent;
 use egtb::table::TableSet;
 use egtb::value::Value;
 
-use super::temp_dir;
+use super::{TempDir, temp_dir};
 
 /// The default rules, named: jumping cannons, a side with no move loses.
 pub const JUMP: DarkRules = DarkRules {
@@ -25,11 +25,13 @@ pub fn material(name: &str) -> Material {
         .0
 }
 
-/// Builds a material's table (and its smaller tables) in a fresh folder.
-pub fn build(name: &str, rules: DarkRules) -> Generator<'static, DarkChess> {
-    let mut generator = Generator::new(&temp_dir(name), rules, &Silent);
+/// Builds a material's table (and its smaller tables) in a fresh folder, kept while the folder
+/// is.
+pub fn build(name: &str, rules: DarkRules) -> (Generator<'static, DarkChess>, TempDir) {
+    let dir = temp_dir(name);
+    let mut generator = Generator::new(&dir, rules, &Silent);
     generator.ensure(&material(name)).expect("table builds");
-    generator
+    (generator, dir)
 }
 
 /// The value of a position for its side to move, from the tables (built on demand).

@@ -18,7 +18,7 @@ use egtb::solver::Silent;
 use egtb::solver::gpu::{Gpu, GpuOptions};
 
 /// A fresh, empty folder for one test's tables, named after the test and unique in this run.
-pub fn temp_dir(name: &str) -> PathBuf {
+pub fn temp_dir(name: &str) -> TempDir {
     static NEXT: AtomicUsize = AtomicUsize::new(0);
     let dir = std::env::temp_dir().join(format!(
         "egtb-test-{name}-{}-{}",
@@ -27,7 +27,27 @@ pub fn temp_dir(name: &str) -> PathBuf {
     ));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
+    TempDir(dir)
+}
+
+/// A test's folder, removed with what it holds when dropped, unless the test is failing (then it
+/// stays, to be looked at).
+pub struct TempDir(PathBuf);
+
+impl std::ops::Deref for TempDir {
+    type Target = Path;
+
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
 }
 
 /// A small deterministic random source (64-bit linear congruential, high bits): the same seed
@@ -149,6 +169,5 @@ pub fn gpu_equals_cpu<G: Game>(materials: &[&str], rules: G::Rules, options: &Gp
         );
         all.push(cpu);
     }
-    std::fs::remove_dir_all(&dir).unwrap();
     Some(all)
 }
