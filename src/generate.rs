@@ -269,7 +269,7 @@ impl<'p, G: Game> Generator<'p, G> {
         if !solved.rulings.is_empty() {
             rulings::write(&rulings::rulings_path(&path), &header.material, &solved.rulings)?;
         }
-        let header = table::write(&path, header, &solved.entries)?;
+        let header = table::write(&path, header, &solved.entries, self.progress)?;
         drop(lock);
         let Solved {
             entries, solver, wall, ..
@@ -377,7 +377,7 @@ impl<'p, G: Game> Generator<'p, G> {
             let mut scratch = Scratch::beside(path, index.states())?;
             slices::solve(sliced, &mut scratch, self.progress)?;
             let wall = start.elapsed();
-            table::write_from(path, header.clone(), &scratch)?;
+            table::write_from(path, header.clone(), &scratch, self.progress)?;
             wall
         } else {
             let mut writer = SlicedWriter::create(path, header.clone(), sliced.outside())?;

@@ -29,6 +29,11 @@ impl Bar {
         }
     }
 
+    /// Runs `print` with the bar hidden, so that lines printed meanwhile stay whole.
+    pub fn suspend<R>(&self, print: impl FnOnce() -> R) -> R {
+        self.bar.suspend(print)
+    }
+
     /// Removes the bar from the terminal.
     pub fn finish(&self) {
         self.bar.finish_and_clear();

@@ -38,6 +38,7 @@ use self::lock::TableLock;
 pub use self::scratch::Scratch;
 pub use self::sliced::SlicedWriter;
 use crate::material::{GameId, Material};
+use crate::solver::Progress;
 use crate::value::{Entry, Value};
 
 #[cfg(not(target_endian = "little"))]
@@ -100,13 +101,19 @@ const WRITE_RUN: u64 = 1 << 22;
 
 /// Writes a table in the header's encoding, atomically: a temporary file in the same folder,
 /// synced, then renamed, so an interrupted run never leaves a file that looks whole. The header's
-/// checksum is computed here; the header written is returned.
-pub fn write(path: &Path, header: Header, entries: &[Entry]) -> Result<Header> {
-    write_from(path, header, entries)
+/// checksum is computed here; the header written is returned. `progress` gets a `write` phase
+/// counted in states.
+pub fn write(path: &Path, header: Header, entries: &[Entry], progress: &dyn Progress) -> Result<Header> {
+    write_from(path, header, entries, progress)
 }
 
 /// [`write()`] from entries handed over a run at a time.
-pub fn write_from(path: &Path, mut header: Header, entries: &(impl EntrySource + ?Sized)) -> Result<Header> {
+pub fn write_from(
+    path: &Path,
+    mut header: Header,
+    entries: &(impl EntrySource + ?Sized),
+    progress: &dyn Progress,
+) -> Result<Header> {
     if header.states() != entries.entry_count() {
         bail!(
             "table {} has {} entries, its header says {}",
@@ -115,6 +122,7 @@ pub fn write_from(path: &Path, mut header: Header, entries: &(impl EntrySource +
             header.states()
         );
     }
+    progress.phase("write", header.states());
     write_atomically(path, |file| {
         let mut hasher = crc32fast::Hasher::new();
         match header.encoding {
@@ -125,6 +133,7 @@ pub fn write_from(path: &Path, mut header: Header, entries: &(impl EntrySource +
                     let run = entries.run(start..(start + WRITE_RUN).min(header.states()), &mut buffer)?;
                     hasher.update(bytemuck::cast_slice(run));
                     out.write_all(bytemuck::cast_slice(run))?;
+                    progress.advance(run.len() as u64);
                 }
                 out.flush()?;
             }
@@ -132,7 +141,8 @@ pub fn write_from(path: &Path, mut header: Header, entries: &(impl EntrySource +
                 block_entries, level, ..
             } => {
                 let blocks = Blocks::new(header.states(), block_entries);
-                header.index_checksum = blocks::write(file, entries, blocks, blocks.level(level), &mut hasher)?;
+                let level = blocks.level(level);
+                header.index_checksum = blocks::write(file, entries, blocks, level, &mut hasher, progress)?;
             }
         }
         header.checksum = hasher.finalize();
@@ -211,9 +221,10 @@ pub struct Converted {
 }
 
 /// Rewrites a table in another encoding, in place and atomically, holding the table's lock (a
-/// table already in that encoding is left as it is, see [`Encoding::fulfils`]). The entries are verified first, and the
-/// whole table is in memory while it is rewritten (mapped, when it was raw).
-pub fn convert(path: &Path, encoding: Encoding) -> Result<Converted> {
+/// table already in that encoding is left as it is, see [`Encoding::fulfils`]). The entries are
+/// verified first, and the whole table is in memory while it is rewritten (mapped, when it was
+/// raw).
+pub fn convert(path: &Path, encoding: Encoding, progress: &dyn Progress) -> Result<Converted> {
     let (lock, _) = TableLock::acquire(path)?;
     lock.remove_stale_temps()?;
     let table = Table::open_unchecked(path)?;
@@ -232,8 +243,9 @@ pub fn convert(path: &Path, encoding: Encoding) -> Result<Converted> {
         index_checksum: 0,
         ..table.header.clone()
     };
+    progress.table(&header.material);
     let loaded = table.load()?;
-    write(path, header, &loaded.entries())?;
+    write(path, header, &loaded.entries(), progress)?;
     drop(loaded);
     let after = fs::metadata(path)
         .with_context(|| format!("cannot read {}", path.display()))?

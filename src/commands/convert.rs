@@ -8,6 +8,7 @@ use serde_json::json;
 use super::{Env, parse_material};
 use crate::games::Game;
 use crate::generate::table_path;
+use crate::progress::Bar;
 use crate::table::{Encoding, convert, table_files};
 
 /// The tables of game `G` to convert: the named materials' under the command line's rules, or
@@ -33,24 +34,28 @@ pub fn files<G: Game>(env: &Env, materials: &[String]) -> Result<Vec<PathBuf>> {
         .collect()
 }
 
-/// Converts the tables to `encoding`, printing each one's size before and after.
+/// Converts the tables to `encoding`, printing each one's size before and after, with a progress
+/// bar while each is written.
 pub fn run(env: &Env, encoding: Encoding, files: &[PathBuf]) -> Result<()> {
     let mib = |bytes: u64| bytes as f64 / (1 << 20) as f64;
     let mut rows = Vec::new();
     let (mut before, mut after) = (0, 0);
+    let bar = Bar::new();
     for path in files {
-        let converted = convert(path, encoding)?;
+        let converted = convert(path, encoding, &bar).inspect_err(|_| bar.finish())?;
         before += converted.before;
         after += converted.after;
         let file = path.strip_prefix(&env.tables).unwrap_or(path).display().to_string();
         if !env.json {
-            println!(
-                "{file:<44} {:<7} {:>10.1} MiB -> {:<7} {:>10.1} MiB",
-                converted.from.label(),
-                mib(converted.before),
-                converted.to.label(),
-                mib(converted.after)
-            );
+            bar.suspend(|| {
+                println!(
+                    "{file:<44} {:<7} {:>10.1} MiB -> {:<7} {:>10.1} MiB",
+                    converted.from.label(),
+                    mib(converted.before),
+                    converted.to.label(),
+                    mib(converted.after)
+                )
+            });
         }
         rows.push(json!({
             "file": file,
@@ -60,6 +65,7 @@ pub fn run(env: &Env, encoding: Encoding, files: &[PathBuf]) -> Result<()> {
             "bytes_after": converted.after,
         }));
     }
+    bar.finish();
     if env.json {
         let out = json!({ "tables": rows, "bytes_before": before, "bytes_after": after });
         println!("{out}");

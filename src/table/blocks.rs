@@ -19,6 +19,7 @@ use rayon::prelude::*;
 use super::EntrySource;
 use super::cache::BlockCache;
 use super::header::HEADER_BYTES;
+use crate::solver::Progress;
 use crate::value::{BROKEN, DRAW, Entry};
 
 thread_local! {
@@ -232,13 +233,14 @@ pub(super) fn compress_here(block: &[Entry], level: i32) -> Result<(Vec<u8>, u32
 /// Writes the index and the frames of `entries` into `out`, after the header page (written by
 /// the caller), and adds the entries to `hasher`; returns the index's CRC-32. The worker threads
 /// read, hash and compress a batch of blocks while a writer thread writes the batch before, so
-/// that no thread waits on the file.
+/// that no thread waits on the file; `progress` advances by the states of each batch.
 pub fn write(
     out: &mut File,
     entries: &(impl EntrySource + ?Sized),
     blocks: Blocks,
     level: i32,
     hasher: &mut crc32fast::Hasher,
+    progress: &dyn Progress,
 ) -> Result<u32> {
     let batch = (BATCH_BLOCKS_PER_THREAD * rayon::current_num_threads()) as u64;
     let frames_out = &mut *out;
@@ -264,6 +266,8 @@ pub fn write(
             if send.send(frames).is_err() {
                 break;
             }
+            let last = (first + batch).min(blocks.count()) - 1;
+            progress.advance(blocks.states_of(last).end - blocks.states_of(first).start);
         }
         drop(send);
         let rows = writer

@@ -4,6 +4,7 @@ use std::os::unix::fs::FileExt;
 use super::blocks::{Row, compress};
 use super::synthetic::write_uniform_blocks;
 use super::*;
+use crate::solver::Silent;
 use crate::solver::slices::SolvedStore;
 use crate::value::{BROKEN, DRAW};
 
@@ -59,7 +60,7 @@ fn both_encodings_round_trip_and_probe() {
     let entries = sample(5000);
     for encoding in [Encoding::Raw, SMALL_BLOCKS, Encoding::DEFAULT] {
         let path = dir.join("chess").join("KQvK.egtb");
-        write(&path, header(encoding, 2500), &entries).unwrap();
+        write(&path, header(encoding, 2500), &entries, &Silent).unwrap();
         let table = Table::open(&path, &header(Encoding::DEFAULT, 2500)).unwrap();
         assert_eq!(table.header.encoding, encoding);
         assert_eq!(table.header.checksum, checksum(&entries));
@@ -102,8 +103,8 @@ fn compressed_tables_are_smaller_and_convert_both_ways() {
     let dir = folder("convert");
     let path = dir.join("chess").join("KQvK.egtb");
     let entries = sample(200_000);
-    write(&path, header(Encoding::Raw, 100_000), &entries).unwrap();
-    let converted = convert(&path, Encoding::DEFAULT).unwrap();
+    write(&path, header(Encoding::Raw, 100_000), &entries, &Silent).unwrap();
+    let converted = convert(&path, Encoding::DEFAULT, &Silent).unwrap();
     let (raw, compressed) = (converted.before, converted.after);
     assert_eq!(converted.from, Encoding::Raw);
     assert_eq!(raw, HEADER_BYTES as u64 + 400_000);
@@ -111,9 +112,9 @@ fn compressed_tables_are_smaller_and_convert_both_ways() {
     let table = Table::open(&path, &header(Encoding::Raw, 100_000)).unwrap();
     assert_eq!(table.header.encoding, Encoding::DEFAULT);
     assert_eq!(table.load().unwrap().entries(), &entries[..]);
-    let again = convert(&path, Encoding::DEFAULT).unwrap();
+    let again = convert(&path, Encoding::DEFAULT, &Silent).unwrap();
     assert_eq!((again.before, again.after), (compressed, compressed));
-    let back = convert(&path, Encoding::Raw).unwrap();
+    let back = convert(&path, Encoding::Raw, &Silent).unwrap();
     assert_eq!(
         (back.from, back.before, back.after),
         (Encoding::DEFAULT, compressed, raw)
@@ -135,9 +136,9 @@ fn a_table_rewritten_at_a_chosen_level_keeps_its_entries_and_that_level() {
     let dir = folder("level");
     let path = dir.join("chess").join("KQvK.egtb");
     let entries = sample(200_000);
-    write(&path, header(Encoding::DEFAULT, 100_000), &entries).unwrap();
+    write(&path, header(Encoding::DEFAULT, 100_000), &entries, &Silent).unwrap();
     let standard = fs::read(&path).unwrap();
-    let packed = convert(&path, Encoding::zstd_at(19)).unwrap();
+    let packed = convert(&path, Encoding::zstd_at(19), &Silent).unwrap();
     assert_eq!(packed.to, Encoding::zstd_at(19));
     assert!(packed.after < packed.before, "{packed:?}");
     let table = Table::open(&path, &header(Encoding::DEFAULT, 100_000)).unwrap();
@@ -147,11 +148,11 @@ fn a_table_rewritten_at_a_chosen_level_keeps_its_entries_and_that_level() {
     // Compressing without a level keeps the chosen one; naming it again changes nothing.
     let bytes = fs::read(&path).unwrap();
     for wanted in [Encoding::DEFAULT, Encoding::zstd_at(19)] {
-        assert_eq!(convert(&path, wanted).unwrap().to, Encoding::zstd_at(19));
+        assert_eq!(convert(&path, wanted, &Silent).unwrap().to, Encoding::zstd_at(19));
         assert_eq!(fs::read(&path).unwrap(), bytes);
     }
     // At the level for the table's size, its blocks are those generation writes.
-    convert(&path, Encoding::zstd_at(3)).unwrap();
+    convert(&path, Encoding::zstd_at(3), &Silent).unwrap();
     let again = fs::read(&path).unwrap();
     assert!(again[..HEADER_BYTES].windows(8).any(|w| w == b"\nlevel=3"));
     assert_eq!(again[HEADER_BYTES..], standard[HEADER_BYTES..]);
@@ -162,7 +163,7 @@ fn a_table_rewritten_at_a_chosen_level_keeps_its_entries_and_that_level() {
 fn raw_tables_detect_corruption_truncation_and_the_wrong_material() {
     let dir = folder("raw-damage");
     let path = dir.join("chess").join("KQvK.egtb");
-    write(&path, header(Encoding::Raw, 3), &[1, 2, 0, 0xFFFF, 7, 9]).unwrap();
+    write(&path, header(Encoding::Raw, 3), &[1, 2, 0, 0xFFFF, 7, 9], &Silent).unwrap();
     let table = Table::open(&path, &header(Encoding::Raw, 3)).unwrap();
     assert_eq!(table.value(1).unwrap(), Some(Value::Win(1)));
     drop(table);
@@ -177,7 +178,7 @@ fn raw_tables_detect_corruption_truncation_and_the_wrong_material() {
     assert!(error_of(Table::open(&path, &header(Encoding::Raw, 3))).contains("truncated"));
     let mut other = header(Encoding::Raw, 3);
     other.material = "KRvK".into();
-    write(&path, header(Encoding::Raw, 3), &[1, 2, 0, 0xFFFF, 7, 9]).unwrap();
+    write(&path, header(Encoding::Raw, 3), &[1, 2, 0, 0xFFFF, 7, 9], &Silent).unwrap();
     assert!(error_of(Table::open(&path, &other)).contains("for material KQvK, expected KRvK"));
     let mut other = header(Encoding::Raw, 3);
     other.metric = "dtz".into();
@@ -194,7 +195,7 @@ fn compressed_tables_detect_every_damage_with_one_line() {
     let path = dir.join("chess").join("KQvK.egtb");
     let entries = sample(5000);
     let expect = header(SMALL_BLOCKS, 2500);
-    write(&path, expect.clone(), &entries).unwrap();
+    write(&path, expect.clone(), &entries, &Silent).unwrap();
     let good = fs::read(&path).unwrap();
     let index_end = HEADER_BYTES + 16 * 5;
     let damaged = |bytes: &[u8]| {
@@ -359,7 +360,7 @@ fn tables_are_shared_between_threads() {
     let dir = folder("threads");
     let path = dir.join("chess").join("KQvK.egtb");
     let entries = sample(50_000);
-    write(&path, header(SMALL_BLOCKS, 25_000), &entries).unwrap();
+    write(&path, header(SMALL_BLOCKS, 25_000), &entries, &Silent).unwrap();
     let table = Table::open(&path, &header(SMALL_BLOCKS, 25_000)).unwrap();
     std::thread::scope(|scope| {
         for t in 0..4u64 {
@@ -381,7 +382,7 @@ fn a_table_written_slice_by_slice_is_the_table_written_whole() {
     let entries = sample(10_000);
     let path = dir.join("chess").join("KQvK.egtb");
     let whole = dir.join("chess").join("whole.egtb");
-    let written = write(&whole, header(SMALL_BLOCKS, 5000), &entries).unwrap();
+    let written = write(&whole, header(SMALL_BLOCKS, 5000), &entries, &Silent).unwrap();
     // Slices of odd lengths, out of order, sharing blocks; the last states outside every slice,
     // stored broken first and valued at the end.
     let outside = 9_300..10_000;
