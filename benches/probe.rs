@@ -94,7 +94,7 @@ fn bench<G: Game>(dir: &Path, scratch: &Path, name: &str) -> Result<()> {
     for encoding in [Encoding::DEFAULT, Encoding::Raw] {
         let copy = scratch.join(format!("{}.{}", material, encoding.name()));
         fs::copy(&path, &copy).with_context(|| format!("cannot copy {}", path.display()))?;
-        convert(&copy, encoding)?;
+        convert(&copy, encoding, &Silent)?;
         bench_file(&copy, &format!("{} {material}", G::ID))?;
         fs::remove_file(&copy)?;
     }
