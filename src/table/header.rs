@@ -33,7 +33,7 @@ pub enum Encoding {
     Raw,
     /// Blocks of `block_entries` entries, each compressed apart in `layout`, found through an
     /// index; at a zstd `level` chosen by the user, or (`None`) at the level for the table's
-    /// size that generation writes (see [`Blocks::level`](super::blocks::Blocks::level)).
+    /// size that generation writes (3 below 2^25 states, else 7).
     Zstd {
         block_entries: u32,
         layout: Layout,
