@@ -69,7 +69,7 @@ enum Command {
         #[arg(long, conflicts_with = "level")]
         uncompressed: bool,
         /// Compress new tables at this zstd level (1 to 22; default 7, 3 below 2^25 states):
-        /// 15 makes 5-piece tables about 15% smaller at several times the time of writing them.
+        /// 15 makes 5-piece tables about 14% smaller at several times the time of writing them.
         #[arg(long, value_parser = zstd_level)]
         level: Option<i32>,
     },
@@ -131,7 +131,7 @@ enum Command {
         /// Materials such as KQvKR (none: every table of the game).
         materials: Vec<String>,
         /// Rewrite every table at this zstd level (1 to 22) unless it is at it already; without
-        /// it, tables already compressed are left as they are. 15 makes 5-piece tables about 15%
+        /// it, tables already compressed are left as they are. 15 makes 5-piece tables about 14%
         /// smaller than generation writes them; probes take about a fifth longer.
         #[arg(long, value_parser = zstd_level)]
         level: Option<i32>,
