@@ -1,7 +1,8 @@
-//! Chess with pawns: the published KPvK figures, moves (promotions, en passant and the en
-//! passant right after a double step) against shakmaty, the solver's view of KPvKP against
-//! position-level moves with retro-consistency (en passant states included), and queries
-//! consistent with the tables through promotions.
+//! Chess with pawns: the published KPvK figures and the leading generator's counts of every
+//! 4-piece pawn material, moves (promotions, en passant and the en passant right after a double
+//! step) against shakmaty, the solver's view of KPvKP against position-level moves with
+//! retro-consistency (en passant states included), and queries consistent with the tables
+//! through promotions.
 
 use egtb::games::chess::Chess;
 use egtb::games::{Game, IndexSpace};
@@ -30,6 +31,37 @@ fn kpvk_matches_the_published_figures() {
     assert_eq!((black.win, black.draw, black.loss), (0, 70_420, 97_604));
     assert_eq!(white.longest.unwrap().0, 55);
     assert_eq!(black.longest.unwrap().0, 56);
+}
+
+/// Every 4-piece material with a pawn against the leading generator's win/draw/loss counts
+/// (`docs/reference.md`), brought to the full board.
+#[test]
+fn four_piece_pawn_tables_match_the_leading_generators_counts() {
+    type Wdl = (u64, u64, u64);
+    let reference: [(&str, Wdl, Wdl); 10] = [
+        ("KPPvK", (3_555_030, 58_312, 0), (0, 302_686, 3_522_058)),
+        ("KNPvK", (8_810_640, 338_810, 0), (0, 1_895_664, 8_353_800)),
+        ("KBPvK", (8_283_622, 349_608, 0), (0, 1_719_846, 8_529_618)),
+        ("KRPvK", (7_877_172, 0, 0), (0, 251_868, 9_997_596)),
+        ("KQPvK", (6_547_394, 0, 0), (0, 291_872, 9_957_592)),
+        (
+            "KPvKP",
+            (3_213_028, 2_485_090, 1_737_970),
+            (3_213_028, 2_485_090, 1_737_970),
+        ),
+        ("KNvKP", (416, 8_191_224, 1_216_892), (3_244_280, 6_718_658, 70)),
+        ("KBvKP", (208, 8_425_216, 465_936), (2_348_634, 7_614_318, 56)),
+        ("KRvKP", (7_406_204, 680_382, 13_454), (1_633_620, 1_743_898, 6_585_490)),
+        ("KQvKP", (6_699_262, 42_634, 40), (771_952, 1_203_466, 7_987_590)),
+    ];
+    let names: Vec<&str> = reference.iter().map(|(name, ..)| *name).collect();
+    let (generator, _dir) = generator("pawns-four", &names);
+    for (name, white_wdl, black_wdl) in reference {
+        let table = generator.tables().require(&material(name)).unwrap();
+        let [white, black] = table_stats(&index(&material(name)), &table.entries());
+        assert_eq!((white.win, white.draw, white.loss), white_wdl, "{name}, white to move");
+        assert_eq!((black.win, black.draw, black.loss), black_wdl, "{name}, black to move");
+    }
 }
 
 #[test]
