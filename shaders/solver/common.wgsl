@@ -18,6 +18,10 @@ fn entry_of(state: u32) -> u32 {
     return (word >> (16u * (local & 1u))) & 0xFFFFu;
 }
 
+// An unresolved word whose HP ran out while its exits all lose: its loss is placed by the next
+// layer (`place` in solver.wgsl).
+const PENDING: u32 = UNRESOLVED | EXIT_LOSS;
+
 fn is_fresh(e: u32) -> bool {
     return e >= FRESH && e < UNRESOLVED;
 }

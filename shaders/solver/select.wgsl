@@ -1,6 +1,6 @@
 // The layer sweep, a module of its own: layer t (control[CTRL_LAYER]) selects the states
 // resolved at DTM t, gives them their final entry and queues them for the propagation kernel
-// (solver.wgsl). Nothing else runs while it does and each thread owns the vectors of entries it
+// (solver.wgsl), with the PENDING states, which the `place` kernel values first. Nothing else runs while it does and each thread owns the vectors of entries it
 // reads, so the generated prelude declares the control words as plain u32 and the chunks as plain
 // 4-word vectors (eight entries) here: a sweep is a stream of wide plain loads, with a store only
 // where a state joins the layer. A thread reads a run of SWEEP_RUN vectors of one block, and
@@ -62,18 +62,25 @@ fn select_eight(vector: u32, t: u32) -> bool {
     let high = words >> vec4<u32>(16u);
     let fresh = vec4<u32>(FRESH | resolved);
     let due = vec4<u32>(DUE | t);
+    // States turn PENDING in odd layers and are placed in the even layer after: one that turns
+    // PENDING while an odd layer is swept again waits for the next.
+    let placing = (t & 1u) == 0u;
+    let pending = select(fresh, vec4<u32>(PENDING), placing);
     let later = any(later_work(low, t) | later_work(high, t));
-    if !any((low == fresh) | (low == due) | (high == fresh) | (high == due)) {
+    if !any((low == fresh) | (low == due) | (low == pending) | (high == fresh) | (high == due) | (high == pending)) {
         return later;
     }
     var joining = 0u;
+    var to_place = 0u;
     for (var k = 0u; k < 8u; k += 1u) {
         let e = (words[k >> 1u] >> (16u * (k & 1u))) & 0xFFFFu;
-        let in_layer = e == (FRESH | resolved) || e == (DUE | t);
-        if in_layer {
+        if e == (FRESH | resolved) || e == (DUE | t) {
             joining |= 1u << k;
+        } else if placing && e == PENDING {
+            to_place |= 1u << k;
         }
     }
+    joining |= to_place;
     // One reservation for the vector's states; the ones beyond the queue stay tagged.
     var slot = atomicAdd(&queue[0], countOneBits(joining));
     var updated = words;
@@ -82,8 +89,10 @@ fn select_eight(vector: u32, t: u32) -> bool {
         joining &= joining - 1u;
         atomicStore(&queue[1u + slot], first + k);
         slot += 1u;
-        let shift = 16u * (k & 1u);
-        updated[k >> 1u] = (updated[k >> 1u] & ~(0xFFFFu << shift)) | (resolved << shift);
+        if (to_place & (1u << k)) == 0u {
+            let shift = 16u * (k & 1u);
+            updated[k >> 1u] = (updated[k >> 1u] & ~(0xFFFFu << shift)) | (resolved << shift);
+        }
     }
     if any(updated != words) {
         chunk_store4(chunk, at, updated);
@@ -92,10 +101,10 @@ fn select_eight(vector: u32, t: u32) -> bool {
 }
 
 // Which of four entries need a sweep after layer t: tagged ones of a later layer, due ones
-// after t.
+// after t, pending ones.
 fn later_work(e: vec4<u32>, t: u32) -> vec4<bool> {
     let tagged = (e >= vec4<u32>(FRESH)) & (e < vec4<u32>(UNRESOLVED)) & (e != vec4<u32>(FRESH | (t + 1u)));
     let due = vec4<u32>(DUE);
     let due_later = ((e & due) == due) & (e != vec4<u32>(BROKEN)) & ((e & vec4<u32>(~DUE)) > vec4<u32>(t));
-    return tagged | due_later;
+    return tagged | due_later | (e == vec4<u32>(PENDING));
 }

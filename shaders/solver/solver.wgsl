@@ -241,9 +241,9 @@ fn resolve(state: u32, old: u32, entry: u32, next: u32) {
 
 // Resolves the parents of `state`, resolved at DTM `t`: as on the CPU, a lost state makes its
 // unresolved parents won, a won one takes an HP from each, and the update that takes the last
-// makes the parent lost (or due at its slowest exit, if that is slower). Every state
-// of a layer has the same outcome, so no two updates of a layer conflict. Resolved parents
-// are left to sweep `next`.
+// makes the parent lost, or, when its exits all lose too, leaves it PENDING for the next layer
+// to place (see `place`). Every state of a layer has the same outcome, so no two updates of a
+// layer conflict. Resolved and pending parents are left to sweep `next`.
 fn resolve_parents(state: u32, t: u32, next: u32) {
     let resolved = t + 1u;
     var parents: Successors;
@@ -271,17 +271,11 @@ fn resolve_parents(state: u32, t: u32, next: u32) {
         if (old & HP) != 1u {
             continue;
         }
-        var exit_loss = 0u;
-        if (old & EXIT_LOSS) != 0u {
-            // Every exit wins for the opponent: expand the parent again (few states do) to
-            // learn the slowest.
-            var children: Successors;
-            exit_loss = game_expand(parent, &children).exit_loss;
-        }
-        if exit_loss <= resolved {
+        if (old & EXIT_LOSS) == 0u {
             resolve(parent, old - 1u, resolved + 1u, next);
         } else {
-            set_entry(parent, old - 1u, DUE | exit_loss);
+            // Its word is now PENDING: the next sweep queues it for `place`.
+            atomicAdd(&control[CTRL_TO_PLACE], 1u);
             atomicStore(&active_blocks[active_flag(next, parent >> BLOCK_SHIFT)], 1u);
         }
     }
@@ -290,21 +284,69 @@ fn resolve_parents(state: u32, t: u32, next: u32) {
 @group(2) @binding(0) var<storage, read_write> propagation_grid: array<u32>;
 
 // One thread after the sweep: sizes the propagation kernel's grid (an indirect dispatch) to the
-// states queued, so that a small layer wakes few workgroups.
+// states queued, so that a small layer wakes few workgroups, and the placing kernel's to the
+// states left to place, so that it wakes none in the many layers without any.
 @compute @workgroup_size(1)
 fn plan_propagation() {
     var queued = min(atomicLoad(&queue[0]), QUEUE_CAPACITY);
+    var to_place = atomicLoad(&control[CTRL_TO_PLACE]);
     if atomicLoad(&control[CTRL_DONE]) != 0u {
         queued = 0u;
+    }
+    // States are placed in even layers only (see select.wgsl).
+    if queued == 0u || (atomicLoad(&control[CTRL_LAYER]) & 1u) != 0u {
+        to_place = 0u;
     }
     propagation_grid[0] = min((queued + WORKGROUP - 1u) / WORKGROUP, MAX_GROUPS);
     propagation_grid[1] = 1u;
     propagation_grid[2] = 1u;
+    propagation_grid[3] = min((to_place + WORKGROUP - 1u) / WORKGROUP, MAX_GROUPS);
+    propagation_grid[4] = 1u;
+    propagation_grid[5] = 1u;
 }
 
-// Layer t (control[CTRL_LAYER]), second half: resolves the parents of the states the sweep
-// (select.wgsl) queued. Compacting the layer first keeps the threads of a workgroup busy with
-// the same long work.
+// Layer t (control[CTRL_LAYER]), after the sweep: places the PENDING states the sweep queued
+// (states whose HP ran out in layer t - 1 while their exits all lose). Expanded again (few
+// states are) to learn their slowest exit, each is lost at t, or due at that exit if it is
+// slower: then it leaves the layer. The moves are generated here, in a kernel of their own
+// whose grid is sized to the states to place (none in most layers), rather than in the
+// propagation, whose every thread would otherwise carry them (on a software driver that made
+// the propagation three times as slow). Its threads stride over the whole queue.
+@compute @workgroup_size(WORKGROUP)
+fn place(
+    @builtin(workgroup_id) wg: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+) {
+    if atomicLoad(&control[CTRL_DONE]) != 0u {
+        return;
+    }
+    let t = atomicLoad(&control[CTRL_LAYER]);
+    let next = atomicLoad(&control[CTRL_SWEEP]) + 1u;
+    let queued = min(atomicLoad(&queue[0]), QUEUE_CAPACITY);
+    let threads = groups.x * WORKGROUP;
+    for (var i = wg.x * WORKGROUP + local; i < queued; i += threads) {
+        let state = atomicLoad(&queue[1u + i]);
+        if entry_of(state) != PENDING {
+            continue;
+        }
+        var children: Successors;
+        let exit_loss = game_expand(state, &children).exit_loss;
+        atomicSub(&control[CTRL_TO_PLACE], 1u);
+        if exit_loss <= t {
+            set_entry(state, PENDING, t + 1u);
+        } else {
+            set_entry(state, PENDING, DUE | exit_loss);
+            atomicStore(&active_blocks[active_flag(next, state >> BLOCK_SHIFT)], 1u);
+            // Not a state of this layer after all.
+            atomicSub(&control[CTRL_FOUND + t], 1u);
+        }
+    }
+}
+
+// Layer t, last: resolves the parents of the states the sweep queued (less those that `place`
+// found due later). Compacting the layer first keeps the threads of a workgroup busy with the
+// same long work.
 @compute @workgroup_size(WORKGROUP)
 fn propagate(
     @builtin(workgroup_id) wg: vec3<u32>,
@@ -319,7 +361,10 @@ fn propagate(
     let queued = min(atomicLoad(&queue[0]), QUEUE_CAPACITY);
     let threads = groups.x * WORKGROUP;
     for (var i = wg.x * WORKGROUP + local; i < queued; i += threads) {
-        resolve_parents(atomicLoad(&queue[1u + i]), t, next);
+        let state = atomicLoad(&queue[1u + i]);
+        if !is_due(entry_of(state)) {
+            resolve_parents(state, t, next);
+        }
     }
 }
 

@@ -61,13 +61,15 @@ impl SweepShape {
 const _: () = assert!(WORKGROUP.is_multiple_of(1 << BLOCK_SHIFT) && WORKGROUP <= 32 << BLOCK_SHIFT);
 /// Control header words: the current layer, the largest pending layer, the stop flag, error
 /// bits, the sweeps done, the first state of the window of the per-state kernels (written by the
-/// host before each of their submissions); then the states found in each layer.
+/// host before each of their submissions), the states whose loss is still to be placed (see
+/// `place` in shaders/solver/solver.wgsl); then the states found in each layer.
 pub(super) const CTRL_LAYER: usize = 0;
 const CTRL_LAST_PENDING: usize = 1;
 pub(super) const CTRL_DONE: usize = 2;
 pub(super) const CTRL_ERROR: usize = 3;
 pub(super) const CTRL_SWEEP: usize = 4;
 pub(super) const CTRL_WINDOW: usize = 5;
+const CTRL_TO_PLACE: usize = 6;
 pub(super) const CTRL_FOUND: u64 = 8;
 /// The tag of a final entry whose parents are still to be updated (see shaders/solver/common.wgsl).
 /// It takes bit 14 of an entry, so DTMs on the GPU stay below 2^14 - 2 plies (the CPU's below
@@ -95,6 +97,7 @@ pub(super) const KERNEL_ERRORS: [(u32, &str, &str); 4] = [
 pub(super) struct Kernels {
     pub initialise: wgpu::ComputePipeline,
     pub select: wgpu::ComputePipeline,
+    pub place: wgpu::ComputePipeline,
     pub propagate: wgpu::ComputePipeline,
     pub advance: wgpu::ComputePipeline,
     pub finalise: wgpu::ComputePipeline,
@@ -107,10 +110,12 @@ pub(super) struct Kernels {
     /// Workgroups (x, y) of the layer sweep: a thread per run of vectors, up to a
     /// [`SweepShape`]'s threads.
     pub sweep_grid: (u32, u32),
-    /// Sizes the propagation kernel's grid to the layer's queue.
+    /// Sizes the propagation kernel's grid to the layer's queue, and the placing kernel's to
+    /// the states it has to place.
     pub plan: wgpu::ComputePipeline,
     plan_group: wgpu::BindGroup,
-    /// The propagation kernel's grid, for an indirect dispatch.
+    /// The grids of the propagation kernel (bytes 0 to 11) and of the placing kernel (12 to
+    /// 23), for indirect dispatches.
     pub propagation_grid: wgpu::Buffer,
 }
 
@@ -184,22 +189,27 @@ impl Kernels {
         let game_buffers: Vec<&wgpu::Buffer> = data.bindings.iter().map(|(_, b)| b).collect();
         let propagation_grid = gpu.buffer(
             "the propagation grid",
-            12,
+            24,
             wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::INDIRECT,
         )?;
-        // The two kernels that expand states (the game's move generation, inlined) take most of
-        // the compile time: the driver compiles them side by side.
-        let (initialise, propagate) = std::thread::scope(|scope| {
-            let propagate = scope.spawn(|| pipeline(&solver, &kernel_layout, "propagate"));
-            let initialise = pipeline(&solver, &kernel_layout, "initialise");
-            let propagate = propagate
-                .join()
-                .unwrap_or_else(|_| Err(anyhow!("compiling the 'propagate' kernel failed")));
-            (initialise, propagate)
+        // The kernels that expand states or list parents (the game's move generation, inlined)
+        // take most of the compile time: the driver compiles them side by side.
+        let (solver_module, pipeline) = (&solver, &pipeline);
+        let [initialise, place, propagate] = std::thread::scope(|scope| {
+            let compiling = ["initialise", "place", "propagate"].map(|entry| {
+                let layout = &kernel_layout;
+                (entry, scope.spawn(move || pipeline(solver_module, layout, entry)))
+            });
+            compiling.map(|(entry, thread)| {
+                thread
+                    .join()
+                    .unwrap_or_else(|_| Err(anyhow!("compiling the '{entry}' kernel failed")))
+            })
         });
         Ok(Kernels {
             initialise: initialise?,
             select: pipeline(&sweep, &kernel_layout, "select_layer")?,
+            place: place?,
             propagate: propagate?,
             advance: pipeline(&solver, &kernel_layout, "advance")?,
             finalise: pipeline(&solver, &kernel_layout, "finalise")?,
@@ -254,6 +264,7 @@ pub(super) fn prelude(
         ("CTRL_ERROR", CTRL_ERROR as u64),
         ("CTRL_SWEEP", CTRL_SWEEP as u64),
         ("CTRL_WINDOW", CTRL_WINDOW as u64),
+        ("CTRL_TO_PLACE", CTRL_TO_PLACE as u64),
         ("CTRL_FOUND", CTRL_FOUND),
         ("QUEUE_CAPACITY", u64::from(queue_capacity)),
         ("MAX_GROUPS", u64::from(max_groups)),

@@ -2,10 +2,10 @@
 //!
 //! A game takes part through [`GpuRules`]: a WGSL rules module and the u32 data buffers it reads.
 //! The module is joined with the generic kernels of `shaders/solver/solver.wgsl` (see its header for the
-//! functions a module defines and the helpers it may call). A layer is two kernels: a sweep over
-//! all entries (`shaders/solver/select.wgsl`, plain loads at the width of memory) selects the layer's
-//! states into a queue, then a kernel works through the queue, resolving parents with every
-//! thread busy. Everything stays on the GPU between layers: each submission runs several layers,
+//! functions a module defines and the helpers it may call). A layer is a sweep over all entries
+//! (`shaders/solver/select.wgsl`, plain loads at the width of memory) that selects the layer's
+//! states into a queue, then a kernel that works through the queue, resolving parents with every
+//! thread busy (after a kernel that places the few pending losses the queue holds, sized to them). Everything stays on the GPU between layers: each submission runs several layers,
 //! a one-thread kernel between two layers decides whether to go on (or to sweep a layer again
 //! whose queue overflowed), and the host only reads back a few control words to report progress.
 //! The kernels that run a thread per state (expanding every state first, marking the draws last)
@@ -350,6 +350,8 @@ impl<'g> Solver<'g> {
                     passes.run(Phase::Propagation, |pass| {
                         pass.set_pipeline(&kernels.plan);
                         pass.dispatch_workgroups(1, 1, 1);
+                        pass.set_pipeline(&kernels.place);
+                        pass.dispatch_workgroups_indirect(&kernels.propagation_grid, 12);
                         pass.set_pipeline(&kernels.propagate);
                         pass.dispatch_workgroups_indirect(&kernels.propagation_grid, 0);
                         pass.set_pipeline(&kernels.advance);
