@@ -18,13 +18,17 @@ use egtb::serve::{ServeOptions, load};
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{Value as Json, json};
 
-use crate::support::{PORTS, TempDir, api_check, egtb_command, find_program, required, temp_dir};
+use crate::support::{PORTS, api_check, egtb_command, find_program, required, temp_dir};
 
-/// The test tables, generated once for every test of this file.
+/// The test tables, generated once for every test of this file. A static is never dropped, so
+/// they live in cargo's scratch folder for integration tests, made anew by each run, rather than
+/// in a temporary folder that nothing would remove.
 fn tables() -> &'static Path {
-    static DIR: OnceLock<TempDir> = OnceLock::new();
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        let dir = temp_dir("serve");
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("serve-tables");
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("the serve tests' tables folder");
         api_check::generate(&dir);
         dir
     })
