@@ -1,8 +1,9 @@
 // The layer sweep, a module of its own: layer t (control[CTRL_LAYER]) selects the states
 // resolved at DTM t, gives them their final entry and queues them for the propagation kernel
-// (solver.wgsl), with the PENDING states, which the `place` kernel values first. Nothing else runs while it does and each thread owns the vectors of entries it
-// reads, so the generated prelude declares the control words as plain u32 and the chunks as plain
-// 4-word vectors (eight entries) here: a sweep is a stream of wide plain loads, with a store only
+// (solver.wgsl), with the PENDING states, which the `place` kernel values first. Nothing else
+// runs while it does and each thread owns the vectors of entries it reads, so the generated
+// prelude declares the control words as plain u32 and the chunks as plain 4-word vectors (eight
+// entries) here: a sweep is a stream of wide plain loads, with a store only
 // where a state joins the layer. A thread reads a run of SWEEP_RUN vectors of one block, and
 // neighbouring threads neighbouring runs: on a GPU a run is one vector, so that the loads of a
 // group of threads are one contiguous read; on a software driver, whose lanes gain nothing from

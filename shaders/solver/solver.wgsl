@@ -283,6 +283,10 @@ fn resolve_parents(state: u32, t: u32, next: u32) {
 
 @group(2) @binding(0) var<storage, read_write> propagation_grid: array<u32>;
 
+// A queue slot whose state `place` took out of the layer (no state has this number: states are
+// fewer than 2^32).
+const NOT_QUEUED: u32 = 0xFFFFFFFFu;
+
 // One thread after the sweep: sizes the propagation kernel's grid (an indirect dispatch) to the
 // states queued, so that a small layer wakes few workgroups, and the placing kernel's to the
 // states left to place, so that it wakes none in the many layers without any.
@@ -338,14 +342,15 @@ fn place(
         } else {
             set_entry(state, PENDING, DUE | exit_loss);
             atomicStore(&active_blocks[active_flag(next, state >> BLOCK_SHIFT)], 1u);
-            // Not a state of this layer after all.
+            // Not a state of this layer after all: out of the queue and the layer's count.
+            atomicStore(&queue[1u + i], NOT_QUEUED);
             atomicSub(&control[CTRL_FOUND + t], 1u);
         }
     }
 }
 
 // Layer t, last: resolves the parents of the states the sweep queued (less those that `place`
-// found due later). Compacting the layer first keeps the threads of a workgroup busy with the
+// took out, found due later). Compacting the layer first keeps the threads of a workgroup busy with the
 // same long work.
 @compute @workgroup_size(WORKGROUP)
 fn propagate(
@@ -362,7 +367,7 @@ fn propagate(
     let threads = groups.x * WORKGROUP;
     for (var i = wg.x * WORKGROUP + local; i < queued; i += threads) {
         let state = atomicLoad(&queue[1u + i]);
-        if !is_due(entry_of(state)) {
+        if state != NOT_QUEUED {
             resolve_parents(state, t, next);
         }
     }

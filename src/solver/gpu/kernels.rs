@@ -194,12 +194,10 @@ impl Kernels {
         )?;
         // The kernels that expand states or list parents (the game's move generation, inlined)
         // take most of the compile time: the driver compiles them side by side.
-        let (solver_module, pipeline) = (&solver, &pipeline);
+        let (module, shared_layout, compile) = (&solver, &kernel_layout, &pipeline);
         let [initialise, place, propagate] = std::thread::scope(|scope| {
-            let compiling = ["initialise", "place", "propagate"].map(|entry| {
-                let layout = &kernel_layout;
-                (entry, scope.spawn(move || pipeline(solver_module, layout, entry)))
-            });
+            let compiling = ["initialise", "place", "propagate"]
+                .map(|entry| (entry, scope.spawn(move || compile(module, shared_layout, entry))));
             compiling.map(|(entry, thread)| {
                 thread
                     .join()

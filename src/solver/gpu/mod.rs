@@ -5,7 +5,8 @@
 //! functions a module defines and the helpers it may call). A layer is a sweep over all entries
 //! (`shaders/solver/select.wgsl`, plain loads at the width of memory) that selects the layer's
 //! states into a queue, then a kernel that works through the queue, resolving parents with every
-//! thread busy (after a kernel that places the few pending losses the queue holds, sized to them). Everything stays on the GPU between layers: each submission runs several layers,
+//! thread busy (after a kernel, sized to them, that places the few pending losses the queue
+//! holds). Everything stays on the GPU between layers: each submission runs several layers,
 //! a one-thread kernel between two layers decides whether to go on (or to sweep a layer again
 //! whose queue overflowed), and the host only reads back a few control words to report progress.
 //! The kernels that run a thread per state (expanding every state first, marking the draws last)
