@@ -6,7 +6,12 @@
 //! `memory.max` less `memory.current`, or v1 `memory.limit_in_bytes` less
 //! `memory.usage_in_bytes`, the usage less its inactive file cache, which the kernel reclaims
 //! first), and [`MAX_MEMORY_VAR`] when it is set.
+//!
+//! Large working arrays are asked to sit in huge pages ([`filled_vec`]): the solvers read them
+//! at random, and with 4 KiB pages nearly every such read also misses the TLB, which costs a
+//! second trip to memory (two, under a hypervisor's nested page tables).
 
+use std::collections::TryReserveError;
 use std::fs;
 
 use anyhow::{Context, Result, bail};
@@ -34,6 +39,46 @@ pub fn ensure_available(needed: u64, what: &str) -> Result<()> {
         Some(available) => check(needed, available, what),
         None => Ok(()),
     }
+}
+
+/// A vector of `n` copies of `value`, its memory advised to the kernel as huge pages before it
+/// is first written (Linux; elsewhere, and where the kernel declines, ordinary pages).
+pub fn filled_vec<T: Copy>(n: usize, value: T) -> Vec<T> {
+    fill_advised(Vec::with_capacity(n), n, value)
+}
+
+/// [`filled_vec`], or the error of an allocation the allocator refuses.
+pub fn try_filled_vec<T: Copy>(n: usize, value: T) -> Result<Vec<T>, TryReserveError> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n)?;
+    Ok(fill_advised(v, n, value))
+}
+
+/// Fills an empty vector with room for `n` up to `n` copies of `value`, once its memory is
+/// advised as huge pages.
+fn fill_advised<T: Copy>(mut v: Vec<T>, n: usize, value: T) -> Vec<T> {
+    advise_huge_pages(v.spare_capacity_mut());
+    v.resize(n, value);
+    v
+}
+
+/// Asks the kernel to back the 2 MiB-aligned part of `memory` with huge pages. Advice only: a
+/// refusal changes nothing but speed.
+fn advise_huge_pages<T>(memory: &mut [T]) {
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE_PAGE: usize = 2 << 20;
+        let start = memory.as_mut_ptr() as usize;
+        let end = start + std::mem::size_of_val(memory);
+        let (first, last) = (start.next_multiple_of(HUGE_PAGE), end / HUGE_PAGE * HUGE_PAGE);
+        if first < last {
+            // SAFETY: the range lies inside `memory`, which this process owns; the advice
+            // changes how the kernel backs the pages, never their contents.
+            unsafe { libc::madvise(first as *mut libc::c_void, last - first, libc::MADV_HUGEPAGE) };
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = memory;
 }
 
 /// The check itself, with what is available given.
@@ -140,6 +185,18 @@ mod tests {
         assert_eq!(room("max\n", "1073741824\n", stat), None);
         assert_eq!(room("9223372036854771712\n", "5\n", ""), None);
         assert_eq!(room("100\n", "200\n", ""), Some(0));
+    }
+
+    #[test]
+    fn filled_vectors_hold_exactly_their_copies() {
+        let big = filled_vec(3 << 20, 7u16);
+        assert_eq!((big.len(), big.capacity()), (3 << 20, 3 << 20));
+        assert!(big.iter().all(|&e| e == 7));
+        assert_eq!(try_filled_vec(5, 1u8).unwrap(), [1; 5]);
+        assert!(
+            try_filled_vec(usize::MAX / 2, 0u16).is_err(),
+            "a refused allocation is an error"
+        );
     }
 
     #[test]

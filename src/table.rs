@@ -435,11 +435,8 @@ impl Table {
             Body::Zstd(reader) => {
                 let states = usize::try_from(self.header.states())
                     .with_context(|| format!("table {} does not fit in this machine's memory", self.path.display()))?;
-                let mut entries: Vec<Entry> = Vec::new();
-                entries
-                    .try_reserve_exact(states)
+                let mut entries = crate::memory::try_filled_vec(states, 0)
                     .with_context(|| format!("not enough memory to load table {}", self.path.display()))?;
-                entries.resize(states, 0);
                 reader
                     .decompress_all(&self.map, &mut entries, self.header.checksum)
                     .with_context(|| {

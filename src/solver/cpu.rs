@@ -37,7 +37,7 @@ const NONE_DUE: u16 = u16::MAX;
 /// Solves `space` and returns its entries.
 pub fn solve<S: Space + ?Sized>(space: &S, progress: &dyn Progress) -> Vec<Entry> {
     let n = usize::try_from(space.states()).expect("state count fits in memory");
-    let mut entries = vec![DRAW; n];
+    let mut entries = crate::memory::filled_vec(n, DRAW);
     progress.phase("moves", n as u64);
     let frontier = initialise(space, &mut entries, progress);
     {
