@@ -38,6 +38,7 @@ use self::lock::TableLock;
 pub use self::scratch::Scratch;
 pub use self::sliced::SlicedWriter;
 use crate::material::{GameId, Material};
+use crate::memory;
 use crate::solver::Progress;
 use crate::value::{Entry, Value};
 
@@ -435,7 +436,7 @@ impl Table {
             Body::Zstd(reader) => {
                 let states = usize::try_from(self.header.states())
                     .with_context(|| format!("table {} does not fit in this machine's memory", self.path.display()))?;
-                let mut entries = crate::memory::try_filled_vec(states, 0)
+                let mut entries = memory::try_filled_vec(states, 0)
                     .with_context(|| format!("not enough memory to load table {}", self.path.display()))?;
                 reader
                     .decompress_all(&self.map, &mut entries, self.header.checksum)

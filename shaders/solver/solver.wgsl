@@ -287,21 +287,34 @@ fn resolve_parents(state: u32, t: u32, next: u32) {
 // fewer than 2^32).
 const NOT_QUEUED: u32 = 0xFFFFFFFFu;
 
+// The layer the sweep queued states for: its number t, the sweep its updates leave states to,
+// and how many states the queue holds (none once the solve is done).
+struct QueuedLayer {
+    t: u32,
+    next: u32,
+    queued: u32,
+}
+
+fn queued_layer() -> QueuedLayer {
+    var queued = min(atomicLoad(&queue[0]), QUEUE_CAPACITY);
+    if atomicLoad(&control[CTRL_DONE]) != 0u {
+        queued = 0u;
+    }
+    return QueuedLayer(atomicLoad(&control[CTRL_LAYER]), atomicLoad(&control[CTRL_SWEEP]) + 1u, queued);
+}
+
 // One thread after the sweep: sizes the propagation kernel's grid (an indirect dispatch) to the
 // states queued, so that a small layer wakes few workgroups, and the placing kernel's to the
 // states left to place, so that it wakes none in the many layers without any.
 @compute @workgroup_size(1)
 fn plan_propagation() {
-    var queued = min(atomicLoad(&queue[0]), QUEUE_CAPACITY);
+    let layer = queued_layer();
     var to_place = atomicLoad(&control[CTRL_TO_PLACE]);
-    if atomicLoad(&control[CTRL_DONE]) != 0u {
-        queued = 0u;
-    }
     // States are placed in even layers only (see select.wgsl).
-    if queued == 0u || (atomicLoad(&control[CTRL_LAYER]) & 1u) != 0u {
+    if layer.queued == 0u || (layer.t & 1u) != 0u {
         to_place = 0u;
     }
-    propagation_grid[0] = min((queued + WORKGROUP - 1u) / WORKGROUP, MAX_GROUPS);
+    propagation_grid[0] = min((layer.queued + WORKGROUP - 1u) / WORKGROUP, MAX_GROUPS);
     propagation_grid[1] = 1u;
     propagation_grid[2] = 1u;
     propagation_grid[3] = min((to_place + WORKGROUP - 1u) / WORKGROUP, MAX_GROUPS);
@@ -322,14 +335,9 @@ fn place(
     @builtin(num_workgroups) groups: vec3<u32>,
     @builtin(local_invocation_index) local: u32,
 ) {
-    if atomicLoad(&control[CTRL_DONE]) != 0u {
-        return;
-    }
-    let t = atomicLoad(&control[CTRL_LAYER]);
-    let next = atomicLoad(&control[CTRL_SWEEP]) + 1u;
-    let queued = min(atomicLoad(&queue[0]), QUEUE_CAPACITY);
+    let layer = queued_layer();
     let threads = groups.x * WORKGROUP;
-    for (var i = wg.x * WORKGROUP + local; i < queued; i += threads) {
+    for (var i = wg.x * WORKGROUP + local; i < layer.queued; i += threads) {
         let state = atomicLoad(&queue[1u + i]);
         if entry_of(state) != PENDING {
             continue;
@@ -337,38 +345,33 @@ fn place(
         var children: Successors;
         let exit_loss = game_expand(state, &children).exit_loss;
         atomicSub(&control[CTRL_TO_PLACE], 1u);
-        if exit_loss <= t {
-            set_entry(state, PENDING, t + 1u);
+        if exit_loss <= layer.t {
+            set_entry(state, PENDING, layer.t + 1u);
         } else {
             set_entry(state, PENDING, DUE | exit_loss);
-            atomicStore(&active_blocks[active_flag(next, state >> BLOCK_SHIFT)], 1u);
+            atomicStore(&active_blocks[active_flag(layer.next, state >> BLOCK_SHIFT)], 1u);
             // Not a state of this layer after all: out of the queue and the layer's count.
             atomicStore(&queue[1u + i], NOT_QUEUED);
-            atomicSub(&control[CTRL_FOUND + t], 1u);
+            atomicSub(&control[CTRL_FOUND + layer.t], 1u);
         }
     }
 }
 
 // Layer t, last: resolves the parents of the states the sweep queued (less those that `place`
-// took out, found due later). Compacting the layer first keeps the threads of a workgroup busy with the
-// same long work.
+// took out, found due later). Compacting the layer first keeps the threads of a workgroup busy
+// with the same long work.
 @compute @workgroup_size(WORKGROUP)
 fn propagate(
     @builtin(workgroup_id) wg: vec3<u32>,
     @builtin(num_workgroups) groups: vec3<u32>,
     @builtin(local_invocation_index) local: u32,
 ) {
-    if atomicLoad(&control[CTRL_DONE]) != 0u {
-        return;
-    }
-    let t = atomicLoad(&control[CTRL_LAYER]);
-    let next = atomicLoad(&control[CTRL_SWEEP]) + 1u;
-    let queued = min(atomicLoad(&queue[0]), QUEUE_CAPACITY);
+    let layer = queued_layer();
     let threads = groups.x * WORKGROUP;
-    for (var i = wg.x * WORKGROUP + local; i < queued; i += threads) {
+    for (var i = wg.x * WORKGROUP + local; i < layer.queued; i += threads) {
         let state = atomicLoad(&queue[1u + i]);
         if state != NOT_QUEUED {
-            resolve_parents(state, t, next);
+            resolve_parents(state, layer.t, layer.next);
         }
     }
 }

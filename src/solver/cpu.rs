@@ -22,6 +22,7 @@ use rayon::prelude::*;
 
 use super::working::{DUE, EXIT_LOSS, HP, UNRESOLVED, initial, is_due, is_unresolved};
 use super::{Node, Progress, Space, Successors, runs};
+use crate::memory;
 use crate::value::{BROKEN, DRAW, Entry, MAX_DTM};
 
 /// States per block, the unit of skipping: small, so that sparse layers skip most blocks.
@@ -37,7 +38,7 @@ const NONE_DUE: u16 = u16::MAX;
 /// Solves `space` and returns its entries.
 pub fn solve<S: Space + ?Sized>(space: &S, progress: &dyn Progress) -> Vec<Entry> {
     let n = usize::try_from(space.states()).expect("state count fits in memory");
-    let mut entries = crate::memory::filled_vec(n, DRAW);
+    let mut entries = memory::filled_vec(n, DRAW);
     progress.phase("moves", n as u64);
     let frontier = initialise(space, &mut entries, progress);
     {
