@@ -54,8 +54,8 @@ pub fn try_filled_vec<T: Copy>(n: usize, value: T) -> Result<Vec<T>, TryReserveE
     Ok(fill_advised(v, n, value))
 }
 
-/// Fills an empty vector with room for `n` up to `n` copies of `value`, once its memory is
-/// advised as huge pages.
+/// Fills `v`, empty with room for `n`, with `n` copies of `value`, once its memory is advised as
+/// huge pages.
 fn fill_advised<T: Copy>(mut v: Vec<T>, n: usize, value: T) -> Vec<T> {
     advise_huge_pages(v.spare_capacity_mut());
     v.resize(n, value);
