@@ -7,6 +7,7 @@
 use egtb::games::chess::Chess;
 use egtb::games::{Game, IndexSpace};
 use egtb::probe::Prober;
+use egtb::solver::{Space, Successors};
 use egtb::stats::table_stats;
 use egtb::value::Value;
 use shakmaty::fen::Fen;
@@ -273,4 +274,42 @@ fn pawn_slices_give_the_table_of_the_whole_solve() {
         .filter(|name| !name.ends_with(".egtb"))
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+/// The space of a group of pawn slices numbers its states from 0, the children its states
+/// reach as well as their parents: every child of a state lists the state among its parents,
+/// looked at one state at a time and run by run.
+#[test]
+fn a_pawn_slice_space_numbers_children_and_parents_alike() {
+    let (generator, _dir) = generator("pawns-slice-space", &["KRPvK"]);
+    let tables = generator.tables();
+    let m = material("KRPvK");
+    let index = index(&m);
+    let space = Chess::space(&index, Default::default(), tables).unwrap();
+    let sliced = space.sliced().unwrap();
+    let entries = tables.require(&m).unwrap().entries();
+    let solved = |state: u64| entries[state as usize];
+    let slices = sliced.slices();
+    let slice = slices.iter().max_by_key(|s| s.level).unwrap();
+    let local = sliced.slice_space(&slice.ranges, &solved);
+    let states = local.states();
+    let mut listed = Vec::new();
+    local.expand_run(0..states, &mut Successors::default(), &mut |node, children| {
+        listed.push((node, children.distinct().to_vec()));
+    });
+    let (mut checked, mut children) = (0, Successors::default());
+    for state in (0..states).step_by(97) {
+        children.clear();
+        let node = local.expand(state, &mut children);
+        let reached = children.distinct().to_vec();
+        assert_eq!((node, reached.clone()), listed[state as usize], "state {state}");
+        for child in reached {
+            assert!(child < states, "state {state}: child {child} of {states}");
+            let mut parents = Successors::default();
+            local.parents(child, &mut parents);
+            assert!(parents.distinct().contains(&state), "state {state}, child {child}");
+            checked += 1;
+        }
+    }
+    assert!(checked > 1000, "{checked} children");
 }

@@ -747,18 +747,31 @@ impl Space for PawnSlices<'_, '_> {
     fn expand(&self, state: u64, children: &mut Successors) -> Node {
         let (side, slot) = self.space.index.split(self.global(state));
         let placement = self.space.index.placement(slot);
-        self.space
-            .expand_slot(side, slot, placement, children, Some(self.solved))
+        let node = self
+            .space
+            .expand_slot(side, slot, placement, children, Some(self.solved));
+        if !children.is_counting() {
+            children.renumber(|child| self.local(child));
+        }
+        node
     }
 
     fn expand_run(&self, states: Range<u64>, children: &mut Successors, visit: &mut dyn FnMut(Node, &mut Successors)) {
         let len = self.space.index.slice_slots();
+        // The children in our numbers, unless only counted.
+        let mut visit_local = |node, children: &mut Successors| {
+            if !children.is_counting() {
+                children.renumber(|child| self.local(child));
+            }
+            visit(node, children);
+        };
         for (i, range) in self.ranges.iter().enumerate() {
             let start = i as u64 * len;
             let (from, to) = (states.start.max(start), states.end.min(start + len));
             if from < to {
                 let global = range.start + (from - start)..range.start + (to - start);
-                self.space.expand_run_with(global, children, visit, Some(self.solved));
+                self.space
+                    .expand_run_with(global, children, &mut visit_local, Some(self.solved));
             }
         }
     }
