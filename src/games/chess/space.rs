@@ -727,6 +727,14 @@ impl PawnSlices<'_, '_> {
         self.ranges[range as usize].start + offset
     }
 
+    /// Renumbers the children the table's space listed into ours; a set that only counts them
+    /// is left as it is (its count does not depend on the numbers).
+    fn number_children(&self, children: &mut Successors) {
+        if !children.is_counting() {
+            children.renumber(|child| self.local(child));
+        }
+    }
+
     /// Our state of a table's state in one of our slices.
     #[inline]
     fn local(&self, state: u64) -> u64 {
@@ -750,19 +758,14 @@ impl Space for PawnSlices<'_, '_> {
         let node = self
             .space
             .expand_slot(side, slot, placement, children, Some(self.solved));
-        if !children.is_counting() {
-            children.renumber(|child| self.local(child));
-        }
+        self.number_children(children);
         node
     }
 
     fn expand_run(&self, states: Range<u64>, children: &mut Successors, visit: &mut dyn FnMut(Node, &mut Successors)) {
         let len = self.space.index.slice_slots();
-        // The children in our numbers, unless only counted.
         let mut visit_local = |node, children: &mut Successors| {
-            if !children.is_counting() {
-                children.renumber(|child| self.local(child));
-            }
+            self.number_children(children);
             visit(node, children);
         };
         for (i, range) in self.ranges.iter().enumerate() {
