@@ -9,7 +9,8 @@
 //! the same outcome (parity), so within a layer no two updates conflict and the result is the
 //! same whatever the thread schedule. The sweep reads only where a state of the layer can be: a
 //! block whose earliest due layer is this one, and the granules (16 states) in which the previous
-//! layer resolved a state (see `Frontier`). The parent updates are random reads of a large
+//! layer resolved a state (see `Frontier`); the entries a thread's next span will read are
+//! prefetched while it sweeps the current one. The parent updates are random reads of a large
 //! table, so the parents are prefetched when listed and updated a few states later. A parent
 //! whose HP runs out while its exits all lose needs its exits read again to place its loss: its
 //! word is left `PENDING` and its granule touched, and the next layer's sweep places it in
@@ -34,6 +35,8 @@ const GRANULE: usize = 1 << 4;
 const SPAN: usize = 64 * GRANULE;
 /// `next_due` of a block with nothing due.
 const NONE_DUE: u16 = u16::MAX;
+/// Bytes per cache line, the unit of a prefetch.
+const CACHE_LINE: usize = 64;
 
 /// Solves `space` and returns its entries.
 pub fn solve<S: Space + ?Sized>(space: &S, progress: &dyn Progress) -> Vec<Entry> {
@@ -92,6 +95,35 @@ impl Frontier {
             .map(|b| b.load(Relaxed))
             .min()
             .unwrap_or(NONE_DUE)
+    }
+
+    /// Starts fetching the cache lines of `entries` that layer `t`'s sweep of span `span` will
+    /// read: its touched granules and its blocks due at `t`. Scanned one after another, each
+    /// would wait for its own miss.
+    fn prefetch_span(&self, entries: &[AtomicU16], t: u16, span: usize) {
+        let mut granules = self.touched[usize::from(t % 2)][span].load(Relaxed);
+        if self.span_due[span].load(Relaxed) == t {
+            let blocks = self.blocks_of(span);
+            for block in blocks.clone() {
+                if self.next_due[block].load(Relaxed) == t {
+                    let block_granules = (1 << (BLOCK / GRANULE)) - 1;
+                    granules |= block_granules << ((block - blocks.start) * (BLOCK / GRANULE));
+                }
+            }
+        }
+        let mut last_line = usize::MAX;
+        while granules != 0 {
+            let first = span * SPAN + granules.trailing_zeros() as usize * GRANULE;
+            granules &= granules - 1;
+            // A granule may straddle two lines; each line is fetched once.
+            for entry in [first, first + GRANULE - 1].iter().filter_map(|&s| entries.get(s)) {
+                let line = entry.as_ptr() as usize / CACHE_LINE;
+                if line != last_line {
+                    prefetch(entry);
+                    last_line = line;
+                }
+            }
+        }
     }
 
     fn touch(&self, t: u16, state: usize) {
@@ -185,6 +217,8 @@ struct Sweeper<'a, S: Space + ?Sized> {
     /// The parents being listed.
     listing: Successors,
     children: Successors,
+    /// The span whose entries were prefetched last.
+    prefetched: usize,
 }
 
 /// The word of a state whose HP ran out while its exits all lose: the sweep of the next layer
@@ -248,6 +282,15 @@ impl<S: Space + ?Sized> Sweeper<'_, S> {
         // are placed in the even layer after: one that turns pending while an odd layer is swept
         // waits for the next.
         let placing = t.is_multiple_of(2);
+        // This span's lines were fetched while the span before it was swept, unless the thread
+        // comes from elsewhere; the next span's are fetched now.
+        if self.prefetched != span {
+            frontier.prefetch_span(entries, t, span);
+        }
+        if span + 1 < frontier.span_due.len() {
+            frontier.prefetch_span(entries, t, span + 1);
+            self.prefetched = span + 1;
+        }
         let touched = &frontier.touched[usize::from(t % 2)][span];
         if touched.load(Relaxed) == 0 && frontier.span_due[span].load(Relaxed) != t {
             return 0;
@@ -350,6 +393,7 @@ fn sweep<S: Space + ?Sized>(space: &S, entries: &[AtomicU16], frontier: &Frontie
                 queued: Vec::with_capacity(4 * PIPELINE),
                 listing: Successors::default(),
                 children: Successors::counting(),
+                prefetched: usize::MAX,
             },
             |sweeper, span| sweeper.sweep_span(span),
         )
