@@ -33,10 +33,17 @@ const BLOCK: usize = 1 << 6;
 const GRANULE: usize = 1 << 4;
 /// States per span, the unit of work of a thread in a layer: a word of granule bits.
 const SPAN: usize = 64 * GRANULE;
+/// The granule bits of a span's first block (shifted by [`block_granules_shift`] for the others).
+const BLOCK_GRANULES: u64 = (1 << (BLOCK / GRANULE)) - 1;
 /// `next_due` of a block with nothing due.
 const NONE_DUE: u16 = u16::MAX;
 /// Bytes per cache line, the unit of a prefetch.
 const CACHE_LINE: usize = 64;
+
+/// Where the granule bits of `block` start in its span's word.
+fn block_granules_shift(block: usize) -> usize {
+    block % (SPAN / BLOCK) * (BLOCK / GRANULE)
+}
 
 /// Solves `space` and returns its entries.
 pub fn solve<S: Space + ?Sized>(space: &S, progress: &dyn Progress) -> Vec<Entry> {
@@ -103,11 +110,9 @@ impl Frontier {
     fn prefetch_span(&self, entries: &[AtomicU16], t: u16, span: usize) {
         let mut granules = self.touched[usize::from(t % 2)][span].load(Relaxed);
         if self.span_due[span].load(Relaxed) == t {
-            let blocks = self.blocks_of(span);
-            for block in blocks.clone() {
+            for block in self.blocks_of(span) {
                 if self.next_due[block].load(Relaxed) == t {
-                    let block_granules = (1 << (BLOCK / GRANULE)) - 1;
-                    granules |= block_granules << ((block - blocks.start) * (BLOCK / GRANULE));
+                    granules |= BLOCK_GRANULES << block_granules_shift(block);
                 }
             }
         }
@@ -297,9 +302,7 @@ impl<S: Space + ?Sized> Sweeper<'_, S> {
         }
         let touched = touched.swap(0, Relaxed);
         let mut found = 0;
-        let blocks = frontier.blocks_of(span);
-        let first_block = blocks.start;
-        for block in blocks {
+        for block in frontier.blocks_of(span) {
             let first = block * BLOCK;
             if frontier.next_due[block].load(Relaxed) == t {
                 // Updates of this layer may lower the bound while the block is swept: they
@@ -326,7 +329,7 @@ impl<S: Space + ?Sized> Sweeper<'_, S> {
             }
             // No state of the block is due at `t`: only the touched granules can hold states of
             // the layer.
-            let mut granules = touched >> ((block - first_block) * (BLOCK / GRANULE)) & ((1 << (BLOCK / GRANULE)) - 1);
+            let mut granules = touched >> block_granules_shift(block) & BLOCK_GRANULES;
             while granules != 0 {
                 let start = first + granules.trailing_zeros() as usize * GRANULE;
                 granules &= granules - 1;
