@@ -557,14 +557,6 @@ impl ChessIndex {
         if self.pawns { PAWN_KING_PAIRS } else { KING_PAIRS }
     }
 
-    /// The canonical king pair of pawnless materials that the kings of king pair `pair` map to:
-    /// the king pairs of one pawnless pair read the same part of a pawnless table when a pawn
-    /// promotes.
-    pub fn pawnless_king_pair(&self, pair: usize) -> u32 {
-        let (wk, bk) = self.pair_kings(pair);
-        self.tables.king_canonical[wk as usize * 64 + bk as usize] & 0xFFFF
-    }
-
     /// The squares of the white and the black king of canonical king pair `pair`.
     pub fn pair_kings(&self, pair: usize) -> (Square, Square) {
         let pairs = if self.pawns {

@@ -23,7 +23,8 @@ use anyhow::Result;
 
 use super::Chess;
 use super::board::{
-    Bitboard, Geometry, Kind, MAX_MEN, Men, Mover, Placement, Square, backward, bit, file, geometry, relative_rank,
+    Bitboard, Geometry, Kind, MAX_MEN, Men, Mover, Placement, Square, backward, bit, file, forward, geometry,
+    relative_rank,
 };
 use super::index::{ChessIndex, MIRROR};
 use super::moves::{en_passant_right, for_each_en_passant, for_each_move, for_each_unmove, man_on, men_of, promotes};
@@ -194,6 +195,21 @@ impl<'t> ChessSpace<'t> {
         promoted: Option<(usize, Kind)>,
         next: Side,
     ) -> Value {
+        let (exit, state) = self.exit_state(after, victim, promoted, next);
+        exit.table
+            .value(state)
+            .expect("a capture or promotion leads to a legal position")
+    }
+
+    /// The smaller table and its state of [`ChessSpace::exit_value`]'s position.
+    #[inline]
+    fn exit_state(
+        &self,
+        after: Placement,
+        victim: Option<usize>,
+        promoted: Option<(usize, Kind)>,
+        next: Side,
+    ) -> (&Exit<'t>, u64) {
         let route = self.routes[route_key(victim, promoted)].expect("every material a move reaches has a table");
         let exit = &self.exits[route.exit];
         let flip = route.flip;
@@ -211,10 +227,29 @@ impl<'t> ChessSpace<'t> {
         }
         let side = if flip { next.other() } else { next };
         let (slot, _) = exit.index.canonical(smaller);
-        let state = side.index() as u64 * exit.index.per_side() + slot;
-        exit.table
-            .value(state)
-            .expect("a capture or promotion leads to a legal position")
+        (exit, side.index() as u64 * exit.index.per_side() + slot)
+    }
+
+    /// Which region of its table the queen promotion of pawn `pawn` (of `side`, to move) reads
+    /// from `slots`, the run of one king pair: the states with the same side to move, pawns left
+    /// and king pair (the state divided by a king pair's share of the table), from the first
+    /// legal slot whose square ahead of the pawn is empty (`None` when there is none). The runs
+    /// of one region read the same few blocks of every promotion table.
+    fn promotion_region(&self, side: Side, slots: Range<u64>, pawn: usize) -> Option<u64> {
+        let men = self.index.men();
+        slots.into_iter().find_map(|slot| {
+            let placement = self.index.placement(slot);
+            let to = forward(side, placement.man(pawn));
+            let empty = placement
+                .occupied_apart(men.count)
+                .is_some_and(|occupied| occupied & bit(to) == 0);
+            if !empty || !self.index.is_legal(side, slot, placement) {
+                return None;
+            }
+            let after = placement.with_man(pawn, to);
+            let (exit, state) = self.exit_state(after, None, Some((pawn, Kind::Queen)), side.other());
+            Some(state / exit.index.pair_multiplier())
+        })
     }
 
     /// Prepares to push the states one move (or un-move) of `moving` away from `placement`
@@ -780,9 +815,11 @@ impl Space for PawnSlices<'_, '_> {
     }
 
     /// The runs of a side whose pawn may promote go king pair by king pair, the pairs of every
-    /// such run grouped by the pawnless king pair their kings map to: the promotions of one
-    /// group read the same few blocks of the promotion tables, which are then decompressed once
-    /// for the group rather than once for each pair. The other runs come first, in state order.
+    /// such run ordered by the region of the promotion tables their promotions read (see
+    /// [`ChessSpace::promotion_region`]: a king pair of a pawnless table; with pawns left, a
+    /// king pair of one placement of them): the promotions of one region read the same few
+    /// blocks of the promotion tables, which are then decompressed once for the region rather
+    /// than once for each pair. The other runs come first, in state order.
     fn expansion_order(&self) -> Option<Vec<Range<u64>>> {
         let index = self.space.index;
         let men = index.men();
@@ -794,18 +831,19 @@ impl Space for PawnSlices<'_, '_> {
             let start = i as u64 * index.slice_slots();
             let (side, slot) = index.split(range.start);
             let pawns = index.placement(slot);
-            let promotes = (0..men.count)
-                .any(|m| men.side[m] == side && men.kind[m] == Kind::Pawn && relative_rank(side, pawns.man(m)) == 6);
-            if promotes {
-                promoting.extend((0..pairs).flat_map(|pair| {
-                    let group = index.pawnless_king_pair(pair as usize);
-                    runs(start + pair * per_pair..start + (pair + 1) * per_pair).map(move |run| (group, run))
-                }));
-            } else {
+            let promoting_pawn = (0..men.count)
+                .find(|&m| men.side[m] == side && men.kind[m] == Kind::Pawn && relative_rank(side, pawns.man(m)) == 6);
+            let Some(pawn) = promoting_pawn else {
                 order.extend(runs(start..start + index.slice_slots()));
-            }
+                continue;
+            };
+            promoting.extend((0..pairs).flat_map(|pair| {
+                let slots = slot + pair * per_pair..slot + (pair + 1) * per_pair;
+                let region = self.space.promotion_region(side, slots, pawn);
+                runs(start + pair * per_pair..start + (pair + 1) * per_pair).map(move |run| (region, run))
+            }));
         }
-        promoting.sort_by_key(|(group, _)| *group);
+        promoting.sort_by_key(|(region, _)| *region);
         order.extend(promoting.into_iter().map(|(_, run)| run));
         Some(order)
     }
