@@ -35,7 +35,7 @@ fn kpvk_matches_the_published_figures() {
 }
 
 /// Every 4-piece material with a pawn against the leading generator's win/draw/loss counts
-/// (`docs/reference.md`), brought to the full board.
+/// (`docs/reference.md`), brought to the full board, and KRvKP's published longest mate.
 #[test]
 fn four_piece_pawn_tables_match_the_leading_generators_counts() {
     type Wdl = (u64, u64, u64);
@@ -62,6 +62,16 @@ fn four_piece_pawn_tables_match_the_leading_generators_counts() {
         let [white, black] = table_stats(&index(&material(name)), &table.entries());
         assert_eq!((white.win, white.draw, white.loss), white_wdl, "{name}, white to move");
         assert_eq!((black.win, black.draw, black.loss), black_wdl, "{name}, black to move");
+        // The published DTM tables' longest mate of any 4-piece material is KRvKP's, 85 plies.
+        let longest = [white, black]
+            .map(|side| side.longest.map_or(0, |l| l.0))
+            .into_iter()
+            .max();
+        if name == "KRvKP" {
+            assert_eq!(longest, Some(85), "{name}'s longest mate");
+        } else {
+            assert!(longest < Some(85), "{name}'s longest mate {longest:?}");
+        }
     }
 }
 
