@@ -13,8 +13,35 @@ pub struct SideStats {
     pub win: u64,
     pub draw: u64,
     pub loss: u64,
-    /// The longest DTM among decisive positions, with the first slot that has it.
-    pub longest: Option<(u16, u64)>,
+    /// The longest DTM among decisive positions.
+    pub longest: Option<Longest>,
+}
+
+/// The longest DTM of one side to move: the figure published statistics of a table give with
+/// the number of positions that reach it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Longest {
+    /// The DTM in plies.
+    pub dtm: u16,
+    /// Full-board positions with this DTM (each slot weighted like the other counts).
+    pub positions: u64,
+    /// The first slot with this DTM.
+    pub state: u64,
+}
+
+impl Longest {
+    /// The longest of two, positions of equal DTM added up.
+    fn max(self, other: Longest) -> Longest {
+        match self.dtm.cmp(&other.dtm) {
+            std::cmp::Ordering::Greater => self,
+            std::cmp::Ordering::Less => other,
+            std::cmp::Ordering::Equal => Longest {
+                positions: self.positions + other.positions,
+                state: self.state.min(other.state),
+                ..self
+            },
+        }
+    }
 }
 
 impl SideStats {
@@ -24,7 +51,7 @@ impl SideStats {
         self.draw += other.draw;
         self.loss += other.loss;
         self.longest = match (self.longest, other.longest) {
-            (Some(a), Some(b)) => Some(if b.0 > a.0 || (b.0 == a.0 && b.1 < a.1) { b } else { a }),
+            (Some(a), Some(b)) => Some(a.max(b)),
             (a, b) => a.or(b),
         };
         self
@@ -52,10 +79,13 @@ pub fn table_stats<I: IndexSpace + ?Sized>(index: &I, entries: &[Entry]) -> [Sid
                     Value::Loss(_) => s.loss += weight,
                     Value::Draw => s.draw += weight,
                 }
-                if let Some(d) = value.dtm()
-                    && s.longest.is_none_or(|(longest, _)| d > longest)
-                {
-                    s.longest = Some((d, state));
+                if let Some(dtm) = value.dtm() {
+                    let this = Longest {
+                        dtm,
+                        positions: weight,
+                        state,
+                    };
+                    s.longest = Some(s.longest.map_or(this, |longest| longest.max(this)));
                 }
                 acc
             },

@@ -36,7 +36,17 @@ pub fn run<G: Game>(env: &Env, material: &str) -> Result<()> {
     );
     for (side, s, example) in &sides {
         let longest = match example {
-            Some((plies, fen)) => format!("{plies} plies  {fen}"),
+            Some(longest) => format!(
+                "{} plies, {} {}  e.g. {}",
+                longest.dtm,
+                longest.positions,
+                if longest.positions == 1 {
+                    "position"
+                } else {
+                    "positions"
+                },
+                longest.fen
+            ),
             None => "-".to_string(),
         };
         let name = G::ID.side_names()[side.index()];
@@ -84,7 +94,7 @@ pub fn stats_json<G: Game>(
     let (shown, sides) = oriented::<G>(index, entries, material, flipped);
     let mut by_side = serde_json::Map::new();
     for (side, s, example) in sides {
-        let longest = example.map(|(plies, fen)| json!({ "plies": plies, "fen": fen }));
+        let longest = example.map(|l| json!({ "plies": l.dtm, "positions": l.positions, "fen": l.fen }));
         let mut ruled = serde_json::Map::new();
         for reason in [Reason::PerpetualCheck, Reason::PerpetualChase] {
             let (count, example) = ruled_lost::<G>(index, rulings, side, reason, flipped);
@@ -132,8 +142,15 @@ fn ruled_lost<G: Game>(
     (count, example)
 }
 
-/// One side to move's counts and an example of its longest win or loss (DTM, position).
-type SideReport = (Side, SideStats, Option<(u16, String)>);
+/// One side to move's counts and its longest win or loss.
+type SideReport = (Side, SideStats, Option<LongestReport>);
+
+/// The longest DTM of a side to move, how many positions have it, and the first of them.
+struct LongestReport {
+    dtm: u16,
+    positions: u64,
+    fen: String,
+}
 
 /// The material as the user wrote it and each side's statistics in that orientation.
 fn oriented<G: Game>(
@@ -144,10 +161,14 @@ fn oriented<G: Game>(
 ) -> (Material, Vec<SideReport>) {
     let stats = table_stats(index, entries);
     let example = |s: &SideStats| {
-        s.longest.and_then(|(plies, state)| {
-            let position = index.decode(state)?;
+        s.longest.and_then(|longest| {
+            let position = index.decode(longest.state)?;
             let position = if flipped { G::flip(&position) } else { position };
-            Some((plies, G::format_position(&position)))
+            Some(LongestReport {
+                dtm: longest.dtm,
+                positions: longest.positions,
+                fen: G::format_position(&position),
+            })
         })
     };
     let shown = if flipped { material.flipped() } else { *material };

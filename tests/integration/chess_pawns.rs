@@ -15,7 +15,9 @@ use shakmaty::san::SanPlus;
 use shakmaty::{CastlingMode, EnPassantMode, Position as _};
 
 use crate::support::Rng;
-use crate::support::chess::{check_state, generator, index, material, oracle, random_position, with_rights};
+use crate::support::chess::{
+    assert_longest, check_state, generator, index, material, oracle, random_position, with_rights,
+};
 
 /// The first four FEN fields (board, side, castling, en passant).
 fn fen4(fen: &str) -> String {
@@ -30,8 +32,15 @@ fn kpvk_matches_the_published_figures() {
     let [white, black] = table_stats(&index, &table.entries());
     assert_eq!((white.win, white.draw, white.loss), (124_960, 38_368, 0));
     assert_eq!((black.win, black.draw, black.loss), (0, 70_420, 97_604));
-    assert_eq!(white.longest.unwrap().0, 55);
-    assert_eq!(black.longest.unwrap().0, 56);
+    let entries = table.entries();
+    assert_longest(&index, &entries, &white, 55, 3, "8/8/8/1k6/8/8/K5P1/8 w - - 0 1");
+    assert_longest(&index, &entries, &black, 56, 2, "8/8/8/k7/8/K7/6P1/8 b - - 0 1");
+    for other in ["8/8/8/1k6/8/8/1K4P1/8 w - - 0 1", "8/8/8/1k6/8/K7/6P1/8 w - - 0 1"] {
+        assert_longest(&index, &entries, &white, 55, 3, other);
+    }
+    assert_longest(&index, &entries, &black, 56, 2, "8/8/k7/8/8/K7/6P1/8 b - - 0 1");
+    // On the full board, each with its mirror image.
+    assert_eq!([white, black].map(|s| s.longest.unwrap().positions), [6, 4]);
 }
 
 /// Every 4-piece material with a pawn against the leading generator's win/draw/loss counts
@@ -64,7 +73,7 @@ fn four_piece_pawn_tables_match_the_leading_generators_counts() {
         assert_eq!((black.win, black.draw, black.loss), black_wdl, "{name}, black to move");
         // The published DTM tables' longest mate of any 4-piece material is KRvKP's, 85 plies.
         let longest = [white, black]
-            .map(|side| side.longest.map_or(0, |l| l.0))
+            .map(|side| side.longest.map_or(0, |l| l.dtm))
             .into_iter()
             .max();
         if name == "KRvKP" {
@@ -183,7 +192,7 @@ fn kpvkp_space_is_retro_consistent_and_queries_agree() {
     // KPvKP is its own colour-swapped image: both sides to move have the same statistics, and
     // the en passant slots weigh nothing.
     let [white, black] = table_stats(&index, &tables.require(&material("KPvKP")).unwrap().entries());
-    let summary = |s: egtb::stats::SideStats| (s.legal, s.win, s.draw, s.loss, s.longest.map(|l| l.0));
+    let summary = |s: egtb::stats::SideStats| (s.legal, s.win, s.draw, s.loss, s.longest.map(|l| l.dtm));
     assert_eq!(summary(white), summary(black));
 
     // Queries: the best move's value matches the position's; lines end in mate.

@@ -95,6 +95,8 @@ fn query_line_and_stats_answer_from_the_tables() {
         serde_json::from_str(&succeeds(&dir, &["stats", "chess", "KRvK", "--json"])).unwrap();
     assert_eq!(stats["sides"]["white"]["win"], 175168);
     assert_eq!(stats["sides"]["black"]["longest"]["plies"], 32);
+    // 390 positions up to symmetry, 16 of them their own mirror image on the a1-h8 diagonal.
+    assert_eq!(stats["sides"]["black"]["longest"]["positions"], 3056);
     let flipped: serde_json::Value =
         serde_json::from_str(&succeeds(&dir, &["stats", "chess", "KvKR", "--json"])).unwrap();
     assert_eq!(flipped["material"], "KvKR");

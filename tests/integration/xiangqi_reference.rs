@@ -23,7 +23,7 @@ fn check(name: &str, expected: Expected) {
     let got = (
         (red.legal, red.win, red.draw),
         (black.legal, black.loss, black.draw),
-        (red.longest.map(|l| l.0), black.longest.map(|l| l.0)),
+        (red.longest.map(|l| l.dtm), black.longest.map(|l| l.dtm)),
     );
     assert_eq!(got, expected, "{name}");
     assert_eq!(red.loss, 0, "{name}: red never loses");

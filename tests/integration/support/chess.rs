@@ -11,6 +11,7 @@ use egtb::games::{Game, IndexSpace};
 use egtb::generate::Generator;
 use egtb::material::{GameId, Material, Side};
 use egtb::solver::{Exits, Node, Silent, Space};
+use egtb::stats::SideStats;
 use egtb::table::TableSet;
 use egtb::value::Value;
 use shakmaty::fen::Fen;
@@ -108,6 +109,22 @@ pub fn value_of(tables: &TableSet, position: &Position) -> Value {
     let position = if flip { Chess::flip(position) } else { position.clone() };
     let state = index(&canonical).locate(&position);
     tables.require(&canonical).unwrap().value(state).unwrap()
+}
+
+/// Checks one side's longest mate against the statistics published with another program's DTM
+/// tables: its DTM in plies (`stats`), how many positions up to symmetry have it (one slot each
+/// in egtb's index), and that the published `example` (a FEN) is one of them.
+pub fn assert_longest(index: &ChessIndex, entries: &[u16], stats: &SideStats, dtm: u16, classes: usize, example: &str) {
+    let position = Chess::parse_position(example).unwrap();
+    let state = index.locate(&position);
+    let value = Value::from_entry(entries[state as usize]).unwrap();
+    assert_eq!(value.dtm(), Some(dtm), "{example}");
+    assert_eq!(stats.longest.map(|l| l.dtm), Some(dtm), "the longest DTM, {example}");
+    let side = index.side_to_move(state);
+    let slots = (0..index.states())
+        .filter(|&s| index.side_to_move(s) == side && Value::from_entry(entries[s as usize]) == Some(value))
+        .count();
+    assert_eq!(slots, classes, "positions up to symmetry with DTM {dtm}, {example}");
 }
 
 /// What `expand` must say about a position, from position-level moves: the node and the distinct
