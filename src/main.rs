@@ -106,6 +106,9 @@ enum Command {
         game: String,
         /// A material such as KQvKR (first side, v, second side).
         material: String,
+        /// Also count the positions at each DTM (wins at odd plies, losses at even plies).
+        #[arg(long)]
+        by_dtm: bool,
     },
     /// List the tables present, their size, and whether they verify.
     List,
@@ -246,8 +249,8 @@ fn run(cli: Cli) -> Result<()> {
         Command::Line { position } => {
             with_game!(commands::detect_game(&position)?, G => commands::query::line::<G>(&env, &position))
         }
-        Command::Stats { game, material } => {
-            with_game!(GameId::parse(&game)?, G => commands::stats::run::<G>(&env, &material))
+        Command::Stats { game, material, by_dtm } => {
+            with_game!(GameId::parse(&game)?, G => commands::stats::run::<G>(&env, &material, by_dtm))
         }
         Command::List => commands::list::run(&env),
         Command::Verify { game, material } => {

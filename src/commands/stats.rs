@@ -11,21 +11,27 @@ use crate::generate::open_table;
 use crate::material::{Material, Side};
 use crate::rulings::{self, rulings_path};
 use crate::solver::rounds::{Reason, Ruling};
-use crate::stats::{SideStats, table_stats};
+use crate::stats::{SideStats, dtm_counts, table_stats};
 use crate::value::Entry;
 
-/// Prints the statistics of a table; sides as the user wrote the material.
-pub fn run<G: Game>(env: &Env, material: &str) -> Result<()> {
+/// Prints the statistics of a table, with the positions at each DTM when `by_dtm`; sides as the
+/// user wrote the material.
+pub fn run<G: Game>(env: &Env, material: &str, by_dtm: bool) -> Result<()> {
     let rules = env.rules::<G>()?;
     let (material, flipped) = parse_material::<G>(material)?;
     let (index, table) = open_table::<G>(&env.tables, &material, rules)?;
     let table = table.load()?;
     let rulings = read_rulings(&table.path, &material)?;
+    let counts = by_dtm.then(|| oriented_dtm_counts(&index, &table.entries(), flipped));
     if env.json {
-        println!(
-            "{}",
-            stats_json::<G>(&index, &table.entries(), &rulings, rules, &material, flipped)
-        );
+        let mut json = stats_json::<G>(&index, &table.entries(), &rulings, rules, &material, flipped);
+        if let Some(counts) = &counts {
+            for side in Side::BOTH {
+                let rows: Vec<[u64; 2]> = nonzero(&counts[side.index()]).collect();
+                json["sides"][G::ID.side_names()[side.index()]]["by_dtm"] = json!(rows);
+            }
+        }
+        println!("{json}");
         return Ok(());
     }
     let (shown, sides) = oriented::<G>(&index, &table.entries(), &material, flipped);
@@ -55,6 +61,9 @@ pub fn run<G: Game>(env: &Env, material: &str) -> Result<()> {
             s.legal, s.win, s.draw, s.loss
         );
     }
+    if let Some(counts) = &counts {
+        print_dtm_counts::<G>(counts);
+    }
     if !rulings.is_empty() {
         let rounds = rounds(&rulings);
         println!("Lost by the rules' rulings ({rounds} rounds), positions counted in the losses above:");
@@ -78,6 +87,34 @@ pub fn read_rulings(table_path: &Path, material: &Material) -> Result<Vec<Ruling
         rulings::read(&path, &material.to_string())
     } else {
         Ok(Vec::new())
+    }
+}
+
+/// [`dtm_counts`] with the sides as the user wrote the material.
+fn oriented_dtm_counts<I: IndexSpace>(index: &I, entries: &[Entry], flipped: bool) -> [Vec<u64>; 2] {
+    let [first, second] = dtm_counts(index, entries);
+    if flipped { [second, first] } else { [first, second] }
+}
+
+/// The `[plies, positions]` rows of a side's counts that hold positions.
+fn nonzero(counts: &[u64]) -> impl Iterator<Item = [u64; 2]> + '_ {
+    (0u64..)
+        .zip(counts.iter().copied())
+        .filter(|&(_, positions)| positions > 0)
+        .map(|(plies, positions)| [plies, positions])
+}
+
+/// The positions at each DTM, a row per DTM that some side has, a column per side.
+fn print_dtm_counts<G: Game>(counts: &[Vec<u64>; 2]) {
+    let [first, second] = G::ID.side_names();
+    println!("Positions by DTM (wins at odd plies, losses at even; 0: no move left):");
+    println!("{:>14}{first:>14}{second:>14}", "plies");
+    let longest = counts[0].len().max(counts[1].len());
+    for plies in 0..longest {
+        let [a, b] = [0, 1].map(|side| counts[side].get(plies).copied().unwrap_or(0));
+        if a + b > 0 {
+            println!("{plies:>14}{a:>14}{b:>14}");
+        }
     }
 }
 

@@ -97,6 +97,28 @@ fn query_line_and_stats_answer_from_the_tables() {
     assert_eq!(stats["sides"]["black"]["longest"]["plies"], 32);
     // 390 positions up to symmetry, 16 of them their own mirror image on the a1-h8 diagonal.
     assert_eq!(stats["sides"]["black"]["longest"]["positions"], 3056);
+    let by_dtm: serde_json::Value =
+        serde_json::from_str(&succeeds(&dir, &["stats", "chess", "KRvK", "--by-dtm", "--json"])).unwrap();
+    for side in ["white", "black"] {
+        let s = &by_dtm["sides"][side];
+        let rows: Vec<(u64, u64)> = serde_json::from_value(s["by_dtm"].clone()).unwrap();
+        let decisive = s["win"].as_u64().unwrap() + s["loss"].as_u64().unwrap();
+        assert_eq!(rows.iter().map(|r| r.1).sum::<u64>(), decisive, "{side}");
+        assert_eq!(
+            rows.last().copied(),
+            Some((
+                s["longest"]["plies"].as_u64().unwrap(),
+                s["longest"]["positions"].as_u64().unwrap()
+            ))
+        );
+    }
+    // The published 216 checkmates, all with black to move.
+    assert_eq!(by_dtm["sides"]["black"]["by_dtm"][0], serde_json::json!([0, 216]));
+    let text = succeeds(&dir, &["stats", "chess", "KRvK", "--by-dtm"]);
+    assert!(
+        text.lines().any(|l| l.split_whitespace().eq(["0", "0", "216"])),
+        "{text}"
+    );
     let flipped: serde_json::Value =
         serde_json::from_str(&succeeds(&dir, &["stats", "chess", "KvKR", "--json"])).unwrap();
     assert_eq!(flipped["material"], "KvKR");
