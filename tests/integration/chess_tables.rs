@@ -3,6 +3,7 @@
 use egtb::games::chess::Chess;
 use egtb::games::chess::index::ChessIndex;
 use egtb::games::{Game, IndexSpace};
+use egtb::material::Side;
 use egtb::stats::{SideStats, table_stats};
 use egtb::value::Value;
 
@@ -36,8 +37,24 @@ fn kqvk_matches_published_statistics() {
     let (index, entries, [white, black]) = solve("KQvK");
     assert_eq!(wdl(&white), (144_508, 0, 0));
     assert_eq!(wdl(&black), (0, 23_048, 200_896));
-    assert_longest(&index, &entries, &white, 19, 1, "8/8/8/5k2/8/8/1Q6/K7 w - - 0 1");
-    assert_longest(&index, &entries, &black, 20, 8, "8/8/8/8/4k3/8/1Q6/K7 b - - 0 1");
+    assert_longest(
+        &index,
+        &entries,
+        Side::First,
+        &white,
+        19,
+        1,
+        &["8/8/8/5k2/8/8/1Q6/K7 w"],
+    );
+    assert_longest(
+        &index,
+        &entries,
+        Side::Second,
+        &black,
+        20,
+        8,
+        &["8/8/8/8/4k3/8/1Q6/K7 b"],
+    );
     assert_eq!(weighted_count(&index, &entries, Value::Loss(0)), 364);
     assert_eq!(weighted_count(&index, &entries, Value::Win(19)), 8);
     assert_eq!(white.longest.unwrap().positions, 8);
@@ -48,15 +65,31 @@ fn krvk_matches_published_statistics() {
     let (index, entries, [white, black]) = solve("KRvK");
     assert_eq!(wdl(&white), (175_168, 0, 0));
     assert_eq!(wdl(&black), (0, 22_244, 201_700));
-    assert_longest(&index, &entries, &white, 31, 121, "8/8/8/8/8/2k5/1R6/K7 w - - 0 1");
-    assert_longest(&index, &entries, &black, 32, 390, "8/8/8/8/8/8/1Rk5/K7 b - - 0 1");
+    assert_longest(
+        &index,
+        &entries,
+        Side::First,
+        &white,
+        31,
+        121,
+        &["8/8/8/8/8/2k5/1R6/K7 w"],
+    );
+    assert_longest(
+        &index,
+        &entries,
+        Side::Second,
+        &black,
+        32,
+        390,
+        &["8/8/8/8/8/8/1Rk5/K7 b"],
+    );
     assert_eq!(weighted_count(&index, &entries, Value::Loss(0)), 216);
 }
 
 #[test]
 fn kbnvk_longest_win_is_65_plies() {
-    let (_, _, [white, black]) = solve("KBNvK");
-    assert_eq!(white.longest.unwrap().dtm, 65);
+    let (index, entries, [white, black]) = solve("KBNvK");
+    assert_longest(&index, &entries, Side::First, &white, 65, 138, &[]);
     assert_eq!(black.longest.unwrap().dtm, 66);
 }
 

@@ -113,18 +113,31 @@ pub fn value_of(tables: &TableSet, position: &Position) -> Value {
 
 /// Checks one side's longest mate against the statistics published with another program's DTM
 /// tables: its DTM in plies (`stats`), how many positions up to symmetry have it (one slot each
-/// in egtb's index), and that the published `example` (a FEN) is one of them.
-pub fn assert_longest(index: &ChessIndex, entries: &[u16], stats: &SideStats, dtm: u16, classes: usize, example: &str) {
-    let position = Chess::parse_position(example).unwrap();
-    let state = index.locate(&position);
-    let value = Value::from_entry(entries[state as usize]).unwrap();
-    assert_eq!(value.dtm(), Some(dtm), "{example}");
-    assert_eq!(stats.longest.map(|l| l.dtm), Some(dtm), "the longest DTM, {example}");
-    let side = index.side_to_move(state);
+/// in egtb's index), and that the published `examples` (FENs) are among them.
+pub fn assert_longest(
+    index: &ChessIndex,
+    entries: &[u16],
+    side: Side,
+    stats: &SideStats,
+    dtm: u16,
+    classes: usize,
+    examples: &[&str],
+) {
+    assert_eq!(stats.longest.map(|l| l.dtm), Some(dtm), "{side:?}'s longest DTM");
+    let value = if dtm % 2 == 1 {
+        Value::Win(dtm)
+    } else {
+        Value::Loss(dtm)
+    };
     let slots = (0..index.states())
         .filter(|&s| index.side_to_move(s) == side && Value::from_entry(entries[s as usize]) == Some(value))
         .count();
-    assert_eq!(slots, classes, "positions up to symmetry with DTM {dtm}, {example}");
+    assert_eq!(slots, classes, "{side:?}'s positions up to symmetry with DTM {dtm}");
+    for example in examples {
+        let state = index.locate(&Chess::parse_position(example).unwrap());
+        assert_eq!(index.side_to_move(state), side, "{example}");
+        assert_eq!(Value::from_entry(entries[state as usize]), Some(value), "{example}");
+    }
 }
 
 /// What `expand` must say about a position, from position-level moves: the node and the distinct
