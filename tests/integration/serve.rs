@@ -416,7 +416,8 @@ async fn the_page_shows_and_plays_every_game_in_headless_chromium() {
     check_game::<Xiangqi>(&client, &base, "3k5/9/9/9/9/9/9/9/4R4/5K3 w - - 0 1").await;
     check_game::<DarkChess>(&client, &base, "k7/8/8/6AK w").await;
 
-    // Statistics: the longest win of KRvK opens on the board with its DTM.
+    // Statistics: the longest win of KRvK, with how many positions have it, opens on the board
+    // with its DTM.
     client.goto(&format!("{base}?game=chess")).await.unwrap();
     click(&client, Locator::Css("#tabs button[data-tab=stats]")).await;
     wait_until(
@@ -440,6 +441,8 @@ async fn the_page_shows_and_plays_every_game_in_headless_chromium() {
     )
     .await;
     let button = client.find(Locator::Css(".open-longest")).await.unwrap();
+    let label = button.text().await.unwrap();
+    assert!(label.starts_with("31 plies (916 positions)"), "{label}");
     let fen = button.attr("data-fen").await.unwrap().unwrap();
     button.click().await.unwrap();
     wait_for_analysis(&client, &fen).await;

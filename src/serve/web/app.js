@@ -648,7 +648,8 @@ async function showStats() {
         button.type = "button";
         button.className = "open-longest";
         button.dataset.fen = s.longest.fen;
-        button.textContent = `${s.longest.plies} plies: open`;
+        const count = s.longest.positions.toLocaleString("en");
+        button.textContent = `${s.longest.plies} plies (${count} ${s.longest.positions === 1 ? "position" : "positions"}): open`;
         button.addEventListener("click", () => {
           switchTab("analysis");
           setPosition(s.longest.fen);
