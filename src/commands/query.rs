@@ -5,6 +5,7 @@ use serde_json::json;
 
 use super::{Env, Palette, rules_json, side_title, value_json, verdict};
 use crate::games::Game;
+use crate::material::Side;
 use crate::probe::{Prober, RuledEnd};
 use crate::value::Value;
 
@@ -118,10 +119,12 @@ pub fn line<G: Game>(env: &Env, text: &str) -> Result<()> {
     if probed.value == Value::Draw {
         println!("No forced line: neither side can force the end of the game.");
     }
+    // Moves are numbered as in a game: the first side's move opens a number, and a line that
+    // the second side starts opens with "1...".
+    let offset = usize::from(side == Side::Second);
     for (ply, (m, after)) in line.iter().enumerate() {
-        let mover = if ply.is_multiple_of(2) { side } else { side.other() };
-        let number = ply / 2 + 1;
-        let dots = if mover == side { "." } else { "..." };
+        let number = (ply + offset) / 2 + 1;
+        let dots = if (ply + offset).is_multiple_of(2) { "." } else { "..." };
         println!(
             "{number:>3}{dots:<3} {:<8} {:<6} DTM {}",
             m.name,

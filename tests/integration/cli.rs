@@ -90,6 +90,15 @@ fn query_line_and_stats_answer_from_the_tables() {
     let line = succeeds(&dir, &["line", fen]);
     assert!(line.trim_end().ends_with("The game is over."), "{line}");
     assert!(line.contains('#'), "{line}");
+    // A line that black starts is numbered as in a game: 1... then 2.
+    let black = succeeds(&dir, &["line", "8/8/8/4k3/8/8/8/R3K3 b"]);
+    let numbers: Vec<&str> = black
+        .lines()
+        .skip(1)
+        .take(2)
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert_eq!(numbers, ["1...", "2."], "{black}");
 
     let stats: serde_json::Value =
         serde_json::from_str(&succeeds(&dir, &["stats", "chess", "KRvK", "--json"])).unwrap();
