@@ -96,45 +96,38 @@ pub fn table_stats<I: IndexSpace + ?Sized>(index: &I, entries: &[Entry]) -> [Sid
 /// Full-board positions by DTM, first side to move then second: `counts[side][plies]` wins (odd
 /// plies) or losses (even plies, 0 the positions already mated), up to the side's longest DTM.
 pub fn dtm_counts<I: IndexSpace + ?Sized>(index: &I, entries: &[Entry]) -> [Vec<u64>; 2] {
-    let add = |mut counts: [Vec<u64>; 2], side: usize, dtm: usize, weight: u64| {
-        let row = &mut counts[side];
-        if row.len() <= dtm {
-            row.resize(dtm + 1, 0);
-        }
-        row[dtm] += weight;
-        counts
-    };
     entries
         .par_iter()
         .enumerate()
         .with_min_len(1 << 14)
         .fold(
             || [Vec::new(), Vec::new()],
-            |counts, (state, &entry)| {
-                let state = state as u64;
-                match Value::from_entry(entry).and_then(Value::dtm) {
-                    Some(dtm) => add(
-                        counts,
-                        index.side_to_move(state).index(),
-                        usize::from(dtm),
-                        u64::from(index.weight(state)),
-                    ),
-                    None => counts,
+            |mut counts, (state, &entry)| {
+                if let Some(dtm) = Value::from_entry(entry).and_then(Value::dtm) {
+                    let state = state as u64;
+                    let row = &mut counts[index.side_to_move(state).index()];
+                    add_at(row, usize::from(dtm), u64::from(index.weight(state)));
                 }
+                counts
             },
         )
         .reduce(
             || [Vec::new(), Vec::new()],
-            |a, b| {
-                let mut sum = a;
-                for (side, row) in b.into_iter().enumerate() {
-                    for (dtm, weight) in row.into_iter().enumerate() {
-                        if weight > 0 {
-                            sum = add(sum, side, dtm, weight);
-                        }
+            |mut sum, counts| {
+                for (sum, row) in sum.iter_mut().zip(counts) {
+                    for (dtm, positions) in row.into_iter().enumerate() {
+                        add_at(sum, dtm, positions);
                     }
                 }
                 sum
             },
         )
+}
+
+/// Adds `positions` to `row[dtm]`, growing the row as needed.
+fn add_at(row: &mut Vec<u64>, dtm: usize, positions: u64) {
+    if row.len() <= dtm {
+        row.resize(dtm + 1, 0);
+    }
+    row[dtm] += positions;
 }

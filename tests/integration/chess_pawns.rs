@@ -30,10 +30,10 @@ fn kpvk_matches_the_published_figures() {
     let (generator, _dir) = generator("pawns-kpvk", &["KPvK"]);
     let index = index(&material("KPvK"));
     let table = generator.tables().require(&material("KPvK")).unwrap();
-    let [white, black] = table_stats(&index, &table.entries());
+    let entries = table.entries();
+    let [white, black] = table_stats(&index, &entries);
     assert_eq!((white.win, white.draw, white.loss), (124_960, 38_368, 0));
     assert_eq!((black.win, black.draw, black.loss), (0, 70_420, 97_604));
-    let entries = table.entries();
     let published = [
         "8/8/8/1k6/8/8/K5P1/8 w",
         "8/8/8/1k6/8/8/1K4P1/8 w",

@@ -124,11 +124,7 @@ pub fn assert_longest(
     examples: &[&str],
 ) {
     assert_eq!(stats.longest.map(|l| l.dtm), Some(dtm), "{side:?}'s longest DTM");
-    let value = if dtm % 2 == 1 {
-        Value::Win(dtm)
-    } else {
-        Value::Loss(dtm)
-    };
+    let value = Value::of_dtm(dtm);
     let slots = (0..index.states())
         .filter(|&s| index.side_to_move(s) == side && Value::from_entry(entries[s as usize]) == Some(value))
         .count();
