@@ -349,6 +349,7 @@ async fn check_game<G: Game>(client: &Client, base: &str, fen: &str) {
     )
     .await;
     assert_eq!(colour, "rgb(46, 157, 58)", "{}: a winning move is green", G::ID);
+    check_best_line::<G>(client, &mut prober, &position).await;
 
     let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
     std::fs::create_dir_all(&shots).unwrap();
@@ -393,6 +394,46 @@ async fn check_game<G: Game>(client: &Client, base: &str, fen: &str) {
     wait_for_analysis(client, &expected_fen).await;
     click(client, Locator::Id("play-stop")).await;
     click(client, Locator::Css("#tabs button[data-tab=analysis]")).await;
+}
+
+/// The best line reads as a game score, numbered as `egtb line` numbers it ("1." opens the first
+/// side's move, "1..." a line the second side starts), and a move clicked shows its position.
+async fn check_best_line<G: Game>(client: &Client, prober: &mut Prober<G>, position: &G::Position) {
+    let line = prober.line(position).unwrap();
+    let offset = G::side_to_move(position).index();
+    let mut expected = Vec::new();
+    for (i, (m, _)) in line.iter().enumerate() {
+        let ply = i + offset;
+        if ply % 2 == 0 || i == 0 {
+            expected.push(format!("{}{}", ply / 2 + 1, if ply % 2 == 0 { "." } else { "..." }));
+        }
+        expected.push(m.name.clone());
+    }
+    let script = format!(
+        "const steps = document.querySelectorAll('#line .line-step'); \
+         return steps.length === {} && steps[0].textContent === {:?}",
+        line.len(),
+        line[0].0.name
+    );
+    wait_until(client, &script, "the best line").await;
+    let shown = eval(client, "return document.getElementById('line').textContent").await;
+    let shown: Vec<&str> = shown.as_str().unwrap().split_whitespace().collect();
+    assert_eq!(shown, expected, "{}: the best line", G::ID);
+
+    let second = line.len().min(2);
+    let after = line[..second]
+        .iter()
+        .fold(position.clone(), |at, (m, _)| G::play(&at, m.mv));
+    eval(
+        client,
+        &format!(
+            "document.querySelectorAll('#line .line-step')[{}].click(); return true",
+            second - 1
+        ),
+    )
+    .await;
+    wait_for_analysis(client, &G::format_position(&after)).await;
+    enter_fen(client, &G::format_position(position)).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -457,6 +498,11 @@ async fn the_page_shows_and_plays_every_game_in_headless_chromium() {
         verdict.as_str().unwrap().contains(&format!("({plies} plies)")),
         "{verdict}"
     );
+
+    // A line that black starts opens with "1...".
+    let black_starts = "8/8/8/4k3/8/8/8/R3K3 b - - 0 1";
+    enter_fen(&client, black_starts).await;
+    check_best_line::<Chess>(&client, &mut prober, &Chess::parse_position(black_starts).unwrap()).await;
 
     // An illegal position is explained with the server's reason.
     enter_fen_expecting_error(&client, "8/8/8/4k3/8/8/8/B3K3 w - - 0 1", "in check").await;

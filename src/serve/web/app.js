@@ -421,16 +421,29 @@ function renderAnalysis() {
   }
 }
 
+/// The best line as a game score: the first side's move opens a number, and a line that the
+/// second side starts opens with "1...". A move shows its position when clicked; its
+/// coordinates and the DTM after it show on hover.
 function renderLine() {
-  const list = $("line");
-  list.replaceChildren();
+  const score = $("line");
+  score.replaceChildren();
   if (!state.line) return;
+  const offset = sideToMove(state.line.fen);
   state.line.mainline.forEach((step, i) => {
-    const item = document.createElement("li");
-    item.textContent = step.uci === step.san ? step.san : `${step.san} (${step.uci})`;
-    item.className = "line-step";
-    item.addEventListener("click", () => followLine(i));
-    list.appendChild(item);
+    const ply = i + offset;
+    if (ply % 2 === 0 || i === 0) {
+      const number = document.createElement("span");
+      number.className = "line-number";
+      number.textContent = `${Math.floor(ply / 2) + 1}${ply % 2 === 0 ? "." : "..."}`;
+      // A no-break space keeps the number with its move.
+      score.append(number, "\u00a0");
+    }
+    const move = document.createElement("span");
+    move.className = "line-step";
+    move.textContent = step.san;
+    move.title = step.dtm === null ? step.uci : `${step.uci}, DTM ${Math.abs(step.dtm)} after it`;
+    move.addEventListener("click", () => followLine(i));
+    score.append(move, " ");
   });
 }
 
