@@ -38,10 +38,18 @@ fn bad_fens_give_one_clear_error_each() {
         ("8/8/8/4k3/8/8/8/R3K2 w", "fewer than 8 squares"),
         ("8/8/8/4k3/8/8/8/R3K3R w", "more than 8 squares"),
         ("8/8/8/4k3/8/8/8/R3X3 w", "'X' is no piece letter"),
+        (
+            "9/8/8/4k3/8/8/8/R3K3 w",
+            "'9' is no piece letter (KQRBNP, lower case for black) nor 1 to 8 empty squares",
+        ),
         ("8/8/8/4k3/8/8/8/R3K3 x", "side to move"),
         ("8/8/8/4k3/8/8/8/R3K3 w KQ", "castling"),
         ("8/8/8/4k3/8/8/8/R3K3 w - e3", "en passant"),
         ("8/8/8/4k3/8/8/8/R3K3 w - - x 1", "halfmove clock"),
+        (
+            "8/8/8/4k3/8/8/8/R3K3 w - - -1 1",
+            "halfmove clock '-1' is not a whole number from 0",
+        ),
         ("8/8/8/4k3/8/8/8/R3K3 w - - 0 y", "fullmove number"),
         ("8/8/8/4k3/8/8/8/P3K3 w", "first or last rank"),
         ("p7/8/8/4k3/8/8/8/4K3 w", "first or last rank"),

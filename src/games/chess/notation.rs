@@ -42,7 +42,7 @@ pub fn parse_fen(text: &str) -> Result<Position> {
         field
             .parse::<u32>()
             .ok()
-            .with_context(|| format!("FEN {name} '{field}' is not a number"))?;
+            .with_context(|| format!("FEN {name} '{field}' is not a whole number from 0"))?;
     }
     let position = Position::new(board, turn)?;
     match en_passant {
@@ -80,8 +80,9 @@ fn parse_board(field: &str) -> Result<[Option<Piece>; 64]> {
             } else {
                 Side::Second
             };
-            let kind =
-                Kind::from_letter(c).with_context(|| format!("FEN rank {rank_number}: '{c}' is no piece letter"))?;
+            let kind = Kind::from_letter(c).with_context(|| {
+                format!("FEN rank {rank_number}: '{c}' is no piece letter (KQRBNP, lower case for black) nor 1 to 8 empty squares")
+            })?;
             board[(rank_number - 1) * 8 + f] = Some(Piece { side, kind });
             f += 1;
         }
