@@ -195,7 +195,7 @@ impl<'p, G: Game> Generator<'p, G> {
             return Ok(());
         }
         if !self.memory_checked.contains(material) {
-            self.check_memory(material)?;
+            self.check_memory(material, &mut Vec::new())?;
         }
         self.ensure_smaller(material)?;
         if let Some(table) = self.load_or_solve(material)? {
@@ -205,16 +205,21 @@ impl<'p, G: Game> Generator<'p, G> {
         Ok(())
     }
 
-    /// Refuses, before any work, when a missing table of a batch (`materials` and the tables
-    /// their exits reach) would need more memory than this process can count on: a batch stops
-    /// at once rather than after its smaller tables are built.
-    pub fn check_batch_memory(&mut self, materials: &[Material]) -> Result<()> {
-        materials.iter().try_for_each(|m| self.check_memory(m))
+    /// The missing tables of a batch (`materials` and the tables their exits reach), each with
+    /// its states. Refuses, before any work, when one would need more memory than this process
+    /// can count on: a batch stops at once rather than after its smaller tables are built.
+    pub fn check_batch_memory(&mut self, materials: &[Material]) -> Result<Vec<(Material, u64)>> {
+        let mut missing = Vec::new();
+        for material in materials {
+            self.check_memory(material, &mut missing)?;
+        }
+        Ok(missing)
     }
 
     /// Refuses, before any work, when a missing table among `material` and the tables its exits
-    /// reach would need more memory than this process can count on ([`crate::memory`]).
-    fn check_memory(&mut self, material: &Material) -> Result<()> {
+    /// reach would need more memory than this process can count on ([`crate::memory`]); adds
+    /// the missing tables not checked before to `missing`, with their states.
+    fn check_memory(&mut self, material: &Material, missing: &mut Vec<(Material, u64)>) -> Result<()> {
         let mut stack = vec![*material];
         while let Some(m) = stack.pop() {
             if !self.memory_checked.insert(m) {
@@ -223,12 +228,13 @@ impl<'p, G: Game> Generator<'p, G> {
             G::check_material(&m)?;
             let subs = G::sub_materials(&m);
             if !table_path::<G>(&self.dir, &m, self.rules).exists() {
-                let states = G::index(&m, self.rules)?.working_states();
+                let index = G::index(&m, self.rules)?;
                 let sub_states = subs
                     .iter()
                     .map(|sub| Ok(G::index(sub, self.rules)?.states()))
                     .collect::<Result<Vec<_>>>()?;
-                plan::check_memory(&m, states, plan::held_states(sub_states))?;
+                plan::check_memory(&m, index.working_states(), plan::held_states(sub_states))?;
+                missing.push((m, index.states()));
             }
             stack.extend(subs);
         }

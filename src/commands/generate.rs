@@ -35,7 +35,8 @@ pub fn run<G: Game>(env: &Env, request: &Request) -> Result<()> {
         .with_backend(request.backend, request.gpu.clone())
         .with_encoding(request.encoding)
         .lean();
-    generator.check_batch_memory(&materials)?;
+    let missing = generator.check_batch_memory(&materials)?;
+    bar.batch(missing.iter().map(|(m, states)| (m.to_string(), *states)));
     // Each requested table with what it needs, then nothing kept loaded: a batch's memory is
     // that of its largest table and its exits, not of all of them.
     let result = materials.iter().try_for_each(|m| {
