@@ -58,6 +58,11 @@ impl GameId {
             GameId::Xiangqi | GameId::DarkChess => ["red", "black"],
         }
     }
+
+    /// The name of one side.
+    pub fn side_name(self, side: Side) -> &'static str {
+        self.side_names()[side.index()]
+    }
 }
 
 impl fmt::Display for GameId {

@@ -83,7 +83,7 @@ pub fn requested_materials<G: Game>(names: &[String], pieces: Option<usize>, ver
 
 /// Capitalised name of a side: "White", "Red", "Black".
 pub fn side_title(game: GameId, side: Side) -> String {
-    let name = game.side_names()[side.index()];
+    let name = game.side_name(side);
     name[..1].to_uppercase() + &name[1..]
 }
 

@@ -49,7 +49,7 @@ pub fn run<G: Game>(env: &Env, text: &str, side: Option<&str>, auto: bool) -> Re
     if let Some(side) = person {
         println!(
             "You play {}. Type moves in either notation (for example {}); 'quit' ends the game.",
-            G::ID.side_names()[side.index()],
+            G::ID.side_name(side),
             example_notation(G::ID)
         );
     }

@@ -72,7 +72,7 @@ pub fn query<G: Game>(env: &Env, text: &str) -> Result<()> {
             "rules": rules_json(probed.rules),
             "position": fen,
             "material": G::material_of(&probed.position).to_string(),
-            "side_to_move": G::ID.side_names()[side.index()],
+            "side_to_move": G::ID.side_name(side),
             "value": value_json(probed.value),
             "ruling": ruling_json::<G>(&probed.ruled),
             "moves": moves,
@@ -155,7 +155,7 @@ fn ruling_text<G: Game>(end: &RuledEnd<G::Position>) -> String {
 fn ruling_json<G: Game>(end: &Option<RuledEnd<G::Position>>) -> serde_json::Value {
     match end {
         Some(end) => json!({
-            "loser": G::ID.side_names()[end.loser.index()],
+            "loser": G::ID.side_name(end.loser),
             "reason": end.ruling.reason.name(),
             "order": end.ruling.order,
             "position": G::format_position(&end.position),

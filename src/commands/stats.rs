@@ -28,7 +28,7 @@ pub fn run<G: Game>(env: &Env, material: &str, by_dtm: bool) -> Result<()> {
         if let Some(counts) = &counts {
             for side in Side::BOTH {
                 let rows: Vec<[u64; 2]> = nonzero(&counts[side.index()]).collect();
-                json["sides"][G::ID.side_names()[side.index()]]["by_dtm"] = json!(rows);
+                json["sides"][G::ID.side_name(side)]["by_dtm"] = json!(rows);
             }
         }
         println!("{json}");
@@ -55,7 +55,7 @@ pub fn run<G: Game>(env: &Env, material: &str, by_dtm: bool) -> Result<()> {
             ),
             None => "-".to_string(),
         };
-        let name = G::ID.side_names()[side.index()];
+        let name = G::ID.side_name(*side);
         println!(
             "{name:<14}{:>14}{:>14}{:>14}{:>14}  {longest}",
             s.legal, s.win, s.draw, s.loss
@@ -70,7 +70,7 @@ pub fn run<G: Game>(env: &Env, material: &str, by_dtm: bool) -> Result<()> {
         for (side, _, _) in &sides {
             for reason in [Reason::PerpetualCheck, Reason::PerpetualChase] {
                 if let (count @ 1.., Some(fen)) = ruled_lost::<G>(&index, &rulings, *side, reason, flipped) {
-                    let name = G::ID.side_names()[side.index()];
+                    let name = G::ID.side_name(*side);
                     println!("  {name} to move, {}: {count}  e.g. {fen}", reason.name());
                 }
             }
@@ -138,7 +138,7 @@ pub fn stats_json<G: Game>(
             ruled.insert(reason.name().to_string(), json!({ "count": count, "example": example }));
         }
         by_side.insert(
-            G::ID.side_names()[side.index()].to_string(),
+            G::ID.side_name(side).to_string(),
             json!({ "legal": s.legal, "win": s.win, "draw": s.draw, "loss": s.loss, "longest": longest, "ruled_lost": ruled }),
         );
     }

@@ -371,7 +371,7 @@ fn position_json<G: Game>(prober: &mut Prober<G>, rules: G::Rules, position: &G:
         "fen": G::format_position(position),
         "rules": rules_json(rules),
         "material": G::material_of(position).to_string(),
-        "side_to_move": G::ID.side_names()[side.index()],
+        "side_to_move": G::ID.side_name(side),
         "category": value.outcome(),
         "dtm": signed_dtm(value),
         "checkmate": end == Some(Ending::Checkmate),
@@ -410,7 +410,7 @@ fn mainline_json<G: Game>(prober: &mut Prober<G>, position: &G::Position) -> Res
         "fen": G::format_position(position),
         "category": value.outcome(),
         "dtm": signed_dtm(value),
-        "winner": winner.map(|s| G::ID.side_names()[s.index()]),
+        "winner": winner.map(|s| G::ID.side_name(s)),
         "mainline": steps,
     }))
 }

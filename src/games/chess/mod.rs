@@ -86,7 +86,7 @@ impl Position {
                 .filter(|p| p.side == side && p.kind == Kind::King)
                 .count();
             if kings != 1 {
-                let name = GameId::Chess.side_names()[side.index()];
+                let name = GameId::Chess.side_name(side);
                 bail!("{name} must have exactly one king, found {kings}");
             }
         }
@@ -113,7 +113,7 @@ impl Position {
         }
         let waiting = turn.other();
         if placement.in_check(geometry(), &men, waiting) {
-            let name = GameId::Chess.side_names()[waiting.index()];
+            let name = GameId::Chess.side_name(waiting);
             bail!("{name} is in check but it is not {name}'s move");
         }
         Ok(position)

@@ -52,7 +52,7 @@ pub fn parse_position(text: &str) -> Result<Position> {
 }
 
 fn side_name(side: Side) -> &'static str {
-    GameId::DarkChess.side_names()[side.index()]
+    GameId::DarkChess.side_name(side)
 }
 
 /// Writes a position.

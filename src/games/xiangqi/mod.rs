@@ -158,7 +158,7 @@ impl Position {
             {
                 bail!(
                     "a {} {:?} cannot stand on {}{}",
-                    GameId::Xiangqi.side_names()[piece.side.index()],
+                    GameId::Xiangqi.side_name(piece.side),
                     piece.kind,
                     char::from(b'a' + board::file(s as u8)),
                     board::rank(s as u8)
@@ -169,7 +169,7 @@ impl Position {
         if self.with_board(|board| in_check(board, waiting.index())) {
             bail!(
                 "illegal position: {} (not to move) is in check",
-                GameId::Xiangqi.side_names()[waiting.index()]
+                GameId::Xiangqi.side_name(waiting)
             );
         }
         Ok(())
