@@ -119,12 +119,8 @@ pub fn line<G: Game>(env: &Env, text: &str) -> Result<()> {
     if probed.value == Value::Draw {
         println!("No forced line: neither side can force the end of the game.");
     }
-    // Moves are numbered as in a game: the first side's move opens a number, and a line that
-    // the second side starts opens with "1...".
-    let offset = usize::from(side == Side::Second);
     for (ply, (m, after)) in line.iter().enumerate() {
-        let number = (ply + offset) / 2 + 1;
-        let dots = if (ply + offset).is_multiple_of(2) { "." } else { "..." };
+        let (number, dots) = move_number(side, ply);
         println!(
             "{number:>3}{dots:<3} {:<8} {:<6} DTM {}",
             m.name,
@@ -138,6 +134,14 @@ pub fn line<G: Game>(env: &Env, text: &str) -> Result<()> {
         println!("The game is over.");
     }
     Ok(())
+}
+
+/// The move number of ply `ply` (from 0) of a line that `starter` begins, and its dots, as a
+/// game score numbers it: the first side's move opens a number ("1."), the second side's
+/// continues it ("1...").
+pub fn move_number(starter: Side, ply: usize) -> (usize, &'static str) {
+    let ply = ply + usize::from(starter == Side::Second);
+    (ply / 2 + 1, if ply.is_multiple_of(2) { "." } else { "..." })
 }
 
 /// A ruling a result rests on, in words: "Black loses: perpetual check (order 1), at <position>".

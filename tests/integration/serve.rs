@@ -9,6 +9,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
+use egtb::commands::query::move_number;
 use egtb::games::Game;
 use egtb::games::chess::Chess;
 use egtb::games::darkchess::DarkChess;
@@ -400,12 +401,13 @@ async fn check_game<G: Game>(client: &Client, base: &str, fen: &str) {
 /// side's move, "1..." a line the second side starts), and a move clicked shows its position.
 async fn check_best_line<G: Game>(client: &Client, prober: &mut Prober<G>, position: &G::Position) {
     let line = prober.line(position).unwrap();
-    let offset = G::side_to_move(position).index();
+    let starter = G::side_to_move(position);
     let mut expected = Vec::new();
-    for (i, (m, _)) in line.iter().enumerate() {
-        let ply = i + offset;
-        if ply % 2 == 0 || i == 0 {
-            expected.push(format!("{}{}", ply / 2 + 1, if ply % 2 == 0 { "." } else { "..." }));
+    for (ply, (m, _)) in line.iter().enumerate() {
+        // The score numbers the first side's moves, and the first move whoever makes it.
+        let (number, dots) = move_number(starter, ply);
+        if dots == "." || ply == 0 {
+            expected.push(format!("{number}{dots}"));
         }
         expected.push(m.name.clone());
     }
