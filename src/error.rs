@@ -13,16 +13,30 @@ use crate::material::Material;
 pub enum Error {
     /// The table of `material` that the request needs has not been built; `command` builds it.
     MissingTable {
+        /// The material of the missing table.
         material: Material,
+        /// Where its file should be.
         path: PathBuf,
+        /// The command line that builds it.
         command: String,
     },
     /// A table file that exists but cannot be trusted (header, size or checksum wrong).
-    CorruptTable { path: PathBuf, reason: String },
+    CorruptTable {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// Position text that is no legal position of the game.
-    IllegalPosition { reason: String },
+    IllegalPosition {
+        /// Why the position text was refused.
+        reason: String,
+    },
     /// No GPU adapter could be opened.
-    NoGpu { reason: String },
+    NoGpu {
+        /// Why no adapter could be opened.
+        reason: String,
+    },
     /// Any other failure, as its message.
     Other(String),
 }

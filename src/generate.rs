@@ -37,6 +37,7 @@ pub enum Backend {
 }
 
 impl Backend {
+    /// The backend named `cpu`, `gpu` or `auto`.
     pub fn parse(text: &str) -> Result<Backend> {
         match text {
             "cpu" => Ok(Backend::Cpu),
@@ -49,9 +50,11 @@ impl Backend {
 
 /// One solve: the entries and what ran them.
 pub struct Solved {
+    /// The entry of every state, in state order.
     pub entries: Vec<Entry>,
     /// The solver in words: `CPU solver (2 threads)` or `GPU solver on <adapter>`.
     pub solver: String,
+    /// The solve's wall time.
     pub wall: Duration,
     /// GPU kernel time from timestamp queries, where the adapter has them.
     pub kernel: Option<KernelTime>,
@@ -72,8 +75,11 @@ enum SolvedTo {
 /// How one table came to be available.
 #[derive(Clone, Debug)]
 pub struct Built {
+    /// The table's material.
     pub material: Material,
+    /// The table's file.
     pub path: PathBuf,
+    /// Its number of states, both sides to move.
     pub states: u64,
     /// The solver and the solve's wall time; `None` when an existing file was verified and reused.
     pub solved: Option<(String, Duration)>,

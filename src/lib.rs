@@ -40,6 +40,8 @@
 //! # Ok::<(), anyhow::Error>(())
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod commands;
 pub mod error;
 pub mod games;

@@ -7,12 +7,16 @@ use anyhow::{Result, bail};
 /// The games egtb knows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum GameId {
+    /// Western chess, pawns included (no castling).
     Chess,
+    /// Chinese chess on the 9x10 board.
     Xiangqi,
+    /// Chinese dark chess, its revealed endgames on the 4x8 board.
     DarkChess,
 }
 
 impl GameId {
+    /// Every game, in the order the command line lists them.
     pub const ALL: [GameId; 3] = [GameId::Chess, GameId::Xiangqi, GameId::DarkChess];
 
     /// The name used on the command line, in file paths and in JSON.
@@ -74,13 +78,17 @@ impl fmt::Display for GameId {
 /// A side: the first (white / red, uppercase) or the second (black, lowercase).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Side {
+    /// White in chess, red in xiangqi and dark chess: upper-case letters.
     First = 0,
+    /// Black: lower-case letters.
     Second = 1,
 }
 
 impl Side {
+    /// Both sides, the first side first.
     pub const BOTH: [Side; 2] = [Side::First, Side::Second];
 
+    /// The opponent.
     pub fn other(self) -> Side {
         match self {
             Side::First => Side::Second,
@@ -88,6 +96,7 @@ impl Side {
         }
     }
 
+    /// 0 for the first side, 1 for the second: the index of per-side arrays.
     pub fn index(self) -> usize {
         self as usize
     }
@@ -97,9 +106,24 @@ impl Side {
 pub const MAX_KINDS: usize = 8;
 
 /// The pieces on the board: a count per side and kind (kinds in the game's canonical order).
+///
+/// ```
+/// use egtb::{GameId, Material, Side};
+///
+/// // Letters in any order; the sides stay as written until made canonical.
+/// let material = Material::parse(GameId::Chess, "KPvKRQ")?;
+/// assert_eq!(material.to_string(), "KPvKQR");
+/// let (canonical, swapped) = material.canonical();
+/// assert_eq!((canonical.to_string(), swapped), ("KQRvKP".to_string(), true));
+/// assert_eq!(canonical.side_pieces(Side::First), 3);
+/// assert!(Material::parse(GameId::Chess, "KXvK").is_err());
+/// # Ok::<(), anyhow::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Material {
+    /// The game whose pieces these are.
     pub game: GameId,
+    /// Per side, how many pieces of each kind (indexed as [`GameId::kind_letters`]).
     pub counts: [[u8; MAX_KINDS]; 2],
 }
 

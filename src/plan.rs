@@ -95,9 +95,11 @@ impl Presence {
 /// One table of a batch.
 #[derive(Clone, Debug)]
 pub struct PlannedTable {
+    /// The table's material.
     pub material: Material,
     /// The tables this one's exits read directly (each earlier in the plan).
     pub reads: Vec<Material>,
+    /// Its number of states, both sides to move.
     pub states: u64,
     /// States the CPU solver holds at once (see [`IndexSpace::working_states`]).
     pub working_states: u64,
@@ -105,18 +107,22 @@ pub struct PlannedTable {
     pub mapped_states: u64,
     /// [`estimate_peak_bytes`] of this table.
     pub peak_bytes: u64,
+    /// Where its file is, or is to be written.
     pub path: PathBuf,
+    /// Whether its file is there, and usable.
     pub presence: Presence,
 }
 
 /// The tables of a batch in dependency order.
 #[derive(Clone, Debug)]
 pub struct Plan {
+    /// The game of every table.
     pub game: GameId,
     /// The rule options every table is built under, `key=value`, defaults included.
     pub rules: Vec<(String, String)>,
     /// The tables folder.
     pub dir: PathBuf,
+    /// The tables, each after the tables it reads.
     pub tables: Vec<PlannedTable>,
 }
 

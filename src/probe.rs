@@ -27,6 +27,7 @@ pub struct TableCache<G: Game> {
 }
 
 impl<G: Game> TableCache<G> {
+    /// A cache of the tables in `dir`, none opened yet.
     pub fn new(dir: &Path) -> Self {
         TableCache {
             dir: dir.to_path_buf(),
@@ -64,14 +65,18 @@ pub struct Prober<G: Game> {
 /// forbidden perpetual, who loses there, and the ruling.
 #[derive(Clone, Debug)]
 pub struct RuledEnd<P> {
+    /// The position where the ruling applies.
     pub position: P,
+    /// The side to move there, who loses.
     pub loser: Side,
+    /// The ruling of that position.
     pub ruling: Ruling,
 }
 
 /// A legal move with what it leads to, from the mover's point of view.
 #[derive(Clone, Debug)]
 pub struct MoveValue<M> {
+    /// The move.
     pub mv: M,
     /// The readable notation (SAN, WXF, coordinates).
     pub name: String,
@@ -82,6 +87,7 @@ pub struct MoveValue<M> {
 }
 
 impl<G: Game> Prober<G> {
+    /// A prober over the tables in `dir`, with a cache of its own.
     pub fn new(dir: &Path, rules: G::Rules) -> Self {
         Prober::shared(Arc::new(TableCache::new(dir)), rules)
     }

@@ -46,6 +46,7 @@ fn style() -> ProgressStyle {
 }
 
 impl Bar {
+    /// A bar with no table yet and no batch bar.
     pub fn new() -> Bar {
         let bars = MultiProgress::new();
         let bar = bars.add(ProgressBar::new(0));

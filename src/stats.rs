@@ -9,9 +9,13 @@ use crate::value::{Entry, Value};
 /// Counts for one side to move.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SideStats {
+    /// Legal positions, each slot weighted by the symmetric images it stands for.
     pub legal: u64,
+    /// Of those, positions the side to move wins.
     pub win: u64,
+    /// Of those, drawn positions.
     pub draw: u64,
+    /// Of those, positions the side to move loses.
     pub loss: u64,
     /// The longest DTM among decisive positions.
     pub longest: Option<Longest>,

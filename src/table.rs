@@ -216,8 +216,9 @@ pub struct Converted {
     pub from: Encoding,
     /// The encoding it has.
     pub to: Encoding,
-    /// The file's size before and after, in bytes.
+    /// The file's size before, in bytes.
     pub before: u64,
+    /// The file's size after, in bytes.
     pub after: u64,
 }
 
@@ -271,7 +272,9 @@ enum Body {
 /// A table file, mapped, its header read and its layout checked; entries read on demand. Shared
 /// between threads by servers (`Send + Sync`).
 pub struct Table {
+    /// The header read from the file.
     pub header: Header,
+    /// The file's path.
     pub path: PathBuf,
     map: Mmap,
     body: Body,
@@ -472,7 +475,9 @@ enum Resident {
 
 /// A table with every entry at hand and verified: what the solvers read exits from.
 pub struct LoadedTable {
+    /// The header read from the file.
     pub header: Header,
+    /// The file's path.
     pub path: PathBuf,
     entries: Resident,
 }
@@ -585,10 +590,12 @@ pub struct TableSet {
 }
 
 impl TableSet {
+    /// Keeps `table` as the table of `material`, replacing any other.
     pub fn insert(&mut self, material: Material, table: LoadedTable) {
         self.tables.insert(material, table);
     }
 
+    /// The table of `material`, if loaded.
     pub fn get(&self, material: &Material) -> Option<&LoadedTable> {
         self.tables.get(material)
     }

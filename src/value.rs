@@ -7,6 +7,23 @@
 use std::fmt;
 
 /// The value of a position for the side to move.
+///
+/// DTM counts plies: a win is odd, a loss even, and one ply back turns each into the other.
+///
+/// ```
+/// use egtb::Value;
+///
+/// // Mated: lost now. The move that mates wins in 1 ply, "mate in 1".
+/// let mated = Value::LOST;
+/// let mating = Value::parent_of(mated);
+/// assert_eq!(mating, Value::Win(1));
+/// assert_eq!(mating.to_string(), "win in 1 (1 ply)");
+/// assert_eq!(Value::parent_of(mating), Value::Loss(2));
+/// assert_eq!(Value::parent_of(Value::Draw), Value::Draw);
+/// // Quicker wins and slower losses are preferred.
+/// assert!(Value::Win(3).preference() > Value::Win(5).preference());
+/// assert!(Value::Loss(8).preference() > Value::Loss(2).preference());
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Value {
     /// The side to move wins in this many plies (odd).
@@ -97,10 +114,23 @@ impl fmt::Display for Value {
     /// Moves are counted for the winner: a win in 2n-1 plies is "mate in n".
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
-            Value::Win(d) => write!(f, "win in {} ({d} plies)", d.div_ceil(2)),
+            Value::Win(d) => write!(f, "win in {} ({})", d.div_ceil(2), Plies(d)),
             Value::Loss(0) => write!(f, "lost"),
-            Value::Loss(d) => write!(f, "loss in {} ({d} plies)", d / 2),
+            Value::Loss(d) => write!(f, "loss in {} ({})", d / 2, Plies(d)),
             Value::Draw => write!(f, "draw"),
+        }
+    }
+}
+
+/// A number of plies in words: "1 ply", "0 plies", "7 plies".
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Plies(pub u16);
+
+impl fmt::Display for Plies {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            1 => write!(f, "1 ply"),
+            n => write!(f, "{n} plies"),
         }
     }
 }
@@ -145,5 +175,28 @@ mod tests {
                 Value::Loss(2)
             ]
         );
+    }
+
+    #[test]
+    fn values_read_in_moves_and_plies() {
+        let shown = [
+            Value::Win(1),
+            Value::Win(7),
+            Value::Loss(0),
+            Value::Loss(2),
+            Value::Draw,
+        ]
+        .map(|v| v.to_string());
+        assert_eq!(
+            shown,
+            [
+                "win in 1 (1 ply)",
+                "win in 4 (7 plies)",
+                "lost",
+                "loss in 1 (2 plies)",
+                "draw"
+            ]
+        );
+        assert_eq!(Plies(0).to_string(), "0 plies");
     }
 }

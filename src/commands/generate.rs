@@ -19,7 +19,9 @@ pub struct Request {
     pub materials: Vec<String>,
     /// Every supported material with at most this many pieces.
     pub pieces: Option<usize>,
+    /// Which solver builds the tables.
     pub backend: Backend,
+    /// Settings of the GPU solver.
     pub gpu: GpuOptions,
     /// How new tables are written.
     pub encoding: Encoding,

@@ -19,11 +19,12 @@ use anyhow::{Result, bail};
 
 use crate::games::{Game, Rules};
 use crate::material::{GameId, Material, Side};
-use crate::value::Value;
+use crate::value::{Plies, Value};
 
 /// What every command shares: where the tables are, the rule options, the output form.
 #[derive(Clone, Debug)]
 pub struct Env {
+    /// The tables folder.
     pub tables: PathBuf,
     /// Rule options given on the command line, `key=value`.
     pub options: Vec<(String, String)>,
@@ -93,10 +94,10 @@ pub fn verdict(game: GameId, side: Side, value: Value) -> String {
     match (game, value) {
         (_, Value::Draw) => "Draw".to_string(),
         (_, Value::Loss(0)) => format!("{who} to move has lost: the game is over"),
-        (GameId::DarkChess, Value::Win(d)) => format!("{who} to move wins in {} ({d} plies)", d.div_ceil(2)),
-        (GameId::DarkChess, Value::Loss(d)) => format!("{who} to move loses in {} ({d} plies)", d / 2),
-        (_, Value::Win(d)) => format!("{who} to move wins: mate in {} ({d} plies)", d.div_ceil(2)),
-        (_, Value::Loss(d)) => format!("{who} to move loses: mated in {} ({d} plies)", d / 2),
+        (GameId::DarkChess, Value::Win(d)) => format!("{who} to move wins in {} ({})", d.div_ceil(2), Plies(d)),
+        (GameId::DarkChess, Value::Loss(d)) => format!("{who} to move loses in {} ({})", d / 2, Plies(d)),
+        (_, Value::Win(d)) => format!("{who} to move wins: mate in {} ({})", d.div_ceil(2), Plies(d)),
+        (_, Value::Loss(d)) => format!("{who} to move loses: mated in {} ({})", d / 2, Plies(d)),
     }
 }
 
@@ -106,6 +107,7 @@ pub struct Palette {
 }
 
 impl Palette {
+    /// Colours on when stdout is a terminal and NO_COLOR is not set.
     pub fn detect() -> Palette {
         Palette {
             on: std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),

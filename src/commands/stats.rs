@@ -12,7 +12,7 @@ use crate::material::{Material, Side};
 use crate::rulings::{self, rulings_path};
 use crate::solver::rounds::{Reason, Ruling};
 use crate::stats::{SideStats, dtm_counts, table_stats};
-use crate::value::Entry;
+use crate::value::{Entry, Plies};
 
 /// Prints the statistics of a table, with the positions at each DTM when `by_dtm`; sides as the
 /// user wrote the material.
@@ -43,8 +43,8 @@ pub fn run<G: Game>(env: &Env, material: &str, by_dtm: bool) -> Result<()> {
     for (side, s, example) in &sides {
         let longest = match example {
             Some(longest) => format!(
-                "{} plies, {} {}  e.g. {}",
-                longest.dtm,
+                "{}, {} {}  e.g. {}",
+                Plies(longest.dtm),
                 longest.positions,
                 if longest.positions == 1 {
                     "position"

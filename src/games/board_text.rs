@@ -11,7 +11,9 @@ use crate::material::Side;
 /// The size of a board and how its ranks are numbered in messages.
 #[derive(Clone, Copy, Debug)]
 pub struct Shape {
+    /// Number of files (columns, a first).
     pub files: usize,
+    /// Number of ranks (rows).
     pub ranks: usize,
     /// The number of the first side's back rank (xiangqi 0, chess and dark chess 1).
     pub first_rank: usize,

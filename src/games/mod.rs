@@ -41,6 +41,7 @@ pub trait Rules: Copy + Default + PartialEq + Eq + std::fmt::Debug + Send + Sync
 /// side to move's slots, then the second side's, equally many; a slot numbers a placement of
 /// the pieces.
 pub trait IndexSpace: Send + Sync {
+    /// The positions the index numbers.
     type Position;
 
     /// Number of slots for one side to move.
@@ -91,13 +92,19 @@ pub fn split_state(state: u64, per_side: u64) -> (Side, u64) {
 
 /// A game: its materials, index spaces, positions, moves and notation.
 pub trait Game: Sized + Send + Sync + 'static {
+    /// Which game this is.
     const ID: GameId;
     /// Version of the game's index scheme, recorded in table headers.
     const INDEX_VERSION: u32;
+    /// The game's rule options.
     type Rules: Rules;
+    /// A legal position with its side to move.
     type Position: Clone + PartialEq + std::fmt::Debug + Send + Sync;
+    /// A move from one position to the next.
     type Move: Copy + PartialEq + std::fmt::Debug;
+    /// The index space of one material.
     type Index: IndexSpace<Position = Self::Position>;
+    /// The solver's view of one material, borrowing its index and the solved tables its exits reach.
     type Space<'t>: Space + Send + Sync;
 
     /// Checks that egtb can build tables of this canonical material (a clear error if not).

@@ -18,6 +18,7 @@ pub struct JobOptions {
     pub egtb: PathBuf,
     /// Folder of the jobs' output logs (created by the script).
     pub logs: PathBuf,
+    /// The Slurm partition (`--partition`), the cluster's default when `None`.
     pub partition: Option<String>,
     /// CPUs per job; the solver runs as many threads.
     pub cpus_per_job: u32,
@@ -32,7 +33,9 @@ pub struct JobOptions {
 /// One submitted job.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Submitted {
+    /// The material name of the job's table.
     pub material: String,
+    /// The job id Slurm gave it.
     pub job_id: String,
 }
 

@@ -39,11 +39,14 @@ const RULE_PARAMETERS: [&str; 3] = ["cannon", "stalemate", "rules"];
 /// A failed request: the HTTP status and the reason, one line.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ApiError {
+    /// The HTTP status: 400, 404 or 500.
     pub status: u16,
+    /// The reason, one line.
     pub message: String,
 }
 
 impl ApiError {
+    /// A 400 Bad Request with `message`.
     pub fn bad_request(message: impl Into<String>) -> ApiError {
         ApiError {
             status: 400,
@@ -51,6 +54,7 @@ impl ApiError {
         }
     }
 
+    /// A 404 Not Found with `message`.
     pub fn not_found(message: impl Into<String>) -> ApiError {
         ApiError {
             status: 404,
@@ -78,7 +82,9 @@ impl ApiError {
 /// What a position request asks: the position's text and the rule options given.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Params {
+    /// The position's text, `_` read as a space; `None` when not given.
     pub fen: Option<String>,
+    /// The rule options given (`key`, `value`), once each, the last value of a name kept.
     pub options: Vec<(String, String)>,
 }
 

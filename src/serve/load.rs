@@ -13,14 +13,19 @@ use tokio::net::TcpStream;
 /// One answer: the HTTP status, the body and how long it took.
 #[derive(Clone, Debug)]
 pub struct Answer {
+    /// The HTTP status code.
     pub status: u16,
+    /// The body of the answer.
     pub body: String,
+    /// From sending the request to reading the whole answer.
     pub latency: Duration,
 }
 
 /// The answers of a run, in the order of the requests, and the run's wall time.
 pub struct LoadReport {
+    /// Every answer, in the order of the requests.
     pub answers: Vec<Answer>,
+    /// The wall time of the whole run.
     pub elapsed: Duration,
 }
 

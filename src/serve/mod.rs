@@ -25,7 +25,9 @@ pub const DEFAULT_PORT: u16 = 8080;
 /// Where and what to serve.
 #[derive(Clone, Debug)]
 pub struct ServeOptions {
+    /// The tables folder.
     pub tables: PathBuf,
+    /// The IP address to listen on.
     pub bind: IpAddr,
     /// 0 asks the system for any free port.
     pub port: u16,

@@ -51,8 +51,11 @@ impl Reason {
 /// (the first is 1) and why.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Ruling {
+    /// The ruled state.
     pub state: u64,
+    /// The round that ruled it (the first is 1).
     pub order: u16,
+    /// Why it was ruled lost.
     pub reason: Reason,
 }
 
@@ -101,7 +104,9 @@ impl<S: Space + ?Sized> Space for Ruled<'_, S> {
 
 /// A solve with rulings: the entries and every ruling, ordered by state.
 pub struct RuledSolution {
+    /// The entry of every state, in state order.
     pub entries: Vec<Entry>,
+    /// Every ruling, ordered by state.
     pub rulings: Vec<Ruling>,
     /// Rounds that ruled something.
     pub rounds: u16,

@@ -58,6 +58,7 @@ pub trait Sliced: Sync {
 /// One slice of a [`Sliced`] table.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Slice {
+    /// The ranges of states the slice covers.
     pub ranges: Vec<Range<u64>>,
     /// Moves out of the slice lead to higher levels: the highest is solved first.
     pub level: u32,

@@ -35,8 +35,11 @@ pub enum Encoding {
     /// index; at a zstd `level` chosen by the user, or (`None`) at the level for the table's
     /// size that generation writes (3 below 2^25 states, else 7).
     Zstd {
+        /// Entries per block.
         block_entries: u32,
+        /// How each block's entries are arranged before compression.
         layout: Layout,
+        /// The zstd level chosen, `None` for the default of the table's size.
         level: Option<i32>,
     },
 }
@@ -108,6 +111,7 @@ impl Encoding {
 /// What a table file says about itself.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Header {
+    /// The game the table is for.
     pub game: GameId,
     /// Rule options, `key=value`, in the game's fixed order.
     pub rules: Vec<(String, String)>,
@@ -122,6 +126,7 @@ pub struct Header {
     /// CRC-32 of the entries as little-endian bytes, whatever the encoding, so that converting a
     /// table keeps it and it always vouches for the content.
     pub checksum: u32,
+    /// How the entries are stored after the header.
     pub encoding: Encoding,
     /// CRC-32 of the block index (zstd; 0 for raw), checked when the table is opened.
     pub index_checksum: u32,

@@ -80,6 +80,8 @@ fn query_line_and_stats_answer_from_the_tables() {
     let query = succeeds(&dir, &["query", fen]);
     assert!(query.contains("White to move wins: mate in 14"), "{query}");
     assert!(query.contains("Ra5+") && query.contains("a1a5"), "{query}");
+    let mate_in_one = succeeds(&dir, &["query", "k7/8/1K6/8/8/8/8/7R w - - 0 1"]);
+    assert!(mate_in_one.contains("mate in 1 (1 ply)"), "{mate_in_one}");
 
     let json: serde_json::Value = serde_json::from_str(&succeeds(&dir, &["query", fen, "--json"])).unwrap();
     assert_eq!(json["value"]["dtm"], 27);

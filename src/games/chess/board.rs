@@ -26,11 +26,17 @@ pub const DIAGONAL: Bitboard = 0x8040_2010_0804_0201;
 /// Piece kinds, numbered as in the material's canonical letter order (K Q R B N P).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Kind {
+    /// The king.
     King = 0,
+    /// The queen.
     Queen = 1,
+    /// The rook.
     Rook = 2,
+    /// The bishop.
     Bishop = 3,
+    /// The knight.
     Knight = 4,
+    /// The pawn.
     Pawn = 5,
 }
 
@@ -393,8 +399,11 @@ pub fn geometry() -> &'static Geometry {
 /// B, N, P, then black Q, R, B, N, P (identical pieces next to each other).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Men {
+    /// Number of men (at most [`MAX_MEN`]).
     pub count: usize,
+    /// The side of each man; entries from `count` on are unused.
     pub side: [Side; MAX_MEN],
+    /// The kind of each man; entries from `count` on are unused.
     pub kind: [Kind; MAX_MEN],
 }
 
@@ -559,7 +568,9 @@ impl Placement {
 /// Which piece moves: the king of the moving side, or a man by its index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mover {
+    /// The king of the moving side.
     King,
+    /// The man with this index in the order of the [`Men`].
     Man(usize),
 }
 

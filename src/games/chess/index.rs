@@ -419,10 +419,12 @@ impl ChessIndex {
         })
     }
 
+    /// The canonical material the index numbers.
     pub fn material(&self) -> &Material {
         &self.material
     }
 
+    /// The men of the material, in the index's group order.
     pub fn men(&self) -> &Men {
         &self.men
     }

@@ -53,7 +53,9 @@ impl Rules for ChessRules {
 /// A piece: its side and kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Piece {
+    /// The side the piece belongs to.
     pub side: Side,
+    /// What kind of piece it is.
     pub kind: Kind,
 }
 
@@ -61,8 +63,11 @@ pub struct Piece {
 /// promotes to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ChessMove {
+    /// The square the piece leaves.
     pub from: Square,
+    /// The square the piece lands on (en passant: the square behind the captured pawn).
     pub to: Square,
+    /// The kind a pawn promotes to, `None` for every other move.
     pub promotion: Option<Kind>,
 }
 

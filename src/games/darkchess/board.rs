@@ -116,6 +116,7 @@ pub fn for_each_square(mask: u32, mut f: impl FnMut(u32)) {
 /// The pieces on the board: one square mask per side and kind.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Board {
+    /// `masks[side][kind]`: the squares of that side's pieces of that kind.
     pub masks: [[u32; KINDS]; 2],
 }
 

@@ -48,10 +48,15 @@ pub type GroupMasks = [u32; MAX_GROUPS];
 /// One group of identical pieces.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Group {
+    /// The side the pieces belong to.
     pub side: Side,
+    /// Their kind, an index in the order K A E R N C P.
     pub kind: usize,
+    /// Number of pieces in the group.
     pub count: usize,
+    /// Number of values of the group's digit.
     pub radix: u64,
+    /// Weight of the group's digit in the slot.
     pub stride: u64,
 }
 

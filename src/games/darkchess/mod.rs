@@ -46,15 +46,19 @@ pub enum Cannon {
 /// What a side with pieces but no legal move gets.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Stalemate {
+    /// The side to move loses.
     #[default]
     Loss,
+    /// The game is drawn.
     Draw,
 }
 
 /// The dark chess rule options.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct DarkRules {
+    /// How the cannon captures (option `cannon`).
     pub cannon: Cannon,
+    /// What a side with pieces but no legal move gets (option `stalemate`).
     pub stalemate: Stalemate,
 }
 
@@ -113,7 +117,9 @@ pub struct DarkChess;
 /// A position of a table: the board and the side to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Position {
+    /// The pieces on the board.
     pub board: Board,
+    /// The side to move.
     pub side_to_move: Side,
 }
 

@@ -9,7 +9,9 @@ use crate::material::Side;
 /// A move from one square to another (a capture when the target holds an enemy piece).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Move {
+    /// The square the piece leaves (`rank * 8 + file`).
     pub from: u8,
+    /// The square the piece goes to.
     pub to: u8,
 }
 

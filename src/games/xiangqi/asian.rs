@@ -410,6 +410,7 @@ pub struct Rounds<'a> {
 }
 
 impl<'a> Rounds<'a> {
+    /// The rounds of `space`'s material, before the first.
     pub fn new(space: &'a XiangqiSpace<'a>, index: &'a XiangqiIndex) -> Rounds<'a> {
         Rounds {
             space,

@@ -22,16 +22,24 @@ pub const NONE: u8 = u8::MAX;
 /// Piece kinds, numbered in the canonical order of material names (K R C N P A E).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Kind {
+    /// The general (king), confined to the palace.
     King = 0,
+    /// The chariot (rook).
     Rook = 1,
+    /// The cannon, which captures by jumping over one screen.
     Cannon = 2,
+    /// The horse (knight), blocked by a piece on its leg.
     Horse = 3,
+    /// The soldier (pawn), which also steps sideways once over the river.
     Pawn = 4,
+    /// The advisor, on the palace's diagonals.
     Advisor = 5,
+    /// The elephant, two steps diagonally on its own side of the river, blocked by its eye.
     Elephant = 6,
 }
 
 impl Kind {
+    /// Every kind, in the canonical order.
     pub const ALL: [Kind; 7] = [
         Kind::King,
         Kind::Rook,
@@ -113,6 +121,7 @@ pub struct Geometry {
     /// `points` and `red_king_reduced` read through the mirror: the point number of the
     /// mirror image of each square (the index of a position's mirror image).
     pub mirrored_points: [[[u8; SQUARES]; 7]; 2],
+    /// `red_king_reduced` of the mirror image of each square.
     pub red_king_reduced_mirrored: [u8; SQUARES],
     /// The six squares of the reduced red king, in order.
     pub red_king_squares: [u8; 6],
@@ -126,12 +135,15 @@ pub struct Geometry {
     pub advisor_steps: [[u8; 4]; SQUARES],
     /// Elephant targets on the same side of the river, and the eye each needs empty.
     pub elephant_to: [[u8; 4]; SQUARES],
+    /// The eye of each of `elephant_to`'s targets.
     pub elephant_eye: [[u8; 4]; SQUARES],
     /// Horse targets and the leg each needs empty.
     pub horse_to: [[u8; 8]; SQUARES],
+    /// The leg of each of `horse_to`'s targets.
     pub horse_leg: [[u8; 8]; SQUARES],
     /// Squares a horse reaches this square from, and the leg of that move.
     pub horse_from: [[u8; 8]; SQUARES],
+    /// The leg of each of `horse_from`'s moves.
     pub horse_from_leg: [[u8; 8]; SQUARES],
     /// `pawn_to[side][square]`: pawn steps (forward, then sideways after the river).
     pub pawn_to: [[[u8; 3]; SQUARES]; 2],
@@ -342,9 +354,11 @@ impl Geometry {
 /// The pieces of one material on the board.
 #[derive(Clone)]
 pub struct Board<'l> {
+    /// The material's slots: the side and kind of the piece in each.
     pub layout: &'l Layout,
     /// Square of each slot, [`NONE`] while captured.
     pub squares: Squares,
+    /// Occupied squares, a bit per square.
     pub occupied: u128,
     /// Squares of each side's pieces.
     pub side_occupied: [u128; 2],

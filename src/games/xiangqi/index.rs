@@ -38,7 +38,9 @@ pub type Ranks = [u64; MAX_PIECES];
 
 /// A slot's index digits, from which a neighbour's slot follows by changing one digit.
 pub struct Digits {
+    /// The slot, in one side's share of the states.
     pub slot: u64,
+    /// Its digits: the rank of each group.
     pub ranks: Ranks,
     /// With the red king on file e: the mirror image's slot and digits.
     pub mirror: Option<(u64, Ranks)>,
@@ -49,14 +51,17 @@ pub struct Digits {
 pub struct Group {
     /// 0 red, 1 black.
     pub side: usize,
+    /// The kind of its pieces.
     pub kind: Kind,
     /// First slot of the group.
     pub first: usize,
     /// 1 or 2 pieces.
     pub count: usize,
+    /// Number of values of the group's digit.
     pub radix: u64,
     /// `ceil(2^64 / radix)`, to divide by the radix with a multiplication.
     pub reciprocal: u64,
+    /// Weight of the group's digit in the slot.
     pub stride: u64,
     /// Point number of each square for this group (`points` or `red_king_reduced`).
     pub points: &'static [u8; SQUARES],
@@ -82,9 +87,13 @@ impl Group {
 /// Which piece stands in which slot, for one material (sides as on the board).
 #[derive(Clone, Debug)]
 pub struct Layout {
+    /// Number of slots, kings included.
     pub pieces: usize,
+    /// The side of each slot's piece (0 red, 1 black).
     pub side: [u8; MAX_PIECES],
+    /// The kind of each slot's piece.
     pub kind: [Kind; MAX_PIECES],
+    /// The groups of identical pieces, most significant digit first.
     pub groups: Vec<Group>,
     /// Group of each slot.
     pub group_of: [u8; MAX_PIECES],
@@ -275,20 +284,26 @@ impl Layout {
 /// The index space of one xiangqi material.
 #[derive(Clone, Debug)]
 pub struct XiangqiIndex {
+    /// The canonical material the index numbers.
     pub material: Material,
+    /// Which piece stands in which slot.
     pub layout: Layout,
+    /// Slots of one side to move.
     pub per_side: u64,
 }
 
 /// What a slot holds once decoded and checked.
 pub struct Decoded<'l> {
+    /// The pieces on the board.
     pub board: Board<'l>,
+    /// The slot's digits.
     pub digits: Digits,
     /// 0 red, 1 black.
     pub side_to_move: usize,
 }
 
 impl XiangqiIndex {
+    /// The index of `material` (canonical); fails for a material xiangqi tables do not support.
     pub fn new(material: &Material) -> Result<XiangqiIndex> {
         let layout = Layout::new(material)?;
         let per_side = layout.per_side();

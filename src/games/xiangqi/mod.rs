@@ -49,6 +49,7 @@ pub enum Repetition {
 /// Xiangqi rule options: `rules=draw` or `rules=asian`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct XiangqiRules {
+    /// What a repeated position is worth: a draw, or the Asian rulings (option `rules`).
     pub repetition: Repetition,
 }
 
@@ -77,21 +78,27 @@ impl Rules for XiangqiRules {
 /// A piece: its side and kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Piece {
+    /// The side the piece belongs to.
     pub side: Side,
+    /// What kind of piece it is.
     pub kind: Kind,
 }
 
 /// A position: what stands on each square and who is to move.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Position {
+    /// The piece on each square, `None` where empty (squares as in [`board`]).
     pub cells: [Option<Piece>; SQUARES],
+    /// The side to move.
     pub side_to_move: Side,
 }
 
 /// A move from one square to another (captures included).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Move {
+    /// The square the piece leaves.
     pub from: u8,
+    /// The square the piece goes to.
     pub to: u8,
 }
 

@@ -31,6 +31,7 @@ impl SquareList {
         self.len += 1;
     }
 
+    /// The squares listed.
     pub fn as_slice(&self) -> &[u8] {
         &self.squares[..self.len]
     }

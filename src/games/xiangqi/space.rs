@@ -16,6 +16,7 @@ use crate::value::Value;
 /// Where a capture of one slot leads: the smaller material's index and how to read the
 /// position in it.
 pub struct ExitMap {
+    /// The smaller material's index.
     pub index: XiangqiIndex,
     /// The sub-material is canonical with the colours swapped: flip ranks and sides.
     pub flip: bool,
@@ -65,6 +66,7 @@ pub struct XiangqiSpace<'t> {
 }
 
 impl<'t> XiangqiSpace<'t> {
+    /// The space of `index`, with the solved tables its captures reach (fails when one is missing).
     pub fn new(index: &'t XiangqiIndex, tables: &'t TableSet) -> Result<XiangqiSpace<'t>> {
         let layout = &index.layout;
         let mut exits = Vec::with_capacity(layout.pieces);

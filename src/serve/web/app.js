@@ -662,7 +662,7 @@ async function showStats() {
         button.className = "open-longest";
         button.dataset.fen = s.longest.fen;
         const count = s.longest.positions.toLocaleString("en");
-        button.textContent = `${s.longest.plies} plies (${count} ${s.longest.positions === 1 ? "position" : "positions"}): open`;
+        button.textContent = `${s.longest.plies} ${s.longest.plies === 1 ? "ply" : "plies"} (${count} ${s.longest.positions === 1 ? "position" : "positions"}): open`;
         button.addEventListener("click", () => {
           switchTab("analysis");
           setPosition(s.longest.fen);

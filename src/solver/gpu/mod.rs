@@ -51,6 +51,7 @@ pub const DEFAULT_WINDOW_STATES: u64 = 1 << 26;
 pub struct GpuData<'a> {
     /// A WGSL identifier, unique among the game's buffers.
     pub name: &'static str,
+    /// The buffer's words.
     pub words: Cow<'a, [u32]>,
 }
 
@@ -136,6 +137,7 @@ impl Default for GpuOptions {
 /// A solved table and what the solve took.
 #[derive(Clone, Debug)]
 pub struct GpuSolution {
+    /// The entry of every state, in state order.
     pub entries: Vec<Entry>,
     /// Time spent in the kernels, measured by timestamp queries when the device has them.
     pub kernel_time: Option<KernelTime>,
@@ -150,6 +152,7 @@ pub struct GpuSolution {
 /// Kernel time by phase: expanding every state, then the layers: their sweeps, and the rest.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct KernelTime {
+    /// The initialisation, which expands every state.
     pub initialise: Duration,
     /// Each layer sweep, in order (a layer whose queue overflowed is swept more than once).
     pub sweeps: Vec<Duration>,
@@ -170,6 +173,7 @@ impl KernelTime {
         self.sweeping() + self.propagation
     }
 
+    /// All the kernel time: initialisation and layers.
     pub fn total(&self) -> Duration {
         self.initialise + self.layers()
     }
