@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Result, anyhow, bail};
 
+use crate::counted::{Counted, counted};
 use crate::error::Error;
 use crate::games::{Game, IndexSpace, Rules};
 use crate::material::Material;
@@ -399,7 +400,7 @@ impl<'p, G: Game> Generator<'p, G> {
             wall
         };
         Ok(SolvedTo::File {
-            solver: format!("CPU solver ({} threads, by pawn slices)", rayon::current_num_threads()),
+            solver: format!("CPU solver ({}, by pawn slices)", threads()),
             wall,
         })
     }
@@ -440,7 +441,7 @@ impl<'p, G: Game> Generator<'p, G> {
     fn solve_on_cpu(&self, index: &G::Index) -> Result<Solved> {
         let start = Instant::now();
         let solution = G::solve_cpu(index, self.rules, &self.tables, self.progress)?;
-        let solver = format!("CPU solver ({} threads)", rayon::current_num_threads());
+        let solver = format!("CPU solver ({})", threads());
         Ok(Solved {
             entries: solution.entries,
             solver,
@@ -477,6 +478,11 @@ impl<'p, G: Game> Generator<'p, G> {
             rounds: solution.rounds,
         })
     }
+}
+
+/// The CPU solver's worker threads, for the summary.
+fn threads() -> Counted {
+    counted(rayon::current_num_threads() as u64, "thread", "threads")
 }
 
 /// Where the table of a canonical material lives.

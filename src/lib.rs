@@ -43,6 +43,7 @@
 #![warn(missing_docs)]
 
 pub mod commands;
+pub mod counted;
 pub mod error;
 pub mod games;
 pub mod generate;

@@ -6,6 +6,8 @@
 
 use std::fmt;
 
+use crate::counted::plies;
+
 /// The value of a position for the side to move.
 ///
 /// DTM counts plies: a win is odd, a loss even, and one ply back turns each into the other.
@@ -114,23 +116,10 @@ impl fmt::Display for Value {
     /// Moves are counted for the winner: a win in 2n-1 plies is "mate in n".
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
-            Value::Win(d) => write!(f, "win in {} ({})", d.div_ceil(2), Plies(d)),
+            Value::Win(d) => write!(f, "win in {} ({})", d.div_ceil(2), plies(d)),
             Value::Loss(0) => write!(f, "lost"),
-            Value::Loss(d) => write!(f, "loss in {} ({})", d / 2, Plies(d)),
+            Value::Loss(d) => write!(f, "loss in {} ({})", d / 2, plies(d)),
             Value::Draw => write!(f, "draw"),
-        }
-    }
-}
-
-/// A number of plies in words: "1 ply", "0 plies", "7 plies".
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Plies(pub u16);
-
-impl fmt::Display for Plies {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0 {
-            1 => write!(f, "1 ply"),
-            n => write!(f, "{n} plies"),
         }
     }
 }
@@ -197,6 +186,5 @@ mod tests {
                 "draw"
             ]
         );
-        assert_eq!(Plies(0).to_string(), "0 plies");
     }
 }

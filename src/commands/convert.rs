@@ -6,6 +6,7 @@ use anyhow::{Result, bail};
 use serde_json::json;
 
 use super::{Env, parse_material};
+use crate::counted::counted;
 use crate::games::Game;
 use crate::generate::table_path;
 use crate::progress::Bar;
@@ -78,8 +79,8 @@ pub fn run(env: &Env, encoding: Encoding, files: &[PathBuf]) -> Result<()> {
             format!("{:.2} times larger", after as f64 / before.max(1) as f64)
         };
         println!(
-            "{} tables: {:.1} MiB -> {:.1} MiB ({ratio})",
-            files.len(),
+            "{}: {:.1} MiB -> {:.1} MiB ({ratio})",
+            counted(files.len() as u64, "table", "tables"),
             mib(before),
             mib(after)
         );

@@ -17,9 +17,10 @@ use std::path::PathBuf;
 
 use anyhow::{Result, bail};
 
+use crate::counted::plies;
 use crate::games::{Game, Rules};
 use crate::material::{GameId, Material, Side};
-use crate::value::{Plies, Value};
+use crate::value::Value;
 
 /// What every command shares: where the tables are, the rule options, the output form.
 #[derive(Clone, Debug)]
@@ -94,10 +95,10 @@ pub fn verdict(game: GameId, side: Side, value: Value) -> String {
     match (game, value) {
         (_, Value::Draw) => "Draw".to_string(),
         (_, Value::Loss(0)) => format!("{who} to move has lost: the game is over"),
-        (GameId::DarkChess, Value::Win(d)) => format!("{who} to move wins in {} ({})", d.div_ceil(2), Plies(d)),
-        (GameId::DarkChess, Value::Loss(d)) => format!("{who} to move loses in {} ({})", d / 2, Plies(d)),
-        (_, Value::Win(d)) => format!("{who} to move wins: mate in {} ({})", d.div_ceil(2), Plies(d)),
-        (_, Value::Loss(d)) => format!("{who} to move loses: mated in {} ({})", d / 2, Plies(d)),
+        (GameId::DarkChess, Value::Win(d)) => format!("{who} to move wins in {} ({})", d.div_ceil(2), plies(d)),
+        (GameId::DarkChess, Value::Loss(d)) => format!("{who} to move loses in {} ({})", d / 2, plies(d)),
+        (_, Value::Win(d)) => format!("{who} to move wins: mate in {} ({})", d.div_ceil(2), plies(d)),
+        (_, Value::Loss(d)) => format!("{who} to move loses: mated in {} ({})", d / 2, plies(d)),
     }
 }
 

@@ -7,6 +7,7 @@ use anyhow::{Context, Result, bail};
 use serde_json::json;
 
 use super::{Env, requested_materials};
+use crate::counted::counted;
 use crate::games::Game;
 use crate::generate::Backend;
 use crate::plan::slurm::{self, JobOptions};
@@ -92,9 +93,9 @@ fn print_plan(env: &Env, plan: &Plan) -> Result<()> {
         return Ok(());
     }
     println!(
-        "Plan for {}: {} tables in dependency order, in {}",
+        "Plan for {}: {} in dependency order, in {}",
         plan.game,
-        plan.tables.len(),
+        counted(plan.tables.len() as u64, "table", "tables"),
         plan.dir.display()
     );
     println!(
@@ -124,8 +125,8 @@ fn print_plan(env: &Env, plan: &Plan) -> Result<()> {
     }
     let build: Vec<_> = plan.to_build().collect();
     println!(
-        "To build: {} tables, {} states, largest peak {:.1} MiB; {} present.",
-        build.len(),
+        "To build: {}, {} states, largest peak {:.1} MiB; {} present.",
+        counted(build.len() as u64, "table", "tables"),
         build.iter().map(|t| t.states).sum::<u64>(),
         mib(build.iter().map(|t| t.peak_bytes).max().unwrap_or(0)),
         plan.tables.len() - build.len()
@@ -165,8 +166,8 @@ fn run_slurm(env: &Env, plan: &Plan, request: &SlurmRequest) -> Result<()> {
             println!("{}", json!({ "jobs": [] }));
         } else {
             println!(
-                "Nothing to submit: all {} tables are present and verify.",
-                plan.tables.len()
+                "Nothing to submit: every table of the plan ({}) is present and verifies.",
+                counted(plan.tables.len() as u64, "table", "tables")
             );
         }
         return Ok(());
@@ -185,9 +186,9 @@ fn run_slurm(env: &Env, plan: &Plan, request: &SlurmRequest) -> Result<()> {
             println!("{:<16}{}", job.material, job.job_id);
         }
         println!(
-            "Submitted {} jobs ({} tables present and reused); script {}, logs in {}.",
-            jobs.len(),
-            plan.tables.len() - to_build,
+            "Submitted {} ({} present and reused); script {}, logs in {}.",
+            counted(jobs.len() as u64, "job", "jobs"),
+            counted((plan.tables.len() - to_build) as u64, "table", "tables"),
             path.display(),
             options.logs.display()
         );

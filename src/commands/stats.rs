@@ -6,13 +6,14 @@ use anyhow::Result;
 use serde_json::json;
 
 use super::{Env, parse_material, rules_json};
+use crate::counted::{counted, plies};
 use crate::games::{Game, IndexSpace};
 use crate::generate::open_table;
 use crate::material::{Material, Side};
 use crate::rulings::{self, rulings_path};
 use crate::solver::rounds::{Reason, Ruling};
 use crate::stats::{SideStats, dtm_counts, table_stats};
-use crate::value::{Entry, Plies};
+use crate::value::Entry;
 
 /// Prints the statistics of a table, with the positions at each DTM when `by_dtm`; sides as the
 /// user wrote the material.
@@ -44,7 +45,7 @@ pub fn run<G: Game>(env: &Env, material: &str, by_dtm: bool) -> Result<()> {
         let longest = match example {
             Some(longest) => format!(
                 "{}, {} {}  e.g. {}",
-                Plies(longest.dtm),
+                plies(longest.dtm),
                 longest.positions,
                 if longest.positions == 1 {
                     "position"
@@ -66,7 +67,10 @@ pub fn run<G: Game>(env: &Env, material: &str, by_dtm: bool) -> Result<()> {
     }
     if !rulings.is_empty() {
         let rounds = rounds(&rulings);
-        println!("Lost by the rules' rulings ({rounds} rounds), positions counted in the losses above:");
+        println!(
+            "Lost by the rules' rulings ({}), positions counted in the losses above:",
+            counted(u64::from(rounds), "round", "rounds")
+        );
         for (side, _, _) in &sides {
             for reason in [Reason::PerpetualCheck, Reason::PerpetualChase] {
                 if let (count @ 1.., Some(fen)) = ruled_lost::<G>(&index, &rulings, *side, reason, flipped) {

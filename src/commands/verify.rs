@@ -4,6 +4,7 @@ use anyhow::{Result, bail};
 use serde_json::json;
 
 use super::{Env, parse_material};
+use crate::counted::counted;
 use crate::games::{Game, IndexSpace};
 use crate::generate::{Backend, Generator};
 use crate::progress::Bar;
@@ -79,11 +80,11 @@ pub fn run<G: Game>(env: &Env, material: &str, gpu: &GpuOptions) -> Result<()> {
         }
         if !cpu.rulings.is_empty() || !gpu.rulings.is_empty() {
             println!(
-                "rulings: CPU {} in {} rounds, GPU {} in {} rounds: {}",
+                "rulings: CPU {} in {}, GPU {} in {}: {}",
                 cpu.rulings.len(),
-                cpu.rounds,
+                counted(u64::from(cpu.rounds), "round", "rounds"),
                 gpu.rulings.len(),
-                gpu.rounds,
+                counted(u64::from(gpu.rounds), "round", "rounds"),
                 if rulings_identical { "identical" } else { "different" }
             );
         }
