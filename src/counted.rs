@@ -2,35 +2,48 @@
 
 use std::fmt;
 
-/// `n` followed by `one` when it is 1, else by `many`.
+/// `n` followed by `noun`, with an `s` unless `n` is 1.
 ///
 /// ```
-/// use egtb::counted::counted;
+/// use egtb::counted::{counted, plies};
 ///
-/// assert_eq!(counted(1, "ply", "plies").to_string(), "1 ply");
-/// assert_eq!(counted(0, "ply", "plies").to_string(), "0 plies");
-/// assert_eq!(format!("CPU solver ({})", counted(2, "thread", "threads")), "CPU solver (2 threads)");
+/// assert_eq!(counted(1, "table").to_string(), "1 table");
+/// assert_eq!(format!("CPU solver ({})", counted(2, "thread")), "CPU solver (2 threads)");
+/// assert_eq!(plies(1).to_string(), "1 ply");
+/// assert_eq!(plies(0).to_string(), "0 plies");
 /// ```
-pub fn counted(n: u64, one: &'static str, many: &'static str) -> Counted {
-    Counted { n, one, many }
+pub fn counted(n: usize, noun: &'static str) -> Counted {
+    Counted {
+        n,
+        one: noun,
+        many: None,
+    }
 }
 
 /// A number of plies: "1 ply", "7 plies".
 pub fn plies(n: u16) -> Counted {
-    counted(u64::from(n), "ply", "plies")
+    Counted {
+        n: usize::from(n),
+        one: "ply",
+        many: Some("plies"),
+    }
 }
 
 /// A number and its noun, shown by [`fmt::Display`] (see [`counted`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Counted {
-    n: u64,
+    n: usize,
     one: &'static str,
-    many: &'static str,
+    /// The plural when it is not `one` with an `s`.
+    many: Option<&'static str>,
 }
 
 impl fmt::Display for Counted {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let noun = if self.n == 1 { self.one } else { self.many };
-        write!(f, "{} {noun}", self.n)
+        match (self.n, self.many) {
+            (1, _) => write!(f, "1 {}", self.one),
+            (n, Some(many)) => write!(f, "{n} {many}"),
+            (n, None) => write!(f, "{n} {}s", self.one),
+        }
     }
 }

@@ -482,7 +482,7 @@ impl<'p, G: Game> Generator<'p, G> {
 
 /// The CPU solver's worker threads, for the summary.
 fn threads() -> Counted {
-    counted(rayon::current_num_threads() as u64, "thread", "threads")
+    counted(rayon::current_num_threads(), "thread")
 }
 
 /// Where the table of a canonical material lives.

@@ -80,7 +80,7 @@ pub fn run(env: &Env, encoding: Encoding, files: &[PathBuf]) -> Result<()> {
         };
         println!(
             "{}: {:.1} MiB -> {:.1} MiB ({ratio})",
-            counted(files.len() as u64, "table", "tables"),
+            counted(files.len(), "table"),
             mib(before),
             mib(after)
         );

@@ -95,7 +95,7 @@ fn print_plan(env: &Env, plan: &Plan) -> Result<()> {
     println!(
         "Plan for {}: {} in dependency order, in {}",
         plan.game,
-        counted(plan.tables.len() as u64, "table", "tables"),
+        counted(plan.tables.len(), "table"),
         plan.dir.display()
     );
     println!(
@@ -126,7 +126,7 @@ fn print_plan(env: &Env, plan: &Plan) -> Result<()> {
     let build: Vec<_> = plan.to_build().collect();
     println!(
         "To build: {}, {} states, largest peak {:.1} MiB; {} present.",
-        counted(build.len() as u64, "table", "tables"),
+        counted(build.len(), "table"),
         build.iter().map(|t| t.states).sum::<u64>(),
         mib(build.iter().map(|t| t.peak_bytes).max().unwrap_or(0)),
         plan.tables.len() - build.len()
@@ -167,7 +167,7 @@ fn run_slurm(env: &Env, plan: &Plan, request: &SlurmRequest) -> Result<()> {
         } else {
             println!(
                 "Nothing to submit: every table of the plan ({}) is present and verifies.",
-                counted(plan.tables.len() as u64, "table", "tables")
+                counted(plan.tables.len(), "table")
             );
         }
         return Ok(());
@@ -187,8 +187,8 @@ fn run_slurm(env: &Env, plan: &Plan, request: &SlurmRequest) -> Result<()> {
         }
         println!(
             "Submitted {} ({} present and reused); script {}, logs in {}.",
-            counted(jobs.len() as u64, "job", "jobs"),
-            counted((plan.tables.len() - to_build) as u64, "table", "tables"),
+            counted(jobs.len(), "job"),
+            counted(plan.tables.len() - to_build, "table"),
             path.display(),
             options.logs.display()
         );

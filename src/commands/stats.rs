@@ -69,7 +69,7 @@ pub fn run<G: Game>(env: &Env, material: &str, by_dtm: bool) -> Result<()> {
         let rounds = rounds(&rulings);
         println!(
             "Lost by the rules' rulings ({}), positions counted in the losses above:",
-            counted(u64::from(rounds), "round", "rounds")
+            counted(usize::from(rounds), "round")
         );
         for (side, _, _) in &sides {
             for reason in [Reason::PerpetualCheck, Reason::PerpetualChase] {
@@ -156,8 +156,8 @@ pub fn stats_json<G: Game>(
 }
 
 /// The rounds of rulings that ruled something.
-fn rounds(rulings: &[Ruling]) -> u32 {
-    rulings.iter().map(|r| u32::from(r.order)).max().unwrap_or(0)
+fn rounds(rulings: &[Ruling]) -> u16 {
+    rulings.iter().map(|r| r.order).max().unwrap_or(0)
 }
 
 /// The full-board positions with `side` to move (as the user wrote the material) ruled lost for

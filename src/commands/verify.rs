@@ -82,9 +82,9 @@ pub fn run<G: Game>(env: &Env, material: &str, gpu: &GpuOptions) -> Result<()> {
             println!(
                 "rulings: CPU {} in {}, GPU {} in {}: {}",
                 cpu.rulings.len(),
-                counted(u64::from(cpu.rounds), "round", "rounds"),
+                counted(usize::from(cpu.rounds), "round"),
                 gpu.rulings.len(),
-                counted(u64::from(gpu.rounds), "round", "rounds"),
+                counted(usize::from(gpu.rounds), "round"),
                 if rulings_identical { "identical" } else { "different" }
             );
         }
