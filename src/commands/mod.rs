@@ -17,7 +17,7 @@ use std::path::PathBuf;
 
 use anyhow::{Result, bail};
 
-use crate::counted::plies;
+use crate::counted::{counted, plies};
 use crate::games::{Game, Rules};
 use crate::material::{GameId, Material, Side};
 use crate::value::Value;
@@ -47,7 +47,10 @@ pub fn detect_game(position: &str) -> Result<GameId> {
         8 => Ok(GameId::Chess),
         10 => Ok(GameId::Xiangqi),
         4 => Ok(GameId::DarkChess),
-        n => bail!("cannot tell the game of '{position}': {n} ranks (chess FEN has 8, xiangqi 10, dark chess 4)"),
+        n => bail!(
+            "cannot tell the game of '{position}': {} (chess FEN has 8, xiangqi 10, dark chess 4)",
+            counted(n, "rank")
+        ),
     }
 }
 

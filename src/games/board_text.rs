@@ -6,6 +6,7 @@
 
 use anyhow::{Context, Result, bail};
 
+use crate::counted::counted;
 use crate::material::Side;
 
 /// The size of a board and how its ranks are numbered in messages.
@@ -65,7 +66,11 @@ pub fn parse<'t>(
             }
         }
         if file != shape.files {
-            bail!("position '{text}': rank {name} has {file} squares, not {}", shape.files);
+            bail!(
+                "position '{text}': rank {name} has {}, not {}",
+                counted(file, "square"),
+                shape.files
+            );
         }
     }
     let side_to_move = match fields.next() {

@@ -19,6 +19,7 @@ use rayon::prelude::*;
 use super::EntrySource;
 use super::cache::BlockCache;
 use super::header::HEADER_BYTES;
+use crate::counted::counted;
 use crate::solver::Progress;
 use crate::value::{BROKEN, DRAW, Entry};
 
@@ -411,7 +412,10 @@ impl BlockReader {
             last_end = last_end.max(end);
         }
         if last_end != file_len {
-            bail!("padded ({} bytes after the last block)", file_len - last_end);
+            bail!(
+                "padded ({} after the last block)",
+                counted((file_len - last_end) as usize, "byte")
+            );
         }
         Ok(BlockReader {
             blocks,

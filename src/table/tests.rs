@@ -237,7 +237,7 @@ fn compressed_tables_detect_every_damage_with_one_line() {
     assert!(err.contains("truncated (no complete header)"), "{err}");
     let mut padded = good.clone();
     padded.push(0);
-    assert!(damaged(&padded).contains("padded (1 bytes"));
+    assert!(damaged(&padded).contains("padded (1 byte after"));
     fs::write(&path, &good).unwrap();
     let table = Table::open_unchecked(&path).unwrap();
     let mut bad_header = good.clone();

@@ -5,6 +5,7 @@ use anyhow::{Context, Result, bail};
 
 use super::board::{Kind, Square, file, rank, square_name};
 use super::{ChessMove, Piece, Position};
+use crate::counted::counted;
 use crate::material::Side;
 
 /// Parses a FEN (`8/8/8/4k3/8/8/8/R3K3 w - - 0 1`; the last four fields may be left out) into a
@@ -14,8 +15,8 @@ pub fn parse_fen(text: &str) -> Result<Position> {
     let fields: Vec<&str> = text.split_whitespace().collect();
     if !(2..=6).contains(&fields.len()) {
         bail!(
-            "FEN '{text}' has {} fields, expected the board and side to move (and optionally castling, en passant, clocks)",
-            fields.len()
+            "FEN '{text}' has {}, expected the board and side to move (and optionally castling, en passant, clocks)",
+            counted(fields.len(), "field")
         );
     }
     let board = parse_board(fields[0])?;
@@ -61,7 +62,7 @@ fn parse_square(text: &str) -> Option<Square> {
 fn parse_board(field: &str) -> Result<[Option<Piece>; 64]> {
     let ranks: Vec<&str> = field.split('/').collect();
     if ranks.len() != 8 {
-        bail!("FEN board '{field}' has {} ranks, expected 8", ranks.len());
+        bail!("FEN board '{field}' has {}, expected 8", counted(ranks.len(), "rank"));
     }
     let mut board = [None; 64];
     for (row, text) in ranks.iter().enumerate() {
