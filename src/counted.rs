@@ -1,8 +1,9 @@
-//! A number with its noun, for messages people read: "1 ply", "2 plies", "1 thread".
+//! Numbers for people: digits grouped by thousands ("3,551,856 states"), a count with its noun
+//! ("1 ply", "2 plies", "1 thread"), and sizes in the unit that suits them ("20.4 KiB").
 
 use std::fmt;
 
-/// `n` followed by `noun`, with an `s` unless `n` is 1.
+/// `n` (its digits grouped, see [`grouped`]) followed by `noun`, with an `s` unless `n` is 1.
 ///
 /// ```
 /// use egtb::counted::{counted, plies};
@@ -11,10 +12,11 @@ use std::fmt;
 /// assert_eq!(format!("CPU solver ({})", counted(2, "thread")), "CPU solver (2 threads)");
 /// assert_eq!(plies(1).to_string(), "1 ply");
 /// assert_eq!(plies(0).to_string(), "0 plies");
+/// assert_eq!(counted(1204, "position").to_string(), "1,204 positions");
 /// ```
 pub fn counted(n: usize, noun: &'static str) -> Counted {
     Counted {
-        n,
+        n: n as u64,
         one: noun,
         many: None,
     }
@@ -23,16 +25,83 @@ pub fn counted(n: usize, noun: &'static str) -> Counted {
 /// A number of plies: "1 ply", "7 plies".
 pub fn plies(n: u16) -> Counted {
     Counted {
-        n: usize::from(n),
+        n: u64::from(n),
         one: "ply",
         many: Some("plies"),
+    }
+}
+
+/// `n` with its digits grouped by thousands, for tables and summaries that people read (the
+/// `--json` forms print plain numbers). Widths and alignment apply to the whole.
+///
+/// ```
+/// use egtb::counted::grouped;
+///
+/// assert_eq!(grouped(999).to_string(), "999");
+/// assert_eq!(grouped(3_551_856).to_string(), "3,551,856");
+/// assert_eq!(format!("[{:>8}]", grouped(57_288)), "[  57,288]");
+/// ```
+pub fn grouped(n: u64) -> Grouped {
+    Grouped(n)
+}
+
+/// A number shown with its digits grouped by thousands (see [`grouped`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Grouped(u64);
+
+impl fmt::Display for Grouped {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let digits = self.0.to_string();
+        let mut text = String::with_capacity(digits.len() + digits.len() / 3);
+        for (i, digit) in digits.chars().enumerate() {
+            if i > 0 && (digits.len() - i).is_multiple_of(3) {
+                text.push(',');
+            }
+            text.push(digit);
+        }
+        f.pad(&text)
+    }
+}
+
+/// A size of `n` bytes in bytes, KiB, MiB or GiB, whichever keeps it below 1024, with one
+/// decimal. Widths and alignment apply to the whole.
+///
+/// ```
+/// use egtb::counted::bytes;
+///
+/// assert_eq!(bytes(924).to_string(), "924 B");
+/// assert_eq!(bytes(20_890).to_string(), "20.4 KiB");
+/// assert_eq!(bytes(1_363_148).to_string(), "1.3 MiB");
+/// assert_eq!(format!("[{:>9}]", bytes(7_666_499_584)), "[  7.1 GiB]");
+/// ```
+pub fn bytes(n: u64) -> Bytes {
+    Bytes(n)
+}
+
+/// A size shown in the unit that suits it (see [`bytes`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bytes(u64);
+
+impl fmt::Display for Bytes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0 < 1024 {
+            return f.pad(&format!("{} B", self.0));
+        }
+        let mut size = self.0 as f64 / 1024.0;
+        let mut units = ["KiB", "MiB", "GiB", "TiB"].into_iter().peekable();
+        let mut unit = units.next().expect("a unit");
+        while size >= 1024.0 && units.peek().is_some() {
+            size /= 1024.0;
+            unit = units.next().expect("a unit");
+        }
+        f.pad(&format!("{size:.1} {unit}"))
     }
 }
 
 /// A number and its noun, shown by [`fmt::Display`] (see [`counted`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Counted {
-    n: usize,
+    n: u64,
     one: &'static str,
     /// The plural when it is not `one` with an `s`.
     many: Option<&'static str>,
@@ -42,8 +111,8 @@ impl fmt::Display for Counted {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match (self.n, self.many) {
             (1, _) => write!(f, "1 {}", self.one),
-            (n, Some(many)) => write!(f, "{n} {many}"),
-            (n, None) => write!(f, "{n} {}s", self.one),
+            (n, Some(many)) => write!(f, "{} {many}", grouped(n)),
+            (n, None) => write!(f, "{} {}s", grouped(n), self.one),
         }
     }
 }

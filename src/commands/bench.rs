@@ -6,6 +6,7 @@ use anyhow::{Result, bail};
 use serde_json::json;
 
 use super::{Env, parse_material};
+use crate::counted::grouped;
 use crate::games::Game;
 use crate::generate::{Backend, Generator};
 use crate::material::Material;
@@ -124,11 +125,12 @@ pub fn run<G: Game>(env: &Env, materials: &[String], gpu: &GpuOptions) -> Result
                 format!("{:.2}", (states * SWEEP_BYTES_PER_STATE) as f64 / d.as_secs_f64() / 1e9)
             });
         println!(
-            "{:<14}{states:>12}{c:>10.3}{g:>10.3}{:>10.2}{:>14.0}{:>14.0}{init:>11}{layers:>11}{sweeps:>8}{rate:>12}{rounds:>8}",
+            "{:<14}{:>12}{c:>10.3}{g:>10.3}{:>10.2}{:>14}{:>14}{init:>11}{layers:>11}{sweeps:>8}{rate:>12}{rounds:>8}",
             material.to_string(),
+            grouped(*states),
             c / g,
-            *states as f64 / c,
-            *states as f64 / g,
+            grouped((*states as f64 / c).round() as u64),
+            grouped((*states as f64 / g).round() as u64),
         );
     }
     Ok(())

@@ -6,6 +6,7 @@ use anyhow::Result;
 use serde_json::json;
 
 use super::{Env, requested_materials};
+use crate::counted::{counted, grouped};
 use crate::games::Game;
 use crate::generate::{Backend, Generator};
 use crate::progress::{Bar, peak_memory};
@@ -109,14 +110,17 @@ pub fn run<G: Game>(env: &Env, request: &Request) -> Result<()> {
             Some((_, t)) => {
                 solved_states += b.states;
                 let s = t.as_secs_f64();
-                (format!("{s:.3}"), format!("{:.0}", b.states as f64 / s.max(1e-9)))
+                (
+                    format!("{s:.3}"),
+                    grouped((b.states as f64 / s.max(1e-9)).round() as u64).to_string(),
+                )
             }
             None => ("reused".to_string(), "-".to_string()),
         };
         println!(
             "{:<16}{:>14}{:>11}{:>16}{:>12.2}  {}",
             b.material.to_string(),
-            b.states,
+            grouped(b.states),
             secs,
             rate,
             b.bytes as f64 / (1 << 20) as f64,
@@ -127,8 +131,9 @@ pub fn run<G: Game>(env: &Env, request: &Request) -> Result<()> {
         println!("note: {note}");
     }
     println!(
-        "Solved {solved_states} states in {wall:.3} s ({:.0} states/s) with: {solver}; peak memory {}.",
-        solved_states as f64 / wall.max(1e-9),
+        "Solved {} in {wall:.3} s ({} states/s) with: {solver}; peak memory {}.",
+        counted(solved_states as usize, "state"),
+        grouped((solved_states as f64 / wall.max(1e-9)).round() as u64),
         peak.map_or("unknown".to_string(), |b| format!(
             "{:.1} MiB",
             b as f64 / (1 << 20) as f64

@@ -6,6 +6,7 @@ use anyhow::Result;
 use serde_json::json;
 
 use super::Env;
+use crate::counted::{bytes, counted};
 use crate::table::{Table, table_files};
 
 /// One table file found in the folder.
@@ -54,14 +55,13 @@ pub fn run(env: &Env) -> Result<()> {
             Ok(()) => "ok".to_string(),
             Err(e) => format!("BAD: {e}"),
         };
-        let (states, encoding) = l
-            .about
-            .as_ref()
-            .map_or((String::new(), ""), |a| (format!("{} states", a.2), a.3.as_str()));
+        let (states, encoding) = l.about.as_ref().map_or((String::new(), ""), |a| {
+            (counted(a.2 as usize, "state").to_string(), a.3.as_str())
+        });
         println!(
-            "{:<44} {:>10.1} MiB {encoding:<7} {:>18}  {status}",
+            "{:<44} {:>10} {encoding:<7} {:>18}  {status}",
             l.file,
-            l.bytes as f64 / (1 << 20) as f64,
+            bytes(l.bytes),
             states
         );
     }

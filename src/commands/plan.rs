@@ -7,7 +7,7 @@ use anyhow::{Context, Result, bail};
 use serde_json::json;
 
 use super::{Env, requested_materials};
-use crate::counted::counted;
+use crate::counted::{counted, grouped};
 use crate::games::Game;
 use crate::generate::Backend;
 use crate::plan::slurm::{self, JobOptions};
@@ -108,7 +108,7 @@ fn print_plan(env: &Env, plan: &Plan) -> Result<()> {
             "{:<16}{:>7}{:>16}{:>12.1}  {:<9}{}",
             t.material.to_string(),
             t.material.pieces(),
-            t.states,
+            grouped(t.states),
             mib(t.peak_bytes),
             t.presence.word(),
             if reads.is_empty() {
@@ -125,9 +125,9 @@ fn print_plan(env: &Env, plan: &Plan) -> Result<()> {
     }
     let build: Vec<_> = plan.to_build().collect();
     println!(
-        "To build: {}, {} states, largest peak {:.1} MiB; {} present.",
+        "To build: {}, {}, largest peak {:.1} MiB; {} present.",
         counted(build.len(), "table"),
-        build.iter().map(|t| t.states).sum::<u64>(),
+        counted(build.iter().map(|t| t.states).sum::<u64>() as usize, "state"),
         mib(build.iter().map(|t| t.peak_bytes).max().unwrap_or(0)),
         plan.tables.len() - build.len()
     );

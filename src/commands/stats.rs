@@ -6,7 +6,7 @@ use anyhow::Result;
 use serde_json::json;
 
 use super::{Env, parse_material, rules_json};
-use crate::counted::{counted, plies};
+use crate::counted::{counted, grouped, plies};
 use crate::games::{Game, IndexSpace};
 use crate::generate::open_table;
 use crate::material::{Material, Side};
@@ -44,14 +44,9 @@ pub fn run<G: Game>(env: &Env, material: &str, by_dtm: bool) -> Result<()> {
     for (side, s, example) in &sides {
         let longest = match example {
             Some(longest) => format!(
-                "{}, {} {}  e.g. {}",
+                "{}, {}  e.g. {}",
                 plies(longest.dtm),
-                longest.positions,
-                if longest.positions == 1 {
-                    "position"
-                } else {
-                    "positions"
-                },
+                counted(longest.positions as usize, "position"),
                 longest.fen
             ),
             None => "-".to_string(),
@@ -59,7 +54,10 @@ pub fn run<G: Game>(env: &Env, material: &str, by_dtm: bool) -> Result<()> {
         let name = G::ID.side_name(*side);
         println!(
             "{name:<14}{:>14}{:>14}{:>14}{:>14}  {longest}",
-            s.legal, s.win, s.draw, s.loss
+            grouped(s.legal),
+            grouped(s.win),
+            grouped(s.draw),
+            grouped(s.loss)
         );
     }
     if let Some(counts) = &counts {
@@ -75,7 +73,7 @@ pub fn run<G: Game>(env: &Env, material: &str, by_dtm: bool) -> Result<()> {
             for reason in [Reason::PerpetualCheck, Reason::PerpetualChase] {
                 if let (count @ 1.., Some(fen)) = ruled_lost::<G>(&index, &rulings, *side, reason, flipped) {
                     let name = G::ID.side_name(*side);
-                    println!("  {name} to move, {}: {count}  e.g. {fen}", reason.name());
+                    println!("  {name} to move, {}: {}  e.g. {fen}", reason.name(), grouped(count));
                 }
             }
         }
@@ -117,7 +115,7 @@ fn print_dtm_counts<G: Game>(counts: &[Vec<u64>; 2]) {
     for plies in 0..longest {
         let [a, b] = [0, 1].map(|side| counts[side].get(plies).copied().unwrap_or(0));
         if a + b > 0 {
-            println!("{plies:>14}{a:>14}{b:>14}");
+            println!("{plies:>14}{:>14}{:>14}", grouped(a), grouped(b));
         }
     }
 }

@@ -72,9 +72,10 @@ pub fn run<G: Game>(env: &Env, material: &str, gpu: &GpuOptions) -> Result<()> {
         });
         println!("{out}");
     } else {
-        println!("{} {material}: {} states", G::ID, index.states());
-        println!("  {:<48} {:>9.3} s", cpu.solver, cpu.wall.as_secs_f64());
-        println!("  {:<48} {:>9.3} s", gpu.solver, gpu.wall.as_secs_f64());
+        println!("{} {material}: {}", G::ID, counted(index.states() as usize, "state"));
+        let width = cpu.solver.len().max(gpu.solver.len());
+        println!("  {:<width$} {:>9.3} s", cpu.solver, cpu.wall.as_secs_f64());
+        println!("  {:<width$} {:>9.3} s", gpu.solver, gpu.wall.as_secs_f64());
         if differing.is_empty() {
             println!("identical, byte for byte (CRC-32 {:08x})", checksum(&cpu.entries));
         }

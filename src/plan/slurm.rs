@@ -10,6 +10,7 @@ use std::process::Command;
 use anyhow::{Context, Result, bail};
 
 use super::{Plan, Presence};
+use crate::counted::counted;
 
 /// What every job asks of the cluster, and where things are.
 #[derive(Clone, Debug)]
@@ -139,8 +140,8 @@ pub fn script(plan: &Plan, options: &JobOptions) -> Result<String> {
         let var = job_var(&name);
         writeln!(
             out,
-            "\n# {name}: {} states, peak about {:.1} MiB",
-            table.states,
+            "\n# {name}: {}, peak about {:.1} MiB",
+            counted(table.states as usize, "state"),
             table.peak_bytes as f64 / (1 << 20) as f64
         )?;
         writeln!(out, "{var}=$(sbatch {})", args.join(" "))?;
