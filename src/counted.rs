@@ -45,6 +45,18 @@ pub fn grouped(n: u64) -> Grouped {
     Grouped(n)
 }
 
+/// `count` things in `seconds` as a whole number a second, its digits grouped (a time of 0
+/// counts as a nanosecond, so that the rate stays finite).
+///
+/// ```
+/// use egtb::counted::per_second;
+///
+/// assert_eq!(per_second(3_551_856, 0.58).to_string(), "6,123,890");
+/// ```
+pub fn per_second(count: u64, seconds: f64) -> Grouped {
+    grouped((count as f64 / seconds.max(1e-9)).round() as u64)
+}
+
 /// A number shown with its digits grouped by thousands (see [`grouped`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Grouped(u64);

@@ -6,7 +6,7 @@ use anyhow::{Result, bail};
 use serde_json::json;
 
 use super::{Env, parse_material};
-use crate::counted::grouped;
+use crate::counted::{grouped, per_second};
 use crate::games::Game;
 use crate::generate::{Backend, Generator};
 use crate::material::Material;
@@ -129,8 +129,8 @@ pub fn run<G: Game>(env: &Env, materials: &[String], gpu: &GpuOptions) -> Result
             material.to_string(),
             grouped(*states),
             c / g,
-            grouped((*states as f64 / c).round() as u64),
-            grouped((*states as f64 / g).round() as u64),
+            per_second(*states, c),
+            per_second(*states, g),
         );
     }
     Ok(())

@@ -6,7 +6,7 @@ use anyhow::Result;
 use serde_json::json;
 
 use super::{Env, requested_materials};
-use crate::counted::{counted, grouped};
+use crate::counted::{counted, grouped, per_second};
 use crate::games::Game;
 use crate::generate::{Backend, Generator};
 use crate::progress::{Bar, peak_memory};
@@ -110,10 +110,7 @@ pub fn run<G: Game>(env: &Env, request: &Request) -> Result<()> {
             Some((_, t)) => {
                 solved_states += b.states;
                 let s = t.as_secs_f64();
-                (
-                    format!("{s:.3}"),
-                    grouped((b.states as f64 / s.max(1e-9)).round() as u64).to_string(),
-                )
+                (format!("{s:.3}"), per_second(b.states, s).to_string())
             }
             None => ("reused".to_string(), "-".to_string()),
         };
@@ -133,7 +130,7 @@ pub fn run<G: Game>(env: &Env, request: &Request) -> Result<()> {
     println!(
         "Solved {} in {wall:.3} s ({} states/s) with: {solver}; peak memory {}.",
         counted(solved_states as usize, "state"),
-        grouped((solved_states as f64 / wall.max(1e-9)).round() as u64),
+        per_second(solved_states, wall),
         peak.map_or("unknown".to_string(), |b| format!(
             "{:.1} MiB",
             b as f64 / (1 << 20) as f64
