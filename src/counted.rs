@@ -85,6 +85,7 @@ impl fmt::Display for Grouped {
 /// assert_eq!(bytes(20_890).to_string(), "20.4 KiB");
 /// assert_eq!(bytes(1_363_148).to_string(), "1.3 MiB");
 /// assert_eq!(format!("[{:>9}]", bytes(7_666_499_584)), "[  7.1 GiB]");
+/// assert_eq!(bytes((1 << 20) - 1).to_string(), "1.0 MiB");
 /// ```
 pub fn bytes(n: u64) -> Bytes {
     Bytes(n)
@@ -102,7 +103,8 @@ impl fmt::Display for Bytes {
         let mut size = self.0 as f64 / 1024.0;
         let mut units = ["KiB", "MiB", "GiB", "TiB"].into_iter().peekable();
         let mut unit = units.next().expect("a unit");
-        while size >= 1024.0 && units.peek().is_some() {
+        // A size that one decimal would round up to 1024 takes the next unit.
+        while size >= 1023.95 && units.peek().is_some() {
             size /= 1024.0;
             unit = units.next().expect("a unit");
         }
