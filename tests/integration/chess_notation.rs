@@ -30,7 +30,7 @@ fn fen_round_trips_and_optional_fields() {
 fn bad_fens_give_one_clear_error_each() {
     let cases = [
         ("", "fields"),
-        ("8/8/8/4k3/8/8/8/R3K3", "fields"),
+        ("8/8/8/4k3/8/8/8/R3K3", "has 1 field,"),
         ("8/8/8/4k3/8/8/8/R3K3 w - - 0 1 extra", "fields"),
         ("8/8/8/4k3/8/8/R3K3 w", "ranks"),
         ("8/8/8/4k3/8/8/8/R3K3/8 w", "ranks"),

@@ -125,7 +125,7 @@ async fn bad_input_gets_400_or_404_with_a_reason_never_500() {
     let long = "8".repeat(500);
     let cases: Vec<(String, u16, &str)> = vec![
         ("/api/chess".into(), 400, "missing parameter 'fen'"),
-        ("/api/chess?fen=garbage".into(), 400, "fields"),
+        ("/api/chess?fen=garbage".into(), 400, "has 1 field,"),
         ("/api/chess?fen=8/8/8/4k3/8/8/8/B3K3%20w".into(), 400, "in check"),
         (
             "/api/chess?fen=8/8/8/4k3/8/8/8/RR2K3%20w".into(),
