@@ -6,7 +6,7 @@ use anyhow::Result;
 use serde_json::json;
 
 use super::{Env, requested_materials};
-use crate::counted::{counted, grouped, per_second};
+use crate::counted::{bytes, counted, grouped, per_second};
 use crate::games::Game;
 use crate::generate::{Backend, Generator};
 use crate::progress::{Bar, peak_memory};
@@ -102,7 +102,7 @@ pub fn run<G: Game>(env: &Env, request: &Request) -> Result<()> {
     }
     println!(
         "{:<16}{:>14}{:>11}{:>16}{:>12}  file",
-        "table", "states", "seconds", "states/s", "MiB"
+        "table", "states", "seconds", "states/s", "size"
     );
     let mut solved_states = 0u64;
     for b in &generator.built {
@@ -115,12 +115,12 @@ pub fn run<G: Game>(env: &Env, request: &Request) -> Result<()> {
             None => ("reused".to_string(), "-".to_string()),
         };
         println!(
-            "{:<16}{:>14}{:>11}{:>16}{:>12.2}  {}",
+            "{:<16}{:>14}{:>11}{:>16}{:>12}  {}",
             b.material.to_string(),
             grouped(b.states),
             secs,
             rate,
-            b.bytes as f64 / (1 << 20) as f64,
+            bytes(b.bytes),
             b.path.display()
         );
     }
