@@ -14,11 +14,36 @@ use std::fmt;
 /// assert_eq!(plies(0).to_string(), "0 plies");
 /// assert_eq!(counted(1204, "position").to_string(), "1,204 positions");
 /// ```
-pub fn counted(n: usize, noun: &'static str) -> Counted {
+pub fn counted(n: impl Count, noun: &'static str) -> Counted {
     Counted {
-        n: n as u64,
+        n: n.get(),
         one: noun,
         many: None,
+    }
+}
+
+/// A number of things: any of the unsigned integer types that counts come in.
+pub trait Count: Copy {
+    /// The number.
+    fn get(self) -> u64;
+}
+
+impl Count for usize {
+    fn get(self) -> u64 {
+        // Lossless: no supported target has a usize wider than 64 bits.
+        self as u64
+    }
+}
+
+impl Count for u64 {
+    fn get(self) -> u64 {
+        self
+    }
+}
+
+impl Count for u16 {
+    fn get(self) -> u64 {
+        u64::from(self)
     }
 }
 

@@ -129,7 +129,7 @@ pub fn run<G: Game>(env: &Env, request: &Request) -> Result<()> {
     }
     println!(
         "Solved {} in {wall:.3} s ({} states/s) with: {solver}; peak memory {}.",
-        counted(solved_states as usize, "state"),
+        counted(solved_states, "state"),
         per_second(solved_states, wall),
         peak.map_or("unknown".to_string(), |b| format!(
             "{:.1} MiB",

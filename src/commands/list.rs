@@ -56,7 +56,7 @@ pub fn run(env: &Env) -> Result<()> {
             Err(e) => format!("BAD: {e}"),
         };
         let (states, encoding) = l.about.as_ref().map_or((String::new(), ""), |a| {
-            (counted(a.2 as usize, "state").to_string(), a.3.as_str())
+            (counted(a.2, "state").to_string(), a.3.as_str())
         });
         println!(
             "{:<44} {:>10} {encoding:<7} {:>18}  {status}",

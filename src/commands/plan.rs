@@ -127,7 +127,7 @@ fn print_plan(env: &Env, plan: &Plan) -> Result<()> {
     println!(
         "To build: {}, {}, largest peak {:.1} MiB; {} present.",
         counted(build.len(), "table"),
-        counted(build.iter().map(|t| t.states).sum::<u64>() as usize, "state"),
+        counted(build.iter().map(|t| t.states).sum::<u64>(), "state"),
         mib(build.iter().map(|t| t.peak_bytes).max().unwrap_or(0)),
         plan.tables.len() - build.len()
     );

@@ -46,7 +46,7 @@ pub fn run<G: Game>(env: &Env, material: &str, by_dtm: bool) -> Result<()> {
             Some(longest) => format!(
                 "{}, {}  e.g. {}",
                 plies(longest.dtm),
-                counted(longest.positions as usize, "position"),
+                counted(longest.positions, "position"),
                 longest.fen
             ),
             None => "-".to_string(),
@@ -67,7 +67,7 @@ pub fn run<G: Game>(env: &Env, material: &str, by_dtm: bool) -> Result<()> {
         let rounds = rounds(&rulings);
         println!(
             "Lost by the rules' rulings ({}), positions counted in the losses above:",
-            counted(usize::from(rounds), "round")
+            counted(rounds, "round")
         );
         for (side, _, _) in &sides {
             for reason in [Reason::PerpetualCheck, Reason::PerpetualChase] {

@@ -72,7 +72,7 @@ pub fn run<G: Game>(env: &Env, material: &str, gpu: &GpuOptions) -> Result<()> {
         });
         println!("{out}");
     } else {
-        println!("{} {material}: {}", G::ID, counted(index.states() as usize, "state"));
+        println!("{} {material}: {}", G::ID, counted(index.states(), "state"));
         let width = cpu.solver.len().max(gpu.solver.len());
         println!("  {:<width$} {:>9.3} s", cpu.solver, cpu.wall.as_secs_f64());
         println!("  {:<width$} {:>9.3} s", gpu.solver, gpu.wall.as_secs_f64());
@@ -83,9 +83,9 @@ pub fn run<G: Game>(env: &Env, material: &str, gpu: &GpuOptions) -> Result<()> {
             println!(
                 "rulings: CPU {} in {}, GPU {} in {}: {}",
                 cpu.rulings.len(),
-                counted(usize::from(cpu.rounds), "round"),
+                counted(cpu.rounds, "round"),
                 gpu.rulings.len(),
-                counted(usize::from(gpu.rounds), "round"),
+                counted(gpu.rounds, "round"),
                 if rulings_identical { "identical" } else { "different" }
             );
         }

@@ -141,7 +141,7 @@ pub fn script(plan: &Plan, options: &JobOptions) -> Result<String> {
         writeln!(
             out,
             "\n# {name}: {}, peak about {:.1} MiB",
-            counted(table.states as usize, "state"),
+            counted(table.states, "state"),
             table.peak_bytes as f64 / (1 << 20) as f64
         )?;
         writeln!(out, "{var}=$(sbatch {})", args.join(" "))?;

@@ -412,10 +412,7 @@ impl BlockReader {
             last_end = last_end.max(end);
         }
         if last_end != file_len {
-            bail!(
-                "padded ({} after the last block)",
-                counted((file_len - last_end) as usize, "byte")
-            );
+            bail!("padded ({} after the last block)", counted(file_len - last_end, "byte"));
         }
         Ok(BlockReader {
             blocks,
