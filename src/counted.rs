@@ -8,11 +8,14 @@ use std::fmt;
 /// ```
 /// use egtb::counted::{counted, plies};
 ///
-/// assert_eq!(counted(1, "table").to_string(), "1 table");
-/// assert_eq!(format!("CPU solver ({})", counted(2, "thread")), "CPU solver (2 threads)");
+/// let tables = ["KQvK"];
+/// assert_eq!(counted(tables.len(), "table").to_string(), "1 table");
+/// let threads: usize = 2;
+/// assert_eq!(format!("CPU solver ({})", counted(threads, "thread")), "CPU solver (2 threads)");
+/// let positions: u64 = 1204;
+/// assert_eq!(counted(positions, "position").to_string(), "1,204 positions");
 /// assert_eq!(plies(1).to_string(), "1 ply");
 /// assert_eq!(plies(0).to_string(), "0 plies");
-/// assert_eq!(counted(1204, "position").to_string(), "1,204 positions");
 /// ```
 pub fn counted(n: impl Count, noun: &'static str) -> Counted {
     Counted {
