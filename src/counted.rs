@@ -128,13 +128,13 @@ impl fmt::Display for Bytes {
         if self.0 < 1024 {
             return f.pad(&format!("{} B", self.0));
         }
-        let mut size = self.0 as f64 / 1024.0;
-        let mut units = ["KiB", "MiB", "GiB", "TiB"].into_iter().peekable();
-        let mut unit = units.next().expect("a unit");
-        // A size that one decimal would round up to 1024 takes the next unit.
-        while size >= 1023.95 && units.peek().is_some() {
-            size /= 1024.0;
-            unit = units.next().expect("a unit");
+        let (mut size, mut unit) = (self.0 as f64 / 1024.0, "KiB");
+        for larger in ["MiB", "GiB", "TiB"] {
+            // A size that one decimal would round up to 1024 takes the next unit.
+            if size < 1023.95 {
+                break;
+            }
+            (size, unit) = (size / 1024.0, larger);
         }
         f.pad(&format!("{size:.1} {unit}"))
     }

@@ -131,12 +131,10 @@ pub fn run<G: Game>(env: &Env, request: &Request) -> Result<()> {
         "Solved {} in {wall:.3} s ({} states/s) with: {solver}; peak memory {}.",
         counted(solved_states, "state"),
         per_second(solved_states, wall),
-        peak.map_or("unknown".to_string(), |b| format!(
-            "{:.1} MiB",
-            b as f64 / (1 << 20) as f64
-        )) + &peak_per_state.map_or(String::new(), |r| format!(
-            " ({r:.2} bytes a state of the largest table)"
-        )),
+        peak.map_or("unknown".to_string(), |b| bytes(b).to_string())
+            + &peak_per_state.map_or(String::new(), |r| format!(
+                " ({r:.2} bytes a state of the largest table)"
+            )),
     );
     Ok(())
 }
