@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::Result;
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
 use egtb::commands::{self, Env, generate::Request};
 use egtb::generate::Backend;
 use egtb::material::GameId;
@@ -36,7 +36,7 @@ struct Cli {
     #[arg(long, global = true, value_name = "draw|asian")]
     rules: Option<String>,
     /// Worker threads of the CPU solver (default: all cores).
-    #[arg(long, global = true)]
+    #[arg(long, global = true, value_parser = threads)]
     threads: Option<usize>,
     /// Largest GPU storage binding in MiB (default: the device's limit); tables larger than one
     /// binding are split over several.
@@ -48,6 +48,22 @@ struct Cli {
     gpu_timeout: Option<Duration>,
     #[command(subcommand)]
     command: Command,
+}
+
+/// A position given on the command line, quoted or as separate words (`8/8/8/4k3/8/8/8/R3K3 w`).
+#[derive(Args)]
+struct PositionArg {
+    /// A position: chess FEN (8 ranks), xiangqi WXF FEN (10 ranks) or dark chess (4 ranks),
+    /// quoted or not.
+    #[arg(value_name = "POSITION", required = true, num_args = 1..)]
+    words: Vec<String>,
+}
+
+impl PositionArg {
+    /// The position's fields joined by single spaces.
+    fn text(&self) -> String {
+        self.words.join(" ")
+    }
 }
 
 #[derive(Subcommand)]
@@ -92,13 +108,13 @@ enum Command {
     },
     /// Show a position's value and every legal move's outcome (the game is told by the position).
     Query {
-        /// A position: chess FEN (8 ranks), xiangqi WXF FEN (10 ranks) or dark chess (4 ranks).
-        position: String,
+        #[command(flatten)]
+        position: PositionArg,
     },
     /// Show the best-play line from a position to the end of the game.
     Line {
-        /// A position: chess FEN (8 ranks), xiangqi WXF FEN (10 ranks) or dark chess (4 ranks).
-        position: String,
+        #[command(flatten)]
+        position: PositionArg,
     },
     /// Count legal positions, wins, draws and losses, and the longest DTM, per side to move.
     Stats {
@@ -158,8 +174,8 @@ enum Command {
     },
     /// Play against the table in the terminal (the game is told by the position).
     Play {
-        /// A position: chess FEN (8 ranks), xiangqi WXF FEN (10 ranks) or dark chess (4 ranks).
-        position: String,
+        #[command(flatten)]
+        position: PositionArg,
         /// The side you play: white or black (red or black); default the side to move.
         #[arg(long)]
         side: Option<String>,
@@ -244,9 +260,11 @@ fn run(cli: Cli) -> Result<()> {
             with_game!(GameId::parse(&game)?, G => commands::plan::run::<G>(&env, &request))
         }
         Command::Query { position } => {
+            let position = position.text();
             with_game!(commands::detect_game(&position)?, G => commands::query::query::<G>(&env, &position))
         }
         Command::Line { position } => {
+            let position = position.text();
             with_game!(commands::detect_game(&position)?, G => commands::query::line::<G>(&env, &position))
         }
         Command::Stats { game, material, by_dtm } => {
@@ -263,6 +281,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Decompress { game, materials } => convert(&env, Encoding::Raw, game, &materials),
         Command::Serve { port, bind } => commands::serve::run(&env, &bind, port),
         Command::Play { position, side, auto } => {
+            let position = position.text();
             with_game!(commands::detect_game(&position)?, G => commands::play::run::<G>(&env, &position, side.as_deref(), auto))
         }
     }
@@ -293,6 +312,14 @@ fn gpu_timeout(text: &str) -> Result<Duration, String> {
     }
 }
 
+/// `--threads`: a whole number above zero.
+fn threads(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(threads) if threads > 0 => Ok(threads),
+        _ => Err(format!("'{text}' is not a number of threads above 0")),
+    }
+}
+
 /// Converts every table in the folder, a game's, or the named materials' to `encoding`.
 fn convert(env: &Env, encoding: Encoding, game: Option<String>, materials: &[String]) -> Result<()> {
     let files = match game {
@@ -300,6 +327,27 @@ fn convert(env: &Env, encoding: Encoding, game: Option<String>, materials: &[Str
         Some(game) => with_game!(GameId::parse(&game)?, G => commands::convert::files::<G>(env, materials)?),
     };
     commands::convert::run(env, encoding, &files)
+}
+
+/// A command-line usage error in one line, like every other error: clap's message, its tip and
+/// the usage it shows, without the blank lines and the pointer to `--help`.
+fn usage_error_line(error: &clap::Error) -> String {
+    let text = error.render().to_string();
+    let mut message = Vec::new();
+    let mut usage = None;
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        if let Some(rest) = line.strip_prefix("Usage: ") {
+            usage = Some(rest.to_string());
+        } else if !line.starts_with("For more information") {
+            message.push(line.strip_prefix("error: ").unwrap_or(line).replace("tip: ", "; "));
+        }
+    }
+    let mut line = message.join(" ").replace(" ;", ";");
+    match usage {
+        Some(usage) => line.push_str(&format!(" (usage: {usage})")),
+        None => line.push_str(" (see egtb --help)"),
+    }
+    line
 }
 
 fn main() -> ExitCode {
@@ -316,7 +364,16 @@ fn main() -> ExitCode {
         // SAFETY: no other thread exists yet.
         unsafe { std::env::set_var("NODEVICE_SELECT", "1") };
     }
-    match run(Cli::parse()) {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // Help and version go to stdout as clap writes them.
+        Err(e) if !e.use_stderr() => e.exit(),
+        Err(e) => {
+            eprintln!("egtb: error: {}", usage_error_line(&e));
+            return ExitCode::from(2);
+        }
+    };
+    match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("egtb: error: {e:#}");

@@ -30,11 +30,23 @@ fn bad_positions_and_materials_are_reported_in_one_line() {
         (&["generate", "chess", "KQvK", "--cannon", "step"], "cannon"),
         (&["stats", "chess", "KBvK"], "egtb generate chess KBvK"),
         (&["query", "4k3/8/8/8/8/8/8/2B1K3 w"], "egtb generate chess KBvK"),
+        (
+            &["generate", "chess", "KQvK", "--threads", "0"],
+            "'0' is not a number of threads above 0",
+        ),
+        (
+            &["query"],
+            "not provided: <POSITION>... (usage: egtb query <POSITION>...)",
+        ),
+        (&["gen", "chess", "KQvK"], "a similar subcommand exists: 'generate'"),
     ];
     for (args, needle) in cases {
         let line = fails(&dir, args);
         assert!(line.contains(needle), "{args:?}: '{line}' lacks '{needle}'");
     }
+    let file = dir.join("not-a-folder");
+    std::fs::write(&file, "x").unwrap();
+    assert!(fails(&file, &["list"]).contains("is a file, not a folder of tables"));
 }
 
 #[test]
@@ -44,7 +56,10 @@ fn corrupt_and_truncated_tables_are_never_trusted() {
     let path = dir.join("chess").join("KQvK.egtb");
     let good = std::fs::read(&path).unwrap();
     let fen = "8/8/8/3k4/8/8/8/Q3K3 w";
-    assert!(succeeds(&dir, &["query", fen]).contains("White to move wins"));
+    let answer = succeeds(&dir, &["query", fen]);
+    assert!(answer.contains("White to move wins"));
+    let words: Vec<&str> = ["query"].into_iter().chain(fen.split(' ')).collect();
+    assert_eq!(succeeds(&dir, &words), answer, "a FEN given as separate words");
 
     let mut flipped = good.clone();
     let last = flipped.len() - 1;
