@@ -1,7 +1,7 @@
 //! The command line as a user meets it: bad input gives one clear line and a non-zero exit,
 //! never a panic; good input gives the table's answers.
 
-use crate::support::{fails, succeeds, temp_dir};
+use crate::support::{egtb, fails, succeeds, temp_dir};
 
 #[test]
 fn bad_positions_and_materials_are_reported_in_one_line() {
@@ -44,6 +44,8 @@ fn bad_positions_and_materials_are_reported_in_one_line() {
         let line = fails(&dir, args);
         assert!(line.contains(needle), "{args:?}: '{line}' lacks '{needle}'");
     }
+    assert_eq!(egtb(&dir, &["gen"]).status.code(), Some(2), "a mistyped command line");
+    assert_eq!(egtb(&dir, &["query", "hello"]).status.code(), Some(1), "bad input");
     let file = dir.join("not-a-folder");
     std::fs::write(&file, "x").unwrap();
     assert!(fails(&file, &["list"]).contains("is a file, not a folder of tables"));
