@@ -124,13 +124,16 @@ fn print_plan(env: &Env, plan: &Plan) -> Result<()> {
         }
     }
     let build: Vec<_> = plan.to_build().collect();
-    println!(
-        "To build: {}, {}, largest peak {:.1} MiB; {} present.",
-        counted(build.len(), "table"),
-        counted(build.iter().map(|t| t.states).sum::<u64>(), "state"),
-        mib(build.iter().map(|t| t.peak_bytes).max().unwrap_or(0)),
-        plan.tables.len() - build.len()
-    );
+    let present = plan.tables.len() - build.len();
+    match build.iter().map(|t| t.peak_bytes).max() {
+        Some(peak) => println!(
+            "To build: {}, {}, largest peak {:.1} MiB; {present} present.",
+            counted(build.len(), "table"),
+            counted(build.iter().map(|t| t.states).sum::<u64>(), "state"),
+            mib(peak),
+        ),
+        None => println!("Nothing to build: all {} present.", counted(present, "table")),
+    }
     Ok(())
 }
 

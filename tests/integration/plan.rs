@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use egtb::counted::grouped;
 use egtb::games::Game;
 use egtb::games::chess::Chess;
 use egtb::games::xiangqi::Xiangqi;
@@ -169,6 +170,13 @@ fn the_command_reports_bad_input_in_one_line_and_prints_json() {
         script.contains("generate xiangqi KRvK --tables ") && script.contains("--rules draw"),
         "{script}"
     );
+    let text = succeeded(egtb(&dir, &["plan", "xiangqi", "KRvK"]), &[]);
+    let states: u64 = tables.iter().map(|t| t["states"].as_u64().unwrap()).sum();
+    let to_build = format!("To build: 2 tables, {} states, largest peak ", grouped(states));
+    assert!(text.contains(&to_build), "{text}");
+    succeeded(egtb(&dir, &["generate", "xiangqi", "KRvK"]), &[]);
+    let text = succeeded(egtb(&dir, &["plan", "xiangqi", "KRvK"]), &[]);
+    assert!(text.contains("Nothing to build: all 2 tables present."), "{text}");
 }
 
 #[test]
