@@ -127,14 +127,21 @@ pub fn run<G: Game>(env: &Env, request: &Request) -> Result<()> {
     for note in &generator.notes {
         println!("note: {note}");
     }
-    println!(
-        "Solved {} in {wall:.3} s ({} states/s) with: {solver}; peak memory {}.",
-        counted(solved_states, "state"),
-        per_second(solved_states, wall),
-        peak.map_or("unknown".to_string(), |b| bytes(b).to_string())
-            + &peak_per_state.map_or(String::new(), |r| format!(
-                " ({r:.2} bytes a state of the largest table)"
-            )),
-    );
+    let peak = peak.map_or("unknown".to_string(), |b| bytes(b).to_string())
+        + &peak_per_state.map_or(String::new(), |r| {
+            format!(" ({r:.2} bytes a state of the largest table)")
+        });
+    if solvers.is_empty() {
+        println!(
+            "Nothing to solve: {} already there and verified; peak memory {peak}.",
+            counted(generator.built.len(), "table")
+        );
+    } else {
+        println!(
+            "Solved {} in {wall:.3} s ({} states/s) with: {solver}; peak memory {peak}.",
+            counted(solved_states, "state"),
+            per_second(solved_states, wall),
+        );
+    }
     Ok(())
 }
