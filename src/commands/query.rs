@@ -83,6 +83,9 @@ pub fn query<G: Game>(env: &Env, text: &str) -> Result<()> {
     let palette = Palette::detect();
     println!("{fen}  ({} {})", G::ID, G::material_of(&probed.position));
     println!("{}", palette.paint(probed.value, &probed.headline()));
+    if moves.is_empty() && probed.value == Value::Draw {
+        println!("Stalemate: {} to move has no legal move.", side_title(G::ID, side));
+    }
     if !moves.is_empty() {
         println!();
         let width = moves.iter().map(|m| m.name.len()).max().unwrap_or(0);

@@ -56,7 +56,10 @@ fn corrupt_and_truncated_tables_are_never_trusted() {
     let dir = temp_dir("corrupt");
     assert!(succeeds(&dir, &["generate", "chess", "KQvK"]).contains("Solved 58,212 states in "));
     let again = succeeds(&dir, &["generate", "chess", "KQvK"]);
-    assert!(again.contains("Nothing to solve: 2 tables already there and verified"), "{again}");
+    assert!(
+        again.contains("Nothing to solve: 2 tables already there and verified"),
+        "{again}"
+    );
     let path = dir.join("chess").join("KQvK.egtb");
     let good = std::fs::read(&path).unwrap();
     let fen = "8/8/8/3k4/8/8/8/Q3K3 w";
@@ -103,6 +106,11 @@ fn query_line_and_stats_answer_from_the_tables() {
     assert!(query.contains("Ra5+") && query.contains("a1a5"), "{query}");
     let mate_in_one = succeeds(&dir, &["query", "k7/8/1K6/8/8/8/8/7R w - - 0 1"]);
     assert!(mate_in_one.contains("mate in 1 (1 ply)"), "{mate_in_one}");
+    let stalemate = succeeds(&dir, &["query", "k7/1R6/1K6/8/8/8/8/8 b"]);
+    assert!(
+        stalemate.contains("Draw\nStalemate: Black to move has no legal move."),
+        "{stalemate}"
+    );
 
     let json: serde_json::Value = serde_json::from_str(&succeeds(&dir, &["query", fen, "--json"])).unwrap();
     assert_eq!(json["value"]["dtm"], 27);
