@@ -36,6 +36,14 @@ impl<G: Game> Probed<G> {
         })
     }
 
+    /// Why a drawn position is over, when the side to move has no legal move.
+    fn stalemate(&self) -> Option<String> {
+        (self.value == Value::Draw && G::game_over(&self.position, self.rules).is_some()).then(|| {
+            let side = G::side_to_move(&self.position);
+            format!("Stalemate: {} to move has no legal move.", side_title(G::ID, side))
+        })
+    }
+
     /// The value of the position in words, naming the ruling it rests on.
     fn headline(&self) -> String {
         let side = G::side_to_move(&self.position);
@@ -83,8 +91,8 @@ pub fn query<G: Game>(env: &Env, text: &str) -> Result<()> {
     let palette = Palette::detect();
     println!("{fen}  ({} {})", G::ID, G::material_of(&probed.position));
     println!("{}", palette.paint(probed.value, &probed.headline()));
-    if moves.is_empty() && probed.value == Value::Draw {
-        println!("Stalemate: {} to move has no legal move.", side_title(G::ID, side));
+    if let Some(stalemate) = probed.stalemate() {
+        println!("{stalemate}");
     }
     if !moves.is_empty() {
         println!();
@@ -119,7 +127,9 @@ pub fn line<G: Game>(env: &Env, text: &str) -> Result<()> {
         return Ok(());
     }
     println!("{}", probed.headline());
-    if probed.value == Value::Draw {
+    if let Some(stalemate) = probed.stalemate() {
+        println!("{stalemate}");
+    } else if probed.value == Value::Draw {
         println!("No forced line: neither side can force the end of the game.");
     }
     for (ply, (m, after)) in line.iter().enumerate() {

@@ -111,6 +111,8 @@ fn query_line_and_stats_answer_from_the_tables() {
         stalemate.contains("Draw\nStalemate: Black to move has no legal move."),
         "{stalemate}"
     );
+    let stalemate = succeeds(&dir, &["line", "k7/1R6/1K6/8/8/8/8/8 b"]);
+    assert_eq!(stalemate, "Draw\nStalemate: Black to move has no legal move.\n");
 
     let json: serde_json::Value = serde_json::from_str(&succeeds(&dir, &["query", fen, "--json"])).unwrap();
     assert_eq!(json["value"]["dtm"], 27);
