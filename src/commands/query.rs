@@ -5,6 +5,7 @@ use serde_json::json;
 
 use super::{Env, Palette, rules_json, side_title, value_json, verdict};
 use crate::games::Game;
+use crate::games::ending::{Ending, ending};
 use crate::material::Side;
 use crate::probe::{Prober, RuledEnd};
 use crate::value::Value;
@@ -36,11 +37,13 @@ impl<G: Game> Probed<G> {
         })
     }
 
-    /// Why a drawn position is over, when the side to move has no legal move.
-    fn stalemate(&self) -> Option<String> {
-        (self.value == Value::Draw && G::game_over(&self.position, self.rules).is_some()).then(|| {
-            let side = G::side_to_move(&self.position);
-            format!("Stalemate: {} to move has no legal move.", side_title(G::ID, side))
+    /// How the game ended at this position, in words, when it has.
+    fn ending(&self) -> Option<String> {
+        let who = side_title(G::ID, G::side_to_move(&self.position));
+        Some(match ending::<G>(&self.position, self.rules)? {
+            Ending::Checkmate => format!("Checkmate: {who} to move is in check and has no legal move."),
+            Ending::Stalemate => format!("Stalemate: {who} to move has no legal move."),
+            Ending::NoPieces => format!("{who} has no pieces left."),
         })
     }
 
@@ -91,8 +94,8 @@ pub fn query<G: Game>(env: &Env, text: &str) -> Result<()> {
     let palette = Palette::detect();
     println!("{fen}  ({} {})", G::ID, G::material_of(&probed.position));
     println!("{}", palette.paint(probed.value, &probed.headline()));
-    if let Some(stalemate) = probed.stalemate() {
-        println!("{stalemate}");
+    if let Some(ending) = probed.ending() {
+        println!("{ending}");
     }
     if !moves.is_empty() {
         println!();
@@ -127,8 +130,8 @@ pub fn line<G: Game>(env: &Env, text: &str) -> Result<()> {
         return Ok(());
     }
     println!("{}", probed.headline());
-    if let Some(stalemate) = probed.stalemate() {
-        println!("{stalemate}");
+    if let Some(ending) = probed.ending() {
+        println!("{ending}");
     } else if probed.value == Value::Draw {
         println!("No forced line: neither side can force the end of the game.");
     }

@@ -5,6 +5,7 @@ pub mod binomial;
 pub mod board_text;
 pub mod chess;
 pub mod darkchess;
+pub mod ending;
 pub mod exit_entries;
 pub mod xiangqi;
 

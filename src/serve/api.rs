@@ -20,6 +20,7 @@ use crate::commands::{
 use crate::error::Error;
 use crate::games::chess::Chess;
 use crate::games::darkchess::DarkChess;
+use crate::games::ending::{Ending, ending};
 use crate::games::xiangqi::Xiangqi;
 use crate::games::{Game, Rules};
 use crate::material::GameId;
@@ -288,41 +289,6 @@ fn parse<G: Game>(fen: &str) -> Result<G::Position, ApiError> {
     let (material, _) = G::material_of(&position).canonical();
     G::check_material(&material).map_err(|e| ApiError::bad_request(format!("{e:#}")))?;
     Ok(position)
-}
-
-/// How a finished game ended for the side to move.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Ending {
-    /// No legal move while in check.
-    Checkmate,
-    /// No legal move, not in check (a draw in chess, a loss in xiangqi, by option in dark chess).
-    Stalemate,
-    /// No pieces left (dark chess).
-    NoPieces,
-}
-
-fn ending<G: Game>(position: &G::Position, rules: G::Rules) -> Option<Ending> {
-    G::game_over(position, rules)?;
-    let side = G::side_to_move(position);
-    Some(if G::material_of(position).side_pieces(side) == 0 {
-        Ending::NoPieces
-    } else if in_check::<G>(position) {
-        Ending::Checkmate
-    } else {
-        Ending::Stalemate
-    })
-}
-
-/// Whether the side to move is in check: the same placement with the other side to move is
-/// illegal exactly then (every game's legality check refuses a side not to move in check).
-fn in_check<G: Game>(position: &G::Position) -> bool {
-    let fen = G::format_position(position);
-    let mut fields = fen.split_whitespace();
-    let (Some(board), Some(side)) = (fields.next(), fields.next()) else {
-        return false;
-    };
-    let other = if side == "b" { "w" } else { "b" };
-    G::parse_position(&format!("{board} {other}")).is_err()
 }
 
 /// A value's signed DTM for the side to move (see the module's convention).

@@ -111,6 +111,11 @@ fn query_line_and_stats_answer_from_the_tables() {
         stalemate.contains("Draw\nStalemate: Black to move has no legal move."),
         "{stalemate}"
     );
+    let mate = succeeds(&dir, &["query", "1k5R/8/1K6/8/8/8/8/8 b"]);
+    assert!(
+        mate.contains("has lost: the game is over\nCheckmate: Black to move is in check and has no legal move."),
+        "{mate}"
+    );
     let stalemate = succeeds(&dir, &["line", "k7/1R6/1K6/8/8/8/8/8 b"]);
     assert_eq!(stalemate, "Draw\nStalemate: Black to move has no legal move.\n");
 
