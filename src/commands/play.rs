@@ -9,6 +9,7 @@ use anyhow::{Result, bail};
 
 use super::{Env, side_title, verdict};
 use crate::games::Game;
+use crate::games::ending::ending;
 use crate::material::{GameId, Side};
 use crate::probe::{MoveValue, Prober};
 use crate::value::Value;
@@ -60,8 +61,8 @@ pub fn run<G: Game>(env: &Env, text: &str, side: Option<&str>, auto: bool) -> Re
         print!("{}", draw_board(G::ID, &G::format_position(&position), colour));
         println!("{}", G::format_position(&position));
         println!("{}", verdict(G::ID, mover, value));
-        if G::game_over(&position, rules).is_some() {
-            println!("Game over: {}", result_words(G::ID, mover, value));
+        if let Some(end) = ending::<G>(&position, rules) {
+            println!("Game over: {}, {}", end.name(), result_words(G::ID, mover, value));
             return Ok(());
         }
         if value == Value::Draw {

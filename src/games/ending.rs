@@ -14,6 +14,17 @@ pub enum Ending {
     NoPieces,
 }
 
+impl Ending {
+    /// The ending in words: "checkmate", "stalemate", "no pieces left".
+    pub fn name(self) -> &'static str {
+        match self {
+            Ending::Checkmate => "checkmate",
+            Ending::Stalemate => "stalemate",
+            Ending::NoPieces => "no pieces left",
+        }
+    }
+}
+
 /// How the game ended for the side to move, or `None` when it goes on.
 pub fn ending<G: Game>(position: &G::Position, rules: G::Rules) -> Option<Ending> {
     G::game_over(position, rules)?;

@@ -581,7 +581,7 @@ fn play_auto_plays_the_best_line_to_the_end() {
         .collect();
     let best: Vec<&str> = line.iter().map(|(m, _)| m.name.as_str()).collect();
     assert_eq!(played, best);
-    assert!(out.trim_end().ends_with("Game over: White wins"), "{out}");
+    assert!(out.trim_end().ends_with("Game over: checkmate, White wins"), "{out}");
 }
 
 #[test]
