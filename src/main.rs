@@ -333,16 +333,21 @@ fn convert(env: &Env, encoding: Encoding, game: Option<String>, materials: &[Str
 /// the usage it shows, without the blank lines and the pointer to `--help`.
 fn usage_error_line(error: &clap::Error) -> String {
     let text = error.render().to_string();
-    let mut message = Vec::new();
+    let mut line = String::new();
     let mut usage = None;
-    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
-        if let Some(rest) = line.strip_prefix("Usage: ") {
+    for part in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        if let Some(rest) = part.strip_prefix("Usage: ") {
             usage = Some(rest.to_string());
-        } else if !line.starts_with("For more information") {
-            message.push(line.strip_prefix("error: ").unwrap_or(line).replace("tip: ", "; "));
+        } else if let Some(tip) = part.strip_prefix("tip: ") {
+            line.push_str(&format!("; {tip}"));
+        } else if !part.starts_with("For more information") {
+            let part = part.strip_prefix("error: ").unwrap_or(part);
+            if !line.is_empty() {
+                line.push(' ');
+            }
+            line.push_str(part);
         }
     }
-    let mut line = message.join(" ").replace(" ;", ";");
     match usage {
         Some(usage) => line.push_str(&format!(" (usage: {usage})")),
         None => line.push_str(" (see egtb --help)"),
