@@ -6,11 +6,12 @@ use std::time::Duration;
 
 use anyhow::Result;
 use clap::{Args, Parser, Subcommand};
-use egtb::commands::{self, Env, generate::Request};
+use egtb::commands::{self, Env, generate::Request, query::Question};
 use egtb::generate::Backend;
 use egtb::material::GameId;
 use egtb::solver::gpu::GpuOptions;
 use egtb::table::{Encoding, LEVELS, table_files};
+use egtb::with_game;
 
 #[derive(Parser)]
 #[command(
@@ -54,7 +55,8 @@ struct Cli {
 #[derive(Args)]
 struct PositionArg {
     /// A position: chess FEN (8 ranks), xiangqi WXF FEN (10 ranks) or dark chess (4 ranks),
-    /// quoted or not.
+    /// quoted or not; for query and line, `-` reads positions from the standard input, one a
+    /// line.
     #[arg(value_name = "POSITION", required = true, num_args = 1..)]
     words: Vec<String>,
 }
@@ -185,26 +187,6 @@ enum Command {
     },
 }
 
-/// Runs `$body` with `$G` the `Game` type of a `GameId`.
-macro_rules! with_game {
-    ($game:expr, $G:ident => $body:expr) => {
-        match $game {
-            GameId::Chess => {
-                type $G = egtb::games::chess::Chess;
-                $body
-            }
-            GameId::Xiangqi => {
-                type $G = egtb::games::xiangqi::Xiangqi;
-                $body
-            }
-            GameId::DarkChess => {
-                type $G = egtb::games::darkchess::DarkChess;
-                $body
-            }
-        }
-    };
-}
-
 fn run(cli: Cli) -> Result<()> {
     let options = [
         ("cannon", &cli.cannon),
@@ -259,14 +241,8 @@ fn run(cli: Cli) -> Result<()> {
             };
             with_game!(GameId::parse(&game)?, G => commands::plan::run::<G>(&env, &request))
         }
-        Command::Query { position } => {
-            let position = position.text();
-            with_game!(commands::detect_game(&position)?, G => commands::query::query::<G>(&env, &position))
-        }
-        Command::Line { position } => {
-            let position = position.text();
-            with_game!(commands::detect_game(&position)?, G => commands::query::line::<G>(&env, &position))
-        }
+        Command::Query { position } => ask(&env, &position, Question::Value),
+        Command::Line { position } => ask(&env, &position, Question::Line),
         Command::Stats { game, material, by_dtm } => {
             with_game!(GameId::parse(&game)?, G => commands::stats::run::<G>(&env, &material, by_dtm))
         }
@@ -285,6 +261,16 @@ fn run(cli: Cli) -> Result<()> {
             with_game!(commands::detect_game(&position)?, G => commands::play::run::<G>(&env, &position, side.as_deref(), auto))
         }
     }
+}
+
+/// Answers `query` or `line` about the position on the command line, or about every position on
+/// the standard input, one a line, when the position is `-`.
+fn ask(env: &Env, position: &PositionArg, question: Question) -> Result<()> {
+    if position.words == ["-"] {
+        return commands::query::batch(env, std::io::stdin().lock(), question);
+    }
+    let text = position.text();
+    with_game!(commands::detect_game(&text)?, G => commands::query::run::<G>(env, &text, question))
 }
 
 /// The compressed encoding at `--level`, or at the level for each table's size.

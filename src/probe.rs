@@ -102,6 +102,11 @@ impl<G: Game> Prober<G> {
         }
     }
 
+    /// The rules the prober reads tables of.
+    pub fn rules(&self) -> G::Rules {
+        self.rules
+    }
+
     /// The path of the table a position is read from, if it needs one.
     pub fn table_path(&mut self, position: &G::Position) -> Result<Option<PathBuf>> {
         if G::game_over(position, self.rules).is_some() {

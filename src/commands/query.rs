@@ -1,37 +1,50 @@
-//! `egtb query` and `egtb line`: a position's value, its moves' outcomes, the best-play line.
+//! `egtb query` and `egtb line`: a position's value, its moves' outcomes, the best-play line;
+//! for one position, or for a list of them read line by line (`-`), each told by its game.
 
-use anyhow::Result;
+use std::any::Any;
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+use std::fmt::Write as _;
+use std::io::BufRead;
+
+use anyhow::{Result, bail};
 use serde_json::json;
 
-use super::{Env, Palette, rules_json, side_title, value_json, verdict};
+use super::{Env, Palette, detect_game, rules_json, side_title, value_json, verdict};
+use crate::counted::counted;
 use crate::games::Game;
 use crate::games::ending::{Ending, ending};
-use crate::material::Side;
+use crate::material::{GameId, Side};
 use crate::probe::{Prober, RuledEnd};
 use crate::value::Value;
 
-/// A position from the command line with its value and the ruling that value rests on, and
-/// the prober that found them: where `query` and `line` start.
+/// What is asked of a position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Question {
+    /// Its value and every legal move's outcome (`egtb query`).
+    Value,
+    /// The best-play line to the end of the game (`egtb line`).
+    Line,
+}
+
+/// A position read with its value and the ruling that value rests on: where `query` and `line`
+/// start.
 struct Probed<G: Game> {
     rules: G::Rules,
     position: G::Position,
-    prober: Prober<G>,
     value: Value,
     ruled: Option<RuledEnd<G::Position>>,
 }
 
 impl<G: Game> Probed<G> {
-    /// Reads the position and probes its value and ruling under the command line's rules.
-    fn new(env: &Env, text: &str) -> Result<Probed<G>> {
-        let rules = env.rules::<G>()?;
+    /// Reads the position and probes its value and ruling.
+    fn new(prober: &mut Prober<G>, text: &str) -> Result<Probed<G>> {
         let position = G::parse_position(text)?;
-        let mut prober = Prober::<G>::new(&env.tables, rules);
         let value = prober.value(&position)?;
         let ruled = prober.ruled_end(&position)?;
         Ok(Probed {
-            rules,
+            rules: prober.rules(),
             position,
-            prober,
             value,
             ruled,
         })
@@ -67,18 +80,97 @@ impl<G: Game> Probed<G> {
     }
 }
 
-/// Prints the value of a position and every legal move with its outcome, best first.
-pub fn query<G: Game>(env: &Env, text: &str) -> Result<()> {
-    let mut probed = Probed::<G>::new(env, text)?;
-    let moves = probed.prober.moves(&probed.position)?;
+/// Prints the answer to `question` about one position of game `G`.
+pub fn run<G: Game>(env: &Env, text: &str, question: Question) -> Result<()> {
+    let mut prober = Prober::<G>::new(&env.tables, env.rules::<G>()?);
+    print!("{}", answer(env, &mut prober, text, question)?);
+    Ok(())
+}
+
+/// Answers `question` about every position in `input`, one a line (blank lines and lines
+/// starting with `#` skipped), of any game, in order: each answer as for one position, the text
+/// forms separated by blank lines, the JSON forms one object a line. A position that cannot be
+/// answered gets its error in its place (`{"input": ..., "error": ...}` in JSON) and the rest are
+/// still answered; the command then fails, naming the lines.
+pub fn batch(env: &Env, input: impl BufRead, question: Question) -> Result<()> {
+    let mut probers = Probers::default();
+    let mut asked = 0usize;
+    let mut failed = Vec::new();
+    for (number, line) in input.lines().enumerate() {
+        let line = line?;
+        let text = line.trim();
+        if text.is_empty() || text.starts_with('#') {
+            continue;
+        }
+        let result = detect_game(text)
+            .and_then(|game| crate::with_game!(game, G => answer(env, probers.get::<G>(env)?, text, question)));
+        if asked > 0 && !env.json {
+            println!();
+        }
+        asked += 1;
+        match result {
+            Ok(out) => print!("{out}"),
+            Err(e) => {
+                failed.push((number + 1).to_string());
+                match env.json {
+                    true => println!("{}", json!({ "input": text, "error": format!("{e:#}") })),
+                    false => println!("{text}\nerror: {e:#}"),
+                }
+            }
+        }
+    }
+    if asked == 0 {
+        bail!("no position on the standard input: give one a line, written as on the command line");
+    }
+    if !failed.is_empty() {
+        bail!(
+            "{} of {} could not be answered (input {} {}); each error is printed in its place",
+            failed.len(),
+            counted(asked, "position"),
+            if failed.len() == 1 { "line" } else { "lines" },
+            failed.join(", ")
+        );
+    }
+    Ok(())
+}
+
+/// One prober a game, made when the first position of that game comes, so that each table is
+/// opened once for the whole input.
+#[derive(Default)]
+struct Probers(HashMap<GameId, Box<dyn Any>>);
+
+impl Probers {
+    /// The prober of game `G`, under the command line's rules for it.
+    fn get<G: Game>(&mut self, env: &Env) -> Result<&mut Prober<G>> {
+        let prober = match self.0.entry(G::ID) {
+            Entry::Occupied(entry) => entry.into_mut(),
+            Entry::Vacant(entry) => entry.insert(Box::new(Prober::<G>::new(&env.tables, env.rules::<G>()?))),
+        };
+        Ok(prober.downcast_mut().expect("each game's prober is kept under its id"))
+    }
+}
+
+/// The answer to `question` about one position: the text people read, or one line of JSON.
+fn answer<G: Game>(env: &Env, prober: &mut Prober<G>, text: &str, question: Question) -> Result<String> {
+    let probed = Probed::new(prober, text)?;
+    match question {
+        Question::Value => value_answer(env, prober, &probed),
+        Question::Line => line_answer(env, prober, &probed),
+    }
+}
+
+/// A position's value and every legal move with its outcome, best first.
+fn value_answer<G: Game>(env: &Env, prober: &mut Prober<G>, probed: &Probed<G>) -> Result<String> {
+    let moves = prober.moves(&probed.position)?;
     let side = G::side_to_move(&probed.position);
     let fen = G::format_position(&probed.position);
+    let mut out = String::new();
     if env.json {
         let moves: Vec<_> = moves
             .iter()
             .map(|m| json!({ "move": m.name, "coords": m.coords, "outcome": m.value.outcome(), "dtm": m.value.dtm() }))
             .collect();
-        let out = json!({
+        let json = json!({
             "game": G::ID.name(),
             "rules": rules_json(probed.rules),
             "position": fen,
@@ -88,37 +180,37 @@ pub fn query<G: Game>(env: &Env, text: &str) -> Result<()> {
             "ruling": ruling_json::<G>(&probed.ruled),
             "moves": moves,
         });
-        println!("{out}");
-        return Ok(());
+        writeln!(out, "{json}")?;
+        return Ok(out);
     }
     let palette = Palette::detect();
-    println!("{fen}  ({} {})", G::ID, G::material_of(&probed.position));
-    println!("{}", palette.paint(probed.value, &probed.headline()));
+    writeln!(out, "{fen}  ({} {})", G::ID, G::material_of(&probed.position))?;
+    writeln!(out, "{}", palette.paint(probed.value, &probed.headline()))?;
     if let Some(ending) = probed.ending() {
-        println!("{ending}");
+        writeln!(out, "{ending}")?;
     }
     if !moves.is_empty() {
-        println!();
+        writeln!(out)?;
         let width = moves.iter().map(|m| m.name.len()).max().unwrap_or(0);
         for m in &moves {
             let line = format!("  {:<width$}  {:<6}  {}", m.name, m.coords, describe(m.value));
-            println!("{}", palette.paint(m.value, &line));
+            writeln!(out, "{}", palette.paint(m.value, &line))?;
         }
     }
-    Ok(())
+    Ok(out)
 }
 
-/// Prints the best-play line from a position to the end, one move a line with its DTM.
-pub fn line<G: Game>(env: &Env, text: &str) -> Result<()> {
-    let mut probed = Probed::<G>::new(env, text)?;
-    let line = probed.prober.line(&probed.position)?;
+/// The best-play line from a position to the end, one move a line with its DTM.
+fn line_answer<G: Game>(env: &Env, prober: &mut Prober<G>, probed: &Probed<G>) -> Result<String> {
+    let line = prober.line(&probed.position)?;
     let side = G::side_to_move(&probed.position);
+    let mut out = String::new();
     if env.json {
         let steps: Vec<_> = line
             .iter()
             .map(|(m, after)| json!({ "move": m.name, "coords": m.coords, "dtm_after": after.dtm() }))
             .collect();
-        let out = json!({
+        let json = json!({
             "game": G::ID.name(),
             "rules": rules_json(probed.rules),
             "position": G::format_position(&probed.position),
@@ -126,30 +218,31 @@ pub fn line<G: Game>(env: &Env, text: &str) -> Result<()> {
             "ruling": ruling_json::<G>(&probed.ruled),
             "line": steps,
         });
-        println!("{out}");
-        return Ok(());
+        writeln!(out, "{json}")?;
+        return Ok(out);
     }
-    println!("{}", probed.headline());
+    writeln!(out, "{}", probed.headline())?;
     if let Some(ending) = probed.ending() {
-        println!("{ending}");
+        writeln!(out, "{ending}")?;
     } else if probed.value == Value::Draw {
-        println!("No forced line: neither side can force the end of the game.");
+        writeln!(out, "No forced line: neither side can force the end of the game.")?;
     }
     for (ply, (m, after)) in line.iter().enumerate() {
         let (number, dots) = move_number(side, ply);
-        println!(
+        writeln!(
+            out,
             "{number:>3}{dots:<3} {:<8} {:<6} DTM {}",
             m.name,
             m.coords,
             after.dtm().unwrap_or(0)
-        );
+        )?;
     }
     if let Some(end) = probed.ruled.as_ref().filter(|_| !line.is_empty()) {
-        println!("{}", ruling_text::<G>(end));
+        writeln!(out, "{}", ruling_text::<G>(end))?;
     } else if line.last().is_some_and(|(_, after)| *after == Value::LOST) {
-        println!("The game is over.");
+        writeln!(out, "The game is over.")?;
     }
-    Ok(())
+    Ok(out)
 }
 
 /// The move number of ply `ply` (from 0) of a line that `starter` begins, and its dots, as a

@@ -18,6 +18,36 @@ use crate::solver::{Progress, Space, cpu};
 use crate::table::TableSet;
 use crate::value::Value;
 
+/// Runs `$body` with `$G` the [`Game`] type of a [`GameId`], so that code written once for every
+/// game can be called with a game chosen at run time.
+///
+/// ```
+/// use egtb::{Game, GameId, with_game};
+///
+/// let id = GameId::Xiangqi;
+/// let name = with_game!(id, G => G::ID.name());
+/// assert_eq!(name, "xiangqi");
+/// ```
+#[macro_export]
+macro_rules! with_game {
+    ($game:expr, $G:ident => $body:expr) => {
+        match $game {
+            $crate::material::GameId::Chess => {
+                type $G = $crate::games::chess::Chess;
+                $body
+            }
+            $crate::material::GameId::Xiangqi => {
+                type $G = $crate::games::xiangqi::Xiangqi;
+                $body
+            }
+            $crate::material::GameId::DarkChess => {
+                type $G = $crate::games::darkchess::DarkChess;
+                $body
+            }
+        }
+    };
+}
+
 /// Named rule options of a game (for example dark chess `cannon=step`). They are part of a
 /// table's identity: recorded in its header and its file name, so tables of different rules
 /// never mix.

@@ -1,7 +1,11 @@
 //! The command line as a user meets it: bad input gives one clear line and a non-zero exit,
 //! never a panic; good input gives the table's answers.
 
-use crate::support::{egtb, fails, succeeds, temp_dir};
+use std::io::Write;
+use std::path::Path;
+use std::process::{Output, Stdio};
+
+use crate::support::{egtb, egtb_command, failed, fails, succeeded, succeeds, temp_dir};
 
 #[test]
 fn bad_positions_and_materials_are_reported_in_one_line() {
@@ -175,6 +179,69 @@ fn query_line_and_stats_answer_from_the_tables() {
     }
     let example = flipped["sides"]["white"]["longest"]["fen"].as_str().unwrap();
     assert!(example.contains('r') && example.contains(" w"), "{example}");
+}
+
+/// Runs egtb with `input` on its standard input.
+fn egtb_reading(tables: &Path, args: &[&str], input: &str) -> Output {
+    let mut child = egtb_command(tables, args)
+        .stdin(Stdio::piped())
+        .spawn()
+        .expect("egtb runs");
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    child.wait_with_output().expect("egtb runs")
+}
+
+#[test]
+fn query_and_line_answer_a_list_of_positions_read_from_the_standard_input() {
+    let dir = temp_dir("batch");
+    succeeds(&dir, &["generate", "chess", "KRvK", "--backend", "cpu"]);
+    let [rook, mate] = ["8/8/8/4k3/8/8/8/R3K3 w - - 0 1", "1k5R/8/1K6/8/8/8/8/8 b - - 0 1"];
+    let good = format!("# two positions\n{rook}\n\n  {mate}  \n");
+    for question in ["query", "line"] {
+        let one_by_one = [rook, mate].map(|fen| succeeds(&dir, &[question, fen]));
+        let args = [question, "-"];
+        let text = succeeded(egtb_reading(&dir, &args, &good), &args);
+        assert_eq!(text, one_by_one.join("\n"), "{question}");
+        let args = [question, "-", "--json"];
+        let json = succeeded(egtb_reading(&dir, &args, &good), &args);
+        let one_by_one = [rook, mate].map(|fen| succeeds(&dir, &[question, fen, "--json"]));
+        assert_eq!(json, one_by_one.concat(), "{question}");
+    }
+
+    // A position that cannot be answered gets its error in its place; the rest are answered and
+    // the command fails, naming the input lines.
+    let xiangqi = "3k5/9/9/9/9/9/9/9/9/4K3R w";
+    let mixed = format!("{rook}\nnonsense\n{xiangqi}\n{mate}\n");
+    let args = ["query", "-", "--json"];
+    let out = egtb_reading(&dir, &args, &mixed);
+    let stdout = String::from_utf8(out.stdout.clone()).unwrap();
+    let error = failed(out, &args);
+    assert!(
+        error.contains("2 of 4 positions could not be answered (input lines 2, 3)"),
+        "{error}"
+    );
+    let answers: Vec<serde_json::Value> = stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(answers.len(), 4, "{stdout}");
+    assert_eq!(answers[0]["value"]["dtm"], 27);
+    assert_eq!(answers[1]["input"], "nonsense");
+    assert!(answers[1]["error"].as_str().unwrap().contains("cannot tell the game"));
+    assert_eq!(answers[2]["input"], xiangqi);
+    assert!(
+        answers[2]["error"]
+            .as_str()
+            .unwrap()
+            .contains("egtb generate xiangqi KRvK")
+    );
+    assert_eq!(answers[3]["value"]["outcome"], "loss");
+    let args = ["line", "-"];
+    let text = String::from_utf8(egtb_reading(&dir, &args, &mixed).stdout).unwrap();
+    assert!(
+        text.contains("\n\nnonsense\nerror: cannot tell the game of 'nonsense'"),
+        "{text}"
+    );
+
+    let error = failed(egtb_reading(&dir, &args, "\n# nothing\n"), &args);
+    assert!(error.contains("no position on the standard input"), "{error}");
 }
 
 #[test]
