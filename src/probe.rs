@@ -124,6 +124,43 @@ impl<G: Game> Prober<G> {
         Ok(&*self.open[material])
     }
 
+    /// A random legal position of the canonical `material` with `side` to move whose value
+    /// `wanted` accepts (for example every win), or `None` when the table holds none. `seed`
+    /// chooses it: a slot drawn at random until one matches, every slot equally likely; for a
+    /// value so rare that a few hundred draws miss it, the first match after a random slot.
+    pub fn random_position(
+        &mut self,
+        material: &Material,
+        side: Side,
+        wanted: impl Fn(Value) -> bool,
+        seed: u64,
+    ) -> Result<Option<G::Position>> {
+        /// Random slots drawn before looking through the slots in order.
+        const DRAWS: u32 = 512;
+        let (index, table) = self.table(material)?;
+        let slots = index.per_side();
+        let mut random = SplitMix64(seed);
+        let matching = |slot: u64| -> Result<Option<G::Position>> {
+            let state = index.state(side, slot);
+            Ok(match table.value(state)? {
+                Some(value) if wanted(value) => index.decode(state),
+                _ => None,
+            })
+        };
+        for _ in 0..DRAWS {
+            if let Some(position) = matching(random.next() % slots)? {
+                return Ok(Some(position));
+            }
+        }
+        let start = random.next() % slots;
+        for step in 0..slots {
+            if let Some(position) = matching((start + step) % slots)? {
+                return Ok(Some(position));
+            }
+        }
+        Ok(None)
+    }
+
     /// The value of a legal position for the side to move.
     pub fn value(&mut self, position: &G::Position) -> Result<Value> {
         if let Some(value) = G::game_over(position, self.rules) {
@@ -231,6 +268,20 @@ impl<G: Game> Prober<G> {
     }
 }
 
+/// The SplitMix64 sequence: fast, well mixed random numbers from any seed, for choosing
+/// positions (nothing here needs a cryptographic generator).
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -240,29 +291,73 @@ mod tests {
     use crate::table::synthetic::write_uniform_blocks;
     use crate::table::{Encoding, Header};
 
+    /// Writes a synthetic compressed xiangqi table into a fresh folder `dir`, blocks of
+    /// `block_entries` states each holding one value, `value(block)`; returns the material and
+    /// its index.
+    fn synthetic_table(
+        dir: &Path,
+        material: &str,
+        block_entries: u32,
+        value: impl Fn(u64) -> Value,
+    ) -> (Material, <Xiangqi as Game>::Index) {
+        let _ = std::fs::remove_dir_all(dir);
+        let rules = Default::default();
+        let material = Material::parse(GameId::Xiangqi, material).unwrap();
+        let index = Xiangqi::index(&material, rules).unwrap();
+        let header = Header {
+            encoding: Encoding::zstd(block_entries),
+            ..expected_header::<Xiangqi>(&material, rules, &index)
+        };
+        let path = table_path::<Xiangqi>(dir, &material, rules);
+        write_uniform_blocks(&path, header, |block| value(block).entry());
+        (material, index)
+    }
+
+    #[test]
+    fn random_positions_are_found_however_rare() {
+        // A synthetic table whose states are all won but for one block of 1,024 lost ones: a few
+        // hundred random draws almost always miss it, and the search goes on slot by slot.
+        let dir = std::env::temp_dir().join(format!("egtb-probe-random-{}", std::process::id()));
+        let block_entries: u32 = 1 << 10;
+        let (won, lost) = (Value::Win(1), Value::Loss(2));
+        // Block 100 (states 102,400 to 103,423) lies in the first side's half.
+        let rare = 100;
+        let (material, index) = synthetic_table(
+            &dir,
+            "KRCvK",
+            block_entries,
+            |block| if block == rare { lost } else { won },
+        );
+        assert!(index.per_side() > (rare + 1) * u64::from(block_entries));
+        let mut prober = Prober::<Xiangqi>::new(&dir, Default::default());
+        for seed in 0..4 {
+            let found = prober.random_position(&material, Side::First, |v| v == lost, seed);
+            let state = index.locate(&found.unwrap().expect("the block holds legal positions"));
+            assert_eq!(state / u64::from(block_entries), rare, "seed {seed}");
+            let found = prober.random_position(&material, Side::Second, |v| v == won, seed);
+            let state = index.locate(&found.unwrap().expect("won positions abound"));
+            assert_eq!(index.side_to_move(state), Side::Second, "seed {seed}");
+        }
+        let none = prober.random_position(&material, Side::Second, |v| v == lost, 0);
+        assert!(none.unwrap().is_none());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     #[test]
     fn probes_reach_states_beyond_u32() {
         // KRCvKRC has about 7.1 billion states. A synthetic compressed table: the blocks from
         // state 2^32 on hold a loss, the others a win, so a probe that wrapped its state number
         // would read the wrong value.
         let dir = std::env::temp_dir().join(format!("egtb-probe-big-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        let rules = Default::default();
-        let material = Material::parse(GameId::Xiangqi, "KRCvKRC").unwrap();
-        let index = Xiangqi::index(&material, rules).unwrap();
-        let states = index.states();
-        assert!(states > 1 << 32);
         let block_entries: u32 = 1 << 24;
-        let header = Header {
-            encoding: Encoding::zstd(block_entries),
-            ..expected_header::<Xiangqi>(&material, rules, &index)
-        };
         let far_from = (1u64 << 32) / u64::from(block_entries);
         let (near, far) = (Value::Win(3), Value::Loss(4));
-        let path = table_path::<Xiangqi>(&dir, &material, rules);
-        write_uniform_blocks(&path, header, |block| {
-            if block >= far_from { far } else { near }.entry()
+        let (_, index) = synthetic_table(&dir, "KRCvKRC", block_entries, |block| {
+            if block >= far_from { far } else { near }
         });
+        let states = index.states();
+        assert!(states > 1 << 32);
+        let rules = Default::default();
         let mut prober = Prober::<Xiangqi>::new(&dir, rules);
         let mut beyond = 0;
         for from in [1 << 31, (1 << 32) - 5000, (1 << 32) + 12_345, states / 4 * 3] {

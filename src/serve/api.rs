@@ -7,13 +7,16 @@
 //! the winning moves are the ones whose category is `loss`.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasher, Hasher, RandomState};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value as Json, json};
 
 use crate::commands::{
-    parse_material, rules_json,
+    parse_material,
+    play::parse_side,
+    rules_json,
     stats::{read_rulings, stats_json},
     verdict,
 };
@@ -23,7 +26,7 @@ use crate::games::darkchess::DarkChess;
 use crate::games::ending::{Ending, ending};
 use crate::games::xiangqi::Xiangqi;
 use crate::games::{Game, Rules};
-use crate::material::GameId;
+use crate::material::{GameId, Side};
 use crate::probe::{Prober, TableCache};
 use crate::table::{EXTENSION, LoadedTable, Table};
 use crate::value::Value;
@@ -87,6 +90,10 @@ pub struct Params {
     pub fen: Option<String>,
     /// The rule options given (`key`, `value`), once each, the last value of a name kept.
     pub options: Vec<(String, String)>,
+    /// For a random position: the side to move (`white`, `red`, `black`).
+    pub side: Option<String>,
+    /// For a random position: the outcome for the side to move (`win`, `draw`, `loss`).
+    pub outcome: Option<String>,
 }
 
 impl Params {
@@ -108,6 +115,11 @@ impl Params {
                 }
                 // As in the public tablebase services, `_` may stand for a space.
                 "fen" => params.fen = Some(value.replace('_', " ")),
+                "side" | "outcome" if value.len() > MAX_OPTION => {
+                    return Err(ApiError::bad_request(format!("{key} value too long")));
+                }
+                "side" => params.side = Some(value),
+                "outcome" => params.outcome = Some(value),
                 k if RULE_PARAMETERS.contains(&k) => {
                     if value.len() > MAX_OPTION {
                         return Err(ApiError::bad_request(format!("{key} value too long")));
@@ -117,7 +129,7 @@ impl Params {
                 }
                 _ => {
                     return Err(ApiError::bad_request(format!(
-                        "unknown parameter '{}' (expected fen, cannon, stalemate, rules)",
+                        "unknown parameter '{}' (expected fen, side, outcome, cannon, stalemate, rules)",
                         key.chars().take(32).collect::<String>()
                     )));
                 }
@@ -126,10 +138,22 @@ impl Params {
         Ok(params)
     }
 
+    /// The position of a request about one, which chooses none at random.
     fn fen(&self) -> Result<&str, ApiError> {
+        self.no_choice()?;
         self.fen
             .as_deref()
             .ok_or_else(|| ApiError::bad_request("missing parameter 'fen'"))
+    }
+
+    /// Refuses `side` and `outcome` where no position is chosen at random.
+    fn no_choice(&self) -> Result<(), ApiError> {
+        match self.side.is_some() || self.outcome.is_some() {
+            true => Err(ApiError::bad_request(
+                "'side' and 'outcome' choose a random position: /api/{game}/random/{material}",
+            )),
+            false => Ok(()),
+        }
     }
 }
 
@@ -218,6 +242,7 @@ impl Api {
         if params.fen.is_some() {
             return Err(ApiError::bad_request("statistics take no 'fen'"));
         }
+        params.no_choice()?;
         with_game!(self, game, G, cache => {
             let rules = self.rules::<G>(params)?;
             let (canonical, flipped) =
@@ -235,6 +260,52 @@ impl Api {
                 .unwrap_or_else(|e| e.into_inner())
                 .insert(key, Arc::new(report.clone()));
             Ok(report)
+        })
+    }
+
+    /// A random legal position of a material with `side` to move (default the first side)
+    /// whose outcome for that side is `outcome` (default `win`), analysed as [`Api::position`]
+    /// does; a 404 when the table holds none.
+    pub fn random(&self, game: GameId, material: &str, params: &Params) -> Result<Json, ApiError> {
+        if material.len() > MAX_MATERIAL {
+            return Err(ApiError::bad_request("material name too long"));
+        }
+        if params.fen.is_some() {
+            return Err(ApiError::bad_request("a random position takes no 'fen'"));
+        }
+        let side = match &params.side {
+            Some(name) => parse_side(game, name).map_err(|e| ApiError::bad_request(format!("{e:#}")))?,
+            None => Side::First,
+        };
+        let outcome = params.outcome.as_deref().unwrap_or("win");
+        if !["win", "draw", "loss"].contains(&outcome) {
+            return Err(ApiError::bad_request(format!(
+                "unknown outcome '{outcome}' (expected win, draw or loss)"
+            )));
+        }
+        with_game!(self, game, G, cache => {
+            let rules = self.rules::<G>(params)?;
+            let (canonical, flipped) =
+                parse_material::<G>(material).map_err(|e| ApiError::bad_request(format!("{e:#}")))?;
+            let mut prober = Prober::shared(Arc::clone(cache), rules);
+            let table_side = if flipped { side.other() } else { side };
+            let seed = RandomState::new().build_hasher().finish();
+            let found = prober
+                .random_position(&canonical, table_side, |v| v.outcome() == outcome, seed)
+                .map_err(ApiError::from_table_error)?;
+            let Some(position) = found else {
+                let verb = match outcome {
+                    "win" => "wins",
+                    "draw" => "draws",
+                    _ => "loses",
+                };
+                return Err(ApiError::not_found(format!(
+                    "{game} {material} has no position where {} to move {verb}",
+                    game.side_name(side)
+                )));
+            };
+            let position = if flipped { G::flip(&position) } else { position };
+            position_json::<G>(&mut prober, rules, &position)
         })
     }
 

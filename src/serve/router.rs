@@ -23,6 +23,7 @@ pub fn router(api: Arc<Api>) -> Router {
         .route("/api/{game}", get(position))
         .route("/api/{game}/mainline", get(mainline))
         .route("/api/{game}/stats/{material}", get(stats))
+        .route("/api/{game}/random/{material}", get(random))
         .fallback(not_found)
         .with_state(api)
 }
@@ -45,6 +46,14 @@ async fn stats(
     RawQuery(query): RawQuery,
 ) -> Response {
     answer(move || api.stats(Api::game(&game)?, &material, &Params::parse(query.as_deref())?)).await
+}
+
+async fn random(
+    State(api): State<Arc<Api>>,
+    Path((game, material)): Path<(String, String)>,
+    RawQuery(query): RawQuery,
+) -> Response {
+    answer(move || api.random(Api::game(&game)?, &material, &Params::parse(query.as_deref())?)).await
 }
 
 async fn not_found(uri: Uri) -> Response {

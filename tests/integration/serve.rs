@@ -1,7 +1,8 @@
 //! `egtb serve`: the JSON API agrees with the tables under concurrent load, bad input gets 400
 //! or 404 (never 500), and the page works in headless Chromium driven over WebDriver: moves and
 //! colours as the table says, a move played by clicking, play mode's answer, a longest win
-//! opened from the statistics. Screenshots of each game's board go to `target/screenshots/`.
+//! opened from the statistics, a random position to practise. Screenshots of each game's board
+//! and of the practice go to `target/screenshots/`.
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -119,6 +120,52 @@ async fn mainline_stats_and_tables_answer_as_the_prober_and_stats_do() {
     }
 }
 
+/// Asks for a random position and checks that it has the material, side to move and outcome
+/// asked for, by the prober; returns its FEN.
+async fn random_checked<G: Game>(addr: SocketAddr, material: &str, side: &str, outcome: &str) -> String {
+    let path = format!("/api/{}/random/{material}?side={side}&outcome={outcome}", G::ID.name());
+    let (status, body) = get(addr, &path).await;
+    assert_eq!(status, 200, "{path}: {body}");
+    let fen = body["fen"].as_str().unwrap();
+    let position = G::parse_position(fen).unwrap();
+    assert_eq!(G::material_of(&position).to_string(), material, "{path}: {fen}");
+    assert_eq!(G::ID.side_name(G::side_to_move(&position)), side, "{path}: {fen}");
+    let value = Prober::<G>::new(tables(), Default::default()).value(&position).unwrap();
+    assert_eq!(value.outcome(), outcome, "{path}: {fen}");
+    assert_eq!(body["category"], outcome, "{path}: {fen}");
+    fen.to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn random_positions_have_the_material_side_and_outcome_asked_for() {
+    let addr = start().await;
+    for (material, side, outcome) in [
+        ("KRvK", "white", "win"),
+        ("KRvK", "black", "loss"),
+        ("KRvK", "black", "draw"),
+        ("KvKR", "black", "win"),
+        ("KvKQ", "white", "draw"),
+    ] {
+        let mut fens = std::collections::HashSet::new();
+        for _ in 0..8 {
+            fens.insert(random_checked::<Chess>(addr, material, side, outcome).await);
+        }
+        assert!(fens.len() > 1, "{material} {side} {outcome}: always {fens:?}");
+    }
+    random_checked::<Xiangqi>(addr, "KRvK", "black", "loss").await;
+    random_checked::<DarkChess>(addr, "KAvK", "red", "win").await;
+    // The defaults: the first side to move, winning.
+    let (status, body) = get(addr, "/api/chess/random/KQvK").await;
+    assert_eq!(
+        (status, &body["side_to_move"], &body["category"]),
+        (200, &json!("white"), &json!("win"))
+    );
+    // No such position: a queen never fails to win with white to move.
+    let (status, body) = get(addr, "/api/chess/random/KQvK?outcome=draw").await;
+    assert_eq!(status, 404, "{body}");
+    assert_eq!(body["error"], "chess KQvK has no position where white to move draws");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_input_gets_400_or_404_with_a_reason_never_500() {
     let addr = start().await;
@@ -161,6 +208,24 @@ async fn bad_input_gets_400_or_404_with_a_reason_never_500() {
         ("/api/chess/stats/KQQQQQvK".into(), 400, ""),
         ("/api/chess/stats/KBBvK".into(), 404, "egtb generate chess KBBvK"),
         ("/api/chess/mainline?fen=8/8/8/8/8/8/8/8%20w".into(), 400, "king"),
+        (
+            "/api/chess/random/KRvK?outcome=tie".into(),
+            400,
+            "unknown outcome 'tie'",
+        ),
+        ("/api/chess/random/KRvK?side=red".into(), 400, "unknown side 'red'"),
+        ("/api/chess/random/KRvK?fen=x".into(), 400, "takes no 'fen'"),
+        ("/api/chess/random/KBBvK".into(), 404, "egtb generate chess KBBvK"),
+        (
+            "/api/chess?fen=8/8/8/4k3/8/8/8/R3K3%20w&side=white".into(),
+            400,
+            "choose a random position",
+        ),
+        (
+            "/api/chess/stats/KRvK?outcome=win".into(),
+            400,
+            "choose a random position",
+        ),
         ("/no/such/page".into(), 404, "no such page"),
         ("/api/chess/stats".into(), 404, ""),
     ];
@@ -500,6 +565,52 @@ async fn the_page_shows_and_plays_every_game_in_headless_chromium() {
         verdict.as_str().unwrap().contains(&format!("({plies} plies)")),
         "{verdict}"
     );
+
+    // Practice: a random KRvK position where black to move loses, to be played as black.
+    click(&client, Locator::Css("#tabs button[data-tab=play]")).await;
+    wait_until(
+        &client,
+        "return [...document.querySelectorAll('#random-material option')].some(o => o.value === 'KRvK')",
+        "the practice's materials",
+    )
+    .await;
+    for (id, value) in [
+        ("random-material", "KRvK"),
+        ("random-side", "1"),
+        ("random-outcome", "loss"),
+    ] {
+        client
+            .find(Locator::Id(id))
+            .await
+            .unwrap()
+            .select_by_value(value)
+            .await
+            .unwrap();
+    }
+    click(&client, Locator::Id("random")).await;
+    wait_until(
+        &client,
+        "return document.getElementById('random-status').textContent.startsWith('KRvK: Black to move loses.')",
+        "the random position",
+    )
+    .await;
+    let fen = fen_shown(&client).await;
+    wait_for_analysis(&client, &fen).await;
+    let value = prober.value(&Chess::parse_position(&fen).unwrap()).unwrap();
+    assert!(matches!(value, egtb::Value::Loss(_)), "{fen}: {value}");
+    let verdict = eval(&client, "return document.getElementById('verdict').textContent").await;
+    assert!(
+        verdict.as_str().unwrap().starts_with("Black to move loses"),
+        "{verdict}"
+    );
+    assert_eq!(
+        eval(&client, "return document.getElementById('play-side').value").await,
+        "1"
+    );
+    let png = client.screenshot().await.unwrap();
+    let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
+    std::fs::write(shots.join("practice.png"), png).unwrap();
+    click(&client, Locator::Css("#tabs button[data-tab=analysis]")).await;
 
     // A line that black starts opens with "1...".
     let black_starts = "8/8/8/4k3/8/8/8/R3K3 b - - 0 1";

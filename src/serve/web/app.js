@@ -606,27 +606,54 @@ function editSquare(name) {
   setPosition(formatPosition(grid, sideToMove(currentFen()), state.game));
 }
 
-// ----- statistics ------------------------------------------------------------------------
+// ----- statistics and practice ------------------------------------------------------------------------
 
+/// Lists the materials of the game's tables (under the rules chosen) in the statistics' and
+/// the practice's menus.
 async function loadMaterials() {
-  const select = $("stats-material");
-  select.replaceChildren();
+  const selects = [$("stats-material"), $("random-material")];
+  for (const select of selects) select.replaceChildren();
   try {
     const listing = await api("/api/tables", new URLSearchParams());
     const wanted = Object.entries(state.options);
     for (const t of listing.tables) {
       if (t.game !== state.game) continue;
       if (!wanted.every(([k, v]) => t.rules[k] === v)) continue;
-      const option = document.createElement("option");
-      option.value = t.material;
-      option.textContent = t.material;
-      select.appendChild(option);
+      for (const select of selects) {
+        const option = document.createElement("option");
+        option.value = t.material;
+        option.textContent = t.material;
+        select.appendChild(option);
+      }
     }
-    if (!select.options.length) {
-      $("stats-result").textContent = `No ${state.game} tables with these rules in the server's folder; build one with: egtb generate ${state.game} <material>`;
-    }
+    const none = selects[0].options.length
+      ? ""
+      : `No ${state.game} tables with these rules in the server's folder; build one with: egtb generate ${state.game} <material>`;
+    $("stats-result").textContent = none;
+    $("random-status").textContent = none;
   } catch (e) {
     showError(e.message);
+  }
+}
+
+/// Loads a random position of the chosen material, side to move and outcome, for the person to
+/// play from that side.
+async function randomPosition() {
+  const material = $("random-material").value;
+  if (!material) return;
+  const params = optionsQuery();
+  const side = Number($("random-side").value);
+  params.set("side", GAMES[state.game].sides[side]);
+  params.set("outcome", $("random-outcome").value);
+  try {
+    const position = await api(`/api/${state.game}/random/${encodeURIComponent(material)}`, params);
+    state.playing = false;
+    $("play-side").value = String(side);
+    const outcome = $("random-outcome").selectedOptions[0].textContent;
+    $("random-status").textContent = `${position.material}: ${title(side)} to move ${outcome}. Start to play it against the table.`;
+    setPosition(position.fen);
+  } catch (e) {
+    $("random-status").textContent = e.message;
   }
 }
 
@@ -687,7 +714,7 @@ function switchTab(tab) {
   for (const b of document.querySelectorAll("#tabs button")) b.classList.toggle("active", b.dataset.tab === tab);
   for (const t of ["analysis", "play", "edit", "stats"]) $(`tab-${t}`).hidden = t !== tab && !(t === "analysis" && tab === "play");
   if (tab === "edit") buildPalette();
-  if (tab === "stats") loadMaterials();
+  if (tab === "stats" || tab === "play") loadMaterials();
   state.selected = null;
   drawBoard();
 }
@@ -711,19 +738,20 @@ function buildRuleOptions() {
     select.addEventListener("change", () => {
       state.options[name] = select.value;
       refresh();
-      if (state.tab === "stats") loadMaterials();
+      if (state.tab === "stats" || state.tab === "play") loadMaterials();
     });
     label.appendChild(select);
     span.appendChild(label);
   }
-  const side = $("play-side");
-  side.replaceChildren();
-  GAMES[state.game].sides.forEach((name, i) => {
-    const option = document.createElement("option");
-    option.value = String(i);
-    option.textContent = name;
-    side.appendChild(option);
-  });
+  for (const side of [$("play-side"), $("random-side")]) {
+    side.replaceChildren();
+    GAMES[state.game].sides.forEach((name, i) => {
+      const option = document.createElement("option");
+      option.value = String(i);
+      option.textContent = name;
+      side.appendChild(option);
+    });
+  }
 }
 
 function setGame(game, fen) {
@@ -735,7 +763,7 @@ function setGame(game, fen) {
   $("game").value = game;
   buildRuleOptions();
   if (state.tab === "edit") buildPalette();
-  if (state.tab === "stats") loadMaterials();
+  if (state.tab === "stats" || state.tab === "play") loadMaterials();
   refresh();
 }
 
@@ -814,6 +842,7 @@ function init() {
     setPosition(formatPosition(grid, sideToMove(currentFen()), state.game));
   });
   $("stats-show").addEventListener("click", showStats);
+  $("random").addEventListener("click", randomPosition);
   setupPointer();
   setGame(game, params.get("fen"));
 }
