@@ -123,12 +123,15 @@ pub fn batch(env: &Env, input: impl BufRead, question: Question) -> Result<()> {
         bail!("no position on the standard input: give one a line, written as on the command line");
     }
     if !failed.is_empty() {
+        /// Line numbers named in the error; the errors themselves are all in the output.
+        const NAMED: usize = 10;
+        let more = if failed.len() > NAMED { ", ..." } else { "" };
         bail!(
-            "{} of {} could not be answered (input {} {}); each error is printed in its place",
+            "{} of {} could not be answered (input {} {}{more}); each error is printed in its place",
             failed.len(),
             counted(asked, "position"),
             if failed.len() == 1 { "line" } else { "lines" },
-            failed.join(", ")
+            failed[..failed.len().min(NAMED)].join(", ")
         );
     }
     Ok(())

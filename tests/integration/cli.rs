@@ -240,6 +240,11 @@ fn query_and_line_answer_a_list_of_positions_read_from_the_standard_input() {
         "{text}"
     );
 
+    let error = failed(egtb_reading(&dir, &args, &"nonsense\n".repeat(12)), &args);
+    assert!(
+        error.contains("12 of 12 positions could not be answered (input lines 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, ...)"),
+        "{error}"
+    );
     let error = failed(egtb_reading(&dir, &args, "\n# nothing\n"), &args);
     assert!(error.contains("no position on the standard input"), "{error}");
 }
