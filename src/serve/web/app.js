@@ -606,7 +606,7 @@ function editSquare(name) {
   setPosition(formatPosition(grid, sideToMove(currentFen()), state.game));
 }
 
-// ----- statistics and practice ------------------------------------------------------------------------
+// ----- statistics and practice -----------------------------------------------------------
 
 /// Lists the materials of the game's tables (under the rules chosen) in the statistics' and
 /// the practice's menus.
