@@ -303,32 +303,34 @@ fn queued_layer() -> QueuedLayer {
     return QueuedLayer(atomicLoad(&control[CTRL_LAYER]), atomicLoad(&control[CTRL_SWEEP]) + 1u, queued);
 }
 
-// One thread after the sweep: sizes the propagation kernel's grid (an indirect dispatch) to the
-// states queued, so that a small layer wakes few workgroups, and the placing kernel's to the
-// states left to place, so that it wakes none in the many layers without any.
+// One thread after the sweep: sizes the grids (indirect dispatches) of the placing and the
+// propagation kernels to the states queued, a thread a state, so that a small layer wakes few
+// workgroups and no thread loops over many states: a software driver ends the loops of a
+// thread that has iterated too often (llvmpipe: 65,535 iterations of all its loops together),
+// silently. The placing kernel wakes only in the layers that have states to place (few do).
 @compute @workgroup_size(1)
 fn plan_propagation() {
     let layer = queued_layer();
-    var to_place = atomicLoad(&control[CTRL_TO_PLACE]);
-    // States are placed in even layers only (see select.wgsl).
-    if layer.queued == 0u || (layer.t & 1u) != 0u {
-        to_place = 0u;
-    }
-    propagation_grid[0] = min((layer.queued + WORKGROUP - 1u) / WORKGROUP, MAX_GROUPS);
-    propagation_grid[1] = 1u;
+    let groups = (layer.queued + WORKGROUP - 1u) / WORKGROUP;
+    let x = min(groups, MAX_GROUPS);
+    let y = select(0u, (groups + x - 1u) / x, x != 0u);
+    propagation_grid[0] = x;
+    propagation_grid[1] = y;
     propagation_grid[2] = 1u;
-    propagation_grid[3] = min((to_place + WORKGROUP - 1u) / WORKGROUP, MAX_GROUPS);
-    propagation_grid[4] = 1u;
+    // States are placed in even layers only (see select.wgsl).
+    let placing = atomicLoad(&control[CTRL_TO_PLACE]) != 0u && (layer.t & 1u) == 0u;
+    propagation_grid[3] = select(0u, x, placing);
+    propagation_grid[4] = select(0u, y, placing);
     propagation_grid[5] = 1u;
 }
 
 // Layer t (control[CTRL_LAYER]), after the sweep: places the PENDING states the sweep queued
 // (states whose HP ran out in layer t - 1 while their exits all lose). Expanded again (few
 // states are) to learn their slowest exit, each is lost at t, or due at that exit if it is
-// slower: then it leaves the layer. The moves are generated here, in a kernel of their own
-// whose grid is sized to the states to place (none in most layers), rather than in the
-// propagation, whose every thread would otherwise carry them (on a software driver that made
-// the propagation three times as slow). Its threads stride over the whole queue.
+// slower: then it leaves the layer. The moves are generated here, in a kernel of its own that
+// runs only in the layers with states to place, rather than in the propagation, whose every
+// thread would otherwise carry them (on a software driver that made the propagation three
+// times as slow). A thread a queued state.
 @compute @workgroup_size(WORKGROUP)
 fn place(
     @builtin(workgroup_id) wg: vec3<u32>,
@@ -336,30 +338,31 @@ fn place(
     @builtin(local_invocation_index) local: u32,
 ) {
     let layer = queued_layer();
-    let threads = groups.x * WORKGROUP;
-    for (var i = wg.x * WORKGROUP + local; i < layer.queued; i += threads) {
-        let state = atomicLoad(&queue[1u + i]);
-        if entry_of(state) != PENDING {
-            continue;
-        }
-        var children: Successors;
-        let exit_loss = game_expand(state, &children).exit_loss;
-        atomicSub(&control[CTRL_TO_PLACE], 1u);
-        if exit_loss <= layer.t {
-            set_entry(state, PENDING, layer.t + 1u);
-        } else {
-            set_entry(state, PENDING, DUE | exit_loss);
-            atomicStore(&active_blocks[active_flag(layer.next, state >> BLOCK_SHIFT)], 1u);
-            // Not a state of this layer after all: out of the queue and the layer's count.
-            atomicStore(&queue[1u + i], NOT_QUEUED);
-            atomicSub(&control[CTRL_FOUND + layer.t], 1u);
-        }
+    let i = thread_index(wg, groups, local);
+    if i >= layer.queued {
+        return;
+    }
+    let state = atomicLoad(&queue[1u + i]);
+    if entry_of(state) != PENDING {
+        return;
+    }
+    var children: Successors;
+    let exit_loss = game_expand(state, &children).exit_loss;
+    atomicSub(&control[CTRL_TO_PLACE], 1u);
+    if exit_loss <= layer.t {
+        set_entry(state, PENDING, layer.t + 1u);
+    } else {
+        set_entry(state, PENDING, DUE | exit_loss);
+        atomicStore(&active_blocks[active_flag(layer.next, state >> BLOCK_SHIFT)], 1u);
+        // Not a state of this layer after all: out of the queue and the layer's count.
+        atomicStore(&queue[1u + i], NOT_QUEUED);
+        atomicSub(&control[CTRL_FOUND + layer.t], 1u);
     }
 }
 
 // Layer t, last: resolves the parents of the states the sweep queued (less those that `place`
-// took out, found due later). Compacting the layer first keeps the threads of a workgroup busy
-// with the same long work.
+// took out, found due later), a thread a state. Compacting the layer first keeps the threads
+// of a workgroup busy with the same long work.
 @compute @workgroup_size(WORKGROUP)
 fn propagate(
     @builtin(workgroup_id) wg: vec3<u32>,
@@ -367,8 +370,8 @@ fn propagate(
     @builtin(local_invocation_index) local: u32,
 ) {
     let layer = queued_layer();
-    let threads = groups.x * WORKGROUP;
-    for (var i = wg.x * WORKGROUP + local; i < layer.queued; i += threads) {
+    let i = thread_index(wg, groups, local);
+    if i < layer.queued {
         let state = atomicLoad(&queue[1u + i]);
         if state != NOT_QUEUED {
             resolve_parents(state, layer.t, layer.next);

@@ -25,7 +25,8 @@ pub(super) const WORKGROUP: u64 = 256;
 struct SweepShape {
     /// Vectors of eight entries a thread reads in a row, a divisor of a block's.
     run: u32,
-    /// The most threads; each takes every `threads`-th run.
+    /// The threads, each taking every `threads`-th run; more on a table so large that a
+    /// thread would take too many runs (see [`SweepShape::threads_for`]).
     threads: u64,
 }
 
@@ -56,7 +57,22 @@ impl SweepShape {
         shape.run = run.unwrap_or(shape.run);
         Ok(shape)
     }
+
+    /// The threads that sweep `vectors` vectors: the shape's, or more where a thread would
+    /// otherwise take more than [`MAX_RUNS_PER_THREAD`] runs; never more than the runs.
+    fn threads_for(&self, vectors: u64) -> u64 {
+        let runs = vectors.div_ceil(u64::from(self.run));
+        self.threads.max(runs.div_ceil(MAX_RUNS_PER_THREAD)).min(runs)
+    }
 }
+
+/// The most runs a sweep thread takes. A software driver silently ends the loops of a thread
+/// that has iterated too often (llvmpipe: 65,535 iterations of all its loops together); a run
+/// of a block takes up to 17 iterations a vector (the vector, and two loops over its eight
+/// entries where states join the layer), so a thread stays below 64 * 16 * 17 = 17,408
+/// iterations on any table. Every other kernel runs a thread per state, entry word or queued
+/// state.
+const MAX_RUNS_PER_THREAD: u64 = 64;
 // The initialisation gathers a workgroup's active blocks in the bits of one word.
 const _: () = assert!(WORKGROUP.is_multiple_of(1 << BLOCK_SHIFT) && WORKGROUP <= 32 << BLOCK_SHIFT);
 /// Control header words: the current layer, the largest pending layer, the stop flag, error
@@ -215,13 +231,7 @@ impl Kernels {
             game_group: bind_group(gpu, &game_layout, &game_buffers)?,
             state_grid: grid(window_states, max_dim)?,
             word_grid: grid(window_states / 2, max_dim)?,
-            sweep_grid: grid(
-                layout
-                    .vectors()
-                    .div_ceil(u64::from(sweep_shape.run))
-                    .min(sweep_shape.threads),
-                max_dim,
-            )?,
+            sweep_grid: grid(sweep_shape.threads_for(layout.vectors()), max_dim)?,
             plan: pipeline(&solver, &plan_pipeline_layout, "plan_propagation")?,
             plan_group: bind_group(gpu, &plan_layout, &[&propagation_grid])?,
             propagation_grid,
@@ -383,5 +393,27 @@ mod tests {
         let (x, y) = grid(u64::from(u32::MAX), 65535).unwrap();
         assert!(u64::from(x) * u64::from(y) * WORKGROUP >= u64::from(u32::MAX));
         assert!(grid(1 << 50, 65535).is_err());
+    }
+
+    #[test]
+    fn no_sweep_thread_takes_more_than_its_share_of_runs() {
+        for shape in [
+            SweepShape {
+                run: 16,
+                threads: 1 << 14,
+            },
+            SweepShape {
+                run: 1,
+                threads: 1 << 20,
+            },
+        ] {
+            for states in [8u64, 1 << 20, 327_854_016, 3_100_000_000, u64::from(u32::MAX)] {
+                let vectors = states.div_ceil(8);
+                let runs = vectors.div_ceil(u64::from(shape.run));
+                let threads = shape.threads_for(vectors);
+                assert!(threads >= 1 && threads <= runs, "{states} states: {threads} threads");
+                assert!(runs.div_ceil(threads) <= MAX_RUNS_PER_THREAD, "{states} states");
+            }
+        }
     }
 }

@@ -344,3 +344,82 @@ fn a_submission_past_its_timeout_is_an_error() {
     };
     fails_with(&GraphRules::new(&graph), options, "did not finish");
 }
+
+/// A graph defined in WGSL, too large for explicit lists: groups of 64 states, each a terminal
+/// loss, a win into it, and 62 losses into the win; the last state also has an exit into a win,
+/// so its loss waits to be placed (PENDING) behind a layer of millions of queued losses.
+struct Fans {
+    states: u32,
+}
+
+const FAN: u32 = 64;
+
+impl GpuRules for Fans {
+    fn states(&self) -> u64 {
+        u64::from(self.states)
+    }
+
+    fn wgsl(&self) -> String {
+        format!(
+            "const GAME_MAX_SUCCESSORS: u32 = {FAN}u;\nconst FAN: u32 = {FAN}u;\nconst EXIT_WIN: u32 = {}u;\n{FANS_WGSL}",
+            Value::Win(1).entry()
+        )
+    }
+
+    fn data(&self) -> Vec<GpuData<'_>> {
+        Vec::new()
+    }
+}
+
+const FANS_WGSL: &str = r#"
+fn game_expand(state: u32, out: ptr<function, Successors>) -> Node {
+    let first = state - state % FAN;
+    if state == first {
+        return node_terminal(LOST);
+    }
+    var node = node_inner();
+    if state == first + 1u {
+        succ_push_plain(out, first);
+        return node;
+    }
+    succ_push_plain(out, first + 1u);
+    if state == STATES - 1u {
+        node_add_exit(&node, EXIT_WIN);
+    }
+    return node;
+}
+
+fn game_parents(state: u32, out: ptr<function, Successors>) {
+    let first = state - state % FAN;
+    if state == first {
+        succ_push_plain(out, first + 1u);
+    } else if state == first + 1u {
+        for (var s = first + 2u; s < first + FAN; s += 1u) {
+            succ_push_plain(out, s);
+        }
+    }
+}
+"#;
+
+#[test]
+fn a_loss_placed_behind_millions_of_queued_states_is_placed_in_its_layer() {
+    let Some(gpu) = Gpu::open_unless_absent().unwrap() else {
+        return;
+    };
+    let states = FAN * (1 << 18);
+    let options = GpuOptions {
+        queue_capacity: Some(states),
+        ..GpuOptions::default()
+    };
+    let solution = gpu.solve(&Fans { states }, &options, &Silent).unwrap();
+    let expected = |s: u32| match s % FAN {
+        0 => Value::LOST,
+        1 => Value::Win(1),
+        _ => Value::Loss(2),
+    };
+    let wrong: Vec<u32> = (0..states)
+        .filter(|&s| solution.entries[s as usize] != expected(s).entry())
+        .take(5)
+        .collect();
+    assert!(wrong.is_empty(), "states {wrong:?}");
+}
