@@ -305,9 +305,9 @@ fn queued_layer() -> QueuedLayer {
 
 // One thread after the sweep: sizes the grids (indirect dispatches) of the placing and the
 // propagation kernels to the states queued, a thread a state, so that a small layer wakes few
-// workgroups and no thread loops over many states: a software driver ends the loops of a
-// thread that has iterated too often (llvmpipe: 65,535 iterations of all its loops together),
-// silently. The placing kernel wakes only in the layers that have states to place (few do).
+// workgroups and no thread loops over many states (a software driver ends such loops silently:
+// see MAX_RUNS_PER_THREAD in src/solver/gpu/kernels.rs). The placing kernel wakes only in the
+// layers that have states to place (few do).
 @compute @workgroup_size(1)
 fn plan_propagation() {
     let layer = queued_layer();
