@@ -4,6 +4,7 @@ use egtb::games::chess::Chess;
 use egtb::games::chess::index::ChessIndex;
 use egtb::games::{Game, IndexSpace};
 use egtb::material::Side;
+use egtb::probe::Prober;
 use egtb::stats::{SideStats, table_stats};
 use egtb::value::Value;
 
@@ -126,5 +127,87 @@ fn every_value_is_the_best_over_the_moves() {
             }] += 1;
         }
         assert!(checked.iter().all(|&c| c > 0), "{name}: {checked:?}");
+    }
+}
+
+/// Positions of 3 and 4 pieces published with the mate distances of another program's DTM tables
+/// (`docs/reference.md`): hand-picked en passant cases, where the right to capture en passant
+/// turns a loss or a win into a draw, and the longest mates of many materials. A distance is in
+/// moves: `n` > 0, the side to move mates in `n` (DTM 2n - 1 plies); `n` < 0, it is mated in
+/// -n (DTM -2n); 0, a draw. Each is looked up as `egtb query` looks it up.
+#[test]
+fn positions_published_with_their_mate_distances_have_them() {
+    let published: [(&str, i16); 48] = [
+        ("1k1K4/8/8/pP6/8/8/8/8 w - a6", 0),
+        ("4k3/8/8/2p5/8/6P1/6K1/8 w - c6", 0),
+        ("7K/k7/8/Pp6/8/8/8/8 w - -", -15),
+        ("7K/k7/8/Pp6/8/8/8/8 w - b6", 0),
+        ("8/8/8/8/pP6/8/K7/7k b - -", -15),
+        ("8/8/8/8/8/1p6/K7/7k w - -", 0),
+        ("8/8/8/8/pP6/8/K7/7k b - b3", 0),
+        ("8/7k/8/8/3p4/1K6/2P5/8 b - -", -19),
+        ("8/8/8/1k6/8/8/K5P1/8 w - -", 28),
+        ("8/8/8/8/8/2k5/1R6/K7 w - -", 16),
+        ("8/8/8/5k2/8/8/1Q6/K7 w - -", 10),
+        ("8/8/8/8/8/2k3P1/6P1/K7 w - -", 32),
+        ("8/8/8/8/8/4N3/3N4/K1k5 w - -", 1),
+        ("8/7N/8/8/8/5k2/7P/K7 w - -", 27),
+        ("8/3P4/KBk5/8/8/8/8/8 w - -", 31),
+        ("8/8/7N/8/8/8/8/K1k1B3 w - -", 33),
+        ("8/8/8/8/7B/8/3k4/K2B4 w - -", 19),
+        ("8/8/1R6/2kP4/8/8/8/K7 w - -", 16),
+        ("8/8/8/8/3N4/3k4/2R5/K7 w - -", 16),
+        ("8/8/8/8/3B4/3k4/2R5/K7 w - -", 16),
+        ("8/8/8/8/8/3k4/2R5/KR6 w - -", 7),
+        ("8/8/8/3k4/8/4P3/8/K1Q5 w - -", 10),
+        ("8/8/5k2/8/8/8/8/KN4Q1 w - -", 9),
+        ("8/5B2/5k2/8/8/8/8/KQ6 w - -", 8),
+        ("8/8/8/8/3k4/2R5/8/K6Q w - -", 6),
+        ("1Q6/Q7/8/8/8/5k2/8/K7 w - -", 4),
+        ("2K5/k7/7p/8/8/8/6P1/8 w - -", 33),
+        ("8/8/8/k7/8/n7/K5P1/8 w - -", 29),
+        ("8/8/8/k7/8/b7/K5P1/8 w - -", 29),
+        ("8/5k2/2PK4/5r2/8/8/8/8 w - -", 43),
+        ("8/8/8/k7/8/q7/K5P1/8 w - -", 29),
+        ("8/8/8/8/p7/8/N7/k1K5 w - -", 7),
+        ("8/8/8/8/8/8/n1K5/k1N5 w - -", 1),
+        ("8/8/8/8/8/8/b7/k1K1N3 w - -", 1),
+        ("8/8/8/8/8/8/r2N4/k1K5 w - -", 1),
+        ("8/8/8/8/8/8/p7/k1K1B3 w - -", 1),
+        ("8/8/8/8/8/8/n1K5/k1B5 w - -", 1),
+        ("8/8/8/8/8/8/b7/k1K1B3 w - -", 1),
+        ("8/8/K7/3p4/8/3k4/4R3/8 w - -", 26),
+        ("8/2R5/8/8/7k/3K4/8/4n3 w - -", 40),
+        ("8/8/8/8/8/2R5/8/3K1bk1 w - -", 29),
+        ("8/8/8/8/8/1R6/6r1/K1k5 w - -", 19),
+        ("8/8/8/8/8/1R6/6q1/K1k5 w - -", 19),
+        ("3Q4/3K4/8/8/8/3k4/3p4/8 w - -", 28),
+        ("8/8/8/8/8/2k5/2n5/KQ6 w - -", 21),
+        ("8/6Q1/8/4b3/3k4/8/8/K7 w - -", 17),
+        ("8/8/8/8/2r5/8/2k5/K6Q w - -", 35),
+        ("8/8/8/8/8/8/8/qk1K2Q1 w - -", 13),
+    ];
+    let positions: Vec<_> = published
+        .iter()
+        .map(|&(fen, moves)| (Chess::parse_position(fen).unwrap(), moves))
+        .collect();
+    let mut materials: Vec<_> = positions
+        .iter()
+        .map(|(p, _)| Chess::material_of(p).canonical().0)
+        .collect();
+    materials.sort();
+    materials.dedup();
+    let (mut generator, dir) = generator("published-mates", &[]);
+    for material in &materials {
+        generator.ensure(material).unwrap();
+    }
+    let mut prober = Prober::<Chess>::new(&dir, Default::default());
+    for ((position, moves), (fen, _)) in positions.iter().zip(published) {
+        let expected = match *moves {
+            0 => Value::Draw,
+            n if n > 0 => Value::Win(2 * n.unsigned_abs() - 1),
+            n => Value::Loss(2 * n.unsigned_abs()),
+        };
+        assert_eq!(prober.value(position).unwrap(), expected, "{fen}");
     }
 }
