@@ -131,8 +131,8 @@ fn every_value_is_the_best_over_the_moves() {
 }
 
 /// Positions of 3 and 4 pieces published with the mate distances of another program's DTM tables
-/// (`docs/reference.md`): hand-picked en passant cases, where the right to capture en passant
-/// turns a loss or a win into a draw, and the longest mates of many materials. A distance is in
+/// (`docs/reference.md`): hand-picked positions with and without an en passant right (the
+/// capture can turn a loss into a draw), and the longest mates of many materials. A distance is in
 /// moves: `n` > 0, the side to move mates in `n` (DTM 2n - 1 plies); `n` < 0, it is mated in
 /// -n (DTM -2n); 0, a draw. Each is looked up as `egtb query` looks it up.
 #[test]
