@@ -32,14 +32,23 @@ pub trait Sliced: Sync {
     /// leads into a slice of a higher level, or out of the table.
     fn slices(&self) -> Vec<Slice>;
 
-    /// The space of the states of `ranges` (whole slices of one level), numbered from 0
-    /// through the ranges in order. Its moves into other slices are exits, whose entries
-    /// `solved` gives.
+    /// The space of the states of `ranges` (whole slices of one level), in a numbering of its
+    /// own. Its moves into other slices are exits, whose entries `solved` gives.
     fn slice_space<'a>(
         &'a self,
         ranges: &'a [Range<u64>],
         solved: &'a (dyn Fn(u64) -> Entry + Sync),
     ) -> Box<dyn Space + 'a>;
+
+    /// Hands `sink` the entries of each of `ranges` in the table's order (the range's number
+    /// among them, its entries), from `entries`, those of [`Sliced::slice_space`]'s space of
+    /// `ranges` in its own numbering.
+    fn table_entries(
+        &self,
+        ranges: &[Range<u64>],
+        entries: &[Entry],
+        sink: &mut dyn FnMut(usize, &[Entry]) -> Result<()>,
+    ) -> Result<()>;
 
     /// The states in no slice (chess: positions with an en passant right); those not valued by
     /// [`Sliced::value_after`] are broken.
@@ -60,6 +69,9 @@ pub trait Sliced: Sync {
 pub struct Slice {
     /// The ranges of states the slice covers.
     pub ranges: Vec<Range<u64>>,
+    /// The states of its space (see [`Sliced::slice_space`]), which the groups solved at once
+    /// are sized by.
+    pub states: u64,
     /// Moves out of the slice lead to higher levels: the highest is solved first.
     pub level: u32,
 }
@@ -88,13 +100,11 @@ pub fn solve(table: &dyn Sliced, store: &mut dyn SolvedStore, progress: &dyn Pro
             let space = table.slice_space(ranges, &solved);
             cpu::solve(&*space, &Silent)
         };
-        let mut at = 0;
-        for range in ranges {
-            let len = (range.end - range.start) as usize;
-            store.store(range.start, &entries[at..at + len])?;
-            at += len;
-        }
-        progress.advance(at as u64);
+        table.table_entries(ranges, &entries, &mut |i, range_entries| {
+            store.store(ranges[i].start, range_entries)
+        })?;
+        drop(entries);
+        progress.advance(ranges.iter().map(|r| r.end - r.start).sum());
         let after = table.states_after(ranges);
         let values: Vec<Entry> = {
             let solved = lookup(store);
@@ -127,13 +137,13 @@ fn lookup(store: &dyn SolvedStore) -> impl Fn(u64) -> Entry + Sync + '_ {
 const OUTSIDE_RUN: u64 = 1 << 20;
 
 /// The slices in solve order (highest level first), gathered into groups of one level of at
-/// most `budget` states (or one slice), each as its ranges in increasing order.
+/// most `budget` states of their spaces (or one slice), each as its ranges in increasing order.
 fn groups(mut slices: Vec<Slice>, budget: u64) -> Vec<Vec<Range<u64>>> {
     slices.sort_by(|a, b| b.level.cmp(&a.level).then(a.ranges[0].start.cmp(&b.ranges[0].start)));
     let mut groups: Vec<Vec<Range<u64>>> = Vec::new();
     let (mut level, mut states) = (None, 0);
     for slice in slices {
-        let size: u64 = slice.ranges.iter().map(|r| r.end - r.start).sum();
+        let size = slice.states;
         if level != Some(slice.level) || states + size > budget {
             groups.push(Vec::new());
             (level, states) = (Some(slice.level), 0);
@@ -155,6 +165,7 @@ mod tests {
     fn groups_keep_levels_apart_and_stay_within_the_budget() {
         let slice = |start: u64, len: u64, level| Slice {
             ranges: vec![start..start + len, 1000 + start..1000 + start + len],
+            states: 2 * len,
             level,
         };
         let slices = vec![slice(0, 10, 1), slice(10, 10, 2), slice(20, 10, 1), slice(30, 10, 2)];

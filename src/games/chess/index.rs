@@ -455,6 +455,19 @@ impl ChessIndex {
         self.pawns
     }
 
+    /// Bits of a code of a pawn slice's numbering (see `pawn_slices.rs`): 6 per king and per
+    /// man other than a pawn.
+    pub fn slice_space_bits(&self) -> u32 {
+        let others = (0..self.men.count).filter(|&m| self.men.kind[m] != Kind::Pawn).count();
+        6 * (2 + others as u32)
+    }
+
+    /// The states of a pawn slice in the numbering it is solved in: both sides to move, the
+    /// kings and the men other than pawns on any square each.
+    pub fn slice_space_states(&self) -> u64 {
+        2 << self.slice_space_bits()
+    }
+
     /// The groups of identical men in slot order (radices and multipliers for a GPU twin).
     pub fn groups(&self) -> &[Group] {
         &self.groups[..self.group_count]
@@ -801,14 +814,26 @@ impl ChessIndex {
     /// to move (no overlap, the side not to move not in check, not a non-canonical duplicate).
     #[inline]
     pub fn is_legal(&self, side: Side, slot: u64, placement: Placement) -> bool {
+        self.is_legal_apart(side, placement)
+            && (self.pawns || !Self::kings_on_diagonal(placement) || self.reflected(slot, placement) >= slot)
+    }
+
+    /// Whether `placement`, whose kings may stand anywhere, is a legal position with `side` to
+    /// move: the kings apart, as well as [`ChessIndex::is_legal`]'s tests of a placement.
+    #[inline]
+    pub fn is_legal_anywhere(&self, side: Side, placement: Placement) -> bool {
+        let [wk, bk] = placement.kings();
+        self.geo.pattern[Kind::King.index()][wk as usize] & bit(bk) == 0 && self.is_legal_apart(side, placement)
+    }
+
+    /// No two pieces on one square and the side not to move not in check (the kings of a slot
+    /// stand apart).
+    #[inline]
+    fn is_legal_apart(&self, side: Side, placement: Placement) -> bool {
         let Some(occupied) = placement.occupied_apart(self.men.count) else {
             return false;
         };
-        let waiting = side.other();
-        if placement.attacked(self.geo, &self.men, placement.king(waiting), side, occupied) {
-            return false;
-        }
-        self.pawns || !Self::kings_on_diagonal(placement) || self.reflected(slot, placement) >= slot
+        !placement.attacked(self.geo, &self.men, placement.king(side.other()), side, occupied)
     }
 
     /// The placement of the slot after the one that spells out `placement`, when only the
@@ -845,10 +870,11 @@ impl IndexSpace for ChessIndex {
         if !self.solved_by_slices() {
             return self.states();
         }
-        // A slice: a placement of the pawns and its mirror image, both sides to move.
-        let slice = 4 * self.slice_slots;
-        self.states()
-            .min(slice.max(slices::group_states(rayon::current_num_threads())))
+        // The slices solved at once, in their own numbering; at most every placement of the
+        // pawns in a slice of its own.
+        let slice = self.slice_space_states();
+        let placements = self.per_side / self.slice_slots;
+        (placements * slice).min(slice.max(slices::group_states(rayon::current_num_threads())))
     }
 
     fn states(&self) -> u64 {
@@ -973,15 +999,22 @@ mod tests {
             let (slice, _) = krpvkr.slice_of(slot);
             assert_eq!(u64::from(krpvkr.placement(slot).man(1)), 8 + slice, "{slot}");
         }
+        // A slice in its own numbering: both sides, the kings and both rooks on any square.
+        assert_eq!(krpvkr.slice_space_states(), 2 << 24);
         let working = krpvkr.working_states();
         assert!(
-            working >= 4 * krpvkr.slice_slots() && working < krpvkr.states() / 10,
+            working >= krpvkr.slice_space_states() && working < krpvkr.states() / 10,
             "{working}"
         );
-        // A small table is solved in one group; a pawnless one whole, as one slice.
+        // The slices of a small table are solved many at a time, at most a group's worth; a
+        // pawnless table whole, as one slice.
         let kpvkp = index("KPvKP");
         assert!(kpvkp.solved_by_slices());
-        assert_eq!(kpvkp.working_states(), kpvkp.states());
+        let working = kpvkp.working_states();
+        assert!(
+            working >= 64 * kpvkp.slice_space_states() && working <= slices::group_states(rayon::current_num_threads()),
+            "{working}"
+        );
         let kqvkr = index("KQvKR");
         assert!(!kqvkr.solved_by_slices());
         assert_eq!(kqvkr.slice_slots(), kqvkr.per_side());

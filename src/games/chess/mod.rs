@@ -5,7 +5,7 @@
 //! check, and an en passant right only where a pawn can have just moved two squares and can be
 //! captured. The board geometry is in
 //! [`board`], the index scheme in [`index`], moves and un-moves in [`moves`], the solver's view in
-//! [`space`], FEN, SAN and UCI in [`notation`], the data of the GPU twin
+//! [`space`] (tables with pawns a slice at a time in `pawn_slices.rs`), FEN, SAN and UCI in [`notation`], the data of the GPU twin
 //! (`shaders/games/chess.wgsl`) in [`gpu`].
 
 pub mod board;
@@ -13,6 +13,7 @@ pub mod gpu;
 pub mod index;
 pub mod moves;
 pub mod notation;
+mod pawn_slices;
 pub mod space;
 
 use anyhow::{Result, bail};

@@ -12,10 +12,9 @@
 //! double step is un-made from a position only when no en passant capture of that pawn is
 //! possible in it. Every parent position also has the en passant states of its own as parents.
 //!
-//! Pawn slices: a table with pawns is solved a slice at a time (see [`Sliced`]); the space of a
-//! few slices (`PawnSlices`) reads a pawn's move as an exit into the slices solved before and
-//! lists only the parents in the same slice, and the en passant states are valued after their
-//! slice ([`Sliced::value_after`]).
+//! Pawn slices: a table with pawns is solved a slice at a time (see [`Sliced`] and
+//! `pawn_slices.rs`), each in a numbering of its own; `ChessSpace::expand_position` takes the
+//! numbering of its children as a `Neighbourhood`.
 
 use std::ops::Range;
 
@@ -23,17 +22,16 @@ use anyhow::Result;
 
 use super::Chess;
 use super::board::{
-    Bitboard, Geometry, Kind, MAX_MEN, Men, Mover, Placement, Square, backward, bit, file, forward, geometry,
-    relative_rank,
+    Bitboard, Geometry, Kind, MAX_MEN, Men, Mover, Placement, Square, backward, bit, forward, geometry, relative_rank,
 };
-use super::index::{ChessIndex, MIRROR};
+use super::index::ChessIndex;
 use super::moves::{en_passant_right, for_each_en_passant, for_each_move, for_each_unmove, man_on, men_of, promotes};
 use crate::games::{Game, IndexSpace};
 use crate::material::{GameId, Material, Side};
-use crate::solver::slices::{Slice, Sliced};
-use crate::solver::{Exits, Node, Space, Successors, runs};
+use crate::solver::slices::Sliced;
+use crate::solver::{Exits, Node, Space, Successors};
 use crate::table::{LoadedTable, TableSet};
-use crate::value::{BROKEN, Entry, Value};
+use crate::value::{Entry, Value};
 
 /// A solved smaller table that captures or promotions lead into.
 struct Exit<'t> {
@@ -152,8 +150,8 @@ fn countable(index: &ChessIndex, geo: &Geometry) -> Vec<[Countable; 2]> {
 
 /// The solver's view of one chess material.
 pub struct ChessSpace<'t> {
-    index: &'t ChessIndex,
-    geo: &'static Geometry,
+    pub(super) index: &'t ChessIndex,
+    pub(super) geo: &'static Geometry,
     /// The tables reached by captures and promotions.
     exits: Vec<Exit<'t>>,
     /// Per [`route_key`], where a capture, a promotion or both lead.
@@ -231,19 +229,23 @@ impl<'t> ChessSpace<'t> {
     }
 
     /// Which region of its table the queen promotion of pawn `pawn` (of `side`, to move) reads
-    /// from `slots`, the run of one king pair: the states with the same side to move, pawns left
-    /// and king pair (the state divided by a king pair's share of the table), from the first
-    /// legal slot whose square ahead of the pawn is empty (`None` when there is none). The runs
-    /// of one region read the same few blocks of every promotion table.
-    fn promotion_region(&self, side: Side, slots: Range<u64>, pawn: usize) -> Option<u64> {
+    /// from `placements`, those of one king pair: the states with the same side to move, pawns
+    /// left and king pair (the state divided by a king pair's share of the table), from the
+    /// first legal placement whose square ahead of the pawn is empty (`None` when there is
+    /// none). The placements of one region read the same few blocks of every promotion table.
+    pub(super) fn promotion_region(
+        &self,
+        side: Side,
+        mut placements: impl Iterator<Item = Placement>,
+        pawn: usize,
+    ) -> Option<u64> {
         let men = self.index.men();
-        slots.into_iter().find_map(|slot| {
-            let placement = self.index.placement(slot);
+        placements.find_map(|placement| {
             let to = forward(side, placement.man(pawn));
             let empty = placement
                 .occupied_apart(men.count)
                 .is_some_and(|occupied| occupied & bit(to) == 0);
-            if !empty || !self.index.is_legal(side, slot, placement) {
+            if !empty || !self.index.is_legal_anywhere(side, placement) {
                 return None;
             }
             let after = placement.with_man(pawn, to);
@@ -310,7 +312,7 @@ impl<'t> ChessSpace<'t> {
         mover: Mover,
         targets: Bitboard,
         enemies: Bitboard,
-        neighbours: &Neighbours<'_>,
+        neighbours: &impl Neighbourhood,
         children: &mut Successors,
         exits: &mut Exits,
     ) {
@@ -338,24 +340,37 @@ impl<'t> ChessSpace<'t> {
         if !self.index.is_legal(side, slot, placement) {
             return Node::Broken;
         }
-        self.expand_position(placement, side, None, slot, children, solved)
+        let neighbours = self.neighbours(placement, slot, side, side.other(), true, children.is_counting());
+        self.expand_position(placement, side, None, &neighbours, children, solved)
     }
 
-    /// [`Space::expand`] of a legal position: `ep_pawn` is the pawn that may be captured en
-    /// passant (an en passant state, whose `slot` is ignored). With `solved`, a pawn's move
-    /// (into another pawn slice) is an exit.
+    /// [`Space::expand`] of a position with an en passant right (`ep_pawn` may be captured).
+    pub(super) fn expand_en_passant(
+        &self,
+        placement: Placement,
+        side: Side,
+        ep_pawn: Square,
+        children: &mut Successors,
+        solved: SolvedSlices,
+    ) -> Node {
+        let neighbours = self.neighbours(placement, 0, side, side.other(), false, children.is_counting());
+        self.expand_position(placement, side, Some(ep_pawn), &neighbours, children, solved)
+    }
+
+    /// [`Space::expand`] of a legal position, its children numbered by `neighbours`: `ep_pawn`
+    /// is the pawn that may be captured en passant. With `solved`, a pawn's move (into another
+    /// pawn slice) is an exit.
     #[inline]
-    fn expand_position(
+    pub(super) fn expand_position(
         &self,
         placement: Placement,
         side: Side,
         ep_pawn: Option<Square>,
-        slot: u64,
+        neighbours: &impl Neighbourhood,
         children: &mut Successors,
         solved: SolvedSlices,
     ) -> Node {
         let next = side.other();
-        let neighbours = self.neighbours(placement, slot, side, next, ep_pawn.is_none(), children.is_counting());
         let men = self.index.men();
         let enemies = men_of(men, placement, next);
         let mut exits = Exits::default();
@@ -366,14 +381,7 @@ impl<'t> ChessSpace<'t> {
                 Mover::Man(man) if men.kind[man] == Kind::Pawn => man,
                 _ => {
                     return self.piece_moves(
-                        placement,
-                        side,
-                        mover,
-                        targets,
-                        enemies,
-                        &neighbours,
-                        children,
-                        &mut exits,
+                        placement, side, mover, targets, enemies, neighbours, children, &mut exits,
                     );
                 }
             };
@@ -397,7 +405,7 @@ impl<'t> ChessSpace<'t> {
                         None => children.push_mapped(child),
                     }
                 } else if let Some(solved) = solved {
-                    exits.add(solved_value(solved, neighbours.man_moved(pawn, after)));
+                    exits.add(solved_value(solved, neighbours.table_state(pawn, after)));
                 } else {
                     quiet |= bit(to);
                 }
@@ -441,12 +449,22 @@ struct Neighbours<'a> {
     countable: Countable,
 }
 
-impl Neighbours<'_> {
-    /// The state reached by the move of man `man` that gives `after`: the slot with the man's
-    /// group rank replaced (no symmetry applies to a man's move), unless every neighbour needs
-    /// canonicalising.
+/// How a space numbers the positions one move (or un-move) away from a position: the table's
+/// slots ([`Neighbours`]), or a pawn slice's own numbering (see `pawn_slices.rs`).
+pub(super) trait Neighbourhood {
+    /// Pushes the states reached by moving `mover` to each of `squares`.
+    fn push(&self, out: &mut Successors, mover: Mover, squares: Bitboard);
+
+    /// The table's state reached by the move of man `man` that gives `after` (a pawn's move,
+    /// which a pawn slice reads among the slices solved before).
+    fn table_state(&self, man: usize, after: Placement) -> u64;
+}
+
+impl Neighbourhood for Neighbours<'_> {
+    /// The slot with the man's group rank replaced (no symmetry applies to a man's move),
+    /// unless every neighbour needs canonicalising.
     #[inline]
-    fn man_moved(&self, man: usize, after: Placement) -> u64 {
+    fn table_state(&self, man: usize, after: Placement) -> u64 {
         if self.diagonal {
             let (slot, _) = self.index.canonical(after);
             return self.base + slot;
@@ -457,7 +475,6 @@ impl Neighbours<'_> {
             + self.index.group_rank(group, after) * group.multiplier
     }
 
-    /// Pushes the states reached by moving `mover` to each of `squares`.
     #[inline]
     fn push(&self, out: &mut Successors, mover: Mover, mut squares: Bitboard) {
         match mover {
@@ -508,7 +525,7 @@ impl Space for ChessSpace<'_> {
             let Some((placement, side, pawn)) = self.index.decode_en_passant(state) else {
                 return Node::Broken;
             };
-            return self.expand_position(placement, side, Some(pawn), 0, children, None);
+            return self.expand_en_passant(placement, side, pawn, children, None);
         }
         let (side, slot) = self.index.split(state);
         self.expand_slot(side, slot, self.index.placement(slot), children, None)
@@ -601,270 +618,9 @@ impl ChessSpace<'_> {
 }
 
 /// The entries of the pawn slices solved so far, when the table is solved a slice at a time.
-type SolvedSlices<'a> = Option<&'a (dyn Fn(u64) -> Entry + Sync)>;
+pub(super) type SolvedSlices<'a> = Option<&'a (dyn Fn(u64) -> Entry + Sync)>;
 
 /// The value of a state of a slice solved before, which a move reaches.
-fn solved_value(solved: &(dyn Fn(u64) -> Entry + Sync), state: u64) -> Value {
+pub(super) fn solved_value(solved: &(dyn Fn(u64) -> Entry + Sync), state: u64) -> Value {
     Value::from_entry(solved(state)).expect("a move leads to a legal position")
-}
-
-/// The pawn slices: one per placement of the pawns and its mirror image (a king's move may
-/// mirror a position to bring it into the table), each placement one run of slots per side
-/// (see [`ChessIndex`]); the level is how far the pawns have advanced.
-impl Sliced for ChessSpace<'_> {
-    fn slices(&self) -> Vec<Slice> {
-        let index = self.index;
-        let (per_side, len) = (index.per_side(), index.slice_slots());
-        let men = index.men();
-        let mut slices = Vec::new();
-        for k in 0..per_side / len {
-            let pawns = index.placement(k * len);
-            // The other men stay in the first king pair's share of the slice.
-            let mirror = index.slot_as_is(0, pawns.mapped(MIRROR, men.count)) / len;
-            if mirror < k {
-                continue;
-            }
-            let level = (0..men.count)
-                .filter(|&m| men.kind[m] == Kind::Pawn)
-                .map(|m| u32::from(relative_rank(men.side[m], pawns.man(m))))
-                .sum();
-            let placements = if mirror == k { vec![k] } else { vec![k, mirror] };
-            let ranges = Side::BOTH
-                .iter()
-                .flat_map(|&side| {
-                    placements
-                        .iter()
-                        .map(move |&p| index.state(side, p * len)..index.state(side, (p + 1) * len))
-                })
-                .collect();
-            slices.push(Slice { ranges, level });
-        }
-        slices
-    }
-
-    fn outside(&self) -> Range<u64> {
-        2 * self.index.per_side()..self.index.states()
-    }
-
-    /// The en passant states of the placements of `ranges`: the enemy pawn that has just moved
-    /// two squares on files a-d (the others are the mirror placement's), every square for the
-    /// kings and the other men, only the legal positions.
-    fn states_after(&self, ranges: &[Range<u64>]) -> Vec<u64> {
-        let index = self.index;
-        let men = index.men();
-        let len = index.slice_slots();
-        let free: Vec<usize> = (0..men.count).filter(|&m| men.kind[m] != Kind::Pawn).collect();
-        // The kings and the other men.
-        let others = 2 + free.len();
-        let mut states = Vec::new();
-        for range in ranges {
-            let (to_move, slot) = index.split(range.start);
-            let Some(first) = index.ep_man(to_move) else { continue };
-            let pawns = index.placement(slot / len * len);
-            let enemy = to_move.other();
-            for m in (first..men.count).filter(|&m| men.side[m] == enemy && men.kind[m] == Kind::Pawn) {
-                let pawn = pawns.man(m);
-                if relative_rank(enemy, pawn) != 3 || file(pawn) > 3 {
-                    continue;
-                }
-                // Kings and the other men on every square, identical men in increasing order.
-                for code in 0..1u64 << (6 * others) {
-                    let square = |i: usize| (code >> (6 * i) & 63) as Square;
-                    let mut placement = pawns
-                        .with_king(Side::First, square(0))
-                        .with_king(Side::Second, square(1));
-                    for (i, &man) in free.iter().enumerate() {
-                        placement = placement.with_man(man, square(2 + i));
-                    }
-                    let ordered = free.windows(2).all(|w| {
-                        index.group_of(w[0]).first != index.group_of(w[1]).first
-                            || placement.man(w[0]) < placement.man(w[1])
-                    });
-                    if !ordered {
-                        continue;
-                    }
-                    if let Some(occupied) = placement.occupied_apart(men.count)
-                        && !placement.attacked(self.geo, men, placement.king(enemy), to_move, occupied)
-                        && en_passant_right(self.geo, men, placement, to_move, pawn)
-                    {
-                        states.push(index.en_passant_state(placement, to_move, pawn));
-                    }
-                }
-            }
-        }
-        states.sort_unstable();
-        states.dedup();
-        states
-    }
-
-    fn value_after(&self, state: u64, solved: &(dyn Fn(u64) -> Entry + Sync), children: &mut Successors) -> Entry {
-        let Some((placement, side, pawn)) = self.index.decode_en_passant(state) else {
-            return BROKEN;
-        };
-        children.clear();
-        match self.expand_position(placement, side, Some(pawn), 0, children, Some(solved)) {
-            Node::Inner(mut exits) => {
-                for &child in children.distinct() {
-                    exits.add(solved_value(solved, child));
-                }
-                exits.value().entry()
-            }
-            Node::Terminal(value) => value.entry(),
-            Node::Broken => BROKEN,
-        }
-    }
-
-    fn slice_space<'a>(
-        &'a self,
-        ranges: &'a [Range<u64>],
-        solved: &'a (dyn Fn(u64) -> Entry + Sync),
-    ) -> Box<dyn Space + 'a> {
-        let len = self.index.slice_slots();
-        let slices = self.index.per_side() / len;
-        let mut local_base = vec![u64::MAX; 2 * slices as usize];
-        for (i, range) in ranges.iter().enumerate() {
-            assert_eq!(
-                range.end - range.start,
-                len,
-                "a range is one pawn placement of one side"
-            );
-            let (side, slot) = self.index.split(range.start);
-            local_base[side.index() * slices as usize + (slot / len) as usize] = i as u64 * len;
-        }
-        Box::new(PawnSlices {
-            space: self,
-            ranges,
-            local_base,
-            slices: slices as usize,
-            solved,
-        })
-    }
-}
-
-/// The space of some pawn slices of one level: their states numbered from 0 through their runs
-/// in order, each run one pawn placement of one side (`slice_slots` states, so that run `i`
-/// starts at state `i * slice_slots`); pawn moves are exits into the slices solved before.
-struct PawnSlices<'a, 't> {
-    space: &'a ChessSpace<'t>,
-    ranges: &'a [Range<u64>],
-    /// Per side and pawn slice, the number of its first state ([`u64::MAX`] for the slices of
-    /// other spaces).
-    local_base: Vec<u64>,
-    /// Pawn slices a side.
-    slices: usize,
-    solved: &'a (dyn Fn(u64) -> Entry + Sync),
-}
-
-impl PawnSlices<'_, '_> {
-    /// The table's state of one of ours.
-    fn global(&self, state: u64) -> u64 {
-        let (range, offset) = self.space.index.slice_of(state);
-        self.ranges[range as usize].start + offset
-    }
-
-    /// Renumbers the children the table's space listed into ours; a set that only counts them
-    /// is left as it is (its count does not depend on the numbers).
-    fn number_children(&self, children: &mut Successors) {
-        if !children.is_counting() {
-            children.renumber(|child| self.local(child));
-        }
-    }
-
-    /// Our state of a table's state in one of our slices.
-    #[inline]
-    fn local(&self, state: u64) -> u64 {
-        let index = self.space.index;
-        let (side, slot) = index.split(state);
-        let (slice, offset) = index.slice_of(slot);
-        let base = self.local_base[side.index() * self.slices + slice as usize];
-        assert_ne!(base, u64::MAX, "a parent outside the slices solved");
-        base + offset
-    }
-}
-
-impl Space for PawnSlices<'_, '_> {
-    fn states(&self) -> u64 {
-        self.ranges.len() as u64 * self.space.index.slice_slots()
-    }
-
-    fn expand(&self, state: u64, children: &mut Successors) -> Node {
-        let (side, slot) = self.space.index.split(self.global(state));
-        let placement = self.space.index.placement(slot);
-        let node = self
-            .space
-            .expand_slot(side, slot, placement, children, Some(self.solved));
-        self.number_children(children);
-        node
-    }
-
-    fn expand_run(&self, states: Range<u64>, children: &mut Successors, visit: &mut dyn FnMut(Node, &mut Successors)) {
-        let len = self.space.index.slice_slots();
-        let mut visit_local = |node, children: &mut Successors| {
-            self.number_children(children);
-            visit(node, children);
-        };
-        for (i, range) in self.ranges.iter().enumerate() {
-            let start = i as u64 * len;
-            let (from, to) = (states.start.max(start), states.end.min(start + len));
-            if from < to {
-                let global = range.start + (from - start)..range.start + (to - start);
-                self.space
-                    .expand_run_with(global, children, &mut visit_local, Some(self.solved));
-            }
-        }
-    }
-
-    /// The runs of a side whose pawn may promote go king pair by king pair, the pairs of every
-    /// such run ordered by the region of the promotion tables their promotions read (see
-    /// [`ChessSpace::promotion_region`]: a king pair of a pawnless table; with pawns left, a
-    /// king pair of one placement of them): the promotions of one region read the same few
-    /// blocks of the promotion tables, which are then decompressed once for the region rather
-    /// than once for each pair. The other runs come first, in state order.
-    fn expansion_order(&self) -> Option<Vec<Range<u64>>> {
-        let index = self.space.index;
-        let men = index.men();
-        let per_pair = index.pair_multiplier();
-        let pairs = index.slice_slots() / per_pair;
-        let mut order = Vec::new();
-        let mut promoting = Vec::new();
-        for (i, range) in self.ranges.iter().enumerate() {
-            let start = i as u64 * index.slice_slots();
-            let (side, slot) = index.split(range.start);
-            let pawns = index.placement(slot);
-            let promoting_pawn = (0..men.count)
-                .find(|&m| men.side[m] == side && men.kind[m] == Kind::Pawn && relative_rank(side, pawns.man(m)) == 6);
-            let Some(pawn) = promoting_pawn else {
-                order.extend(runs(start..start + index.slice_slots()));
-                continue;
-            };
-            promoting.extend((0..pairs).flat_map(|pair| {
-                let slots = slot + pair * per_pair..slot + (pair + 1) * per_pair;
-                let region = self.space.promotion_region(side, slots, pawn);
-                runs(start + pair * per_pair..start + (pair + 1) * per_pair).map(move |run| (region, run))
-            }));
-        }
-        promoting.sort_by_key(|(region, _)| *region);
-        order.extend(promoting.into_iter().map(|(_, run)| run));
-        Some(order)
-    }
-
-    /// A parent keeps the pawns (their moves are exits here): it stands in the state's own pawn
-    /// placement with the other side to move, found by a subtraction, unless a king's move
-    /// mirrored it into the mirror placement.
-    fn parents(&self, state: u64, parents: &mut Successors) {
-        let global = self.global(state);
-        self.space.parents_with(global, parents, false);
-        let index = self.space.index;
-        let (side, slot) = index.split(global);
-        let (slice, _) = index.slice_of(slot);
-        let other = side.other();
-        let first = index.state(other, slice * index.slice_slots());
-        let base = self.local_base[other.index() * self.slices + slice as usize];
-        debug_assert_ne!(base, u64::MAX, "a slice holds both sides to move");
-        let len = index.slice_slots();
-        parents.renumber(|parent| match parent.wrapping_sub(first) {
-            offset if offset < len => base + offset,
-            _ => self.local(parent),
-        });
-    }
 }
