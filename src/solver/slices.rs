@@ -86,7 +86,10 @@ pub trait SolvedStore: Sync {
 
 /// Solves every slice of `table`, the highest level first, into `store`.
 pub fn solve(table: &dyn Sliced, store: &mut dyn SolvedStore, progress: &dyn Progress) -> Result<()> {
-    let groups = groups(table.slices(), group_states(rayon::current_num_threads()));
+    let groups: Vec<Vec<Range<u64>>> = groups(table.slices(), group_states(rayon::current_num_threads()))
+        .into_iter()
+        .map(|(ranges, _)| ranges)
+        .collect();
     let outside = table.outside();
     let total = groups.iter().flatten().map(|r| r.end - r.start).sum::<u64>() + (outside.end - outside.start);
     progress.phase("slices", total);
@@ -138,23 +141,36 @@ const OUTSIDE_RUN: u64 = 1 << 20;
 
 /// The slices in solve order (highest level first), gathered into groups of one level of at
 /// most `budget` states of their spaces (or one slice), each as its ranges in increasing order.
-fn groups(mut slices: Vec<Slice>, budget: u64) -> Vec<Vec<Range<u64>>> {
+fn groups(mut slices: Vec<Slice>, budget: u64) -> Vec<(Vec<Range<u64>>, u64)> {
     slices.sort_by(|a, b| b.level.cmp(&a.level).then(a.ranges[0].start.cmp(&b.ranges[0].start)));
-    let mut groups: Vec<Vec<Range<u64>>> = Vec::new();
-    let (mut level, mut states) = (None, 0);
+    let mut groups: Vec<(Vec<Range<u64>>, u64)> = Vec::new();
+    let mut level = None;
     for slice in slices {
-        let size = slice.states;
-        if level != Some(slice.level) || states + size > budget {
-            groups.push(Vec::new());
-            (level, states) = (Some(slice.level), 0);
+        match groups.last_mut() {
+            Some((ranges, states)) if level == Some(slice.level) && *states + slice.states <= budget => {
+                ranges.extend(slice.ranges);
+                *states += slice.states;
+            }
+            _ => {
+                level = Some(slice.level);
+                groups.push((slice.ranges, slice.states));
+            }
         }
-        states += size;
-        groups.last_mut().expect("a group was started").extend(slice.ranges);
     }
-    for group in &mut groups {
-        group.sort_by_key(|r| r.start);
+    for (ranges, _) in &mut groups {
+        ranges.sort_by_key(|r| r.start);
     }
     groups
+}
+
+/// The most states of a group of `slices` that [`solve`] solves at once with `threads` worker
+/// threads: the working memory of a sliced solve.
+pub fn largest_group(slices: Vec<Slice>, threads: usize) -> u64 {
+    groups(slices, group_states(threads))
+        .into_iter()
+        .map(|(_, states)| states)
+        .max()
+        .unwrap_or(0)
 }
 
 #[cfg(test)]
@@ -170,12 +186,13 @@ mod tests {
         };
         let slices = vec![slice(0, 10, 1), slice(10, 10, 2), slice(20, 10, 1), slice(30, 10, 2)];
         assert_eq!(
-            groups(slices, 100),
+            groups(slices.clone(), 100),
             [
-                vec![10..20, 30..40, 1010..1020, 1030..1040],
-                vec![0..10, 20..30, 1000..1010, 1020..1030]
+                (vec![10..20, 30..40, 1010..1020, 1030..1040], 40),
+                (vec![0..10, 20..30, 1000..1010, 1020..1030], 40)
             ]
         );
+        assert_eq!(largest_group(slices, 1), 40);
         let large = vec![slice(0, 50, 0), slice(50, 50, 0), slice(100, 50, 0)];
         assert_eq!(
             groups(large.clone(), 100).len(),

@@ -49,7 +49,7 @@ use anyhow::{Result, bail};
 use super::Position;
 use super::board::{
     DIAGONAL, Geometry, Kind, MAX_MEN, Men, Placement, Square, TRANSPOSE, apply_symmetry, backward, bit, file,
-    geometry, rank,
+    geometry, rank, relative_rank,
 };
 use super::moves::en_passant_right;
 use crate::games::IndexSpace;
@@ -453,6 +453,53 @@ impl ChessIndex {
     /// Whether the table is solved a pawn slice at a time: every table with pawns.
     pub fn solved_by_slices(&self) -> bool {
         self.pawns
+    }
+
+    /// The pawn slices of a table with pawns (see [`slices::Sliced::slices`]): one per
+    /// placement of the pawns and its mirror image, its ranges the runs of slots of both
+    /// placements and both sides to move, its states those of the numbering it is solved in
+    /// ([`ChessIndex::slice_space_states`]), its level how far the pawns have advanced.
+    pub fn pawn_slices(&self) -> Vec<slices::Slice> {
+        let index = self;
+        let (per_side, len) = (index.per_side(), index.slice_slots());
+        let men = index.men();
+        let mut slices = Vec::new();
+        for k in 0..per_side / len {
+            let pawns = index.placement(k * len);
+            let mirror = index.mirror_placement(k);
+            if mirror < k {
+                continue;
+            }
+            let level = (0..men.count)
+                .filter(|&m| men.kind[m] == Kind::Pawn)
+                .map(|m| u32::from(relative_rank(men.side[m], pawns.man(m))))
+                .sum();
+            let placements = if mirror == k { vec![k] } else { vec![k, mirror] };
+            let ranges = Side::BOTH
+                .iter()
+                .flat_map(|&side| {
+                    placements
+                        .iter()
+                        .map(move |&p| index.state(side, p * len)..index.state(side, (p + 1) * len))
+                })
+                .collect();
+            slices.push(slices::Slice {
+                ranges,
+                states: index.slice_space_states(),
+                level,
+            });
+        }
+        slices
+    }
+
+    /// The number of the placement of the pawns that is the mirror image of placement number
+    /// `placement` (the same number when that placement is its own image); a placement's
+    /// number is its slots' divided by [`ChessIndex::slice_slots`].
+    pub fn mirror_placement(&self, placement: u64) -> u64 {
+        let len = self.slice_slots;
+        let pawns = self.placement(placement * len);
+        // The other men stay in the first king pair's share of the slice.
+        self.slot_as_is(0, pawns.mapped(MIRROR, self.men.count)) / len
     }
 
     /// Bits of a code of a pawn slice's numbering (see `pawn_slices.rs`): 6 per king and per
@@ -870,11 +917,8 @@ impl IndexSpace for ChessIndex {
         if !self.solved_by_slices() {
             return self.states();
         }
-        // The slices solved at once, in their own numbering; at most every placement of the
-        // pawns in a slice of its own.
-        let slice = self.slice_space_states();
-        let placements = self.per_side / self.slice_slots;
-        (placements * slice).min(slice.max(slices::group_states(rayon::current_num_threads())))
+        // The slices solved at once, in their own numbering.
+        slices::largest_group(self.pawn_slices(), rayon::current_num_threads())
     }
 
     fn states(&self) -> u64 {
@@ -999,20 +1043,26 @@ mod tests {
             let (slice, _) = krpvkr.slice_of(slot);
             assert_eq!(u64::from(krpvkr.placement(slot).man(1)), 8 + slice, "{slot}");
         }
-        // A slice in its own numbering: both sides, the kings and both rooks on any square.
+        // A slice in its own numbering: both sides, the kings and both rooks on any square;
+        // each is larger than a group, so solved alone.
         assert_eq!(krpvkr.slice_space_states(), 2 << 24);
-        let working = krpvkr.working_states();
-        assert!(
-            working >= krpvkr.slice_space_states() && working < krpvkr.states() / 10,
-            "{working}"
-        );
-        // The slices of a small table are solved many at a time, at most a group's worth; a
-        // pawnless table whole, as one slice.
+        assert_eq!(krpvkr.working_states(), krpvkr.slice_space_states());
+        // Every placement of the pawns in one slice with its mirror image.
+        let pawn_slices = krpvkr.pawn_slices();
+        assert_eq!(pawn_slices.len(), 24);
+        let covered: u64 = pawn_slices
+            .iter()
+            .flat_map(|s| &s.ranges)
+            .map(|r| r.end - r.start)
+            .sum();
+        assert_eq!(covered, 2 * krpvkr.per_side());
+        // The slices of a small table are solved many at a time, those of one level together;
+        // a pawnless table whole, as one slice.
         let kpvkp = index("KPvKP");
         assert!(kpvkp.solved_by_slices());
         let working = kpvkp.working_states();
         assert!(
-            working >= 64 * kpvkp.slice_space_states() && working <= slices::group_states(rayon::current_num_threads()),
+            working >= 64 * kpvkp.slice_space_states() && working < kpvkp.states(),
             "{working}"
         );
         let kqvkr = index("KQvKR");

@@ -37,36 +37,7 @@ use crate::value::{BROKEN, Entry};
 /// `Numbering`.
 impl Sliced for ChessSpace<'_> {
     fn slices(&self) -> Vec<Slice> {
-        let index = self.index;
-        let (per_side, len) = (index.per_side(), index.slice_slots());
-        let men = index.men();
-        let mut slices = Vec::new();
-        for k in 0..per_side / len {
-            let pawns = index.placement(k * len);
-            let mirror = mirror_placement(index, k);
-            if mirror < k {
-                continue;
-            }
-            let level = (0..men.count)
-                .filter(|&m| men.kind[m] == Kind::Pawn)
-                .map(|m| u32::from(relative_rank(men.side[m], pawns.man(m))))
-                .sum();
-            let placements = if mirror == k { vec![k] } else { vec![k, mirror] };
-            let ranges = Side::BOTH
-                .iter()
-                .flat_map(|&side| {
-                    placements
-                        .iter()
-                        .map(move |&p| index.state(side, p * len)..index.state(side, (p + 1) * len))
-                })
-                .collect();
-            slices.push(Slice {
-                ranges,
-                states: index.slice_space_states(),
-                level,
-            });
-        }
-        slices
+        self.index.pawn_slices()
     }
 
     fn outside(&self) -> Range<u64> {
@@ -232,7 +203,7 @@ impl Numbering {
             .iter()
             .map(|range| {
                 let placement = index.split(range.start).1 / len;
-                let mirror = mirror_placement(index, placement);
+                let mirror = index.mirror_placement(placement);
                 let anchor = *anchor_of.entry(placement.min(mirror)).or_insert_with(|| {
                     anchors.push(index.placement(placement.min(mirror) * len));
                     anchors.len() - 1
@@ -285,15 +256,6 @@ impl Numbering {
         }
         (Side::BOTH[block % 2], placement)
     }
-}
-
-/// A pawn slice's placement number whose placement of the pawns is the mirror image of
-/// placement number `placement`'s (the same number when that placement is its own image).
-fn mirror_placement(index: &ChessIndex, placement: u64) -> u64 {
-    let len = index.slice_slots();
-    let pawns = index.placement(placement * len);
-    // The other men stay in the first king pair's share of the slice.
-    index.slot_as_is(0, pawns.mapped(MIRROR, index.men().count)) / len
 }
 
 /// The space of a few pawn slices of one level, in their [`Numbering`]: a pawn's move is an
