@@ -133,15 +133,25 @@ impl Sliced for ChessSpace<'_> {
         let index = self.index;
         let count = index.men().count;
         let numbering = Numbering::new(index, ranges);
-        let mut out = vec![BROKEN; index.slice_slots() as usize];
-        for (i, range) in ranges.iter().enumerate() {
-            let (anchor, mirrored) = numbering.of_range[i];
-            let (side, first) = index.split(range.start);
-            let block = numbering.block(anchor, side);
-            out.par_chunks_mut(TABLE_ENTRIES_RUN).enumerate().for_each(|(c, run)| {
-                let start = first + (c * TABLE_ENTRIES_RUN) as u64;
+        let len = index.slice_slots() as usize;
+        // A task maps a run of one range: a long range is mapped alone, in runs; short ones
+        // many at a time, a task each.
+        let (run, batch) = if len > TABLE_ENTRIES_RUN {
+            (TABLE_ENTRIES_RUN, 1)
+        } else {
+            (len, TABLE_ENTRIES_BATCH / len)
+        };
+        let mut out = vec![BROKEN; batch.min(ranges.len()) * len];
+        for (b, batch_ranges) in ranges.chunks(batch).enumerate() {
+            let out = &mut out[..batch_ranges.len() * len];
+            out.par_chunks_mut(run).enumerate().for_each(|(c, entries_run)| {
+                let i = b * batch + c * run / len;
+                let (anchor, mirrored) = numbering.of_range[i];
+                let (side, first) = index.split(ranges[i].start);
+                let block = numbering.block(anchor, side);
+                let start = first + (c * run % len) as u64;
                 let mut stepped = None;
-                for (slot, entry) in (start..).zip(run.iter_mut()) {
+                for (slot, entry) in (start..).zip(entries_run.iter_mut()) {
                     let placement = stepped.unwrap_or_else(|| index.placement(slot));
                     stepped = index.next_placement(placement);
                     // A broken slot spells out a broken position of ours (the same overlap or
@@ -154,7 +164,9 @@ impl Sliced for ChessSpace<'_> {
                     *entry = entries[(block | numbering.code(ours)) as usize];
                 }
             });
-            sink(i, &out)?;
+            for (j, range_entries) in out.chunks(len).enumerate() {
+                sink(b * batch + j, range_entries)?;
+            }
         }
         Ok(())
     }
@@ -162,6 +174,8 @@ impl Sliced for ChessSpace<'_> {
 
 /// Slots of a range mapped by one task of [`Sliced::table_entries`].
 const TABLE_ENTRIES_RUN: usize = 1 << 14;
+/// Slots of short ranges mapped at once by [`Sliced::table_entries`].
+const TABLE_ENTRIES_BATCH: usize = 1 << 20;
 
 /// Bits of a square in a slice's numbering.
 const SQUARE_BITS: u32 = 6;
