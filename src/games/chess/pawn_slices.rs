@@ -7,10 +7,10 @@
 //! on one of the two placements (its *anchor*), the kings and the other men each on any of the
 //! 64 squares, 6 bits apiece, the white king's the most significant. A king's or man's move
 //! replaces its 6 bits: no symmetry, no ranking of identical men, no dependence on where the
-//! kings stand. The numbering holds some positions more than once (identical men in either
-//! order; both mirror images when the anchor is its own), and slots no position fills (kings
-//! adjacent, two pieces on a square); each copy has the position's value, since the moves of
-//! copies lead to copies, so the entries taken back into the table's order
+//! kings stand. The numbering has slots no position fills (kings adjacent, two pieces on a
+//! square), and copies: identical men in another order, which are broken (only the copy whose
+//! identical men stand in increasing order is solved), and both mirror images when the anchor
+//! is its own, which have the position's value, since the moves of copies lead to copies; so the entries taken back into the table's order
 //! ([`Sliced::table_entries`]) are the table's. A pawn's move is an exit into the slices solved
 //! before, read in the table's numbering; positions with an en passant right are outside every
 //! slice and valued once the slices they move into are solved ([`Sliced::value_after`]).
@@ -189,6 +189,11 @@ struct Numbering {
     others: Vec<(usize, u32)>,
     /// Per man other than a pawn, where its square stands in a code.
     man_shift: [u32; MAX_MEN],
+    /// Per group of identical men other than pawns, the shifts of its men's squares, most
+    /// significant first: a state is a position's only copy when they are in increasing order.
+    groups: Vec<Vec<u32>>,
+    /// Per man, whether it is in one of `groups`.
+    grouped: [bool; MAX_MEN],
     /// Per anchor, its placement of the pawns (the kings and the other men are overwritten).
     anchors: Vec<Placement>,
     /// Per range of the table, its anchor and whether the range's placement of the pawns is
@@ -211,6 +216,15 @@ impl Numbering {
         for &(m, shift) in &others {
             man_shift[m] = shift;
         }
+        let mut groups = Vec::new();
+        let mut grouped = [false; MAX_MEN];
+        for &(m, _) in &others {
+            let group = index.group_of(m);
+            if group.len > 1 && group.first == m {
+                groups.push((m..m + group.len).map(|j| man_shift[j]).collect());
+                grouped[m..m + group.len].fill(true);
+            }
+        }
         let mut anchors = Vec::new();
         let mut anchor_of = HashMap::new();
         let of_range = ranges
@@ -229,6 +243,8 @@ impl Numbering {
             bits,
             others,
             man_shift,
+            groups,
+            grouped,
             anchors,
             of_range,
         }
@@ -248,12 +264,38 @@ impl Numbering {
         self.bits - SQUARE_BITS * (1 + side.index() as u32)
     }
 
-    /// The code of a placement of an anchor's pawns.
+    /// The code of a placement of an anchor's pawns (its copy in order, see
+    /// [`Numbering::in_order`]).
     fn code(&self, placement: Placement) -> u64 {
         let kings = Side::BOTH.map(|side| u64::from(placement.king(side)) << self.king_shift(side));
-        self.others.iter().fold(kings[0] | kings[1], |code, &(m, shift)| {
+        self.in_order(self.others.iter().fold(kings[0] | kings[1], |code, &(m, shift)| {
             code | u64::from(placement.man(m)) << shift
-        })
+        }))
+    }
+
+    /// The copy of `state` whose groups of identical men have their squares in increasing
+    /// order: of a position's copies, the one solved (the others are broken).
+    #[inline]
+    fn in_order(&self, mut state: u64) -> u64 {
+        for shifts in &self.groups {
+            let mut squares = [0; MAX_MEN];
+            for (square, &shift) in squares.iter_mut().zip(shifts) {
+                *square = state >> shift & 63;
+            }
+            squares[..shifts.len()].sort_unstable();
+            for (&square, &shift) in squares.iter().zip(shifts) {
+                state = state & !(63 << shift) | square << shift;
+            }
+        }
+        state
+    }
+
+    /// Whether `state` is the copy of its position that is solved ([`Numbering::in_order`]).
+    #[inline]
+    fn is_in_order(&self, state: u64) -> bool {
+        self.groups
+            .iter()
+            .all(|shifts| shifts.windows(2).all(|w| state >> w[0] & 63 < state >> w[1] & 63))
     }
 
     /// The side to move and the placement of a state.
@@ -303,10 +345,12 @@ impl Neighbourhood for SliceNeighbours<'_> {
             Mover::Man(m) => self.numbering.man_shift[m],
         };
         let base = self.flipped & !(63 << shift);
+        let grouped = matches!(mover, Mover::Man(m) if self.numbering.grouped[m]);
         while squares != 0 {
             let to = squares.trailing_zeros() as u64;
             squares &= squares - 1;
-            out.push_plain(base | to << shift);
+            let state = base | to << shift;
+            out.push_plain(if grouped { self.numbering.in_order(state) } else { state });
         }
     }
 
@@ -336,7 +380,7 @@ impl Space for PawnSlices<'_, '_> {
 
     fn expand(&self, state: u64, children: &mut Successors) -> Node {
         let (side, placement) = self.numbering.decode(state);
-        if !self.space.index.is_legal_anywhere(side, placement) {
+        if !self.numbering.is_in_order(state) || !self.space.index.is_legal_anywhere(side, placement) {
             return Node::Broken;
         }
         let neighbours = self.neighbours(state, side);
