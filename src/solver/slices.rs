@@ -86,18 +86,20 @@ pub trait SolvedStore: Sync {
 
 /// Solves every slice of `table`, the highest level first, into `store`.
 pub fn solve(table: &dyn Sliced, store: &mut dyn SolvedStore, progress: &dyn Progress) -> Result<()> {
-    let groups: Vec<Vec<Range<u64>>> = groups(table.slices(), group_states(rayon::current_num_threads()))
-        .into_iter()
-        .map(|(ranges, _)| ranges)
-        .collect();
+    let groups = groups(table.slices(), group_states(rayon::current_num_threads()));
     let outside = table.outside();
-    let total = groups.iter().flatten().map(|r| r.end - r.start).sum::<u64>() + (outside.end - outside.start);
+    let total = groups
+        .iter()
+        .flat_map(|(ranges, _)| ranges)
+        .map(|r| r.end - r.start)
+        .sum::<u64>()
+        + (outside.end - outside.start);
     progress.phase("slices", total);
     let broken = vec![BROKEN; OUTSIDE_RUN as usize];
     for start in outside.clone().step_by(OUTSIDE_RUN as usize) {
         store.store(start, &broken[..(outside.end - start).min(OUTSIDE_RUN) as usize])?;
     }
-    for ranges in &groups {
+    for (ranges, _) in &groups {
         let entries = {
             let solved = lookup(store);
             let space = table.slice_space(ranges, &solved);
