@@ -108,15 +108,12 @@ pub fn for_each_move(
     let king = placement.king(mover);
     let enemy_king = placement.king(enemy);
     let own = men_of(men, placement, mover) | bit(king);
-    for i in 0..men.count {
-        if men.side[i] != mover {
-            continue;
-        }
+    for i in men.of(mover) {
         let from = placement.man(i);
         let vacated = occupied ^ bit(from);
         let mut allowed = !own & !bit(enemy_king);
-        for j in 0..men.count {
-            if men.side[j] == enemy && man_attacks(geo, men, placement, j, king, vacated) {
+        for j in men.of(enemy) {
+            if man_attacks(geo, men, placement, j, king, vacated) {
                 allowed &= geo.between[placement.man(j) as usize][king as usize] | bit(placement.man(j));
             }
         }
@@ -131,10 +128,8 @@ pub fn for_each_move(
     let king_pattern = &geo.pattern[Kind::King.index()];
     let without_king = occupied ^ bit(king);
     let mut attacked = king_pattern[enemy_king as usize];
-    for j in 0..men.count {
-        if men.side[j] == enemy {
-            attacked |= geo.attacks_of(men.kind[j], enemy, placement.man(j), without_king);
-        }
+    for j in men.of(enemy) {
+        attacked |= geo.attacks_of(men.kind[j], enemy, placement.man(j), without_king);
     }
     visit(Mover::King, king, king_pattern[king as usize] & !own & !attacked);
 }
@@ -142,16 +137,14 @@ pub fn for_each_move(
 /// The squares of the men of one side.
 #[inline]
 pub fn men_of(men: &Men, placement: Placement, side: Side) -> Bitboard {
-    (0..men.count)
-        .filter(|&i| men.side[i] == side)
-        .fold(0, |b, i| b | bit(placement.man(i)))
+    men.of(side).fold(0, |b, i| b | bit(placement.man(i)))
 }
 
 /// The man of side `side` on `sq` (which must hold one).
 #[inline]
 pub fn man_on(men: &Men, placement: Placement, side: Side, sq: Square) -> usize {
-    (0..men.count)
-        .find(|&j| men.side[j] == side && placement.man(j) == sq)
+    men.of(side)
+        .find(|&j| placement.man(j) == sq)
         .expect("a man of that side stands there")
 }
 
@@ -182,16 +175,16 @@ pub fn for_each_unmove(
     let blocks = |to: Square, skip: usize| {
         let vacated = occupied ^ bit(to);
         let mut allowed = !occupied;
-        for j in 0..men.count {
-            if j != skip && men.side[j] == mover && man_attacks(geo, men, placement, j, waiting_king, vacated) {
+        for j in men.of(mover) {
+            if j != skip && man_attacks(geo, men, placement, j, waiting_king, vacated) {
                 allowed &= geo.between[placement.man(j) as usize][waiting_king as usize];
             }
         }
         allowed
     };
-    for i in 0..men.count {
+    for i in men.of(mover) {
         let kind = men.kind[i];
-        if men.side[i] != mover || kind == Kind::Pawn && !pawns {
+        if kind == Kind::Pawn && !pawns {
             continue;
         }
         let to = placement.man(i);

@@ -283,11 +283,9 @@ impl<'t> ChessSpace<'t> {
         };
         let mut partial = [0; MAX_MEN];
         if !diagonal && !countable.men {
-            for (i, p) in partial[..men.count].iter_mut().enumerate() {
-                if men.side[i] == moving {
-                    let group = self.index.group_of(i);
-                    *p = base + self.index.slot_without(group, slot, placement);
-                }
+            for i in men.of(moving) {
+                let group = self.index.group_of(i);
+                partial[i] = base + self.index.slot_without(group, slot, placement);
             }
         }
         Neighbours {
