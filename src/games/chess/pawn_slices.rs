@@ -8,9 +8,10 @@
 //! 64 squares, 6 bits apiece, the white king's the most significant. A king's or man's move
 //! replaces its 6 bits: no symmetry, no ranking of identical men, no dependence on where the
 //! kings stand. The numbering has slots no position fills (kings adjacent, two pieces on a
-//! square), and copies: identical men in another order, which are broken (only the copy whose
-//! identical men stand in increasing order is solved), and both mirror images when the anchor
-//! is its own, which have the position's value, since the moves of copies lead to copies; so the entries taken back into the table's order
+//! square) and copies of positions. Identical men in another order are broken copies: only the
+//! copy whose identical men stand in increasing order is solved. Both mirror images of a
+//! position, when the anchor is its own mirror image, have the position's value, since the moves
+//! of copies lead to copies. So the entries taken back into the table's order
 //! ([`Sliced::table_entries`]) are the table's. A pawn's move is an exit into the slices solved
 //! before, read in the table's numbering; positions with an en passant right are outside every
 //! slice and valued once the slices they move into are solved ([`Sliced::value_after`]).
