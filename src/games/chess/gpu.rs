@@ -136,9 +136,7 @@ impl ChessGpu {
             let mut order = [NO_MAN; GPU_MEN];
             for &man in &survivors {
                 let side = if flip { men.side[man].other() } else { men.side[man] };
-                let Some(place) = (0..sub_men.count)
-                    .find(|&p| !taken[p] && sub_men.side[p] == side && sub_men.kind[p] == kind_of(man))
-                else {
+                let Some(place) = sub_men.of(side).find(|&p| !taken[p] && sub_men.kind[p] == kind_of(man)) else {
                     bail!("{canonical} lacks a man of {}", index.material());
                 };
                 taken[place] = true;
@@ -282,13 +280,8 @@ fn max_successors(geo: &Geometry, men: &Men) -> u32 {
     Side::BOTH
         .into_iter()
         .map(|side| {
-            let men_moves: u32 = (0..men.count)
-                .filter(|&m| men.side[m] == side)
-                .map(|m| widest(men.kind[m]))
-                .sum();
-            let enemy_pawns = (0..men.count)
-                .filter(|&m| men.side[m] != side && men.kind[m] == Kind::Pawn)
-                .count() as u32;
+            let men_moves: u32 = men.of(side).map(|m| widest(men.kind[m])).sum();
+            let enemy_pawns = men.of(side.other()).filter(|&m| men.kind[m] == Kind::Pawn).count() as u32;
             (men_moves + widest(Kind::King)) * (1 + enemy_pawns)
         })
         .max()

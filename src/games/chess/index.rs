@@ -371,8 +371,8 @@ impl ChessIndex {
         let mut ep_man = [usize::MAX; 2];
         let mut ep_len = [0; 2];
         for side in Side::BOTH {
-            let own = (0..men.count).any(|m| men.side[m] == side && men.kind[m] == Kind::Pawn);
-            let Some(enemy) = (0..men.count).find(|&m| men.side[m] == side.other() && men.kind[m] == Kind::Pawn) else {
+            let own = men.of(side).any(|m| men.kind[m] == Kind::Pawn);
+            let Some(enemy) = men.of(side.other()).find(|&m| men.kind[m] == Kind::Pawn) else {
                 continue;
             };
             if own {

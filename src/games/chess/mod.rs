@@ -224,8 +224,9 @@ impl Position {
                 placement = placement.with_king(piece.side, sq as Square);
                 continue;
             }
-            let man = (0..men.count)
-                .find(|&m| !filled[m] && men.side[m] == piece.side && men.kind[m] == piece.kind)
+            let man = men
+                .of(piece.side)
+                .find(|&m| !filled[m] && men.kind[m] == piece.kind)
                 .expect("every man of the material has a place");
             filled[man] = true;
             placement = placement.with_man(man, sq as Square);

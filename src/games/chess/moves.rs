@@ -57,18 +57,16 @@ pub fn for_each_en_passant(
     if occupied & (bit(target) | bit(origin)) != 0 {
         return;
     }
-    let Some(victim) =
-        (0..men.count).find(|&m| men.side[m] == waiting && men.kind[m] == Kind::Pawn && placement.man(m) == pawn)
+    let Some(victim) = men
+        .of(waiting)
+        .find(|&m| men.kind[m] == Kind::Pawn && placement.man(m) == pawn)
     else {
         return;
     };
     let king = placement.king(to_move);
-    for capturer in 0..men.count {
+    for capturer in men.of(to_move) {
         let from = placement.man(capturer);
-        if men.side[capturer] != to_move
-            || men.kind[capturer] != Kind::Pawn
-            || geo.pawn_attacks[to_move.index()][from as usize] & bit(target) == 0
-        {
+        if men.kind[capturer] != Kind::Pawn || geo.pawn_attacks[to_move.index()][from as usize] & bit(target) == 0 {
             continue;
         }
         let after = placement.with_man(capturer, target);

@@ -404,9 +404,9 @@ impl Space for PawnSlices<'_, '_> {
         for (anchor, pawns) in numbering.anchors.iter().enumerate() {
             for side in Side::BOTH {
                 let start = numbering.block(anchor, side);
-                let promoting_pawn = (0..men.count).find(|&m| {
-                    men.side[m] == side && men.kind[m] == Kind::Pawn && relative_rank(side, pawns.man(m)) == 6
-                });
+                let promoting_pawn = men
+                    .of(side)
+                    .find(|&m| men.kind[m] == Kind::Pawn && relative_rank(side, pawns.man(m)) == 6);
                 let Some(pawn) = promoting_pawn else {
                     order.extend(runs(start..start + (1 << numbering.bits)));
                     continue;

@@ -83,7 +83,7 @@ fn route(men: &Men, exits: &[Exit], victim: Option<usize>, promoted: Option<(usi
     let mut place = [None; MAX_MEN];
     for m in (0..men.count).filter(|&m| Some(m) != victim) {
         let side = if flip { men.side[m].other() } else { men.side[m] };
-        let p = (0..sub_men.count).find(|&p| !taken[p] && sub_men.side[p] == side && sub_men.kind[p] == kind_of(m))?;
+        let p = sub_men.of(side).find(|&p| !taken[p] && sub_men.kind[p] == kind_of(m))?;
         taken[p] = true;
         place[m] = Some(p);
     }
