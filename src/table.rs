@@ -280,6 +280,11 @@ pub struct Table {
     body: Body,
 }
 
+/// The one message for a table whose bytes cannot be trusted, naming the fix.
+fn damaged(path: &Path) -> String {
+    format!("table {} is damaged; delete it and generate it again", path.display())
+}
+
 impl Table {
     /// Opens a table for probing, checking its header against what the caller expects. A raw
     /// table's checksum is checked now; a compressed table's blocks when they are read.
@@ -300,17 +305,16 @@ impl Table {
         // SAFETY: tables are written once by rename and never modified in place.
         let map = unsafe { Mmap::map(&file) }.with_context(|| format!("cannot map table {}", path.display()))?;
         if map.len() < HEADER_BYTES {
-            bail!("table {} is truncated (no complete header)", path.display());
+            bail!("{}: truncated (no complete header)", damaged(path));
         }
-        let corrupt = || format!("table {} is corrupt", path.display());
-        let header = Header::parse(&map[..HEADER_BYTES]).with_context(corrupt)?;
+        let header = Header::parse(&map[..HEADER_BYTES]).with_context(|| damaged(path))?;
         let body = match header.encoding {
             Encoding::Raw => {
                 let want = HEADER_BYTES as u64 + 2 * header.states();
                 if map.len() as u64 != want {
                     bail!(
-                        "table {} is truncated or padded: {} bytes, expected {want}",
-                        path.display(),
+                        "{}: truncated or padded ({} bytes, expected {want})",
+                        damaged(path),
                         map.len()
                     );
                 }
@@ -320,8 +324,8 @@ impl Table {
                 block_entries, layout, ..
             } => {
                 let blocks = Blocks::new(header.states(), block_entries);
-                let reader = BlockReader::open(&map, blocks, layout, header.index_checksum)
-                    .with_context(|| format!("table {} is damaged", path.display()))?;
+                let reader =
+                    BlockReader::open(&map, blocks, layout, header.index_checksum).with_context(|| damaged(path))?;
                 Body::Zstd(reader)
             }
         };
@@ -372,21 +376,15 @@ impl Table {
     pub fn verify(&self) -> Result<()> {
         match &self.body {
             Body::Raw { .. } => self.verify_raw(),
-            Body::Zstd(reader) => reader.verify(&self.map, self.header.checksum).with_context(|| {
-                format!(
-                    "table {} is damaged; delete it and generate it again",
-                    self.path.display()
-                )
-            }),
+            Body::Zstd(reader) => reader
+                .verify(&self.map, self.header.checksum)
+                .with_context(|| damaged(&self.path)),
         }
     }
 
     fn verify_raw(&self) -> Result<()> {
         if checksum(self.raw_entries()) != self.header.checksum {
-            bail!(
-                "table {} is corrupt (checksum mismatch); delete it and generate it again",
-                self.path.display()
-            );
+            bail!("{}: corrupt (checksum mismatch)", damaged(&self.path));
         }
         Ok(())
     }
@@ -407,12 +405,7 @@ impl Table {
         match &self.body {
             // A mapped raw file holds every state: `states` fits in usize.
             Body::Raw { .. } => Ok(self.raw_entries()[state as usize]),
-            Body::Zstd(reader) => reader.entry(&self.map, state).with_context(|| {
-                format!(
-                    "table {} is damaged; delete it and generate it again",
-                    self.path.display()
-                )
-            }),
+            Body::Zstd(reader) => reader.entry(&self.map, state).with_context(|| damaged(&self.path)),
         }
     }
 
@@ -443,12 +436,7 @@ impl Table {
                     .with_context(|| format!("not enough memory to load table {}", self.path.display()))?;
                 reader
                     .decompress_all(&self.map, &mut entries, self.header.checksum)
-                    .with_context(|| {
-                        format!(
-                            "table {} is damaged; delete it and generate it again",
-                            self.path.display()
-                        )
-                    })?;
+                    .with_context(|| damaged(&self.path))?;
                 Resident::Owned(entries)
             }
         };

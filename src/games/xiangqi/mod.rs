@@ -164,9 +164,9 @@ impl Position {
                 && !g.allowed(piece.side.index(), piece.kind, s as u8)
             {
                 bail!(
-                    "a {} {:?} cannot stand on {}{}",
+                    "a {} {} cannot stand on {}{}",
                     GameId::Xiangqi.side_name(piece.side),
-                    piece.kind,
+                    format!("{:?}", piece.kind).to_lowercase(),
                     char::from(b'a' + board::file(s as u8)),
                     board::rank(s as u8)
                 );
@@ -174,10 +174,8 @@ impl Position {
         }
         let waiting = self.side_to_move.other();
         if self.with_board(|board| in_check(board, waiting.index())) {
-            bail!(
-                "illegal position: {} (not to move) is in check",
-                GameId::Xiangqi.side_name(waiting)
-            );
+            let name = GameId::Xiangqi.side_name(waiting);
+            bail!("{name} is in check but it is not {name}'s move");
         }
         Ok(())
     }
