@@ -50,6 +50,11 @@ pub const EXTENSION: &str = "egtb";
 
 /// Where a table lives: `<dir>/<game>/<material>[.<key>-<value>...].egtb`.
 pub fn table_path(dir: &Path, game: GameId, material: &Material, rules: &[(&str, &str)]) -> PathBuf {
+    path_of(dir, game, &material.to_string(), rules.iter().copied())
+}
+
+/// [`table_path`] from the names a header holds.
+fn path_of<'a>(dir: &Path, game: GameId, material: &str, rules: impl Iterator<Item = (&'a str, &'a str)>) -> PathBuf {
     let mut name = material.to_string();
     for (key, value) in rules {
         name.push_str(&format!(".{key}-{value}"));
@@ -341,7 +346,7 @@ impl Table {
     fn expect(&self, expect: &Header) -> Result<()> {
         let (h, path) = (&self.header, self.path.display());
         let mismatch = |what: &str, found: &dyn std::fmt::Display, wanted: &dyn std::fmt::Display| -> Result<()> {
-            bail!("table {path} is for {what} {found}, expected {wanted}")
+            bail!("table {path} is for {what} {found}, expected {wanted}; delete it and generate it again")
         };
         if h.game != expect.game {
             return mismatch("game", &h.game, &expect.game);
@@ -364,7 +369,7 @@ impl Table {
         }
         if h.states_per_side != expect.states_per_side {
             bail!(
-                "table {path} has {} entries, its material has {}",
+                "table {path} has {} entries, its material has {}; delete it and generate it again",
                 h.states(),
                 expect.states()
             );
@@ -412,6 +417,22 @@ impl Table {
     /// The value of one state, `None` for a broken slot.
     pub fn value(&self, state: u64) -> Result<Option<Value>> {
         Ok(Value::from_entry(self.entry(state)?))
+    }
+
+    /// Fails when the header is another table's than the file's place in `dir` names (a file
+    /// renamed or copied under another name), saying which table it holds.
+    pub fn check_place(&self, dir: &Path) -> Result<()> {
+        let h = &self.header;
+        let rules = h.rules.iter().map(|(k, v)| (k.as_str(), v.as_str()));
+        let place = path_of(dir, h.game, &h.material, rules);
+        if place != self.path {
+            bail!(
+                "holds the table of {} (its place: {}); delete it and generate it again",
+                h.material,
+                place.display()
+            );
+        }
+        Ok(())
     }
 
     /// Size of the file in bytes.

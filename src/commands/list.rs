@@ -82,7 +82,10 @@ fn inspect(root: &Path, path: &Path) -> Listed {
             let h = &table.header;
             let rules: Vec<String> = h.rules.iter().map(|(k, v)| format!("{k}={v}")).collect();
             let about = Some((h.material.clone(), rules.join(","), h.states(), h.encoding.label()));
-            let check = table.verify().map_err(|e| format!("{e:#}"));
+            let check = table
+                .check_place(root)
+                .and_then(|()| table.verify())
+                .map_err(|e| format!("{e:#}"));
             Listed {
                 file,
                 bytes: table.file_bytes(),

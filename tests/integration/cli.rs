@@ -87,6 +87,14 @@ fn corrupt_and_truncated_tables_are_never_trusted() {
 
     std::fs::write(&path, &good).unwrap();
     assert!(succeeds(&dir, &["list"]).contains("ok"));
+
+    // A table copied under another material's name is never read as that material's.
+    let krvk = dir.join("chess").join("KRvK.egtb");
+    std::fs::copy(&path, &krvk).unwrap();
+    let error = fails(&dir, &["query", "8/8/8/3k4/8/8/8/R3K3 w"]);
+    assert!(error.contains("is for material KQvK, expected KRvK"), "{error}");
+    let listed = succeeds(&dir, &["list"]);
+    assert!(listed.contains("BAD: holds the table of KQvK"), "{listed}");
 }
 
 #[test]
