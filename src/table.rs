@@ -285,9 +285,12 @@ pub struct Table {
     body: Body,
 }
 
+/// What to do with a table file that cannot be used as it is.
+const REBUILD: &str = "delete it and generate it again";
+
 /// The one message for a table whose bytes cannot be trusted, naming the fix.
 fn damaged(path: &Path) -> String {
-    format!("table {} is damaged; delete it and generate it again", path.display())
+    format!("table {} is damaged; {REBUILD}", path.display())
 }
 
 impl Table {
@@ -346,7 +349,7 @@ impl Table {
     fn expect(&self, expect: &Header) -> Result<()> {
         let (h, path) = (&self.header, self.path.display());
         let mismatch = |what: &str, found: &dyn std::fmt::Display, wanted: &dyn std::fmt::Display| -> Result<()> {
-            bail!("table {path} is for {what} {found}, expected {wanted}; delete it and generate it again")
+            bail!("table {path} is for {what} {found}, expected {wanted}; {REBUILD}")
         };
         if h.game != expect.game {
             return mismatch("game", &h.game, &expect.game);
@@ -369,7 +372,7 @@ impl Table {
         }
         if h.states_per_side != expect.states_per_side {
             bail!(
-                "table {path} has {} entries, its material has {}; delete it and generate it again",
+                "table {path} has {} entries, its material has {}; {REBUILD}",
                 h.states(),
                 expect.states()
             );
@@ -427,7 +430,7 @@ impl Table {
         let place = path_of(dir, h.game, &h.material, rules);
         if place != self.path {
             bail!(
-                "holds the table of {} (its place: {}); delete it and generate it again",
+                "holds the table of {} (its place: {}); {REBUILD}",
                 h.material,
                 place.display()
             );
