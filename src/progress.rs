@@ -1,9 +1,12 @@
-//! Progress bars for long work (indicatif), drawn on stderr only when it is a terminal.
+//! Progress of long work on stderr: bars (indicatif) on a terminal, else a plain line now and
+//! then, so that a log file or a batch job's output shows how far a long run has come.
 
 use std::collections::HashMap;
+use std::io::IsTerminal;
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
-use indicatif::{MultiProgress, ProgressBar, ProgressState, ProgressStyle};
+use indicatif::{HumanDuration, MultiProgress, ProgressBar, ProgressState, ProgressStyle};
 
 use crate::solver::Progress;
 
@@ -14,7 +17,18 @@ pub struct Bar {
     bar: ProgressBar,
     table: Mutex<String>,
     batch: Mutex<Option<Batch>>,
+    log: Option<Log>,
 }
+
+/// Where stderr is not a terminal: a plain line at most every `every`.
+struct Log {
+    every: Duration,
+    last: Mutex<Instant>,
+}
+
+/// The seconds between plain progress lines when stderr is not a terminal, unless
+/// `EGTB_PROGRESS_EVERY` says otherwise (0 turns them off).
+const LOG_EVERY_SECONDS: f64 = 30.0;
 
 /// The tables of a batch still to build, and how far it has come.
 struct Batch {
@@ -45,18 +59,76 @@ fn style() -> ProgressStyle {
         .progress_chars("=> ")
 }
 
+/// The batch bar's look: its rate and time left from the average since it began, since it
+/// moves only when a table is done, too seldom for a recent rate to mean anything.
+fn batch_style() -> ProgressStyle {
+    style()
+        .with_key("rate", |state: &ProgressState, w: &mut dyn std::fmt::Write| {
+            let _ = write!(w, "{}", rate(average_rate(state.pos(), state.elapsed())));
+        })
+        .with_key("eta", |state: &ProgressState, w: &mut dyn std::fmt::Write| {
+            let _ = match average_eta(state.pos(), state.len(), state.elapsed()) {
+                Some(eta) => write!(w, "{:#}", HumanDuration(eta)),
+                None => write!(w, "-"),
+            };
+        })
+}
+
+/// States a second on average so far.
+fn average_rate(done: u64, elapsed: Duration) -> f64 {
+    done as f64 / elapsed.as_secs_f64().max(1e-9)
+}
+
+/// The time left at the average rate so far: none before anything is done.
+fn average_eta(done: u64, total: Option<u64>, elapsed: Duration) -> Option<Duration> {
+    let total = total?;
+    (done > 0).then(|| elapsed.mul_f64(total.saturating_sub(done) as f64 / done as f64))
+}
+
 impl Bar {
     /// A bar with no table yet and no batch bar.
     pub fn new() -> Bar {
         let bars = MultiProgress::new();
         let bar = bars.add(ProgressBar::new(0));
         bar.set_style(style());
+        let every = std::env::var("EGTB_PROGRESS_EVERY")
+            .ok()
+            .and_then(|s| s.trim().parse::<f64>().ok())
+            .unwrap_or(LOG_EVERY_SECONDS);
+        let log = (!std::io::stderr().is_terminal() && every.is_finite() && every > 0.0).then(|| Log {
+            every: Duration::from_secs_f64(every),
+            last: Mutex::new(Instant::now()),
+        });
         Bar {
             bars,
             bar,
             table: Mutex::new(String::new()),
             batch: Mutex::new(None),
+            log,
         }
+    }
+
+    /// Prints the bars' state as one plain line, when stderr is not a terminal and the last
+    /// line is old enough.
+    fn log(&self) {
+        let Some(log) = &self.log else { return };
+        // A worker that finds another printing goes on with its work.
+        let Ok(mut last) = log.last.try_lock() else { return };
+        if last.elapsed() < log.every {
+            return;
+        }
+        *last = Instant::now();
+        let bar = &self.bar;
+        let mut line = format!("egtb: {}", line_of(bar, bar.per_sec(), Some(bar.eta())));
+        if let Ok(batch) = self.batch.try_lock()
+            && let Some(batch) = batch.as_ref()
+        {
+            let (bar, elapsed) = (&batch.bar, batch.bar.elapsed());
+            let per_sec = average_rate(bar.position(), elapsed);
+            let eta = average_eta(bar.position(), bar.length(), elapsed);
+            line += &format!("; {}", line_of(bar, per_sec, eta));
+        }
+        eprintln!("{line}");
     }
 
     /// Shows a batch's bar for the tables about to be built (name and states each), when
@@ -67,7 +139,7 @@ impl Bar {
             return;
         }
         let bar = self.bars.add(ProgressBar::new(states.values().sum()));
-        bar.set_style(style());
+        bar.set_style(batch_style());
         bar.set_message(format!("batch: 0 of {} tables", states.len()));
         *self.batch.lock().expect("progress lock") = Some(Batch {
             bar,
@@ -90,6 +162,16 @@ impl Bar {
         }
         self.bar.finish_and_clear();
     }
+}
+
+/// A bar as words: `KRPvKR layers at 45%, 9.4 M/s, 1 minute left` (the time left, when known).
+fn line_of(bar: &ProgressBar, per_sec: f64, eta: Option<Duration>) -> String {
+    let percent = match bar.length() {
+        Some(total) if total > 0 => format!(" at {}%", bar.position().saturating_mul(100) / total),
+        _ => String::new(),
+    };
+    let left = eta.map_or(String::new(), |eta| format!(", {} left", HumanDuration(eta)));
+    format!("{}{percent}, {}{left}", bar.message(), rate(per_sec))
 }
 
 /// A rate of states a second in a few characters: `950/s`, `12.5 k/s`, `9.4 M/s`.
@@ -129,6 +211,7 @@ impl Progress for Bar {
 
     fn advance(&self, done: u64) {
         self.bar.inc(done);
+        self.log();
     }
 }
 
@@ -169,6 +252,15 @@ mod tests {
         let bar = Bar::new();
         bar.batch([("KQvK".to_string(), 57_288)]);
         assert!(bar.batch.lock().unwrap().is_none());
+    }
+
+    #[test]
+    fn a_batch_has_its_time_left_from_its_average_rate() {
+        let minute = Duration::from_secs(60);
+        assert_eq!(average_eta(0, Some(100), minute), None);
+        assert_eq!(average_eta(25, Some(100), minute), Some(3 * minute));
+        assert_eq!(average_eta(100, Some(100), minute), Some(Duration::ZERO));
+        assert_eq!(average_eta(5, None, minute), None);
     }
 
     #[test]

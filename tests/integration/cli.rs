@@ -257,6 +257,37 @@ fn query_and_line_answer_a_list_of_positions_read_from_the_standard_input() {
     assert!(error.contains("no position on the standard input"), "{error}");
 }
 
+/// A log file gets no bars: a stderr that is not a terminal gets a plain line of the table, its
+/// phase, how far it has come, the rate and the time left, at most every `EGTB_PROGRESS_EVERY`
+/// seconds, and nothing from a run shorter than that.
+#[test]
+fn progress_goes_to_a_log_as_plain_lines() {
+    let dir = temp_dir("progress-log");
+    let run = |every: &str, material: &str| {
+        let out = egtb_command(&dir, &["generate", "chess", material, "--backend", "cpu"])
+            .env("EGTB_PROGRESS_EVERY", every)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stderr).unwrap()
+    };
+    let log = run("0.000001", "KRvK");
+    let lines: Vec<&str> = log.lines().collect();
+    assert!(!lines.is_empty(), "no progress lines");
+    for line in &lines {
+        // The table's part; the batch's has no time left before its first table is done.
+        let table = line.split("; batch: ").next().unwrap();
+        assert!(table.starts_with("egtb: K") && table.contains("%, "), "{line}");
+        assert!(table.contains("/s, ") && table.ends_with(" left"), "{line}");
+        assert!(!line.contains('\u{1b}') && !line.contains('\r'), "{line:?}");
+    }
+    assert!(
+        lines.iter().any(|l| l.contains("KRvK ") && l.contains("; batch: ")),
+        "{log}"
+    );
+    assert_eq!(run("3600", "KQvK"), "", "a short run printed progress");
+}
+
 #[test]
 fn bench_times_both_solvers_on_the_same_table() {
     if egtb::solver::gpu::Gpu::open_unless_absent().unwrap().is_none() {

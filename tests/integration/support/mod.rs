@@ -69,7 +69,8 @@ impl Rng {
     }
 }
 
-/// The egtb binary on a tables folder (`EGTB_TABLES` unset), its output piped, to be run.
+/// The egtb binary on a tables folder (`EGTB_TABLES` unset), its output piped, to be run; the
+/// plain progress lines a piped stderr gets are off, so that stderr holds only errors.
 pub fn egtb_command(tables: &Path, args: &[&str]) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_egtb"));
     command
@@ -77,6 +78,7 @@ pub fn egtb_command(tables: &Path, args: &[&str]) -> Command {
         .arg(tables)
         .args(args)
         .env_remove("EGTB_TABLES")
+        .env("EGTB_PROGRESS_EVERY", "0")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     command
