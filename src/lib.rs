@@ -42,6 +42,7 @@
 
 #![warn(missing_docs)]
 
+pub mod audit;
 pub mod commands;
 pub mod counted;
 pub mod error;

@@ -137,6 +137,20 @@ enum Command {
         /// A material such as KQvKR (first side, v, second side).
         material: String,
     },
+    /// Check tables on disk against the rules: every position's value must follow from its
+    /// legal moves and the values they lead to, read forwards (no GPU needed).
+    Audit {
+        /// chess, xiangqi or darkchess.
+        game: String,
+        /// Materials such as KQvKR (first side, v, second side).
+        materials: Vec<String>,
+        /// Audit every supported material with at most this many pieces.
+        #[arg(long)]
+        pieces: Option<usize>,
+        /// Audit every N-th slot of each table instead of all of them.
+        #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+        every: u64,
+    },
     /// Time both solvers on the same tables in one run.
     Bench {
         /// chess, xiangqi or darkchess.
@@ -249,6 +263,19 @@ fn run(cli: Cli) -> Result<()> {
         Command::List => commands::list::run(&env),
         Command::Verify { game, material } => {
             with_game!(GameId::parse(&game)?, G => commands::verify::run::<G>(&env, &material, &gpu))
+        }
+        Command::Audit {
+            game,
+            materials,
+            pieces,
+            every,
+        } => {
+            let request = commands::audit::Request {
+                materials,
+                pieces,
+                every,
+            };
+            with_game!(GameId::parse(&game)?, G => commands::audit::run::<G>(&env, &request))
         }
         Command::Bench { game, materials } => {
             with_game!(GameId::parse(&game)?, G => commands::bench::run::<G>(&env, &materials, &gpu))

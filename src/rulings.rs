@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 
+use crate::material::Material;
 use crate::solver::rounds::{Reason, Ruling};
 
 const MAGIC: &str = "EGTB rulings";
@@ -20,6 +21,17 @@ const MAGIC: &str = "EGTB rulings";
 /// The rulings file of a table file.
 pub fn rulings_path(table: &Path) -> PathBuf {
     table.with_extension("rulings")
+}
+
+/// The rulings recorded beside a table of `material` (xiangqi under the Asian rules), none when
+/// it has no rulings file.
+pub fn beside(table: &Path, material: &Material) -> Result<Vec<Ruling>> {
+    let path = rulings_path(table);
+    if path.exists() {
+        read(&path, &material.to_string())
+    } else {
+        Ok(Vec::new())
+    }
 }
 
 /// Writes the rulings of a table atomically.

@@ -470,6 +470,26 @@ impl Table {
             entries,
         })
     }
+
+    /// The table verified and kept compressed, as [`LoadedTable::open_compressed`] loads it.
+    pub fn load_compressed(self) -> Result<LoadedTable> {
+        self.verify()?;
+        let Table {
+            header,
+            path,
+            map,
+            body,
+        } = self;
+        let entries = match body {
+            Body::Raw { .. } => Resident::Mapped(map),
+            Body::Zstd(reader) => Resident::Compressed {
+                file: File::open(&path).with_context(|| format!("cannot open table {}", path.display()))?,
+                reader,
+                id: cache::next_table_id(),
+            },
+        };
+        Ok(LoadedTable { header, path, entries })
+    }
 }
 
 /// Where a loaded table's entries are.
@@ -509,22 +529,7 @@ impl LoadedTable {
     pub fn open_compressed(path: &Path, expect: &Header) -> Result<LoadedTable> {
         let table = Table::open_unchecked(path)?;
         table.expect(expect)?;
-        table.verify()?;
-        let Table {
-            header,
-            path,
-            map,
-            body,
-        } = table;
-        let entries = match body {
-            Body::Raw { .. } => Resident::Mapped(map),
-            Body::Zstd(reader) => Resident::Compressed {
-                file: File::open(&path).with_context(|| format!("cannot open table {}", path.display()))?,
-                reader,
-                id: cache::next_table_id(),
-            },
-        };
-        Ok(LoadedTable { header, path, entries })
+        table.load_compressed()
     }
 
     /// A table just solved and written with `header`, kept in memory as it is instead of being

@@ -1,6 +1,7 @@
 //! The commands behind the CLI, written once for every game. `main.rs` only parses arguments,
 //! picks the game and calls these.
 
+pub mod audit;
 pub mod bench;
 pub mod convert;
 pub mod generate;

@@ -1,7 +1,5 @@
 //! `egtb stats`: legal positions, wins, draws, losses and the longest DTM per side to move.
 
-use std::path::Path;
-
 use anyhow::Result;
 use serde_json::json;
 
@@ -10,7 +8,7 @@ use crate::counted::{counted, grouped, plies};
 use crate::games::{Game, IndexSpace};
 use crate::generate::open_table;
 use crate::material::{Material, Side};
-use crate::rulings::{self, rulings_path};
+use crate::rulings;
 use crate::solver::rounds::{Reason, Ruling};
 use crate::stats::{SideStats, dtm_counts, table_stats};
 use crate::value::Entry;
@@ -22,7 +20,7 @@ pub fn run<G: Game>(env: &Env, material: &str, by_dtm: bool) -> Result<()> {
     let (material, flipped) = parse_material::<G>(material)?;
     let (index, table) = open_table::<G>(&env.tables, &material, rules)?;
     let table = table.load()?;
-    let rulings = read_rulings(&table.path, &material)?;
+    let rulings = rulings::beside(&table.path, &material)?;
     let counts = by_dtm.then(|| oriented_dtm_counts(&index, &table.entries(), flipped));
     if env.json {
         let mut json = stats_json::<G>(&index, &table.entries(), &rulings, rules, &material, flipped);
@@ -79,17 +77,6 @@ pub fn run<G: Game>(env: &Env, material: &str, by_dtm: bool) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// The rulings recorded beside a table (xiangqi under the Asian rules), none when it has no
-/// rulings file.
-pub fn read_rulings(table_path: &Path, material: &Material) -> Result<Vec<Ruling>> {
-    let path = rulings_path(table_path);
-    if path.exists() {
-        rulings::read(&path, &material.to_string())
-    } else {
-        Ok(Vec::new())
-    }
 }
 
 /// [`dtm_counts`] with the sides as the user wrote the material.

@@ -13,13 +13,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{Value as Json, json};
 
-use crate::commands::{
-    parse_material,
-    play::parse_side,
-    rules_json,
-    stats::{read_rulings, stats_json},
-    verdict,
-};
+use crate::commands::{parse_material, play::parse_side, rules_json, stats::stats_json, verdict};
 use crate::error::Error;
 use crate::games::chess::Chess;
 use crate::games::darkchess::DarkChess;
@@ -28,6 +22,7 @@ use crate::games::xiangqi::Xiangqi;
 use crate::games::{Game, Rules};
 use crate::material::{GameId, Side};
 use crate::probe::{Prober, TableCache};
+use crate::rulings;
 use crate::table::{EXTENSION, LoadedTable, Table};
 use crate::value::Value;
 
@@ -253,7 +248,7 @@ impl Api {
             }
             let open = cache.get(&canonical, rules).map_err(ApiError::from_table_error)?;
             let loaded = LoadedTable::open(&open.1.path, &open.1.header).map_err(ApiError::from_table_error)?;
-            let rulings = read_rulings(&open.1.path, &canonical).map_err(ApiError::from_table_error)?;
+            let rulings = rulings::beside(&open.1.path, &canonical).map_err(ApiError::from_table_error)?;
             let report = stats_json::<G>(&open.0, &loaded.entries(), &rulings, rules, &canonical, flipped);
             self.stats
                 .lock()

@@ -4,6 +4,7 @@
 
 mod support;
 
+mod audit;
 mod batches;
 mod chess_gpu;
 mod chess_index;

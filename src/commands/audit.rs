@@ -1,0 +1,120 @@
+//! `egtb audit`: check tables on disk against the rules, position by position.
+
+use std::time::Instant;
+
+use anyhow::{Result, bail};
+use serde_json::json;
+
+use super::{Env, requested_materials};
+use crate::audit::{Audit, Auditor};
+use crate::counted::{counted, grouped};
+use crate::games::Game;
+use crate::progress::Bar;
+use crate::solver::Progress;
+
+/// What to audit.
+#[derive(Clone, Debug)]
+pub struct Request {
+    /// Material names; empty with `pieces` for every table up to a size.
+    pub materials: Vec<String>,
+    /// Every supported material with at most this many pieces.
+    pub pieces: Option<usize>,
+    /// Audit every this-many-th slot (1: all).
+    pub every: u64,
+}
+
+/// Audits the requested tables, prints what each audit found, and fails when any table
+/// disagrees with the rules.
+pub fn run<G: Game>(env: &Env, request: &Request) -> Result<()> {
+    let rules = env.rules::<G>()?;
+    let materials = requested_materials::<G>(&request.materials, request.pieces, "audit")?;
+    let bar = Bar::new();
+    let audited = materials
+        .iter()
+        .map(|material| {
+            bar.table(&material.to_string());
+            let start = Instant::now();
+            let audit = Auditor::<G>::open(&env.tables, material, rules)?.run(request.every, &bar);
+            let seconds = start.elapsed().as_secs_f64();
+            if !env.json {
+                bar.suspend(|| print_report::<G>(&material.to_string(), &audit, seconds));
+            }
+            Ok((material.to_string(), audit, seconds))
+        })
+        .collect::<Result<Vec<_>>>();
+    bar.finish();
+    let reports = audited?;
+    if env.json {
+        let tables: Vec<_> = reports
+            .iter()
+            .map(|(material, audit, seconds)| report_json(material, audit, *seconds))
+            .collect();
+        let consistent = reports.iter().all(|(_, audit, _)| audit.is_consistent());
+        println!(
+            "{}",
+            json!({ "game": G::ID.name(), "tables": tables, "consistent": consistent })
+        );
+    }
+    let faulty: Vec<&str> = reports
+        .iter()
+        .filter(|(_, audit, _)| !audit.is_consistent())
+        .map(|(material, _, _)| material.as_str())
+        .collect();
+    if !faulty.is_empty() {
+        bail!(
+            "{} of {} disagree with the rules: {} (delete and generate again)",
+            counted(faulty.len(), "table"),
+            materials.len(),
+            faulty.join(", ")
+        );
+    }
+    Ok(())
+}
+
+/// One table's audit for people.
+fn print_report<G: Game>(material: &str, audit: &Audit, seconds: f64) {
+    let sampled = if audit.audited == audit.states {
+        format!("all {} slots", grouped(audit.states))
+    } else {
+        format!("{} of {} slots", grouped(audit.audited), grouped(audit.states))
+    };
+    let ruled = if audit.ruled > 0 {
+        format!(", {} lost by rulings", grouped(audit.ruled))
+    } else {
+        String::new()
+    };
+    let verdict = if audit.is_consistent() {
+        "every value follows from the moves".to_string()
+    } else {
+        format!("{} disagree with the rules", counted(audit.faults, "slot"))
+    };
+    println!(
+        "{} {material}: {sampled} ({}{ruled}) in {seconds:.1} s: {verdict}",
+        G::ID,
+        counted(audit.positions, "position")
+    );
+    for fault in &audit.first_faults {
+        let position = fault.position.as_deref().unwrap_or("(no legal position)");
+        println!("  state {}: {position} {}", fault.state, fault.what);
+    }
+}
+
+/// One table's audit for programs.
+fn report_json(material: &str, audit: &Audit, seconds: f64) -> serde_json::Value {
+    let faults: Vec<_> = audit
+        .first_faults
+        .iter()
+        .map(|f| json!({ "state": f.state, "position": f.position, "fault": f.what }))
+        .collect();
+    json!({
+        "material": material,
+        "states": audit.states,
+        "audited": audit.audited,
+        "positions": audit.positions,
+        "ruled": audit.ruled,
+        "faults": audit.faults,
+        "first_faults": faults,
+        "consistent": audit.is_consistent(),
+        "seconds": seconds,
+    })
+}

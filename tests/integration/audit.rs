@@ -1,0 +1,116 @@
+//! Audits of tables on disk against the rules (`egtb audit`): the tables of every game agree with
+//! their moves, positions lost by the Asian rules' rulings included, and a table whose entries
+//! were altered, its checksums made to match, is caught at the slots altered, by the library and
+//! on the command line.
+
+use egtb::audit::{Auditor, Check};
+use egtb::games::chess::Chess;
+use egtb::games::darkchess::DarkChess;
+use egtb::games::xiangqi::{Repetition, Xiangqi, XiangqiRules};
+use egtb::games::{Game, IndexSpace};
+use egtb::material::{GameId, Material};
+use egtb::solver::Silent;
+use egtb::table::{self, Table};
+use egtb::value::{BROKEN, Value};
+use serde_json::Value as Json;
+
+use crate::support::{egtb, fails, succeeds, temp_dir};
+
+/// Generates the table of `name` (and its smaller ones) and audits every slot of it.
+fn audit_all<G: Game>(name: &str, rules: G::Rules, options: &[&str]) -> egtb::audit::Audit {
+    let dir = temp_dir(&format!("audit-{name}"));
+    let mut args = vec!["generate", G::ID.name(), name, "--backend", "cpu"];
+    args.extend(options);
+    succeeds(&dir, &args);
+    let material = Material::parse(G::ID, name).unwrap().canonical().0;
+    let audit = Auditor::<G>::open(&dir, &material, rules).unwrap().run(1, &Silent);
+    assert_eq!(audit.audited, audit.states, "{name}: every slot");
+    assert!(audit.positions > audit.states / 4, "{name}: {audit:?}");
+    assert!(audit.is_consistent(), "{name}: {:?}", audit.first_faults);
+    audit
+}
+
+#[test]
+fn tables_of_every_game_agree_with_their_moves() {
+    // Pawns on both sides: pushes, double steps with their en-passant states, promotions.
+    let chess = audit_all::<Chess>("KPvKP", Default::default(), &[]);
+    assert_eq!(chess.ruled, 0);
+    let darkchess = audit_all::<DarkChess>("KCvKP", Default::default(), &[]);
+    assert_eq!(darkchess.ruled, 0);
+    // Under the Asian rules the positions where only a forbidden perpetual check goes on are
+    // lost by a ruling, not by their moves, and accepted as such.
+    let asian = XiangqiRules {
+        repetition: Repetition::Asian,
+    };
+    let xiangqi = audit_all::<Xiangqi>("KRvKN", asian, &["--rules", "asian"]);
+    assert!(xiangqi.ruled > 0, "{xiangqi:?}");
+}
+
+#[test]
+fn an_altered_table_is_caught_where_it_was_altered() {
+    let dir = temp_dir("audit-altered");
+    succeeds(&dir, &["generate", "chess", "KRvK"]);
+    assert!(succeeds(&dir, &["audit", "chess", "KRvK"]).contains("every value follows from the moves"));
+
+    // A win made two plies longer, and a slot that is no position given a value; the file
+    // written again with its checksums, so that it loads as a whole table.
+    let path = dir.join("chess/KRvK.egtb");
+    let header = Table::open_unchecked(&path).unwrap().header;
+    let mut entries = Table::open_unchecked(&path).unwrap().load().unwrap().entries().to_vec();
+    let index = Chess::index(&Material::parse(GameId::Chess, "KRvK").unwrap(), Default::default()).unwrap();
+    let longer = (0..index.states())
+        .find(|&s| index.decode(s).is_some() && matches!(Value::from_entry(entries[s as usize]), Some(Value::Win(3..))))
+        .unwrap();
+    let Some(Value::Win(dtm)) = Value::from_entry(entries[longer as usize]) else {
+        unreachable!()
+    };
+    entries[longer as usize] = Value::Win(dtm + 2).entry();
+    let no_position = (0..index.states()).find(|&s| index.decode(s).is_none()).unwrap();
+    assert_eq!(entries[no_position as usize], BROKEN);
+    entries[no_position as usize] = Value::Draw.entry();
+    table::write(&path, header, &entries, &Silent).unwrap();
+
+    let material = Material::parse(GameId::Chess, "KRvK").unwrap();
+    let auditor = Auditor::<Chess>::open(&dir, &material, Default::default()).unwrap();
+    let Check::Fault(fault) = auditor.check(longer) else {
+        panic!("state {longer} passes")
+    };
+    let stored = Value::Win(dtm + 2);
+    assert_eq!(
+        fault.what,
+        format!("holds {stored}, its moves give {}", Value::Win(dtm))
+    );
+    assert!(fault.position.is_some());
+    let Check::Fault(fault) = auditor.check(no_position) else {
+        panic!("state {no_position} passes")
+    };
+    assert_eq!(
+        (fault.position, fault.what.as_str()),
+        (None, "holds draw but is no legal position")
+    );
+    let audit = auditor.run(1, &Silent);
+    assert!(!audit.is_consistent());
+    assert!(audit.faults >= 2, "{audit:?}");
+    assert!(audit.first_faults.iter().any(|f| f.state == no_position), "{audit:?}");
+
+    // The command line: one error line naming the table and the fix, the faults listed on
+    // stdout, and in --json.
+    let error = fails(&dir, &["audit", "chess", "KRvK"]);
+    assert!(error.contains("KRvK") && error.contains("generate again"), "{error}");
+    let out = egtb(&dir, &["audit", "chess", "KRvK", "--json"]);
+    assert!(!out.status.success());
+    let json: Json = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["consistent"], false);
+    assert_eq!(json["tables"][0]["faults"], audit.faults);
+    assert_eq!(
+        json["tables"][0]["first_faults"].as_array().unwrap().len(),
+        audit.first_faults.len()
+    );
+
+    // Every 7th slot: fewer audited, the same kind of answer.
+    let out = egtb(&dir, &["audit", "chess", "KRvK", "--json", "--every", "7"]);
+    let json: Json = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["tables"][0]["audited"], index.states().div_ceil(7));
+    assert!(fails(&dir, &["audit", "chess", "KRvK", "--every", "0"]).contains("--every"));
+    assert!(fails(&dir, &["audit", "chess", "KQvK"]).contains("egtb generate chess KQvK"));
+}
