@@ -7,7 +7,8 @@
 //! implement, how positions are counted and the algorithm are in the repository's `docs/`.
 //!
 //! A program builds tables with a [`Generator`], then reads them with a [`Prober`]: a position's
-//! [`Value`], and every legal move with the value it leads to ([`MoveValue`]). Each game
+//! [`Value`], and every legal move with the value it leads to ([`MoveValue`]); an
+//! [`audit::Auditor`] checks a table on disk against its moves. Each game
 //! ([`Chess`], [`Xiangqi`], [`DarkChess`]) implements [`Game`]: its positions, moves, notation
 //! and rule options. Failures a program must tell apart are [`Error`]s inside the `anyhow`
 //! errors the library returns.
