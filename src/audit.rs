@@ -219,18 +219,11 @@ impl<G: Game> Auditor<G> {
     /// The value of a position a move leads to, from this table, a smaller one, or (where no
     /// table holds its material) the rules.
     fn child_value(&self, child: &G::Position) -> Result<Value, String> {
-        let (material, flipped) = G::material_of(child).canonical();
-        let flipped_child;
-        let oriented = if flipped {
-            flipped_child = G::flip(child);
-            &flipped_child
-        } else {
-            child
-        };
+        let (material, oriented) = G::oriented(child);
         let entry = if material == self.material {
-            self.table.entry(self.index.locate(oriented))
+            self.table.entry(self.index.locate(&oriented))
         } else if let Some((index, table)) = self.exits.get(&material) {
-            table.entry(index.locate(oriented))
+            table.entry(index.locate(&oriented))
         } else {
             return G::game_over(child, self.rules).ok_or_else(|| {
                 format!(
@@ -246,15 +239,4 @@ impl<G: Game> Auditor<G> {
             )
         })
     }
-}
-
-/// Audits the table of a canonical material in `dir`: every `every`-th slot (1: all of them).
-pub fn audit<G: Game>(
-    dir: &Path,
-    material: &Material,
-    rules: G::Rules,
-    every: u64,
-    progress: &dyn Progress,
-) -> Result<Audit> {
-    Ok(Auditor::<G>::open(dir, material, rules)?.run(every, progress))
 }

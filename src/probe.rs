@@ -166,16 +166,9 @@ impl<G: Game> Prober<G> {
         if let Some(value) = G::game_over(position, self.rules) {
             return Ok(value);
         }
-        let (material, flipped) = G::material_of(position).canonical();
-        let flipped_position;
-        let position = if flipped {
-            flipped_position = G::flip(position);
-            &flipped_position
-        } else {
-            position
-        };
+        let (material, position) = G::oriented(position);
         let (index, table) = self.table(&material)?;
-        let state = index.locate(position);
+        let state = index.locate(&position);
         match table.value(state)? {
             Some(value) => Ok(value),
             None => bail!(
@@ -191,8 +184,7 @@ impl<G: Game> Prober<G> {
         if G::game_over(position, self.rules).is_some() || self.value(position)? != Value::LOST {
             return Ok(None);
         }
-        let (material, flipped) = G::material_of(position).canonical();
-        let position = if flipped { G::flip(position) } else { position.clone() };
+        let (material, position) = G::oriented(position);
         let (index, table) = self.table(&material)?;
         let state = index.locate(&position);
         let table_path = table.path.clone();

@@ -9,6 +9,8 @@ pub mod ending;
 pub mod exit_entries;
 pub mod xiangqi;
 
+use std::borrow::Cow;
+
 use anyhow::Result;
 
 use crate::material::{GameId, Material, Side};
@@ -187,6 +189,17 @@ pub trait Game: Sized + Send + Sync + 'static {
     /// The same position with the sides (and the board, as the game requires) swapped, so that
     /// it belongs to the flipped material.
     fn flip(position: &Self::Position) -> Self::Position;
+    /// The canonical material of a position and the position as that material's table holds
+    /// it: flipped when the canonical material has the sides the other way round.
+    fn oriented(position: &Self::Position) -> (Material, Cow<'_, Self::Position>) {
+        let (material, flipped) = Self::material_of(position).canonical();
+        let position = if flipped {
+            Cow::Owned(Self::flip(position))
+        } else {
+            Cow::Borrowed(position)
+        };
+        (material, position)
+    }
     /// Every legal move.
     fn legal_moves(position: &Self::Position, rules: Self::Rules) -> Vec<Self::Move>;
     /// The position after a legal move.
