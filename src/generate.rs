@@ -240,7 +240,8 @@ impl<'p, G: Game> Generator<'p, G> {
                     .iter()
                     .map(|sub| Ok(G::index(sub, self.rules)?.states()))
                     .collect::<Result<Vec<_>>>()?;
-                plan::check_memory(&m, index.working_states(), plan::held_states(sub_states))?;
+                let rule_bytes = G::rule_bytes_per_state(&m, self.rules);
+                plan::check_memory(&m, index.working_states(), plan::held_states(sub_states), rule_bytes)?;
                 missing.push((m, index.states()));
             }
             stack.extend(subs);

@@ -47,25 +47,30 @@ pub const BASE_BYTES: u64 = 128 << 20;
 /// once (see [`IndexSpace::working_states`]) while the smaller
 /// tables its exits read whole, `mapped_states` states in all (see [`held_states`]), are loaded
 /// (generation keeps only those:
-/// see [`crate::generate::Generator::lean`]). The one place where generation's memory is
-/// estimated before the work; the graph of drawn positions that xiangqi's Asian rules add
-/// depends on how many positions the solve leaves drawn, so it is estimated and checked when the
-/// first round builds it.
-pub fn estimate_peak_bytes(states: u64, mapped_states: u64) -> u64 {
+/// see [`crate::generate::Generator::lean`]), and `rule_bytes` a state that the rules' own
+/// passes may hold ([`Game::rule_bytes_per_state`]: the graph of drawn positions of xiangqi's
+/// Asian rules, whose size depends on how many positions the solve leaves drawn, so that it is
+/// also estimated and checked when the first round builds it). The one place where
+/// generation's memory is estimated before the work.
+pub fn estimate_peak_bytes(states: u64, mapped_states: u64, rule_bytes: u64) -> u64 {
     BASE_BYTES
-        + WORKING_BYTES_PER_STATE * states
+        + (WORKING_BYTES_PER_STATE + rule_bytes) * states
         + states / STATES_PER_FRONTIER_BYTE
         + MAPPED_BYTES_PER_STATE * mapped_states
 }
 
 /// An error, before any work, when generating a table would need more memory than this process
 /// can count on ([`crate::memory`]).
-pub fn check_memory(material: &Material, states: u64, mapped_states: u64) -> Result<()> {
+pub fn check_memory(material: &Material, states: u64, mapped_states: u64, rule_bytes: u64) -> Result<()> {
+    let rules = match rule_bytes {
+        0 => String::new(),
+        n => format!(", and {n} bytes a state for the rules' own passes"),
+    };
     memory::ensure_available(
-        estimate_peak_bytes(states, mapped_states),
+        estimate_peak_bytes(states, mapped_states, rule_bytes),
         &format!(
             "generating {material} ({states} states at {WORKING_BYTES_PER_STATE} bytes, and {mapped_states} \
-             states of smaller tables at {MAPPED_BYTES_PER_STATE})"
+             states of smaller tables at {MAPPED_BYTES_PER_STATE}{rules})"
         ),
     )
 }
@@ -105,6 +110,8 @@ pub struct PlannedTable {
     pub working_states: u64,
     /// States of the tables it reads that generating it loads whole.
     pub mapped_states: u64,
+    /// Bytes a state that the rules' own passes may hold ([`Game::rule_bytes_per_state`]).
+    pub rule_bytes: u64,
     /// [`estimate_peak_bytes`] of this table.
     pub peak_bytes: u64,
     /// Where its file is, or is to be written.
@@ -161,6 +168,7 @@ impl Plan {
         let index = G::index(material, rules)?;
         let (states, working_states) = (index.states(), index.working_states());
         let mapped_states = held_states(reads.iter().map(|sub| self.tables[position[sub]].states));
+        let rule_bytes = G::rule_bytes_per_state(material, rules);
         let path = table_path::<G>(&self.dir, material, rules);
         // Present only when generation would reuse it: the whole file verifies (a compressed
         // table's blocks are checked only when read).
@@ -179,7 +187,8 @@ impl Plan {
             states,
             working_states,
             mapped_states,
-            peak_bytes: estimate_peak_bytes(working_states, mapped_states),
+            rule_bytes,
+            peak_bytes: estimate_peak_bytes(working_states, mapped_states, rule_bytes),
             path,
             presence,
         });

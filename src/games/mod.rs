@@ -165,6 +165,13 @@ pub trait Game: Sized + Send + Sync + 'static {
         Ok(RuledSolution::plain(cpu::solve(&space, progress)))
     }
 
+    /// Bytes a state of a material that the rules' own passes may hold beside the solver's
+    /// words, allowed for in the estimates made before any work ([`crate::plan`]); 0 for rules
+    /// without passes of their own.
+    fn rule_bytes_per_state(_material: &Material, _rules: Self::Rules) -> u64 {
+        0
+    }
+
     /// Checks, before any table is built, that the GPU solver takes this canonical material (a
     /// clear error naming the CPU solver if not).
     fn check_gpu_material(_material: &Material) -> Result<()> {

@@ -4,9 +4,10 @@
 use std::path::{Path, PathBuf};
 
 use egtb::counted::grouped;
-use egtb::games::Game;
 use egtb::games::chess::Chess;
-use egtb::games::xiangqi::Xiangqi;
+use egtb::games::xiangqi::asian::{GRAPH_BYTES_PER_STATE, rules_apply};
+use egtb::games::xiangqi::{Xiangqi, XiangqiRules};
+use egtb::games::{Game, Rules};
 use egtb::generate::Generator;
 use egtb::material::{GameId, Material};
 use egtb::plan::slurm::{JobOptions, script};
@@ -38,7 +39,7 @@ fn assert_dependency_order(plan: &Plan, requested: &[Material]) {
         assert!(table.working_states <= table.states, "{}", table.material);
         assert_eq!(
             table.peak_bytes,
-            estimate_peak_bytes(table.working_states, table.mapped_states)
+            estimate_peak_bytes(table.working_states, table.mapped_states, table.rule_bytes)
         );
     }
     for m in requested {
@@ -190,7 +191,7 @@ fn generation_refuses_before_any_work_a_table_beyond_the_memory_limit() {
         .iter()
         .map(|m| plan.tables[plan.position(m).unwrap()].states)
         .sum();
-    assert_eq!(table.peak_bytes, estimate_peak_bytes(table.states, read_states));
+    assert_eq!(table.peak_bytes, estimate_peak_bytes(table.states, read_states, 0));
 
     let generate = |limit: u64| {
         egtb_command(&dir, &["generate", "chess", "KQvKR", "--backend", "cpu"])
@@ -207,6 +208,50 @@ fn generation_refuses_before_any_work_a_table_beyond_the_memory_limit() {
     let files: Vec<_> = std::fs::read_dir(dir.join("chess")).map_or(Vec::new(), |d| d.collect());
     assert!(files.is_empty(), "nothing is built before the check: {files:?}");
     succeeded(generate(table.peak_bytes), &["generate"]);
+}
+
+#[test]
+fn the_asian_rulings_graph_is_allowed_for_before_any_work() {
+    let dir = temp_dir("plan-asian-memory");
+    let material = Material::parse(GameId::Xiangqi, "KRvKN").unwrap();
+    let plan = |rules: &str| {
+        let rules = XiangqiRules::from_options(&[("rules".into(), rules.into())]).unwrap();
+        Plan::new::<Xiangqi>(&dir, rules, &[material]).unwrap()
+    };
+    let (draw, asian) = (plan("draw"), plan("asian"));
+    assert_eq!(draw.tables.len(), asian.tables.len());
+    for (d, a) in draw.tables.iter().zip(&asian.tables) {
+        assert_eq!(d.material, a.material);
+        // Only a material with an attacker a side can be ruled on, so only it builds the graph.
+        let allowed = if rules_apply(&a.material) {
+            GRAPH_BYTES_PER_STATE
+        } else {
+            0
+        };
+        assert_eq!((d.rule_bytes, a.rule_bytes), (0, allowed), "{}", a.material);
+        assert_eq!(a.peak_bytes - d.peak_bytes, allowed * a.states, "{}", a.material);
+    }
+    assert!(
+        asian.tables.iter().any(|t| t.rule_bytes == 0),
+        "a material the rules leave alone"
+    );
+
+    let peak = asian.tables[asian.position(&material).unwrap()].peak_bytes;
+    let generate = |rules: &str| {
+        egtb_command(
+            &dir,
+            &["generate", "xiangqi", "KRvKN", "--rules", rules, "--backend", "cpu"],
+        )
+        .env("EGTB_MAX_MEMORY", (peak - 1).to_string())
+        .output()
+        .unwrap()
+    };
+    let refused = failed(generate("asian"), &["generate"]);
+    assert!(
+        refused.contains("generating KRvKN (") && refused.contains("for the rules' own passes"),
+        "{refused}"
+    );
+    succeeded(generate("draw"), &["generate"]);
 }
 
 #[test]

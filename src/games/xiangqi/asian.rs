@@ -331,6 +331,12 @@ impl Draws {
     }
 }
 
+/// The graph of drawn positions and a round's marks allowed for, per state of the table, in the
+/// estimates made before the solve ([`crate::plan`]): the most measured in the 5-piece set,
+/// KRCvKR's 44 bytes a state (3.46 GiB at its peak; KRNvKR's 22), rounded up. The graph's own
+/// estimate is checked when the first round builds it.
+pub const GRAPH_BYTES_PER_STATE: u64 = 48;
+
 /// Drawn positions whose moves [`Draws::find`] lists to estimate the graph's memory.
 const SAMPLE: usize = 2048;
 /// Bytes a round needs per node beside the graph: the live flags, the check marks and two
@@ -567,7 +573,7 @@ mod tests {
     use super::super::Xiangqi;
     use super::super::notation::{parse_fen, parse_move};
     use super::*;
-    use crate::games::Game;
+    use crate::games::{Game, IndexSpace};
     use crate::generate::Generator;
     use crate::material::GameId;
     use crate::solver::Silent;
@@ -719,6 +725,10 @@ mod tests {
         let built: usize = draws.chunks.iter().map(Chunk::bytes).sum();
         let ratio = estimate / built as f64;
         assert!((0.9..1.1).contains(&ratio), "estimate {estimate} against {built} bytes");
+        // A drawish table's graph and round marks stay within the allowance made before the solve.
+        let held = built + (size_of::<u64>() + ROUND_BYTES_PER_NODE) * draws.len();
+        let allowed = GRAPH_BYTES_PER_STATE * index.states();
+        assert!(held as u64 <= allowed, "{held} bytes held against {allowed} allowed");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -264,6 +264,14 @@ impl Game for Xiangqi {
         Ok(RuledSolution::plain(cpu::solve(&space, progress)))
     }
 
+    fn rule_bytes_per_state(material: &Material, rules: XiangqiRules) -> u64 {
+        if rules.repetition == Repetition::Asian && asian::rules_apply(material) {
+            asian::GRAPH_BYTES_PER_STATE
+        } else {
+            0
+        }
+    }
+
     fn gpu_rules<'t>(
         index: &'t XiangqiIndex,
         rules: XiangqiRules,
