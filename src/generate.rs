@@ -240,8 +240,7 @@ impl<'p, G: Game> Generator<'p, G> {
                     .iter()
                     .map(|sub| Ok(G::index(sub, self.rules)?.states()))
                     .collect::<Result<Vec<_>>>()?;
-                let rule_bytes = G::rule_bytes_per_state(&m, self.rules);
-                plan::check_memory(&m, index.working_states(), plan::held_states(sub_states), rule_bytes)?;
+                plan::check_memory(&m, index.working_states(), plan::held_states(sub_states))?;
                 missing.push((m, index.states()));
             }
             stack.extend(subs);

@@ -166,8 +166,8 @@ pub trait Game: Sized + Send + Sync + 'static {
     }
 
     /// Bytes a state of a material that the rules' own passes may hold beside the solver's
-    /// words, allowed for in the estimates made before any work ([`crate::plan`]); 0 for rules
-    /// without passes of their own.
+    /// words: an allowance for the worst case in the peaks a plan shows ([`crate::plan`]), 0 for
+    /// rules without passes of their own.
     fn rule_bytes_per_state(_material: &Material, _rules: Self::Rules) -> u64 {
         0
     }
