@@ -58,9 +58,10 @@ pub fn estimate_peak_bytes(states: u64, mapped_states: u64, rule_bytes: u64) -> 
 }
 
 /// An error, before any work, when generating a table would need more memory than this process
-/// can count on ([`crate::memory`]). The rules' own passes are left out: their worst-case allowance would refuse tables that fit
-/// (KRCvKR's Asian graph takes a third of it), and xiangqi's Asian graph, the one such pass, is
-/// estimated from the draws and checked the same way when the first round builds it.
+/// can count on ([`crate::memory`]). The rules' own passes are left out: their worst-case
+/// allowance would refuse tables that fit (KRCvKR's Asian graph takes a third of it), and
+/// xiangqi's Asian graph, the one such pass, is estimated from the draws and checked the same
+/// way when the first round builds it.
 pub fn check_memory(material: &Material, states: u64, mapped_states: u64) -> Result<()> {
     memory::ensure_available(
         estimate_peak_bytes(states, mapped_states, 0),
