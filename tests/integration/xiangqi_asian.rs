@@ -328,14 +328,18 @@ fn a_graph_of_draws_beyond_the_memory_limit_is_refused_in_one_line_and_builds_no
     }
     let plan = Plan::new::<Xiangqi>(&dir, ASIAN, &[m]).unwrap();
     let table = &plan.tables[plan.position(&m).unwrap()];
-    // The table itself fits (its estimate is the limit); the graph of its ~2 million drawn
-    // positions, known only after the first solve, does not.
+    // The table itself fits (its estimate without the plan's allowance for the graph is the
+    // limit); the graph of its ~2 million drawn positions, known only after the first solve, does
+    // not.
     let refused = failed(
         egtb_command(
             &dir,
             &["generate", "xiangqi", "KRAvKR", "--rules", "asian", "--backend", "cpu"],
         )
-        .env("EGTB_MAX_MEMORY", table.peak_bytes.to_string())
+        .env(
+            "EGTB_MAX_MEMORY",
+            (table.peak_bytes - table.rule_bytes * table.states).to_string(),
+        )
         .output()
         .unwrap(),
         &["generate"],
