@@ -10,7 +10,7 @@ use egtb::games::xiangqi::{Position, Repetition, Xiangqi, XiangqiRules};
 use egtb::games::{Game, IndexSpace};
 use egtb::generate::{Backend, Generator, table_path};
 use egtb::material::{GameId, Material};
-use egtb::plan::Plan;
+use egtb::plan::{Plan, estimate_peak_bytes};
 use egtb::probe::Prober;
 use egtb::rulings::{self, rulings_path};
 use egtb::solver::Silent;
@@ -328,18 +328,16 @@ fn a_graph_of_draws_beyond_the_memory_limit_is_refused_in_one_line_and_builds_no
     }
     let plan = Plan::new::<Xiangqi>(&dir, ASIAN, &[m]).unwrap();
     let table = &plan.tables[plan.position(&m).unwrap()];
-    // The table itself fits (its estimate without the plan's allowance for the graph is the
-    // limit); the graph of its ~2 million drawn positions, known only after the first solve, does
-    // not.
+    // The table itself fits (its estimate without the plan's allowance for the graph, as
+    // generation checks it, is the limit); the graph of its ~2 million drawn positions, known
+    // only after the first solve, does not.
+    let limit = estimate_peak_bytes(table.working_states, table.mapped_states, 0);
     let refused = failed(
         egtb_command(
             &dir,
             &["generate", "xiangqi", "KRAvKR", "--rules", "asian", "--backend", "cpu"],
         )
-        .env(
-            "EGTB_MAX_MEMORY",
-            (table.peak_bytes - table.rule_bytes * table.states).to_string(),
-        )
+        .env("EGTB_MAX_MEMORY", limit.to_string())
         .output()
         .unwrap(),
         &["generate"],

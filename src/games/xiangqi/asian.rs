@@ -293,9 +293,8 @@ impl Draws {
             .map(|(state, _)| state as u64)
             .collect();
         assert!(states.len() < u32::MAX as usize, "fewer than 2^32 draws");
-        let beside = (size_of::<u64>() + ROUND_BYTES_PER_NODE) * states.len();
         memory::ensure_available(
-            Draws::estimate_chunk_bytes(space, index, &drawn, &states) + beside as u64,
+            Draws::estimate_chunk_bytes(space, index, &drawn, &states) + Draws::bytes_beside(states.len()),
             &format!(
                 "the Asian rulings of {} (a graph of its {} drawn positions)",
                 index.material,
@@ -314,6 +313,12 @@ impl Draws {
         let sample: Vec<u64> = states.iter().step_by(states.len() / SAMPLE + 1).copied().collect();
         let per_node = Chunk::build(space, index, drawn, &sample).bytes() as f64 / sample.len().max(1) as f64;
         (per_node * states.len() as f64) as u64
+    }
+
+    /// The bytes that `nodes` drawn positions take beside the graph: their states, and the
+    /// marks of a round.
+    fn bytes_beside(nodes: usize) -> u64 {
+        ((size_of::<u64>() + ROUND_BYTES_PER_NODE) * nodes) as u64
     }
 
     fn len(&self) -> usize {
@@ -727,9 +732,9 @@ mod tests {
         let ratio = estimate / built as f64;
         assert!((0.9..1.1).contains(&ratio), "estimate {estimate} against {built} bytes");
         // Its graph and a round's marks stay within the allowance of plans.
-        let held = built + (size_of::<u64>() + ROUND_BYTES_PER_NODE) * draws.len();
+        let held = built as u64 + Draws::bytes_beside(draws.len());
         let allowed = GRAPH_BYTES_PER_STATE * index.states();
-        assert!(held as u64 <= allowed, "{held} bytes held against {allowed} allowed");
+        assert!(held <= allowed, "{held} bytes held against {allowed} allowed");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
