@@ -84,9 +84,9 @@ impl Layout {
         (4 * self.entry_words(c)).next_multiple_of(16)
     }
 
-    /// WGSL constants, chunk bindings (group 0, from binding [`FIRST_CHUNK_BINDING`]) and the accessors the kernels use:
-    /// with `atomic`, chunks of atomic words and every accessor; else chunks of plain 4-word
-    /// vectors, with loads and stores of words and of vectors.
+    /// WGSL constants, chunk bindings (group 0, from binding [`FIRST_CHUNK_BINDING`]) and the
+    /// accessors the kernels use: with `atomic`, chunks of atomic words and every accessor; else
+    /// chunks of plain 4-word vectors, with loads and stores of words and of vectors.
     pub fn wgsl(&self, atomic: bool) -> String {
         let mut s = String::new();
         let per_chunk = self.per_chunk();
