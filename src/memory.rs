@@ -16,6 +16,8 @@ use std::fs;
 
 use anyhow::{Context, Result, bail};
 
+use crate::counted::bytes;
+
 /// Environment variable capping the memory egtb counts on, in bytes or with a K, M, G or T
 /// suffix (binary units): for a machine shared with other work.
 pub const MAX_MEMORY_VAR: &str = "EGTB_MAX_MEMORY";
@@ -87,16 +89,11 @@ fn check(needed: u64, available: u64, what: &str) -> Result<()> {
         bail!(
             "{what} needs about {} of memory (estimated peak) but only {} is available; free memory, \
              or run it on a machine with more ({MAX_MEMORY_VAR} caps what egtb counts on)",
-            gib(needed),
-            gib(available)
+            bytes(needed),
+            bytes(available)
         );
     }
     Ok(())
-}
-
-/// A size in GiB with one decimal.
-fn gib(bytes: u64) -> String {
-    format!("{:.1} GiB", bytes as f64 / f64::from(1u32 << 30))
 }
 
 /// `MemAvailable` of a `/proc/meminfo` text, in bytes.
@@ -217,5 +214,10 @@ mod tests {
         assert!(error.starts_with("generating KRRvKRR needs about 7.0 GiB"), "{error}");
         assert!(error.contains("only 4.0 GiB is available"), "{error}");
         assert!(!error.contains('\n'));
+        let error = check(7 << 20, 3 << 20, "loading table KQvKR").unwrap_err().to_string();
+        assert!(
+            error.contains("needs about 7.0 MiB of memory (estimated peak) but only 3.0 MiB"),
+            "{error}"
+        );
     }
 }

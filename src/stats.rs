@@ -1,9 +1,12 @@
 //! Table statistics by the counting convention of docs/counting.md: every legal position on the
 //! full board (each slot weighted by the symmetric images it stands for), each side to move apart.
+//! A table on disk is read a block at a time, so that the statistics of a table larger than
+//! memory (a 6-piece table's 13 GB of entries) take little of it.
 
-use rayon::prelude::*;
+use anyhow::Result;
 
 use crate::games::IndexSpace;
+use crate::table::{Table, map_reduce_entries};
 use crate::value::{Entry, Value};
 
 /// Counts for one side to move.
@@ -62,70 +65,77 @@ impl SideStats {
     }
 }
 
-/// Statistics of a solved table, first side to move then second.
+/// Statistics of a solved table in memory, first side to move then second.
 pub fn table_stats<I: IndexSpace + ?Sized>(index: &I, entries: &[Entry]) -> [SideStats; 2] {
-    entries
-        .par_iter()
-        .enumerate()
-        .with_min_len(1 << 14)
-        .fold(
-            || [SideStats::default(); 2],
-            |mut acc, (state, &entry)| {
-                let state = state as u64;
-                let Some(value) = Value::from_entry(entry) else {
-                    return acc;
-                };
-                let weight = u64::from(index.weight(state));
-                let s = &mut acc[index.side_to_move(state).index()];
-                s.legal += weight;
-                match value {
-                    Value::Win(_) => s.win += weight,
-                    Value::Loss(_) => s.loss += weight,
-                    Value::Draw => s.draw += weight,
-                }
-                if let Some(dtm) = value.dtm() {
-                    let this = Longest {
-                        dtm,
-                        positions: weight,
-                        state,
-                    };
-                    s.longest = Some(s.longest.map_or(this, |longest| longest.max(this)));
-                }
-                acc
-            },
-        )
-        .reduce(|| [SideStats::default(); 2], |a, b| [a[0].add(b[0]), a[1].add(b[1])])
+    map_reduce_entries(entries, |first, run| run_stats(index, first, run), no_stats, add_sides)
 }
 
-/// Full-board positions by DTM, first side to move then second: `counts[side][plies]` wins (odd
-/// plies) or losses (even plies, 0 the positions already mated), up to the side's longest DTM.
-pub fn dtm_counts<I: IndexSpace + ?Sized>(index: &I, entries: &[Entry]) -> [Vec<u64>; 2] {
-    entries
-        .par_iter()
-        .enumerate()
-        .with_min_len(1 << 14)
-        .fold(
-            || [Vec::new(), Vec::new()],
-            |mut counts, (state, &entry)| {
+/// [`table_stats`] of a table on disk, read a block at a time and checked as it is read: the
+/// memory it takes does not grow with the table.
+pub fn file_stats<I: IndexSpace + ?Sized>(index: &I, table: &Table) -> Result<[SideStats; 2]> {
+    table.map_reduce(|first, run| run_stats(index, first, run), no_stats, add_sides)
+}
+
+fn no_stats() -> [SideStats; 2] {
+    [SideStats::default(); 2]
+}
+
+fn add_sides(a: [SideStats; 2], b: [SideStats; 2]) -> [SideStats; 2] {
+    [a[0].add(b[0]), a[1].add(b[1])]
+}
+
+/// The statistics of a run of entries, the first of them the state `first`.
+fn run_stats<I: IndexSpace + ?Sized>(index: &I, first: u64, run: &[Entry]) -> [SideStats; 2] {
+    let mut acc = no_stats();
+    for (state, &entry) in (first..).zip(run) {
+        let Some(value) = Value::from_entry(entry) else {
+            continue;
+        };
+        let weight = u64::from(index.weight(state));
+        let s = &mut acc[index.side_to_move(state).index()];
+        s.legal += weight;
+        match value {
+            Value::Win(_) => s.win += weight,
+            Value::Loss(_) => s.loss += weight,
+            Value::Draw => s.draw += weight,
+        }
+        if let Some(dtm) = value.dtm() {
+            let this = Longest {
+                dtm,
+                positions: weight,
+                state,
+            };
+            s.longest = Some(s.longest.map_or(this, |longest| longest.max(this)));
+        }
+    }
+    acc
+}
+
+/// Full-board positions by DTM in a table on disk, read a block at a time, first side to move
+/// then second: `counts[side][plies]` wins (odd plies) or losses (even plies, 0 the positions
+/// already mated), up to the side's longest DTM.
+pub fn dtm_counts<I: IndexSpace + ?Sized>(index: &I, table: &Table) -> Result<[Vec<u64>; 2]> {
+    table.map_reduce(
+        |first, run| {
+            let mut counts = [Vec::new(), Vec::new()];
+            for (state, &entry) in (first..).zip(run) {
                 if let Some(dtm) = Value::from_entry(entry).and_then(Value::dtm) {
-                    let state = state as u64;
                     let row = &mut counts[index.side_to_move(state).index()];
                     add_at(row, usize::from(dtm), u64::from(index.weight(state)));
                 }
-                counts
-            },
-        )
-        .reduce(
-            || [Vec::new(), Vec::new()],
-            |mut sum, counts| {
-                for (sum, row) in sum.iter_mut().zip(counts) {
-                    for (dtm, positions) in row.into_iter().enumerate() {
-                        add_at(sum, dtm, positions);
-                    }
+            }
+            counts
+        },
+        || [Vec::new(), Vec::new()],
+        |mut sum, counts| {
+            for (sum, row) in sum.iter_mut().zip(counts) {
+                for (dtm, positions) in row.into_iter().enumerate() {
+                    add_at(sum, dtm, positions);
                 }
-                sum
-            },
-        )
+            }
+            sum
+        },
+    )
 }
 
 /// Adds `positions` to `row[dtm]`, growing the row as needed.

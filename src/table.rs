@@ -401,6 +401,30 @@ impl Table {
         bytemuck::cast_slice(&self.map[HEADER_BYTES..])
     }
 
+    /// A pass over every entry in little memory, whatever the table's size (statistics of tables
+    /// larger than memory): `map` gets runs of entries with the state of their first, in parallel
+    /// (a compressed table's blocks decompressed one a thread, each checked as it is read, and
+    /// the whole checked at the end), and `reduce` joins the results (`identity` its neutral
+    /// value).
+    pub fn map_reduce<T: Send>(
+        &self,
+        map: impl Fn(u64, &[Entry]) -> T + Sync + Send,
+        identity: impl Fn() -> T + Sync + Send,
+        reduce: impl Fn(T, T) -> T + Sync + Send,
+    ) -> Result<T> {
+        match &self.body {
+            Body::Raw { verified } => {
+                if !verified {
+                    self.verify_raw()?;
+                }
+                Ok(map_reduce_entries(self.raw_entries(), map, identity, reduce))
+            }
+            Body::Zstd(reader) => reader
+                .map_reduce(&self.map, self.header.checksum, map, identity, reduce)
+                .with_context(|| damaged(&self.path)),
+        }
+    }
+
     /// The entry of one state, decompressing its block if the table is compressed.
     pub fn entry(&self, state: u64) -> Result<Entry> {
         if state >= self.header.states() {
@@ -456,6 +480,10 @@ impl Table {
             Body::Zstd(reader) => {
                 let states = usize::try_from(self.header.states())
                     .with_context(|| format!("table {} does not fit in this machine's memory", self.path.display()))?;
+                memory::ensure_available(
+                    self.header.states() * size_of::<Entry>() as u64,
+                    &format!("loading table {}", self.path.display()),
+                )?;
                 let mut entries = memory::try_filled_vec(states, 0)
                     .with_context(|| format!("not enough memory to load table {}", self.path.display()))?;
                 reader
@@ -584,6 +612,22 @@ impl LoadedTable {
     pub fn value(&self, state: u64) -> Option<Value> {
         Value::from_entry(self.entry(state))
     }
+}
+
+/// [`Table::map_reduce`] over entries in memory: `map` gets runs of them, as long as a compressed
+/// table's blocks, with the state of their first, in parallel.
+pub fn map_reduce_entries<T: Send>(
+    entries: &[Entry],
+    map: impl Fn(u64, &[Entry]) -> T + Sync + Send,
+    identity: impl Fn() -> T + Sync + Send,
+    reduce: impl Fn(T, T) -> T + Sync + Send,
+) -> T {
+    let run = BLOCK_ENTRIES as usize;
+    entries
+        .par_chunks(run)
+        .enumerate()
+        .map(|(i, chunk)| map((i * run) as u64, chunk))
+        .reduce(identity, reduce)
 }
 
 /// Reads and decompresses a block of a table whose every block was verified when it was

@@ -10,8 +10,8 @@ use crate::generate::open_table;
 use crate::material::{Material, Side};
 use crate::rulings;
 use crate::solver::rounds::{Reason, Ruling};
-use crate::stats::{SideStats, dtm_counts, table_stats};
-use crate::value::Entry;
+use crate::stats::{SideStats, dtm_counts, file_stats};
+use crate::table::Table;
 
 /// Prints the statistics of a table, with the positions at each DTM when `by_dtm`; sides as the
 /// user wrote the material.
@@ -19,11 +19,13 @@ pub fn run<G: Game>(env: &Env, material: &str, by_dtm: bool) -> Result<()> {
     let rules = env.rules::<G>()?;
     let (material, flipped) = parse_material::<G>(material)?;
     let (index, table) = open_table::<G>(&env.tables, &material, rules)?;
-    let table = table.load()?;
+    let stats = file_stats(&index, &table)?;
     let rulings = rulings::beside(&table.path, &material)?;
-    let counts = by_dtm.then(|| oriented_dtm_counts(&index, &table.entries(), flipped));
+    let counts = by_dtm
+        .then(|| oriented_dtm_counts(&index, &table, flipped))
+        .transpose()?;
     if env.json {
-        let mut json = stats_json::<G>(&index, &table.entries(), &rulings, rules, &material, flipped);
+        let mut json = stats_json::<G>(&index, stats, &rulings, rules, &material, flipped);
         if let Some(counts) = &counts {
             for side in Side::BOTH {
                 let rows: Vec<[u64; 2]> = nonzero(&counts[side.index()]).collect();
@@ -33,7 +35,7 @@ pub fn run<G: Game>(env: &Env, material: &str, by_dtm: bool) -> Result<()> {
         println!("{json}");
         return Ok(());
     }
-    let (shown, sides) = oriented::<G>(&index, &table.entries(), &material, flipped);
+    let (shown, sides) = oriented::<G>(&index, stats, &material, flipped);
     println!("{} {shown}  ({})", G::ID, table.path.display());
     println!(
         "{:<14}{:>14}{:>14}{:>14}{:>14}  longest",
@@ -80,9 +82,9 @@ pub fn run<G: Game>(env: &Env, material: &str, by_dtm: bool) -> Result<()> {
 }
 
 /// [`dtm_counts`] with the sides as the user wrote the material.
-fn oriented_dtm_counts<I: IndexSpace>(index: &I, entries: &[Entry], flipped: bool) -> [Vec<u64>; 2] {
-    let [first, second] = dtm_counts(index, entries);
-    if flipped { [second, first] } else { [first, second] }
+fn oriented_dtm_counts<I: IndexSpace>(index: &I, table: &Table, flipped: bool) -> Result<[Vec<u64>; 2]> {
+    let [first, second] = dtm_counts(index, table)?;
+    Ok(if flipped { [second, first] } else { [first, second] })
 }
 
 /// The `[plies, positions]` rows of a side's counts that hold positions.
@@ -107,17 +109,18 @@ fn print_dtm_counts<G: Game>(counts: &[Vec<u64>; 2]) {
     }
 }
 
-/// The statistics of a canonical material's table as `egtb stats --json` prints them, sides as
-/// the user wrote the material (`flipped` when that is the canonical material's other way round).
+/// The statistics of a canonical material's table ([`file_stats`]) as `egtb stats --json` prints
+/// them, sides as the user wrote the material (`flipped` when that is the canonical material's
+/// other way round).
 pub fn stats_json<G: Game>(
     index: &G::Index,
-    entries: &[Entry],
+    stats: [SideStats; 2],
     rulings: &[Ruling],
     rules: G::Rules,
     material: &Material,
     flipped: bool,
 ) -> serde_json::Value {
-    let (shown, sides) = oriented::<G>(index, entries, material, flipped);
+    let (shown, sides) = oriented::<G>(index, stats, material, flipped);
     let mut by_side = serde_json::Map::new();
     for (side, s, example) in sides {
         let longest = example.map(|l| json!({ "plies": l.dtm, "positions": l.positions, "fen": l.fen }));
@@ -181,11 +184,10 @@ struct LongestReport {
 /// The material as the user wrote it and each side's statistics in that orientation.
 fn oriented<G: Game>(
     index: &G::Index,
-    entries: &[Entry],
+    stats: [SideStats; 2],
     material: &Material,
     flipped: bool,
 ) -> (Material, Vec<SideReport>) {
-    let stats = table_stats(index, entries);
     let example = |s: &SideStats| {
         s.longest.and_then(|longest| {
             let position = index.decode(longest.state)?;

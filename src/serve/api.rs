@@ -23,7 +23,8 @@ use crate::games::{Game, Rules};
 use crate::material::{GameId, Side};
 use crate::probe::{Prober, TableCache};
 use crate::rulings;
-use crate::table::{EXTENSION, LoadedTable, Table};
+use crate::stats::file_stats;
+use crate::table::{EXTENSION, Table};
 use crate::value::Value;
 
 /// The longest position text accepted.
@@ -247,9 +248,9 @@ impl Api {
                 return Ok((**done).clone());
             }
             let open = cache.get(&canonical, rules).map_err(ApiError::from_table_error)?;
-            let loaded = LoadedTable::open(&open.1.path, &open.1.header).map_err(ApiError::from_table_error)?;
+            let stats = file_stats(&open.0, &open.1).map_err(ApiError::from_table_error)?;
             let rulings = rulings::beside(&open.1.path, &canonical).map_err(ApiError::from_table_error)?;
-            let report = stats_json::<G>(&open.0, &loaded.entries(), &rulings, rules, &canonical, flipped);
+            let report = stats_json::<G>(&open.0, stats, &rulings, rules, &canonical, flipped);
             self.stats
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())

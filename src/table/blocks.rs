@@ -483,15 +483,35 @@ impl BlockReader {
     /// Decompresses and checks every block, in parallel, keeping one block per thread, and the
     /// whole against the header's `checksum`.
     pub fn verify(&self, file: &[u8], checksum: u32) -> Result<()> {
+        self.map_reduce(file, checksum, |_, _| (), || (), |(), ()| ())
+    }
+
+    /// A pass over every entry in little memory: each block decompressed and checked in turn, in
+    /// parallel, one block a thread, handed to `map` with its first state; the results joined by
+    /// `reduce` (`identity` its neutral value); the whole checked against the header's
+    /// `checksum`.
+    pub fn map_reduce<T: Send>(
+        &self,
+        file: &[u8],
+        checksum: u32,
+        map: impl Fn(u64, &[Entry]) -> T + Sync,
+        identity: impl Fn() -> T + Sync + Send,
+        reduce: impl Fn(T, T) -> T + Sync + Send,
+    ) -> Result<T> {
         let block_len = usize::try_from(self.blocks.block_entries)?;
-        (0..self.blocks.count()).into_par_iter().try_for_each_init(
-            || vec![0; block_len],
-            |buffer, block| {
-                let len = self.blocks.len_of(block);
-                self.decompress_into(file, block, &mut buffer[..len])
-            },
-        )?;
-        self.check_whole(checksum)
+        let result = (0..self.blocks.count())
+            .into_par_iter()
+            .map_init(
+                || vec![0; block_len],
+                |buffer, block| {
+                    let len = self.blocks.len_of(block);
+                    self.decompress_into(file, block, &mut buffer[..len])?;
+                    anyhow::Ok(map(self.blocks.states_of(block).start, &buffer[..len]))
+                },
+            )
+            .try_reduce(&identity, |a, b| Ok(reduce(a, b)))?;
+        self.check_whole(checksum)?;
+        Ok(result)
     }
 }
 

@@ -76,6 +76,27 @@ fn both_encodings_round_trip_and_probe() {
 }
 
 #[test]
+fn a_pass_over_every_entry_sees_each_once_at_its_state() {
+    let dir = folder("map-reduce");
+    let entries = sample(5000);
+    // Each entry weighed by its state: a run handed over at the wrong state changes the sum.
+    let weigh = |first: u64, run: &[Entry]| (first + 1..).zip(run).map(|(s, &e)| s * u64::from(e)).sum::<u64>();
+    let expected = weigh(0, &entries);
+    assert_eq!(map_reduce_entries(&entries, weigh, || 0, |a, b| a + b), expected);
+    for encoding in [Encoding::Raw, SMALL_BLOCKS, Encoding::DEFAULT] {
+        let path = dir.join("chess").join("KQvK.egtb");
+        write(&path, header(encoding, 2500), &entries, &Silent).unwrap();
+        let table = Table::open_unchecked(&path).unwrap();
+        assert_eq!(
+            table.map_reduce(weigh, || 0, |a, b| a + b).unwrap(),
+            expected,
+            "{encoding:?}"
+        );
+    }
+    fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
 fn format_two_tables_of_byte_planes_still_open() {
     let dir = folder("planes");
     let path = dir.join("chess").join("KQvK.egtb");
@@ -172,6 +193,9 @@ fn raw_tables_detect_corruption_truncation_and_the_wrong_material() {
     fs::write(&path, &bytes).unwrap();
     assert!(error_of(Table::open(&path, &header(Encoding::Raw, 3))).contains("corrupt"));
     assert!(error_of(LoadedTable::open(&path, &header(Encoding::Raw, 3))).contains("corrupt"));
+    let unchecked = Table::open_unchecked(&path).unwrap();
+    assert!(error_of(unchecked.map_reduce(|_, run| run.len(), || 0, |a, b| a + b)).contains("corrupt"));
+    drop(unchecked);
     fs::write(&path, &bytes[..bytes.len() - 1]).unwrap();
     assert!(error_of(Table::open(&path, &header(Encoding::Raw, 3))).contains("truncated"));
     fs::write(&path, &bytes[..100]).unwrap();

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::support::{egtb, fails, succeeds, temp_dir};
+use crate::support::{egtb, egtb_command, failed, fails, succeeded, succeeds, temp_dir};
 
 fn json(tables: &Path, args: &[&str]) -> Value {
     let mut args = args.to_vec();
@@ -198,4 +198,42 @@ fn version_one_tables_still_open() {
     );
     json(&dir, &["compress"]);
     assert_eq!(json(&dir, &["query", fen]), before);
+}
+
+/// `stats` reads a table a block at a time, so it needs no room for the entries; `audit`, which
+/// loads the table whole, is refused with what it needs when that room is missing.
+#[test]
+fn statistics_need_no_room_for_the_entries_and_a_whole_load_is_refused_without_it() {
+    let dir = temp_dir("files-memory");
+    succeeds(&dir, &["generate", "chess", "KQvKR"]);
+    let whole = json(&dir, &["stats", "chess", "KQvKR", "--by-dtm"]);
+    let entries_bytes = 2 * whole_states(&dir);
+    let capped = |args: &[&str]| {
+        egtb_command(&dir, args)
+            .env("EGTB_MAX_MEMORY", (entries_bytes / 2).to_string())
+            .output()
+            .unwrap()
+    };
+    let args = ["stats", "chess", "KQvKR", "--by-dtm", "--json"];
+    let stats: Value = serde_json::from_str(&succeeded(capped(&args), &args)).unwrap();
+    assert_eq!(stats, whole);
+    let args = ["audit", "chess", "KQvKR"];
+    let refused = failed(capped(&args), &args);
+    assert!(
+        refused.contains("loading table") && refused.contains("KQvKR.egtb needs about"),
+        "{refused}"
+    );
+    assert!(refused.contains("EGTB_MAX_MEMORY"), "{refused}");
+    succeeds(&dir, &args);
+}
+
+/// The states of KQvKR's table, as `list --json` gives them.
+fn whole_states(tables: &Path) -> u64 {
+    json(tables, &["list"])
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["material"] == "KQvKR")
+        .and_then(|t| t["states"].as_u64())
+        .expect("KQvKR listed with its states")
 }
