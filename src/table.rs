@@ -102,6 +102,29 @@ impl EntrySource for [Entry] {
     }
 }
 
+/// A table on disk handed over a run at a time, a compressed table's blocks decompressed as the
+/// runs need them, each checked against its own CRC: what a conversion reads, so that rewriting
+/// a table takes a few blocks of memory a thread rather than its entries. The caller verifies the
+/// whole first ([`Table::verify`]).
+impl EntrySource for Table {
+    fn entry_count(&self) -> u64 {
+        self.header.states()
+    }
+
+    fn run<'a>(&'a self, range: Range<u64>, buffer: &'a mut Vec<Entry>) -> Result<&'a [Entry]> {
+        match &self.body {
+            Body::Raw { .. } => Ok(&self.raw_entries()[range.start as usize..range.end as usize]),
+            Body::Zstd(reader) => {
+                buffer.resize((range.end - range.start) as usize, 0);
+                reader
+                    .read_run(&self.map, range, buffer)
+                    .with_context(|| damaged(&self.path))?;
+                Ok(buffer)
+            }
+        }
+    }
+}
+
 /// Entries written or compressed at a time.
 const WRITE_RUN: u64 = 1 << 22;
 
@@ -229,8 +252,8 @@ pub struct Converted {
 
 /// Rewrites a table in another encoding, in place and atomically, holding the table's lock (a
 /// table already in that encoding is left as it is, see [`Encoding::fulfils`]). The entries are
-/// verified first, and the whole table is in memory while it is rewritten (mapped, when it was
-/// raw).
+/// verified first, then read a run at a time, so that the memory a conversion takes does not
+/// grow with the table.
 pub fn convert(path: &Path, encoding: Encoding, progress: &dyn Progress) -> Result<Converted> {
     let (lock, _) = TableLock::acquire(path)?;
     lock.remove_stale_temps()?;
@@ -251,9 +274,11 @@ pub fn convert(path: &Path, encoding: Encoding, progress: &dyn Progress) -> Resu
         ..table.header.clone()
     };
     progress.table(&header.material);
-    let loaded = table.load()?;
-    write(path, header, &loaded.entries(), progress)?;
-    drop(loaded);
+    // A damaged table is refused before anything is written (a pass that keeps a block a
+    // thread); the blocks are checked again as the conversion reads them.
+    table.verify()?;
+    write_from(path, header, &table, progress)?;
+    drop(table);
     let after = fs::metadata(path)
         .with_context(|| format!("cannot read {}", path.display()))?
         .len();

@@ -439,6 +439,28 @@ impl BlockReader {
         self.decompress_frame(&file[frame.start as usize..frame.end as usize], block, out)
     }
 
+    /// Decompresses the entries of `range` into `out` (exactly its length), block by block,
+    /// each block checked against its CRC.
+    pub fn read_run(&self, file: &[u8], range: Range<u64>, out: &mut [Entry]) -> Result<()> {
+        let mut whole = Vec::new();
+        let mut state = range.start;
+        while state < range.end {
+            let (block, at) = self.blocks.locate(state);
+            let states = self.blocks.states_of(block);
+            let end = states.end.min(range.end);
+            let into = &mut out[(state - range.start) as usize..(end - range.start) as usize];
+            if at == 0 && end == states.end {
+                self.decompress_into(file, block, into)?;
+            } else {
+                whole.resize(self.blocks.len_of(block), 0);
+                self.decompress_into(file, block, &mut whole)?;
+                into.copy_from_slice(&whole[at..at + into.len()]);
+            }
+            state = end;
+        }
+        Ok(())
+    }
+
     /// Where the frame of a block lies in the file.
     pub fn frame(&self, block: u64) -> Range<u64> {
         let row = self.rows[block as usize];

@@ -153,6 +153,27 @@ fn compressed_tables_are_smaller_and_convert_both_ways() {
 }
 
 #[test]
+fn conversions_between_block_sizes_read_every_entry_once_in_place() {
+    // Runs that span many small blocks, runs inside one large block, and the whole table as
+    // one raw run: each read a run at a time from the table before.
+    let dir = folder("convert-blocks");
+    let path = dir.join("chess").join("KQvK.egtb");
+    let entries = sample(200_001);
+    let odd = Header {
+        states_per_side: [100_000, 100_001],
+        ..header(SMALL_BLOCKS, 0)
+    };
+    write(&path, odd.clone(), &entries, &Silent).unwrap();
+    for encoding in [Encoding::DEFAULT, SMALL_BLOCKS, Encoding::Raw, Encoding::zstd_at(5)] {
+        assert_eq!(convert(&path, encoding, &Silent).unwrap().to, encoding);
+        let table = Table::open(&path, &odd).unwrap();
+        assert_eq!(table.header.checksum, checksum(&entries), "{encoding:?}");
+        assert_eq!(table.load().unwrap().entries(), &entries[..], "{encoding:?}");
+    }
+    fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
 fn a_table_rewritten_at_a_chosen_level_keeps_its_entries_and_that_level() {
     let dir = folder("level");
     let path = dir.join("chess").join("KQvK.egtb");
