@@ -76,10 +76,12 @@ pub fn file_stats<I: IndexSpace + ?Sized>(index: &I, table: &Table) -> Result<[S
     table.map_reduce(|first, run| run_stats(index, first, run), no_stats, add_sides)
 }
 
+/// The statistics of no position.
 fn no_stats() -> [SideStats; 2] {
     [SideStats::default(); 2]
 }
 
+/// The statistics of two runs together.
 fn add_sides(a: [SideStats; 2], b: [SideStats; 2]) -> [SideStats; 2] {
     [a[0].add(b[0]), a[1].add(b[1])]
 }

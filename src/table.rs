@@ -7,7 +7,8 @@
 //! CRC-32 of the entries as little-endian bytes.
 //!
 //! A [`Table`] is a file opened for probing: a compressed one decompresses only the block a probe
-//! needs (with a small cache). A [`LoadedTable`] has every entry in memory (or mapped, when raw),
+//! needs (with a small cache); passes over every entry (statistics, conversions) read it a block
+//! at a time. A [`LoadedTable`] has every entry in memory (or mapped, when raw),
 //! or, for a large table, every block verified and each decompressed when a thread first reads
 //! it: it is what the solvers read the exits of a larger table from.
 
