@@ -113,31 +113,36 @@ fn run_stats<I: IndexSpace + ?Sized>(index: &I, first: u64, run: &[Entry]) -> [S
     acc
 }
 
-/// Full-board positions by DTM in a table on disk, read a block at a time, first side to move
-/// then second: `counts[side][plies]` wins (odd plies) or losses (even plies, 0 the positions
-/// already mated), up to the side's longest DTM.
-pub fn dtm_counts<I: IndexSpace + ?Sized>(index: &I, table: &Table) -> Result<[Vec<u64>; 2]> {
+/// Full-board positions by DTM, first side to move then second: `counts[side][plies]` wins (odd
+/// plies) or losses (even plies, 0 the positions already mated), up to the side's longest DTM.
+pub type DtmCounts = [Vec<u64>; 2];
+
+/// [`file_stats`] and the [`DtmCounts`] of a table on disk, in one pass over it.
+pub fn file_stats_by_dtm<I: IndexSpace + ?Sized>(index: &I, table: &Table) -> Result<([SideStats; 2], DtmCounts)> {
     table.map_reduce(
-        |first, run| {
-            let mut counts = [Vec::new(), Vec::new()];
-            for (state, &entry) in (first..).zip(run) {
-                if let Some(dtm) = Value::from_entry(entry).and_then(Value::dtm) {
-                    let row = &mut counts[index.side_to_move(state).index()];
-                    add_at(row, usize::from(dtm), u64::from(index.weight(state)));
-                }
-            }
-            counts
-        },
-        || [Vec::new(), Vec::new()],
-        |mut sum, counts| {
-            for (sum, row) in sum.iter_mut().zip(counts) {
+        |first, run| (run_stats(index, first, run), run_dtm_counts(index, first, run)),
+        || (no_stats(), DtmCounts::default()),
+        |(stats, mut counts), (more_stats, more_counts)| {
+            for (sum, row) in counts.iter_mut().zip(more_counts) {
                 for (dtm, positions) in row.into_iter().enumerate() {
                     add_at(sum, dtm, positions);
                 }
             }
-            sum
+            (add_sides(stats, more_stats), counts)
         },
     )
+}
+
+/// The [`DtmCounts`] of a run of entries, the first of them the state `first`.
+fn run_dtm_counts<I: IndexSpace + ?Sized>(index: &I, first: u64, run: &[Entry]) -> DtmCounts {
+    let mut counts = DtmCounts::default();
+    for (state, &entry) in (first..).zip(run) {
+        if let Some(dtm) = Value::from_entry(entry).and_then(Value::dtm) {
+            let row = &mut counts[index.side_to_move(state).index()];
+            add_at(row, usize::from(dtm), u64::from(index.weight(state)));
+        }
+    }
+    counts
 }
 
 /// Adds `positions` to `row[dtm]`, growing the row as needed.

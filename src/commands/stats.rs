@@ -10,8 +10,7 @@ use crate::generate::open_table;
 use crate::material::{Material, Side};
 use crate::rulings;
 use crate::solver::rounds::{Reason, Ruling};
-use crate::stats::{SideStats, dtm_counts, file_stats};
-use crate::table::Table;
+use crate::stats::{DtmCounts, SideStats, file_stats, file_stats_by_dtm};
 
 /// Prints the statistics of a table, with the positions at each DTM when `by_dtm`; sides as the
 /// user wrote the material.
@@ -19,11 +18,13 @@ pub fn run<G: Game>(env: &Env, material: &str, by_dtm: bool) -> Result<()> {
     let rules = env.rules::<G>()?;
     let (material, flipped) = parse_material::<G>(material)?;
     let (index, table) = open_table::<G>(&env.tables, &material, rules)?;
-    let stats = file_stats(&index, &table)?;
+    let (stats, counts) = if by_dtm {
+        let (stats, [first, second]) = file_stats_by_dtm(&index, &table)?;
+        (stats, Some(if flipped { [second, first] } else { [first, second] }))
+    } else {
+        (file_stats(&index, &table)?, None)
+    };
     let rulings = rulings::beside(&table.path, &material)?;
-    let counts = by_dtm
-        .then(|| oriented_dtm_counts(&index, &table, flipped))
-        .transpose()?;
     if env.json {
         let mut json = stats_json::<G>(&index, stats, &rulings, rules, &material, flipped);
         if let Some(counts) = &counts {
@@ -81,12 +82,6 @@ pub fn run<G: Game>(env: &Env, material: &str, by_dtm: bool) -> Result<()> {
     Ok(())
 }
 
-/// [`dtm_counts`] with the sides as the user wrote the material.
-fn oriented_dtm_counts<I: IndexSpace>(index: &I, table: &Table, flipped: bool) -> Result<[Vec<u64>; 2]> {
-    let [first, second] = dtm_counts(index, table)?;
-    Ok(if flipped { [second, first] } else { [first, second] })
-}
-
 /// The `[plies, positions]` rows of a side's counts that hold positions.
 fn nonzero(counts: &[u64]) -> impl Iterator<Item = [u64; 2]> + '_ {
     (0u64..)
@@ -96,7 +91,7 @@ fn nonzero(counts: &[u64]) -> impl Iterator<Item = [u64; 2]> + '_ {
 }
 
 /// The positions at each DTM, a row per DTM that some side has, a column per side.
-fn print_dtm_counts<G: Game>(counts: &[Vec<u64>; 2]) {
+fn print_dtm_counts<G: Game>(counts: &DtmCounts) {
     let [first, second] = G::ID.side_names();
     println!("Positions by DTM (wins at odd plies, losses at even; 0: no move left):");
     println!("{:>14}{first:>14}{second:>14}", "plies");

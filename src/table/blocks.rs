@@ -440,9 +440,9 @@ impl BlockReader {
     }
 
     /// Decompresses the entries of `range` into `out` (exactly its length), block by block,
-    /// each block checked against its CRC.
+    /// each block checked against its CRC: a whole block straight into `out`, part of one
+    /// through the cache (the runs that share a block then decompress it once).
     pub fn read_run(&self, file: &[u8], range: Range<u64>, out: &mut [Entry]) -> Result<()> {
-        let mut whole = Vec::new();
         let mut state = range.start;
         while state < range.end {
             let (block, at) = self.blocks.locate(state);
@@ -452,9 +452,7 @@ impl BlockReader {
             if at == 0 && end == states.end {
                 self.decompress_into(file, block, into)?;
             } else {
-                whole.resize(self.blocks.len_of(block), 0);
-                self.decompress_into(file, block, &mut whole)?;
-                into.copy_from_slice(&whole[at..at + into.len()]);
+                into.copy_from_slice(&self.block(file, block)?[at..at + into.len()]);
             }
             state = end;
         }
