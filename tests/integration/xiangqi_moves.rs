@@ -414,6 +414,14 @@ fn rejects_bad_positions() {
     ] {
         assert!(Xiangqi::parse_position(bad).is_err(), "accepted '{bad}'");
     }
+    for (bad, message) in [
+        ("9/9/9/9/9/9/9/9/9/3K5 w", "black must have exactly one king, found 0"),
+        ("4k4/9/9/9/9/9/9/9/9/3KK4 w", "red must have exactly one king, found 2"),
+        ("4k4/9/9/9/9/9/9/9/9/4R4 w", "red must have exactly one king, found 0"),
+    ] {
+        let error = Xiangqi::parse_position(bad).unwrap_err().to_string();
+        assert!(error.contains(message), "'{bad}': {error}");
+    }
     let red_pawn_flip = Xiangqi::flip(&position("4k4/9/9/9/4P4/9/9/9/9/3K5 w"));
     assert_eq!(
         Xiangqi::format_position(&red_pawn_flip),
