@@ -166,6 +166,21 @@ impl Material {
         self.counts[side.index()][kind]
     }
 
+    /// Checks that the pieces of a position hold exactly one king (kind `king`) a side; the
+    /// error names the side, as a position's errors do.
+    pub fn check_one_king_a_side(&self, king: usize) -> Result<()> {
+        for side in Side::BOTH {
+            let kings = self.count(side, king);
+            if kings != 1 {
+                bail!(
+                    "{} must have exactly one king, found {kings}",
+                    self.game.side_name(side)
+                );
+            }
+        }
+        Ok(())
+    }
+
     /// Pieces of both sides together.
     pub fn pieces(&self) -> usize {
         self.counts.iter().flatten().map(|&c| usize::from(c)).sum()

@@ -85,18 +85,14 @@ pub struct Position {
 impl Position {
     /// A position from its pieces, checked to be legal; each failure is one clear line.
     pub fn new(board: [Option<Piece>; 64], turn: Side) -> Result<Position> {
-        for side in Side::BOTH {
-            let kings = board
-                .iter()
-                .flatten()
-                .filter(|p| p.side == side && p.kind == Kind::King)
-                .count();
-            if kings != 1 {
-                let name = GameId::Chess.side_name(side);
-                bail!("{name} must have exactly one king, found {kings}");
-            }
-        }
-        let pieces = board.iter().flatten().count();
+        let position = Position {
+            board,
+            turn,
+            en_passant: None,
+        };
+        let material = position.material();
+        material.check_one_king_a_side(Kind::King.index())?;
+        let pieces = material.pieces();
         if pieces > MAX_PIECES {
             bail!("{pieces} pieces on the board; chess tables support at most {MAX_PIECES}");
         }
@@ -107,11 +103,6 @@ impl Position {
         {
             bail!("a pawn stands on the first or last rank");
         }
-        let position = Position {
-            board,
-            turn,
-            en_passant: None,
-        };
         let (men, placement) = position.men_and_placement();
         let [wk, bk] = placement.kings();
         if board::file(wk).abs_diff(board::file(bk)) <= 1 && board::rank(wk).abs_diff(board::rank(bk)) <= 1 {

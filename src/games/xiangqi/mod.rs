@@ -157,13 +157,7 @@ impl Position {
     /// to move is not in check.
     pub fn check_legal(&self) -> Result<()> {
         let material = self.material();
-        for side in Side::BOTH {
-            let kings = material.count(side, Kind::King.index());
-            if kings != 1 {
-                let name = GameId::Xiangqi.side_name(side);
-                bail!("{name} must have exactly one king, found {kings}");
-            }
-        }
+        material.check_one_king_a_side(Kind::King.index())?;
         Xiangqi::check_material(&material.canonical().0)?;
         let g = geometry();
         for (s, cell) in self.cells.iter().enumerate() {
