@@ -73,6 +73,19 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
+/// `message` as one line, the way errors are shown: control characters (a newline or a terminal
+/// escape inside a position or a material given on the command line, say) written as escapes.
+pub fn one_line(message: &str) -> String {
+    let mut line = String::with_capacity(message.len());
+    for c in message.chars() {
+        match c.is_control() {
+            true => line.extend(c.escape_debug()),
+            false => line.push(c),
+        }
+    }
+    line
+}
+
 impl From<anyhow::Error> for Error {
     /// The typed failure inside `err`, or [`Error::Other`] with its message.
     fn from(err: anyhow::Error) -> Error {
@@ -80,5 +93,18 @@ impl From<anyhow::Error> for Error {
             Ok(typed) => typed,
             Err(err) => Error::Other(format!("{err:#}")),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_line_escapes_control_characters_only() {
+        assert_eq!(
+            one_line("material 'KQ\nvK'\t\u{1b}[31m é"),
+            "material 'KQ\\nvK'\\t\\u{1b}[31m é"
+        );
     }
 }

@@ -7,6 +7,7 @@ use std::time::Duration;
 use anyhow::Result;
 use clap::{Args, Parser, Subcommand};
 use egtb::commands::{self, Env, generate::Request, query::Question};
+use egtb::error::one_line;
 use egtb::generate::Backend;
 use egtb::material::GameId;
 use egtb::solver::gpu::GpuOptions;
@@ -387,14 +388,14 @@ fn main() -> ExitCode {
         // Help and version go to stdout as clap writes them.
         Err(e) if !e.use_stderr() => e.exit(),
         Err(e) => {
-            eprintln!("egtb: error: {}", usage_error_line(&e));
+            eprintln!("egtb: error: {}", one_line(&usage_error_line(&e)));
             return ExitCode::from(2);
         }
     };
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("egtb: error: {e:#}");
+            eprintln!("egtb: error: {}", one_line(&format!("{e:#}")));
             ExitCode::FAILURE
         }
     }

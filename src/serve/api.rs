@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::{Value as Json, json};
 
 use crate::commands::{parse_material, play::parse_side, rules_json, stats::stats_json, verdict};
-use crate::error::Error;
+use crate::error::{Error, one_line};
 use crate::games::chess::Chess;
 use crate::games::darkchess::DarkChess;
 use crate::games::ending::{Ending, ending};
@@ -36,7 +36,7 @@ const MAX_OPTION: usize = 16;
 /// The query parameters a position request may carry besides `fen`: every game's rule options.
 const RULE_PARAMETERS: [&str; 3] = ["cannon", "stalemate", "rules"];
 
-/// A failed request: the HTTP status and the reason, one line.
+/// A failed request: the HTTP status and the reason, one line (control characters escaped).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ApiError {
     /// The HTTP status: 400, 404 or 500.
@@ -50,7 +50,7 @@ impl ApiError {
     pub fn bad_request(message: impl Into<String>) -> ApiError {
         ApiError {
             status: 400,
-            message: message.into(),
+            message: one_line(&message.into()),
         }
     }
 
@@ -58,7 +58,7 @@ impl ApiError {
     pub fn not_found(message: impl Into<String>) -> ApiError {
         ApiError {
             status: 404,
-            message: message.into(),
+            message: one_line(&message.into()),
         }
     }
 
@@ -74,7 +74,7 @@ impl ApiError {
         };
         ApiError {
             status,
-            message: format!("{err:#}"),
+            message: one_line(&format!("{err:#}")),
         }
     }
 }

@@ -205,6 +205,7 @@ async fn bad_input_gets_400_or_404_with_a_reason_never_500() {
         ("/api/xiangqi?fen=4k4/9/9/9/9/9/9/9/9/4K4%20w".into(), 400, ""),
         ("/api/xiangqi?fen=9/9/9/9/9/9/9/9/9/9%20w".into(), 400, ""),
         ("/api/chess/stats/KXvK".into(), 400, "'X'"),
+        ("/api/chess/stats/KQ%0AvK".into(), 400, "'KQ\\nvK'"),
         ("/api/chess/stats/KQQQQQvK".into(), 400, ""),
         ("/api/chess/stats/KBBvK".into(), 404, "egtb generate chess KBBvK"),
         ("/api/chess/mainline?fen=8/8/8/8/8/8/8/8%20w".into(), 400, "king"),
@@ -236,6 +237,7 @@ async fn bad_input_gets_400_or_404_with_a_reason_never_500() {
             .as_str()
             .unwrap_or_else(|| panic!("{path}: no error in {body}"));
         assert!(error.contains(reason), "{path}: '{error}' does not mention '{reason}'");
+        assert!(!error.chars().any(char::is_control), "{path}: '{error}' is not one line");
     }
 }
 
