@@ -123,7 +123,7 @@ impl<G: Game> Auditor<G> {
         let mut exits = HashMap::new();
         for exit in G::sub_materials(material) {
             let (index, table) = open_table::<G>(dir, &exit, rules)?;
-            exits.insert(exit, (index, table.load_compressed()?));
+            exits.insert(exit, (index, table.load_on_disk()?));
         }
         Ok(Auditor {
             material: *material,

@@ -312,7 +312,7 @@ impl<'p, G: Game> Generator<'p, G> {
         if whole {
             LoadedTable::open(&path, &expect)
         } else {
-            LoadedTable::open_compressed(&path, &expect)
+            LoadedTable::open_on_disk(&path, &expect)
         }
     }
 

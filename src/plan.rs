@@ -22,18 +22,18 @@ pub const WORKING_BYTES_PER_STATE: u64 = 2;
 /// States of the table being built per byte of the solver's frontier (where each layer's states
 /// may be: a 16-bit bound per 64 states and two bits per 16, 0.05 bytes a state, rounded up).
 pub const STATES_PER_FRONTIER_BYTE: u64 = 16;
-/// Bytes a state of a smaller table takes once loaded (mapped raw, or decompressed).
-pub const MAPPED_BYTES_PER_STATE: u64 = 2;
+/// Bytes a state of a smaller table takes once loaded (read or decompressed into memory).
+pub const LOADED_BYTES_PER_STATE: u64 = 2;
 /// The largest smaller table (its entries' bytes) that generation loads whole; a larger one is
-/// read compressed, each thread decompressing the few blocks it is reading (the promotions of
-/// a 5-piece pawn table reach 5-piece tables of 108 to 328 million states), and counts for
-/// nothing in the estimate.
+/// read from disk, each thread reading (and decompressing) the few blocks it needs (the
+/// promotions of a 5-piece pawn table reach 5-piece tables of 108 to 328 million states), and
+/// counts for nothing in the estimate.
 pub const WHOLE_EXIT_BYTES: u64 = 64 << 20;
 
 /// Whether generation loads a smaller table of `states` states whole, given the largest it
 /// loads whole (`limit` bytes of entries, [`WHOLE_EXIT_BYTES`] by default).
 pub fn loads_whole(states: u64, limit: u64) -> bool {
-    MAPPED_BYTES_PER_STATE * states <= limit
+    LOADED_BYTES_PER_STATE * states <= limit
 }
 
 /// The states of smaller tables of `states` states each that generation loads whole.
@@ -46,16 +46,16 @@ pub const BASE_BYTES: u64 = 128 << 20;
 
 /// Estimated peak resident memory of generating a table whose solver holds `states` states at
 /// once (see [`IndexSpace::working_states`]) while the smaller
-/// tables its exits read whole, `mapped_states` states in all (see [`held_states`]), are loaded
+/// tables its exits read whole, `loaded_states` states in all (see [`held_states`]), are loaded
 /// (generation keeps only those:
 /// see [`crate::generate::Generator::lean`]), and `rule_bytes` a state for the rules' own
 /// passes ([`Game::rule_bytes_per_state`]). The one place where generation's memory is
 /// estimated before the work.
-pub fn estimate_peak_bytes(states: u64, mapped_states: u64, rule_bytes: u64) -> u64 {
+pub fn estimate_peak_bytes(states: u64, loaded_states: u64, rule_bytes: u64) -> u64 {
     BASE_BYTES
         + (WORKING_BYTES_PER_STATE + rule_bytes) * states
         + states / STATES_PER_FRONTIER_BYTE
-        + MAPPED_BYTES_PER_STATE * mapped_states
+        + LOADED_BYTES_PER_STATE * loaded_states
 }
 
 /// An error, before any work, when generating a table would need more memory than this process
@@ -63,12 +63,12 @@ pub fn estimate_peak_bytes(states: u64, mapped_states: u64, rule_bytes: u64) -> 
 /// allowance would refuse tables that fit (KRCvKR's Asian graph takes a third of it), and
 /// xiangqi's Asian graph, the one such pass, is estimated from the draws and checked the same
 /// way when the first round builds it.
-pub fn check_memory(material: &Material, states: u64, mapped_states: u64) -> Result<()> {
+pub fn check_memory(material: &Material, states: u64, loaded_states: u64) -> Result<()> {
     memory::ensure_available(
-        estimate_peak_bytes(states, mapped_states, 0),
+        estimate_peak_bytes(states, loaded_states, 0),
         &format!(
-            "generating {material} ({states} states at {WORKING_BYTES_PER_STATE} bytes, and {mapped_states} \
-             states of smaller tables at {MAPPED_BYTES_PER_STATE})"
+            "generating {material} ({states} states at {WORKING_BYTES_PER_STATE} bytes, and {loaded_states} \
+             states of smaller tables at {LOADED_BYTES_PER_STATE})"
         ),
     )
 }
@@ -107,7 +107,7 @@ pub struct PlannedTable {
     /// States the CPU solver holds at once (see [`IndexSpace::working_states`]).
     pub working_states: u64,
     /// States of the tables it reads that generating it loads whole.
-    pub mapped_states: u64,
+    pub loaded_states: u64,
     /// Bytes a state allowed for the rules' own passes ([`Game::rule_bytes_per_state`]).
     pub rule_bytes: u64,
     /// [`estimate_peak_bytes`] of this table.
@@ -165,7 +165,7 @@ impl Plan {
         }
         let index = G::index(material, rules)?;
         let (states, working_states) = (index.states(), index.working_states());
-        let mapped_states = held_states(reads.iter().map(|sub| self.tables[position[sub]].states));
+        let loaded_states = held_states(reads.iter().map(|sub| self.tables[position[sub]].states));
         let rule_bytes = G::rule_bytes_per_state(material, rules);
         let path = table_path::<G>(&self.dir, material, rules);
         // Present only when generation would reuse it: the whole file verifies (a compressed
@@ -184,9 +184,9 @@ impl Plan {
             reads,
             states,
             working_states,
-            mapped_states,
+            loaded_states,
             rule_bytes,
-            peak_bytes: estimate_peak_bytes(working_states, mapped_states, rule_bytes),
+            peak_bytes: estimate_peak_bytes(working_states, loaded_states, rule_bytes),
             path,
             presence,
         });

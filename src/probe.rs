@@ -1,6 +1,7 @@
 //! Reading values out of solved tables: a position's value, every move's outcome, the best line.
 
 use std::collections::HashMap;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
@@ -14,16 +15,46 @@ use crate::solver::rounds::Ruling;
 use crate::table::Table;
 use crate::value::Value;
 
-/// A material's index space and its mapped table.
+/// A material's index space and its open table.
 pub type OpenTable<G> = (<G as Game>::Index, Table);
 
-/// The tables of one game in a folder, opened (mapped and verified) once and shared by every
-/// prober on any thread: a server answers each request with its own [`Prober`] over one cache.
-/// A missing table is looked for again on the next request, so tables generated while a server
-/// runs are found.
+/// The tables of one game in a folder, opened (headers read and verified) once and shared by
+/// every prober on any thread: a server answers each request with its own [`Prober`] over one
+/// cache. Each request looks at the file again: a missing table is looked for, and a table whose
+/// file changed (generated again, converted, copied over) is opened again, so a running server
+/// answers from the tables as they are on disk.
 pub struct TableCache<G: Game> {
     dir: PathBuf,
-    open: RwLock<HashMap<PathBuf, Arc<OpenTable<G>>>>,
+    open: RwLock<HashMap<PathBuf, Opened<G>>>,
+}
+
+/// A table opened from one version of its file.
+struct Opened<G: Game> {
+    stamp: FileStamp,
+    table: Arc<OpenTable<G>>,
+}
+
+/// What tells one version of a file from another: a file renamed over it or written in place
+/// changes at least one of these.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct FileStamp {
+    device: u64,
+    inode: u64,
+    len: u64,
+    modified: (i64, i64),
+}
+
+impl FileStamp {
+    /// The stamp of the file at `path`, `None` when there is none.
+    fn of(path: &Path) -> Option<FileStamp> {
+        let meta = std::fs::metadata(path).ok()?;
+        Some(FileStamp {
+            device: meta.dev(),
+            inode: meta.ino(),
+            len: meta.len(),
+            modified: (meta.mtime(), meta.mtime_nsec()),
+        })
+    }
 }
 
 impl<G: Game> TableCache<G> {
@@ -40,15 +71,26 @@ impl<G: Game> TableCache<G> {
         &self.dir
     }
 
-    /// The table of a canonical material under `rules`, opened on first use.
+    /// The table of a canonical material under `rules`, opened on first use and again when its
+    /// file has changed since.
     pub fn get(&self, material: &Material, rules: G::Rules) -> Result<Arc<OpenTable<G>>> {
         let path = table_path::<G>(&self.dir, material, rules);
-        if let Some(open) = self.open.read().unwrap_or_else(|e| e.into_inner()).get(&path) {
-            return Ok(Arc::clone(open));
+        let stamp = FileStamp::of(&path);
+        if let Some(opened) = self.open.read().unwrap_or_else(|e| e.into_inner()).get(&path)
+            && Some(opened.stamp) == stamp
+        {
+            return Ok(Arc::clone(&opened.table));
         }
-        let opened = Arc::new(open_table::<G>(&self.dir, material, rules)?);
-        let mut open = self.open.write().unwrap_or_else(|e| e.into_inner());
-        Ok(Arc::clone(open.entry(path).or_insert(opened)))
+        let table = Arc::new(open_table::<G>(&self.dir, material, rules)?);
+        if let Some(stamp) = stamp {
+            let mut open = self.open.write().unwrap_or_else(|e| e.into_inner());
+            let opened = Opened {
+                stamp,
+                table: Arc::clone(&table),
+            };
+            open.insert(path, opened);
+        }
+        Ok(table)
     }
 }
 
@@ -332,6 +374,53 @@ mod tests {
         }
         let none = prober.random_position(&material, Side::Second, |v| v == lost, 0);
         assert!(none.unwrap().is_none());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn tables_changed_on_disk_are_read_as_they_are_now_and_never_crash_a_reader() {
+        let dir = std::env::temp_dir().join(format!("egtb-probe-changed-{}", std::process::id()));
+        let (won, lost) = (Value::Win(1), Value::Loss(2));
+        let block_entries: u32 = 1 << 10;
+        let (material, index) = synthetic_table(&dir, "KRvK", block_entries, |_| won);
+        let rules = Default::default();
+        let path = table_path::<Xiangqi>(&dir, &material, rules);
+        let won_bytes = std::fs::read(&path).unwrap();
+        synthetic_table(&dir, "KRvK", block_entries, |_| lost);
+        let lost_bytes = std::fs::read(&path).unwrap();
+        let cache = Arc::new(TableCache::<Xiangqi>::new(&dir));
+        // Positions whose states lie in the first block and in a far one, each decoded whole.
+        let far = index.per_side() - 1;
+        let [near, far] = [0, far].map(|from| {
+            (from..index.states())
+                .filter_map(|state| index.decode(state))
+                .find(|p| Xiangqi::game_over(p, rules).is_none())
+                .expect("a legal position")
+        });
+        let value_now = |position| Prober::shared(Arc::clone(&cache), rules).value(position);
+        assert_eq!(value_now(&near).unwrap(), lost);
+        // Written in place, then renamed over: each request reads the file as it is now.
+        std::fs::write(&path, &won_bytes).unwrap();
+        assert_eq!(value_now(&near).unwrap(), won);
+        let replacement = dir.join("replacement");
+        std::fs::write(&replacement, &lost_bytes).unwrap();
+        std::fs::rename(&replacement, &path).unwrap();
+        assert_eq!(value_now(&near).unwrap(), lost);
+        // Truncated in place under a prober that holds it open: an error, not a bus error.
+        let mut holder = Prober::shared(Arc::clone(&cache), rules);
+        assert_eq!(holder.value(&near).unwrap(), lost);
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(lost_bytes.len() as u64 / 2)
+            .unwrap();
+        let err = format!("{:#}", holder.value(&far).unwrap_err());
+        assert!(err.contains("is damaged") && err.contains("truncated"), "{err}");
+        let err = format!("{:#}", value_now(&near).unwrap_err());
+        assert!(err.contains("is damaged") && err.contains("truncated"), "{err}");
+        std::fs::write(&path, &won_bytes).unwrap();
+        assert_eq!(value_now(&far).unwrap(), won);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

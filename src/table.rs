@@ -1,16 +1,17 @@
 //! Table files: a readable header page, then the 16-bit entries (see [`crate::value`]), raw or
 //! compressed in zstd blocks; written atomically, verified before use.
 //!
-//! Raw layout: the header padded to [`HEADER_BYTES`] (so entries are page aligned and mapped in
-//! place), then `states` little-endian u16 entries. Compressed layout (the default): the header,
+//! Raw layout: the header padded to [`HEADER_BYTES`] (so entries are page aligned), then
+//! `states` little-endian u16 entries. Compressed layout (the default): the header,
 //! then a block index and the blocks (see `src/table/blocks.rs`). Either way the header's checksum is the
 //! CRC-32 of the entries as little-endian bytes.
 //!
 //! A [`Table`] is a file opened for probing: a compressed one decompresses only the block a probe
 //! needs (with a small cache); passes over every entry (statistics, conversions) read it a block
-//! at a time. A [`LoadedTable`] has every entry in memory (or mapped, when raw),
-//! or, for a large table, every block verified and each decompressed when a thread first reads
-//! it: it is what the solvers read the exits of a larger table from.
+//! at a time. A [`LoadedTable`] has every entry in memory or, for a large table, every block
+//! verified and each read (and decompressed) when a thread first needs it: it is what the solvers
+//! read the exits of a larger table from. Files are read, never mapped, so a table truncated or
+//! overwritten in place by another program gives an error rather than a bus error.
 
 mod blocks;
 mod cache;
@@ -26,11 +27,9 @@ use std::collections::HashMap;
 use std::fs::{self, File};
 use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::ops::Range;
-use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use memmap2::Mmap;
 use rayon::prelude::*;
 
 use self::blocks::{BlockReader, Blocks};
@@ -44,7 +43,7 @@ use crate::solver::Progress;
 use crate::value::{Entry, Value};
 
 #[cfg(not(target_endian = "little"))]
-compile_error!("table files store little-endian entries and are mapped as they are");
+compile_error!("table files store little-endian entries and are read as they are");
 
 /// File name extension of a table.
 pub const EXTENSION: &str = "egtb";
@@ -114,11 +113,15 @@ impl EntrySource for Table {
 
     fn run<'a>(&'a self, range: Range<u64>, buffer: &'a mut Vec<Entry>) -> Result<&'a [Entry]> {
         match &self.body {
-            Body::Raw { .. } => Ok(&self.raw_entries()[range.start as usize..range.end as usize]),
+            Body::Raw { .. } => {
+                buffer.resize((range.end - range.start) as usize, 0);
+                self.read_raw(range.start, buffer)?;
+                Ok(buffer)
+            }
             Body::Zstd(reader) => {
                 buffer.resize((range.end - range.start) as usize, 0);
                 reader
-                    .read_run(&self.map, range, buffer)
+                    .read_run(&self.file, range, buffer)
                     .with_context(|| damaged(&self.path))?;
                 Ok(buffer)
             }
@@ -293,21 +296,25 @@ pub fn convert(path: &Path, encoding: Encoding, progress: &dyn Progress) -> Resu
 
 /// How a table file's entries are reached.
 enum Body {
-    /// Raw entries in the map; `verified` once their checksum was checked.
+    /// Raw entries after the header page; `verified` once their checksum was checked.
     Raw {
         verified: bool,
     },
     Zstd(BlockReader),
 }
 
-/// A table file, mapped, its header read and its layout checked; entries read on demand. Shared
+/// A table file, open, its header read and its layout checked; entries read on demand with
+/// positioned reads, not through a map, so that a file truncated or overwritten in place while
+/// it is open (a server's tables copied over) gives an error rather than a bus error. Shared
 /// between threads by servers (`Send + Sync`).
 pub struct Table {
     /// The header read from the file.
     pub header: Header,
     /// The file's path.
     pub path: PathBuf,
-    map: Mmap,
+    file: File,
+    /// The file's size in bytes when it was opened.
+    len: u64,
     body: Body,
 }
 
@@ -336,21 +343,21 @@ impl Table {
     /// nor checking its entries (for listing and converting).
     pub fn open_unchecked(path: &Path) -> Result<Table> {
         let file = File::open(path).with_context(|| format!("cannot open table {}", path.display()))?;
-        // SAFETY: tables are written once by rename and never modified in place.
-        let map = unsafe { Mmap::map(&file) }.with_context(|| format!("cannot map table {}", path.display()))?;
-        if map.len() < HEADER_BYTES {
+        let len = file
+            .metadata()
+            .with_context(|| format!("cannot read table {}", path.display()))?
+            .len();
+        if len < HEADER_BYTES as u64 {
             bail!("{}: truncated (no complete header)", damaged(path));
         }
-        let header = Header::parse(&map[..HEADER_BYTES]).with_context(|| damaged(path))?;
+        let header = blocks::read_at(&file, 0..HEADER_BYTES as u64)
+            .and_then(|bytes| Header::parse(&bytes))
+            .with_context(|| damaged(path))?;
         let body = match header.encoding {
             Encoding::Raw => {
                 let want = HEADER_BYTES as u64 + 2 * header.states();
-                if map.len() as u64 != want {
-                    bail!(
-                        "{}: truncated or padded ({} bytes, expected {want})",
-                        damaged(path),
-                        map.len()
-                    );
+                if len != want {
+                    bail!("{}: truncated or padded ({len} bytes, expected {want})", damaged(path));
                 }
                 Body::Raw { verified: false }
             }
@@ -358,15 +365,16 @@ impl Table {
                 block_entries, layout, ..
             } => {
                 let blocks = Blocks::new(header.states(), block_entries);
-                let reader =
-                    BlockReader::open(&map, blocks, layout, header.index_checksum).with_context(|| damaged(path))?;
+                let reader = BlockReader::open(&file, len, blocks, layout, header.index_checksum)
+                    .with_context(|| damaged(path))?;
                 Body::Zstd(reader)
             }
         };
         Ok(Table {
             header,
             path: path.to_path_buf(),
-            map,
+            file,
+            len,
             body,
         })
     }
@@ -411,20 +419,58 @@ impl Table {
         match &self.body {
             Body::Raw { .. } => self.verify_raw(),
             Body::Zstd(reader) => reader
-                .verify(&self.map, self.header.checksum)
+                .verify(&self.file, self.header.checksum)
                 .with_context(|| damaged(&self.path)),
         }
     }
 
     fn verify_raw(&self) -> Result<()> {
-        if checksum(self.raw_entries()) != self.header.checksum {
+        let whole = self.map_reduce_raw(|_, _| (), || (), |(), ()| ())?;
+        self.check_raw(whole.0)
+    }
+
+    /// Fails unless `hasher` holds the header's checksum, for a raw table read whole.
+    fn check_raw(&self, hasher: crc32fast::Hasher) -> Result<()> {
+        if hasher.finalize() != self.header.checksum {
             bail!("{}: corrupt (checksum mismatch)", damaged(&self.path));
         }
         Ok(())
     }
 
-    fn raw_entries(&self) -> &[Entry] {
-        bytemuck::cast_slice(&self.map[HEADER_BYTES..])
+    /// Reads the raw entries from state `first` on into `out`.
+    fn read_raw(&self, first: u64, out: &mut [Entry]) -> Result<()> {
+        read_raw(&self.file, first, out).with_context(|| damaged(&self.path))
+    }
+
+    /// [`Table::map_reduce`] over a raw table's entries, read a run at a time in parallel,
+    /// with the CRC-32 of the whole (the runs' hashes combined in order).
+    fn map_reduce_raw<T: Send>(
+        &self,
+        map: impl Fn(u64, &[Entry]) -> T + Sync + Send,
+        identity: impl Fn() -> T + Sync + Send,
+        reduce: impl Fn(T, T) -> T + Sync + Send,
+    ) -> Result<(crc32fast::Hasher, T)> {
+        let run = u64::from(BLOCK_ENTRIES);
+        (0..self.header.states().div_ceil(run))
+            .into_par_iter()
+            .map_init(
+                || vec![0; run as usize],
+                |buffer, i| {
+                    let first = i * run;
+                    let entries = &mut buffer[..(self.header.states() - first).min(run) as usize];
+                    self.read_raw(first, entries)?;
+                    let mut hasher = crc32fast::Hasher::new();
+                    hasher.update(bytemuck::cast_slice(entries));
+                    Ok((hasher, map(first, entries)))
+                },
+            )
+            .try_reduce(
+                || (crc32fast::Hasher::new(), identity()),
+                |(mut hasher, a), (next, b)| {
+                    hasher.combine(&next);
+                    Ok((hasher, reduce(a, b)))
+                },
+            )
     }
 
     /// A pass over every entry in little memory, whatever the table's size (statistics of tables
@@ -439,14 +485,13 @@ impl Table {
         reduce: impl Fn(T, T) -> T + Sync + Send,
     ) -> Result<T> {
         match &self.body {
-            Body::Raw { verified } => {
-                if !verified {
-                    self.verify_raw()?;
-                }
-                Ok(map_reduce_entries(self.raw_entries(), map, identity, reduce))
+            Body::Raw { .. } => {
+                let (hasher, result) = self.map_reduce_raw(map, identity, reduce)?;
+                self.check_raw(hasher)?;
+                Ok(result)
             }
             Body::Zstd(reader) => reader
-                .map_reduce(&self.map, self.header.checksum, map, identity, reduce)
+                .map_reduce(&self.file, self.header.checksum, map, identity, reduce)
                 .with_context(|| damaged(&self.path)),
         }
     }
@@ -461,9 +506,12 @@ impl Table {
             );
         }
         match &self.body {
-            // A mapped raw file holds every state: `states` fits in usize.
-            Body::Raw { .. } => Ok(self.raw_entries()[state as usize]),
-            Body::Zstd(reader) => reader.entry(&self.map, state).with_context(|| damaged(&self.path)),
+            Body::Raw { .. } => {
+                let mut entry = [0];
+                self.read_raw(state, &mut entry)?;
+                Ok(entry[0])
+            }
+            Body::Zstd(reader) => reader.entry(&self.file, state).with_context(|| damaged(&self.path)),
         }
     }
 
@@ -490,73 +538,93 @@ impl Table {
 
     /// Size of the file in bytes.
     pub fn file_bytes(&self) -> u64 {
-        self.map.len() as u64
+        self.len
     }
 
-    /// Every entry in memory, all verified: a raw table stays mapped, a compressed one is
-    /// decompressed (2 bytes a state).
+    /// Every entry in memory (2 bytes a state), all verified.
     pub fn load(self) -> Result<LoadedTable> {
-        let entries = match &self.body {
+        let states = usize::try_from(self.header.states())
+            .with_context(|| format!("table {} does not fit in this machine's memory", self.path.display()))?;
+        memory::ensure_available(
+            self.header.states() * size_of::<Entry>() as u64,
+            &format!("loading table {}", self.path.display()),
+        )?;
+        let mut entries = memory::try_filled_vec(states, 0)
+            .with_context(|| format!("not enough memory to load table {}", self.path.display()))?;
+        match &self.body {
             Body::Raw { verified } => {
-                if !verified {
-                    self.verify_raw()?;
+                entries
+                    .par_chunks_mut(BLOCK_ENTRIES as usize)
+                    .enumerate()
+                    .try_for_each(|(run, out)| self.read_raw(run as u64 * u64::from(BLOCK_ENTRIES), out))?;
+                if !verified && checksum(&entries) != self.header.checksum {
+                    bail!("{}: corrupt (checksum mismatch)", damaged(&self.path));
                 }
-                Resident::Mapped(self.map)
             }
-            Body::Zstd(reader) => {
-                let states = usize::try_from(self.header.states())
-                    .with_context(|| format!("table {} does not fit in this machine's memory", self.path.display()))?;
-                memory::ensure_available(
-                    self.header.states() * size_of::<Entry>() as u64,
-                    &format!("loading table {}", self.path.display()),
-                )?;
-                let mut entries = memory::try_filled_vec(states, 0)
-                    .with_context(|| format!("not enough memory to load table {}", self.path.display()))?;
-                reader
-                    .decompress_all(&self.map, &mut entries, self.header.checksum)
-                    .with_context(|| damaged(&self.path))?;
-                Resident::Owned(entries)
-            }
+            Body::Zstd(reader) => reader
+                .decompress_all(&self.file, &mut entries, self.header.checksum)
+                .with_context(|| damaged(&self.path))?,
+        }
+        Ok(LoadedTable {
+            header: self.header,
+            path: self.path,
+            entries: Resident::Owned(entries),
+        })
+    }
+
+    /// The table verified and kept on disk, as [`LoadedTable::open_on_disk`] loads it.
+    pub fn load_on_disk(self) -> Result<LoadedTable> {
+        self.verify()?;
+        let blocks = match &self.body {
+            Body::Raw { .. } => Blocks::new(self.header.states(), BLOCK_ENTRIES),
+            Body::Zstd(reader) => reader.blocks,
         };
         Ok(LoadedTable {
             header: self.header,
             path: self.path,
-            entries,
-        })
-    }
-
-    /// The table verified and kept compressed, as [`LoadedTable::open_compressed`] loads it.
-    pub fn load_compressed(self) -> Result<LoadedTable> {
-        self.verify()?;
-        let Table {
-            header,
-            path,
-            map,
-            body,
-        } = self;
-        let entries = match body {
-            Body::Raw { .. } => Resident::Mapped(map),
-            Body::Zstd(reader) => Resident::Compressed {
-                file: File::open(&path).with_context(|| format!("cannot open table {}", path.display()))?,
-                reader,
+            entries: Resident::OnDisk {
+                file: self.file,
+                body: self.body,
+                blocks,
                 id: cache::next_table_id(),
             },
-        };
-        Ok(LoadedTable { header, path, entries })
+        })
+    }
+}
+
+/// Reads the raw entries of a raw table file from state `first` on into `out`.
+fn read_raw(file: &File, first: u64, out: &mut [Entry]) -> Result<()> {
+    let start = HEADER_BYTES as u64 + 2 * first;
+    let bytes = blocks::read_at(file, start..start + 2 * out.len() as u64)?;
+    out.copy_from_slice(bytemuck::cast_slice(&bytes));
+    Ok(())
+}
+
+impl Body {
+    /// Reads block `block` of `blocks` from `file` into `out` (exactly its length), a
+    /// compressed one decompressed and checked against its CRC.
+    fn read_block(&self, file: &File, blocks: Blocks, block: u64, out: &mut [Entry]) -> Result<()> {
+        match self {
+            Body::Raw { .. } => read_raw(file, blocks.states_of(block).start, out),
+            Body::Zstd(reader) => reader.decompress_into(file, block, out),
+        }
     }
 }
 
 /// Where a loaded table's entries are.
 enum Resident {
-    /// A raw file, mapped.
-    Mapped(Mmap),
-    /// A compressed file, decompressed.
+    /// Every entry in memory.
     Owned(Vec<Entry>),
-    /// A compressed file, every block verified; each thread reads and decompresses the blocks it
-    /// needs into its own small cache, under the table's `id` (see [`cache::thread_entry`]).
-    /// The frames are read from the file rather than a map, so that the file's pages stay in the
-    /// page cache instead of counting as this process's memory.
-    Compressed { file: File, reader: BlockReader, id: u64 },
+    /// A large table, every block verified, kept on disk: each thread reads the blocks it needs
+    /// (a compressed table's decompressed) into its own small cache, under the table's `id`
+    /// (see [`cache::thread_entry`]). The file is read, not mapped: its pages stay in the page
+    /// cache instead of counting as this process's memory.
+    OnDisk {
+        file: File,
+        body: Body,
+        blocks: Blocks,
+        id: u64,
+    },
 }
 
 /// A table with every entry at hand and verified: what the solvers read exits from.
@@ -577,13 +645,13 @@ impl LoadedTable {
         table.load()
     }
 
-    /// Opens a table as [`LoadedTable::open`] does, but keeps a compressed one compressed
-    /// (verified now, decompressed a block at a time as threads read it): for large tables
-    /// whose entries would take more memory than their reads are worth.
-    pub fn open_compressed(path: &Path, expect: &Header) -> Result<LoadedTable> {
+    /// Opens a table as [`LoadedTable::open`] does, but keeps it on disk (verified now, read a
+    /// block at a time as threads need it): for large tables whose entries would take more
+    /// memory than their reads are worth.
+    pub fn open_on_disk(path: &Path, expect: &Header) -> Result<LoadedTable> {
         let table = Table::open_unchecked(path)?;
         table.expect(expect)?;
-        table.load_compressed()
+        table.load_on_disk()
     }
 
     /// A table just solved and written with `header`, kept in memory as it is instead of being
@@ -596,24 +664,22 @@ impl LoadedTable {
         }
     }
 
-    /// Whether every entry is in memory (or mapped), rather than read compressed.
+    /// Whether every entry is in memory, rather than read from disk.
     pub fn is_whole(&self) -> bool {
-        !matches!(self.entries, Resident::Compressed { .. })
+        matches!(self.entries, Resident::Owned(_))
     }
 
-    /// All entries (a table read compressed is decompressed for the call).
+    /// All entries (a table kept on disk is read whole for the call).
     #[inline]
     pub fn entries(&self) -> Cow<'_, [Entry]> {
         match &self.entries {
-            Resident::Mapped(map) => Cow::Borrowed(bytemuck::cast_slice(&map[HEADER_BYTES..])),
             Resident::Owned(entries) => Cow::Borrowed(entries),
-            Resident::Compressed { file, reader, .. } => {
+            Resident::OnDisk { file, body, blocks, .. } => {
                 let mut entries = vec![0; self.header.states() as usize];
-                let block_len = reader.blocks.block_entries as usize;
                 entries
-                    .par_chunks_mut(block_len)
+                    .par_chunks_mut(blocks.block_entries as usize)
                     .enumerate()
-                    .for_each(|(block, out)| decompress_verified(reader, file, block as u64, out));
+                    .for_each(|(block, out)| read_verified(file, body, *blocks, block as u64, out));
                 Cow::Owned(entries)
             }
         }
@@ -624,13 +690,14 @@ impl LoadedTable {
     pub fn entry(&self, state: u64) -> Entry {
         // Loading checked that the state count fits in usize.
         match &self.entries {
-            Resident::Compressed { file, reader, id } => {
-                let (block, at) = reader.blocks.locate(state);
-                let len = reader.blocks.len_of(block);
-                cache::thread_entry(*id, block, at, len, |out| decompress_verified(reader, file, block, out))
+            Resident::Owned(entries) => entries[state as usize],
+            Resident::OnDisk { file, body, blocks, id } => {
+                let (block, at) = blocks.locate(state);
+                let len = blocks.len_of(block);
+                cache::thread_entry(*id, block, at, len, |out| {
+                    read_verified(file, body, *blocks, block, out)
+                })
             }
-            // Borrowed: no copy.
-            Resident::Mapped(_) | Resident::Owned(_) => self.entries()[state as usize],
         }
     }
 
@@ -656,16 +723,10 @@ pub fn map_reduce_entries<T: Send>(
         .reduce(identity, reduce)
 }
 
-/// Reads and decompresses a block of a table whose every block was verified when it was
-/// loaded: tables are never modified in place, so it reads and decompresses again.
-fn decompress_verified(reader: &BlockReader, file: &File, block: u64, out: &mut [Entry]) {
-    let range = reader.frame(block);
-    let mut frame = vec![0; (range.end - range.start) as usize];
-    let read = file
-        .read_exact_at(&mut frame, range.start)
-        .map_err(anyhow::Error::from)
-        .and_then(|()| reader.decompress_frame(&frame, block, out));
-    if let Err(e) = read {
+/// Reads a block of a table whose every block was verified when it was loaded: tables are
+/// replaced only by renaming, never modified in place, so it reads (and decompresses) again.
+fn read_verified(file: &File, body: &Body, blocks: Blocks, block: u64, out: &mut [Entry]) {
+    if let Err(e) = body.read_block(file, blocks, block, out) {
         panic!("a verified table's block {block} can no longer be read: {e:#}");
     }
 }

@@ -1,5 +1,5 @@
 //! The routes: the page and its assets, and the JSON API. Every computation runs on tokio's
-//! blocking pool, so reading mapped tables never stalls the connections' tasks.
+//! blocking pool, so reading tables from disk never stalls the connections' tasks.
 
 use std::sync::Arc;
 

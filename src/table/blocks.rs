@@ -10,6 +10,7 @@ use std::cell::RefCell;
 use std::fs::File;
 use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::ops::Range;
+use std::os::unix::fs::FileExt;
 use std::sync::Arc;
 use std::sync::mpsc::Receiver;
 
@@ -348,6 +349,17 @@ impl<'a> FrameSink<'a> {
     }
 }
 
+/// The bytes of `range` of `file`; a file that ends before it is truncated.
+pub(super) fn read_at(file: &File, range: Range<u64>) -> Result<Vec<u8>> {
+    let mut bytes = vec![0; usize::try_from(range.end - range.start)?];
+    file.read_exact_at(&mut bytes, range.start)
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::UnexpectedEof => anyhow!("truncated (bytes {range:?} are past the end of the file)"),
+            _ => anyhow!("cannot read bytes {range:?}: {e}"),
+        })?;
+    Ok(bytes)
+}
+
 /// Decompresses the frame of block `block`, laid out as `layout`, into `out` (exactly its length)
 /// and checks the entries against the block's CRC-32 `crc`.
 pub(super) fn decompress_frame(frame: &[u8], layout: Layout, crc: u32, block: u64, out: &mut [Entry]) -> Result<()> {
@@ -376,8 +388,9 @@ pub(super) fn decompress_frame(frame: &[u8], layout: Layout, crc: u32, block: u6
     Ok(())
 }
 
-/// The index of a compressed table and its cache of decompressed blocks. It reads frames out of
-/// the file's bytes, which the caller keeps mapped.
+/// The index of a compressed table and its cache of decompressed blocks. It reads frames from
+/// the file the caller keeps open, with positioned reads rather than a map: a file truncated
+/// or overwritten in place while it is open then gives an error instead of a bus error.
 pub struct BlockReader {
     pub blocks: Blocks,
     layout: Layout,
@@ -386,16 +399,21 @@ pub struct BlockReader {
 }
 
 impl BlockReader {
-    /// Reads and checks the index: its CRC-32, every frame inside the file, and the file ending
-    /// with the last frame.
-    pub fn open(file: &[u8], blocks: Blocks, layout: Layout, index_checksum: u32) -> Result<BlockReader> {
-        let file_len = file.len() as u64;
+    /// Reads and checks the index: its CRC-32, every frame inside the file (of `file_len`
+    /// bytes), and the file ending with the last frame.
+    pub fn open(
+        file: &File,
+        file_len: u64,
+        blocks: Blocks,
+        layout: Layout,
+        index_checksum: u32,
+    ) -> Result<BlockReader> {
         let index_end = blocks.index_end();
         if file_len < index_end {
             bail!("truncated (the block index ends at byte {index_end}, the file has {file_len})");
         }
-        let index = &file[HEADER_BYTES..index_end as usize];
-        if crc32fast::hash(index) != index_checksum {
+        let index = read_at(file, HEADER_BYTES as u64..index_end)?;
+        if crc32fast::hash(&index) != index_checksum {
             bail!("corrupt (the block index fails its checksum)");
         }
         let rows: Vec<Row> = index.chunks_exact(ROW_BYTES as usize).map(Row::decode).collect();
@@ -433,16 +451,17 @@ impl BlockReader {
         Ok(())
     }
 
-    /// Decompresses a block into `out` (exactly its length) and checks its CRC.
-    pub fn decompress_into(&self, file: &[u8], block: u64, out: &mut [Entry]) -> Result<()> {
-        let frame = self.frame(block);
-        self.decompress_frame(&file[frame.start as usize..frame.end as usize], block, out)
+    /// Reads a block's frame from `file`, decompresses it into `out` (exactly its length) and
+    /// checks its CRC.
+    pub fn decompress_into(&self, file: &File, block: u64, out: &mut [Entry]) -> Result<()> {
+        let frame = read_at(file, self.frame(block)).with_context(|| format!("block {block}"))?;
+        decompress_frame(&frame, self.layout, self.rows[block as usize].crc, block, out)
     }
 
     /// Decompresses the entries of `range` into `out` (exactly its length), block by block,
     /// each block checked against its CRC: a whole block straight into `out`, part of one
     /// through the cache (the runs that share a block then decompress it once).
-    pub fn read_run(&self, file: &[u8], range: Range<u64>, out: &mut [Entry]) -> Result<()> {
+    pub fn read_run(&self, file: &File, range: Range<u64>, out: &mut [Entry]) -> Result<()> {
         let mut state = range.start;
         while state < range.end {
             let (block, at) = self.blocks.locate(state);
@@ -460,19 +479,13 @@ impl BlockReader {
     }
 
     /// Where the frame of a block lies in the file.
-    pub fn frame(&self, block: u64) -> Range<u64> {
+    fn frame(&self, block: u64) -> Range<u64> {
         let row = self.rows[block as usize];
         row.offset..row.offset + u64::from(row.length)
     }
 
-    /// Decompresses the frame of a block, read from the file by the caller, into `out` (exactly
-    /// its length) and checks its CRC.
-    pub fn decompress_frame(&self, frame: &[u8], block: u64, out: &mut [Entry]) -> Result<()> {
-        decompress_frame(frame, self.layout, self.rows[block as usize].crc, block, out)
-    }
-
     /// A block's entries, from the cache or decompressed and then cached.
-    pub fn block(&self, file: &[u8], block: u64) -> Result<Arc<[Entry]>> {
+    pub fn block(&self, file: &File, block: u64) -> Result<Arc<[Entry]>> {
         if let Some(entries) = self.cache.get(block) {
             return Ok(entries);
         }
@@ -485,14 +498,14 @@ impl BlockReader {
     }
 
     /// The entry of one state (below the table's state count).
-    pub fn entry(&self, file: &[u8], state: u64) -> Result<Entry> {
+    pub fn entry(&self, file: &File, state: u64) -> Result<Entry> {
         let (block, at) = self.blocks.locate(state);
         Ok(self.block(file, block)?[at])
     }
 
     /// Decompresses every block into `out`, which holds the whole table, in parallel, and checks
     /// the whole against the header's `checksum`.
-    pub fn decompress_all(&self, file: &[u8], out: &mut [Entry], checksum: u32) -> Result<()> {
+    pub fn decompress_all(&self, file: &File, out: &mut [Entry], checksum: u32) -> Result<()> {
         let block_len = usize::try_from(self.blocks.block_entries)?;
         out.par_chunks_mut(block_len)
             .enumerate()
@@ -502,7 +515,7 @@ impl BlockReader {
 
     /// Decompresses and checks every block, in parallel, keeping one block per thread, and the
     /// whole against the header's `checksum`.
-    pub fn verify(&self, file: &[u8], checksum: u32) -> Result<()> {
+    pub fn verify(&self, file: &File, checksum: u32) -> Result<()> {
         self.map_reduce(file, checksum, |_, _| (), || (), |(), ()| ())
     }
 
@@ -512,7 +525,7 @@ impl BlockReader {
     /// `checksum`.
     pub fn map_reduce<T: Send>(
         &self,
-        file: &[u8],
+        file: &File,
         checksum: u32,
         map: impl Fn(u64, &[Entry]) -> T + Sync,
         identity: impl Fn() -> T + Sync + Send,

@@ -27,7 +27,10 @@ fn bad_positions_and_materials_are_reported_in_one_line() {
         (&["generate", "chess", "KXvK"], "'X'"),
         (&["generate", "chess", "KQK"], "'v'"),
         (&["generate", "chess", "KQ\nvK"], "material 'KQ\\nvK': '\\n' is no"),
-        (&["query", "8/8/8/4k3/8/8/8/R3K2\u{1b} w"], "'\\u{1b}' is no piece letter"),
+        (
+            &["query", "8/8/8/4k3/8/8/8/R3K2\u{1b} w"],
+            "'\\u{1b}' is no piece letter",
+        ),
         (&["generate", "chess", "KPPPPPvK"], "at most 6"),
         (&["generate", "chess", "KQRBNvKQ"], "at most 6"),
         (&["generate", "chess", "QvK"], "king"),

@@ -39,7 +39,7 @@ fn assert_dependency_order(plan: &Plan, requested: &[Material]) {
         assert!(table.working_states <= table.states, "{}", table.material);
         assert_eq!(
             table.peak_bytes,
-            estimate_peak_bytes(table.working_states, table.mapped_states, table.rule_bytes)
+            estimate_peak_bytes(table.working_states, table.loaded_states, table.rule_bytes)
         );
     }
     for m in requested {

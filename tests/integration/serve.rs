@@ -237,7 +237,10 @@ async fn bad_input_gets_400_or_404_with_a_reason_never_500() {
             .as_str()
             .unwrap_or_else(|| panic!("{path}: no error in {body}"));
         assert!(error.contains(reason), "{path}: '{error}' does not mention '{reason}'");
-        assert!(!error.chars().any(char::is_control), "{path}: '{error}' is not one line");
+        assert!(
+            !error.chars().any(char::is_control),
+            "{path}: '{error}' is not one line"
+        );
     }
 }
 

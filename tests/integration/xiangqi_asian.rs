@@ -331,7 +331,7 @@ fn a_graph_of_draws_beyond_the_memory_limit_is_refused_in_one_line_and_builds_no
     // The table itself fits (its estimate without the plan's allowance for the graph, as
     // generation checks it, is the limit); the graph of its ~2 million drawn positions, known
     // only after the first solve, does not.
-    let limit = estimate_peak_bytes(table.working_states, table.mapped_states, 0);
+    let limit = estimate_peak_bytes(table.working_states, table.loaded_states, 0);
     let refused = failed(
         egtb_command(
             &dir,
