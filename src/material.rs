@@ -105,6 +105,9 @@ impl Side {
 /// The most piece kinds a game has.
 pub const MAX_KINDS: usize = 8;
 
+/// The fewest pieces of a material of any game: one a side.
+pub const FEWEST_PIECES: usize = 2;
+
 /// The pieces on the board: a count per side and kind (kinds in the game's canonical order).
 ///
 /// ```

@@ -20,7 +20,7 @@ use anyhow::{Result, bail};
 
 use crate::counted::{counted, plies};
 use crate::games::{Game, Rules};
-use crate::material::{GameId, Material, Side};
+use crate::material::{FEWEST_PIECES, GameId, Material, Side};
 use crate::value::Value;
 
 /// What every command shares: where the tables are, the rule options, the output form.
@@ -71,6 +71,12 @@ pub fn requested_materials<G: Game>(names: &[String], pieces: Option<usize>, ver
         .map(|name| Ok(parse_material::<G>(name)?.0))
         .collect::<Result<Vec<Material>>>()?;
     if let Some(pieces) = pieces {
+        if pieces < FEWEST_PIECES {
+            bail!(
+                "{} tables have at least {FEWEST_PIECES} pieces, one a side: give --pieces {FEWEST_PIECES} or more",
+                G::ID.name()
+            );
+        }
         let batch = G::materials(pieces);
         let most = batch.iter().map(Material::pieces).max().unwrap_or(0);
         if pieces > most {
