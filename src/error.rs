@@ -73,6 +73,16 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
+impl From<anyhow::Error> for Error {
+    /// The typed failure inside `err`, or [`Error::Other`] with its message.
+    fn from(err: anyhow::Error) -> Error {
+        match err.downcast::<Error>() {
+            Ok(typed) => typed,
+            Err(err) => Error::Other(format!("{err:#}")),
+        }
+    }
+}
+
 /// `message` as one line, the way errors are shown: control characters (a newline or a terminal
 /// escape inside a position or a material given on the command line, say) written as escapes.
 pub fn one_line(message: &str) -> String {
@@ -84,16 +94,6 @@ pub fn one_line(message: &str) -> String {
         }
     }
     line
-}
-
-impl From<anyhow::Error> for Error {
-    /// The typed failure inside `err`, or [`Error::Other`] with its message.
-    fn from(err: anyhow::Error) -> Error {
-        match err.downcast::<Error>() {
-            Ok(typed) => typed,
-            Err(err) => Error::Other(format!("{err:#}")),
-        }
-    }
 }
 
 #[cfg(test)]
