@@ -322,7 +322,11 @@ fn zstd_level(text: &str) -> Result<i32, String> {
 /// `--gpu-timeout`: seconds, fractions allowed, more than zero.
 fn gpu_timeout(text: &str) -> Result<Duration, String> {
     match text.parse::<f64>() {
-        Ok(seconds) if seconds > 0.0 && seconds.is_finite() => Ok(Duration::from_secs_f64(seconds)),
+        Ok(seconds) if seconds > 0.0 => match Duration::try_from_secs_f64(seconds) {
+            Ok(timeout) if !timeout.is_zero() => Ok(timeout),
+            Ok(_) => Err(format!("'{text}' seconds is shorter than a nanosecond")),
+            Err(_) => Err(format!("'{text}' seconds is longer than a timeout can be")),
+        },
         _ => Err(format!("'{text}' is not a number of seconds above 0")),
     }
 }

@@ -95,8 +95,10 @@ impl Bar {
             .ok()
             .and_then(|s| s.trim().parse::<f64>().ok())
             .unwrap_or(LOG_EVERY_SECONDS);
-        let log = (!std::io::stderr().is_terminal() && every.is_finite() && every > 0.0).then(|| Log {
-            every: Duration::from_secs_f64(every),
+        // 0 or less turns the lines off, and so does an interval too long to be a duration.
+        let every = Duration::try_from_secs_f64(every).ok().filter(|every| !every.is_zero());
+        let log = every.filter(|_| !std::io::stderr().is_terminal()).map(|every| Log {
+            every,
             last: Mutex::new(Instant::now()),
         });
         Bar {

@@ -39,6 +39,10 @@ fn bad_positions_and_materials_are_reported_in_one_line() {
         (&["generate", "chess", "--pieces", "1"], "at least 2 pieces, one a side"),
         (&["plan", "xiangqi", "--pieces", "0"], "give --pieces 2 or more"),
         (&["generate", "chess", "KQvK", "--threads", "100000"], "give at most"),
+        (
+            &["generate", "chess", "KQvK", "--gpu-timeout", "1e20"],
+            "'1e20' seconds is longer than a timeout can be",
+        ),
         (&["generate", "chess", "KQvK", "--cannon", "step"], "cannon"),
         (&["stats", "chess", "KBvK"], "egtb generate chess KBvK"),
         (&["query", "4k3/8/8/8/8/8/8/2B1K3 w"], "egtb generate chess KBvK"),
@@ -294,6 +298,7 @@ fn progress_goes_to_a_log_as_plain_lines() {
         "{log}"
     );
     assert_eq!(run("3600", "KQvK"), "", "a short run printed progress");
+    assert_eq!(run("1e20", "KRvKN"), "", "an interval too long to be a duration");
 }
 
 #[test]
