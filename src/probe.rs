@@ -389,7 +389,7 @@ mod tests {
         synthetic_table(&dir, "KRvK", block_entries, |_| lost);
         let lost_bytes = std::fs::read(&path).unwrap();
         let cache = Arc::new(TableCache::<Xiangqi>::new(&dir));
-        // Positions whose states lie in the first block and in a far one, each decoded whole.
+        // A position in the first block, and one half the table away.
         let far = index.per_side() - 1;
         let [near, far] = [0, far].map(|from| {
             (from..index.states())

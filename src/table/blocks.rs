@@ -349,7 +349,8 @@ impl<'a> FrameSink<'a> {
     }
 }
 
-/// The bytes of `range` of `file`; a file that ends before it is truncated.
+/// The bytes of `range` of `file`, or an error calling the file truncated when it ends before
+/// the range does.
 pub(super) fn read_at(file: &File, range: Range<u64>) -> Result<Vec<u8>> {
     let mut bytes = vec![0; usize::try_from(range.end - range.start)?];
     file.read_exact_at(&mut bytes, range.start)
