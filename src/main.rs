@@ -1,7 +1,10 @@
 //! The `egtb` command line: parses arguments and calls the library's commands.
 
+use std::any::Any;
+use std::panic::Location;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use anyhow::Result;
@@ -382,6 +385,39 @@ fn usage_error_line(error: &clap::Error) -> String {
     line
 }
 
+/// The one line a panic prints: its message and where it happened. A panic is either a bug or a
+/// failure in the middle of work that has no way back (a smaller table truncated by another
+/// program while a solve reads it); either way the user gets one line, as for any error, and
+/// `RUST_BACKTRACE=1` brings back Rust's full report.
+fn panic_line(payload: &(dyn Any + Send), location: Option<&Location>) -> String {
+    let message = match (payload.downcast_ref::<&str>(), payload.downcast_ref::<String>()) {
+        (Some(text), _) => text,
+        (_, Some(text)) => text.as_str(),
+        _ => "a failure without a message",
+    };
+    let place = location.map_or(String::new(), |l| format!(" (panicked at {}:{})", l.file(), l.line()));
+    one_line(&format!("{message}{place}"))
+}
+
+/// Reports panics as [`panic_line`]s (unless `RUST_BACKTRACE` asks for Rust's report). A server
+/// reports each and goes on (the request that panicked is answered 500); any other command stops
+/// at the first, with exit status 101, rather than going on with work that has failed: what it
+/// leaves is what a killed run leaves, which the next run cleans up.
+fn report_panics_in_one_line(server: bool) {
+    if std::env::var_os("RUST_BACKTRACE").is_some() {
+        return;
+    }
+    static REPORTED: AtomicBool = AtomicBool::new(false);
+    std::panic::set_hook(Box::new(move |info| {
+        if server {
+            eprintln!("egtb: error: {}", panic_line(info.payload(), info.location()));
+        } else if !REPORTED.swap(true, Ordering::SeqCst) {
+            eprintln!("egtb: error: {}", panic_line(info.payload(), info.location()));
+            std::process::exit(101);
+        }
+    }));
+}
+
 fn main() -> ExitCode {
     // Printing into a closed pipe (`egtb query ... | head`) ends the program quietly, as in
     // other command-line tools, instead of failing on the write.
@@ -405,11 +441,27 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    report_panics_in_one_line(matches!(cli.command, Command::Serve { .. }));
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("egtb: error: {}", one_line(&format!("{e:#}")));
             ExitCode::FAILURE
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_is_reported_in_one_line_with_its_place() {
+        let here = Location::caller();
+        let line = panic_line(&String::from("block 3 can no longer be read:\ntruncated"), Some(here));
+        let place = format!("(panicked at {}:{})", here.file(), here.line());
+        assert_eq!(line, format!("block 3 can no longer be read:\\ntruncated {place}"));
+        assert_eq!(panic_line(&"static text", None), "static text");
+        assert_eq!(panic_line(&42, None), "a failure without a message");
     }
 }

@@ -679,7 +679,7 @@ impl LoadedTable {
                 entries
                     .par_chunks_mut(blocks.block_entries as usize)
                     .enumerate()
-                    .for_each(|(block, out)| read_verified(file, body, *blocks, block as u64, out));
+                    .for_each(|(block, out)| read_verified(&self.path, file, body, *blocks, block as u64, out));
                 Cow::Owned(entries)
             }
         }
@@ -695,7 +695,7 @@ impl LoadedTable {
                 let (block, at) = blocks.locate(state);
                 let len = blocks.len_of(block);
                 cache::thread_entry(*id, block, at, len, |out| {
-                    read_verified(file, body, *blocks, block, out)
+                    read_verified(&self.path, file, body, *blocks, block, out)
                 })
             }
         }
@@ -723,11 +723,15 @@ pub fn map_reduce_entries<T: Send>(
         .reduce(identity, reduce)
 }
 
-/// Reads a block of a table whose every block was verified when it was loaded: tables are
-/// replaced only by renaming, never modified in place, so it reads (and decompresses) again.
-fn read_verified(file: &File, body: &Body, blocks: Blocks, block: u64, out: &mut [Entry]) {
+/// Reads a block of the table at `path`, whose every block was verified when it was loaded:
+/// tables are replaced only by renaming, never modified in place, so it reads (and decompresses)
+/// again, and a failure means that another program changed the file under the solve.
+fn read_verified(path: &Path, file: &File, body: &Body, blocks: Blocks, block: u64, out: &mut [Entry]) {
     if let Err(e) = body.read_block(file, blocks, block, out) {
-        panic!("a verified table's block {block} can no longer be read: {e:#}");
+        panic!(
+            "table {} can no longer be read, was it changed while in use? {e:#}",
+            path.display()
+        );
     }
 }
 
