@@ -96,6 +96,11 @@ pub fn one_line(message: &str) -> String {
     line
 }
 
+/// An error with its causes (`{:#}`), as [`one_line`].
+pub fn error_line(err: &anyhow::Error) -> String {
+    one_line(&format!("{err:#}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

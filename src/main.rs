@@ -11,7 +11,7 @@ use anyhow::Result;
 use clap::{Args, Parser, Subcommand};
 use egtb::commands::{self, Env, generate::Request, query::Question};
 use egtb::counted::counted;
-use egtb::error::one_line;
+use egtb::error::{error_line, one_line};
 use egtb::generate::Backend;
 use egtb::material::GameId;
 use egtb::solver::gpu::GpuOptions;
@@ -409,10 +409,11 @@ fn report_panics_in_one_line(server: bool) {
     }
     static REPORTED: AtomicBool = AtomicBool::new(false);
     std::panic::set_hook(Box::new(move |info| {
-        if server {
+        let first = !REPORTED.swap(true, Ordering::SeqCst);
+        if server || first {
             eprintln!("egtb: error: {}", panic_line(info.payload(), info.location()));
-        } else if !REPORTED.swap(true, Ordering::SeqCst) {
-            eprintln!("egtb: error: {}", panic_line(info.payload(), info.location()));
+        }
+        if first && !server {
             std::process::exit(101);
         }
     }));
@@ -445,7 +446,7 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("egtb: error: {}", one_line(&format!("{e:#}")));
+            eprintln!("egtb: error: {}", error_line(&e));
             ExitCode::FAILURE
         }
     }

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
-use crate::error::one_line;
+use crate::error::error_line;
 use crate::games::{Game, IndexSpace, Rules};
 use crate::generate::{expected_header, table_path};
 use crate::material::{GameId, Material};
@@ -173,7 +173,7 @@ impl Plan {
         let presence = if path.exists() {
             match Table::open(&path, &expected_header::<G>(material, rules, &index)).and_then(|t| t.verify()) {
                 Ok(_) => Presence::Present,
-                Err(e) => Presence::Bad(one_line(&format!("{e:#}"))),
+                Err(e) => Presence::Bad(error_line(&e)),
             }
         } else {
             Presence::Missing

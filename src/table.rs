@@ -437,6 +437,15 @@ impl Table {
         Ok(())
     }
 
+    /// How the entries fall into blocks: a compressed table's as written, a raw table's in runs
+    /// of [`BLOCK_ENTRIES`], as passes over it read them.
+    fn blocks(&self) -> Blocks {
+        match &self.body {
+            Body::Raw { .. } => Blocks::new(self.header.states(), BLOCK_ENTRIES),
+            Body::Zstd(reader) => reader.blocks,
+        }
+    }
+
     /// Reads the raw entries from state `first` on into `out`.
     fn read_raw(&self, first: u64, out: &mut [Entry]) -> Result<()> {
         read_raw(&self.file, first, out).with_context(|| damaged(&self.path))
@@ -450,14 +459,14 @@ impl Table {
         identity: impl Fn() -> T + Sync + Send,
         reduce: impl Fn(T, T) -> T + Sync + Send,
     ) -> Result<(crc32fast::Hasher, T)> {
-        let run = u64::from(BLOCK_ENTRIES);
-        (0..self.header.states().div_ceil(run))
+        let blocks = self.blocks();
+        (0..blocks.count())
             .into_par_iter()
             .map_init(
-                || vec![0; run as usize],
-                |buffer, i| {
-                    let first = i * run;
-                    let entries = &mut buffer[..(self.header.states() - first).min(run) as usize];
+                || vec![0; blocks.block_entries as usize],
+                |buffer, block| {
+                    let first = blocks.states_of(block).start;
+                    let entries = &mut buffer[..blocks.len_of(block)];
                     self.read_raw(first, entries)?;
                     let mut hasher = crc32fast::Hasher::new();
                     hasher.update(bytemuck::cast_slice(entries));
@@ -553,10 +562,11 @@ impl Table {
             .with_context(|| format!("not enough memory to load table {}", self.path.display()))?;
         match &self.body {
             Body::Raw { verified } => {
+                let blocks = self.blocks();
                 entries
-                    .par_chunks_mut(BLOCK_ENTRIES as usize)
+                    .par_chunks_mut(blocks.block_entries as usize)
                     .enumerate()
-                    .try_for_each(|(run, out)| self.read_raw(run as u64 * u64::from(BLOCK_ENTRIES), out))?;
+                    .try_for_each(|(block, out)| self.read_raw(blocks.states_of(block as u64).start, out))?;
                 if !verified && checksum(&entries) != self.header.checksum {
                     bail!("{}: corrupt (checksum mismatch)", damaged(&self.path));
                 }
@@ -575,10 +585,7 @@ impl Table {
     /// The table verified and kept on disk, as [`LoadedTable::open_on_disk`] loads it.
     pub fn load_on_disk(self) -> Result<LoadedTable> {
         self.verify()?;
-        let blocks = match &self.body {
-            Body::Raw { .. } => Blocks::new(self.header.states(), BLOCK_ENTRIES),
-            Body::Zstd(reader) => reader.blocks,
-        };
+        let blocks = self.blocks();
         Ok(LoadedTable {
             header: self.header,
             path: self.path,

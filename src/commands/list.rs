@@ -7,7 +7,7 @@ use serde_json::json;
 
 use super::Env;
 use crate::counted::{bytes, counted};
-use crate::error::one_line;
+use crate::error::error_line;
 use crate::table::{Table, table_files};
 
 /// One table file found in the folder.
@@ -86,7 +86,7 @@ fn inspect(root: &Path, path: &Path) -> Listed {
             let check = table
                 .check_place(root)
                 .and_then(|()| table.verify())
-                .map_err(|e| one_line(&format!("{e:#}")));
+                .map_err(|e| error_line(&e));
             Listed {
                 file,
                 bytes: table.file_bytes(),
@@ -98,7 +98,7 @@ fn inspect(root: &Path, path: &Path) -> Listed {
             file,
             bytes,
             about: None,
-            check: Err(one_line(&format!("{e:#}"))),
+            check: Err(error_line(&e)),
         },
     }
 }

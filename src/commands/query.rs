@@ -12,7 +12,7 @@ use serde_json::json;
 
 use super::{Env, Palette, detect_game, rules_json, side_title, value_json, verdict};
 use crate::counted::counted;
-use crate::error::one_line;
+use crate::error::{error_line, one_line};
 use crate::games::Game;
 use crate::games::ending::{Ending, ending};
 use crate::material::{GameId, Side};
@@ -115,7 +115,7 @@ pub fn batch(env: &Env, input: impl BufRead, question: Question) -> Result<()> {
                 failed.push((number + 1).to_string());
                 match env.json {
                     true => println!("{}", json!({ "input": text, "error": format!("{e:#}") })),
-                    false => println!("{}\nerror: {}", one_line(text), one_line(&format!("{e:#}"))),
+                    false => println!("{}\nerror: {}", one_line(text), error_line(&e)),
                 }
             }
         }

@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::{Value as Json, json};
 
 use crate::commands::{parse_material, play::parse_side, rules_json, stats::stats_json, verdict};
-use crate::error::{Error, one_line};
+use crate::error::{Error, error_line, one_line};
 use crate::games::chess::Chess;
 use crate::games::darkchess::DarkChess;
 use crate::games::ending::{Ending, ending};
@@ -74,7 +74,7 @@ impl ApiError {
         };
         ApiError {
             status,
-            message: one_line(&format!("{err:#}")),
+            message: error_line(&err),
         }
     }
 }
