@@ -60,8 +60,8 @@ struct Cli {
 #[derive(Args)]
 struct PositionArg {
     /// A position: chess FEN (8 ranks), xiangqi WXF FEN (10 ranks) or dark chess (4 ranks),
-    /// quoted or not; for query and line, `-` reads positions from the standard input, one a
-    /// line.
+    /// quoted or not, after its game's name or alone; for query and line, `-` reads positions
+    /// from the standard input, one a line.
     #[arg(value_name = "POSITION", required = true, num_args = 1..)]
     words: Vec<String>,
 }
@@ -289,8 +289,9 @@ fn run(cli: Cli) -> Result<()> {
         Command::Decompress { game, materials } => convert(&env, Encoding::Raw, game, &materials),
         Command::Serve { port, bind } => commands::serve::run(&env, &bind, port),
         Command::Play { position, side, auto } => {
-            let position = position.text();
-            with_game!(commands::detect_game(&position)?, G => commands::play::run::<G>(&env, &position, side.as_deref(), auto))
+            let text = position.text();
+            let (game, position) = commands::detect_game(&text)?;
+            with_game!(game, G => commands::play::run::<G>(&env, position, side.as_deref(), auto))
         }
     }
 }
@@ -298,11 +299,17 @@ fn run(cli: Cli) -> Result<()> {
 /// Answers `query` or `line` about the position on the command line, or about every position on
 /// the standard input, one a line, when the position is `-`.
 fn ask(env: &Env, position: &PositionArg, question: Question) -> Result<()> {
-    if position.words == ["-"] {
+    let from_input = match position.words.as_slice() {
+        [word] => word == "-",
+        [game, word] => word == "-" && GameId::parse(game).is_ok(),
+        _ => false,
+    };
+    if from_input {
         return commands::query::batch(env, std::io::stdin().lock(), question);
     }
     let text = position.text();
-    with_game!(commands::detect_game(&text)?, G => commands::query::run::<G>(env, &text, question))
+    let (game, position) = commands::detect_game(&text)?;
+    with_game!(game, G => commands::query::run::<G>(env, position, question))
 }
 
 /// The compressed encoding at `--level`, or at the level for each table's size.

@@ -41,17 +41,36 @@ impl Env {
     }
 }
 
-/// The game a position is written for, told by its number of ranks.
-pub fn detect_game(position: &str) -> Result<GameId> {
+/// The game a position is written for, told by its number of ranks, and the position itself. The
+/// position may follow its game's name (`chess 8/8/...`), as materials do on the command line;
+/// the name must then be the game the ranks tell.
+pub fn detect_game(text: &str) -> Result<(GameId, &str)> {
+    let first = text.split_whitespace().next().unwrap_or("");
+    let (named, position) = match GameId::parse(first) {
+        Ok(game) => (Some(game), text.trim_start()[first.len()..].trim_start()),
+        Err(_) => (None, text),
+    };
+    if named.is_some() && position.is_empty() {
+        bail!("no position after '{first}': give the position after the game's name");
+    }
     let board = position.split_whitespace().next().unwrap_or("");
-    match board.split('/').count() {
-        8 => Ok(GameId::Chess),
-        10 => Ok(GameId::Xiangqi),
-        4 => Ok(GameId::DarkChess),
+    let ranks = board.split('/').count();
+    let game = match ranks {
+        8 => GameId::Chess,
+        10 => GameId::Xiangqi,
+        4 => GameId::DarkChess,
         n => bail!(
             "cannot tell the game of '{position}': {} (chess FEN has 8, xiangqi 10, dark chess 4)",
             counted(n, "rank")
         ),
+    };
+    match named {
+        Some(named) if named != game => bail!(
+            "'{position}' has {ranks} ranks, a {} position, not {}: give the position alone or after its game's name",
+            game.name(),
+            named.name()
+        ),
+        _ => Ok((game, position)),
     }
 }
 

@@ -103,8 +103,9 @@ pub fn batch(env: &Env, input: impl BufRead, question: Question) -> Result<()> {
         if text.is_empty() || text.starts_with('#') {
             continue;
         }
-        let result = detect_game(text)
-            .and_then(|game| crate::with_game!(game, G => answer(env, probers.get::<G>(env)?, text, question)));
+        let result = detect_game(text).and_then(
+            |(game, position)| crate::with_game!(game, G => answer(env, probers.get::<G>(env)?, position, question)),
+        );
         if asked > 0 && !env.json {
             println!();
         }

@@ -222,6 +222,15 @@ fn query_and_line_answer_a_list_of_positions_read_from_the_standard_input() {
         let args = [question, "-"];
         let text = succeeded(egtb_reading(&dir, &args, &good), &args);
         assert_eq!(text, one_by_one.join("\n"), "{question}");
+        // The game's name may come first, as it does for materials.
+        assert_eq!(succeeds(&dir, &[question, "chess", rook]), one_by_one[0], "{question}");
+        let args = [question, "chess", "-"];
+        let named = format!("chess {rook}\n{mate}\n");
+        assert_eq!(succeeded(egtb_reading(&dir, &args, &named), &args), text, "{question}");
+        let error = fails(&dir, &[question, "xiangqi", rook]);
+        assert!(error.contains("has 8 ranks, a chess position, not xiangqi"), "{error}");
+        let error = fails(&dir, &[question, "chess"]);
+        assert!(error.contains("no position after 'chess'"), "{error}");
         let args = [question, "-", "--json"];
         let json = succeeded(egtb_reading(&dir, &args, &good), &args);
         let one_by_one = [rook, mate].map(|fen| succeeds(&dir, &[question, fen, "--json"]));
