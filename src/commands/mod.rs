@@ -46,8 +46,11 @@ impl Env {
 /// the name must then be the game the ranks tell.
 pub fn detect_game(text: &str) -> Result<(GameId, &str)> {
     let first = text.split_whitespace().next().unwrap_or("");
+    let rest = text.trim_start()[first.len()..].trim_start();
     let (named, position) = match GameId::parse(first) {
-        Ok(game) => (Some(game), text.trim_start()[first.len()..].trim_start()),
+        Ok(game) => (Some(game), rest),
+        // Every board has ranks apart: a word without one, with more after it, names a game.
+        Err(e) if !first.contains('/') && !rest.is_empty() => return Err(e),
         Err(_) => (None, text),
     };
     if named.is_some() && position.is_empty() {

@@ -231,6 +231,8 @@ fn query_and_line_answer_a_list_of_positions_read_from_the_standard_input() {
         assert!(error.contains("has 8 ranks, a chess position, not xiangqi"), "{error}");
         let error = fails(&dir, &[question, "chess"]);
         assert!(error.contains("no position after 'chess'"), "{error}");
+        let error = fails(&dir, &[question, "chesss", rook]);
+        assert!(error.contains("unknown game 'chesss' (expected chess"), "{error}");
         let args = [question, "-", "--json"];
         let json = succeeded(egtb_reading(&dir, &args, &good), &args);
         let one_by_one = [rook, mate].map(|fen| succeeds(&dir, &[question, fen, "--json"]));
