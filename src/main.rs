@@ -290,25 +290,26 @@ fn run(cli: Cli) -> Result<()> {
         Command::Serve { port, bind } => commands::serve::run(&env, &bind, port),
         Command::Play { position, side, auto } => {
             let text = position.text();
-            let (game, position) = commands::detect_game(&text)?;
+            let (game, position) = commands::detect_game(&text, None)?;
             with_game!(game, G => commands::play::run::<G>(&env, position, side.as_deref(), auto))
         }
     }
 }
 
 /// Answers `query` or `line` about the position on the command line, or about every position on
-/// the standard input, one a line, when the position is `-`.
+/// the standard input, one a line, when the position is `-` (alone or after a game's name, which
+/// every position read must then be of).
 fn ask(env: &Env, position: &PositionArg, question: Question) -> Result<()> {
-    let from_input = match position.words.as_slice() {
-        [word] => word == "-",
-        [game, word] => word == "-" && GameId::parse(game).is_ok(),
-        _ => false,
-    };
-    if from_input {
-        return commands::query::batch(env, std::io::stdin().lock(), question);
+    match position.words.as_slice() {
+        [word] if word == "-" => return commands::query::batch(env, std::io::stdin().lock(), None, question),
+        [game, word] if word == "-" => {
+            let game = GameId::parse(game)?;
+            return commands::query::batch(env, std::io::stdin().lock(), Some(game), question);
+        }
+        _ => {}
     }
     let text = position.text();
-    let (game, position) = commands::detect_game(&text)?;
+    let (game, position) = commands::detect_game(&text, None)?;
     with_game!(game, G => commands::query::run::<G>(env, position, question))
 }
 

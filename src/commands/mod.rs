@@ -42,18 +42,19 @@ impl Env {
 }
 
 /// The game a position is written for, told by its number of ranks, and the position itself. The
-/// position may follow its game's name (`chess 8/8/...`), as materials do on the command line;
-/// the name must then be the game the ranks tell.
-pub fn detect_game(text: &str) -> Result<(GameId, &str)> {
+/// position may follow its game's name (`chess 8/8/...`), as materials do on the command line,
+/// and a list of positions may be read after one (`named`); a name must be the game the ranks
+/// tell.
+pub fn detect_game(text: &str, named: Option<GameId>) -> Result<(GameId, &str)> {
     let first = text.split_whitespace().next().unwrap_or("");
     let rest = text.trim_start()[first.len()..].trim_start();
-    let (named, position) = match GameId::parse(first) {
+    let (here, position) = match GameId::parse(first) {
         Ok(game) => (Some(game), rest),
         // Every board has ranks apart: a word without one, with more after it, names a game.
         Err(e) if !first.contains('/') && !rest.is_empty() => return Err(e),
         Err(_) => (None, text),
     };
-    if named.is_some() && position.is_empty() {
+    if here.is_some() && position.is_empty() {
         bail!("no position after '{first}': give the position after the game's name");
     }
     let board = position.split_whitespace().next().unwrap_or("");
@@ -67,14 +68,14 @@ pub fn detect_game(text: &str) -> Result<(GameId, &str)> {
             counted(n, "rank")
         ),
     };
-    match named {
-        Some(named) if named != game => bail!(
+    if let Some(named) = [named, here].into_iter().flatten().find(|&named| named != game) {
+        bail!(
             "'{position}' has {ranks} ranks, a {} position, not {}: give the position alone or after its game's name",
             game.name(),
             named.name()
-        ),
-        _ => Ok((game, position)),
+        );
     }
+    Ok((game, position))
 }
 
 /// Parses a material name of game `G` and returns its canonical form and whether the sides were

@@ -93,7 +93,7 @@ pub fn run<G: Game>(env: &Env, text: &str, question: Question) -> Result<()> {
 /// forms separated by blank lines, the JSON forms one object a line. A position that cannot be
 /// answered gets its error in its place (`{"input": ..., "error": ...}` in JSON) and the rest are
 /// still answered; the command then fails, naming the lines.
-pub fn batch(env: &Env, input: impl BufRead, question: Question) -> Result<()> {
+pub fn batch(env: &Env, input: impl BufRead, named: Option<GameId>, question: Question) -> Result<()> {
     let mut probers = Probers::default();
     let mut asked = 0usize;
     let mut failed = Vec::new();
@@ -103,7 +103,7 @@ pub fn batch(env: &Env, input: impl BufRead, question: Question) -> Result<()> {
         if text.is_empty() || text.starts_with('#') {
             continue;
         }
-        let result = detect_game(text).and_then(
+        let result = detect_game(text, named).and_then(
             |(game, position)| crate::with_game!(game, G => answer(env, probers.get::<G>(env)?, position, question)),
         );
         if asked > 0 && !env.json {

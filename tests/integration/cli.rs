@@ -227,6 +227,9 @@ fn query_and_line_answer_a_list_of_positions_read_from_the_standard_input() {
         let args = [question, "chess", "-"];
         let named = format!("chess {rook}\n{mate}\n");
         assert_eq!(succeeded(egtb_reading(&dir, &args, &named), &args), text, "{question}");
+        let args = [question, "xiangqi", "-"];
+        let error = failed(egtb_reading(&dir, &args, &named), &args);
+        assert!(error.contains("2 of 2 positions could not be answered"), "{error}");
         let error = fails(&dir, &[question, "xiangqi", rook]);
         assert!(error.contains("has 8 ranks, a chess position, not xiangqi"), "{error}");
         let error = fails(&dir, &[question, "chess"]);
