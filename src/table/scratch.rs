@@ -43,6 +43,33 @@ impl Scratch {
         })
     }
 
+    /// Gives back the disk space of states `states`, which are no longer read (a block
+    /// compressed after waiting here); they read as 0 afterwards. Where the file system cannot
+    /// punch holes the space stays taken until the file is removed, as before.
+    pub fn release(&self, states: Range<u64>) {
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::fd::AsRawFd;
+            let (Ok(offset), Ok(len)) = (
+                i64::try_from(2 * states.start),
+                i64::try_from(2 * (states.end - states.start)),
+            ) else {
+                return;
+            };
+            // SAFETY: fallocate changes only the allocation of this open file within the range.
+            unsafe {
+                libc::fallocate(
+                    self.temp.file.as_raw_fd(),
+                    libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
+                    offset,
+                    len,
+                )
+            };
+        }
+        #[cfg(not(target_os = "linux"))]
+        let _ = states;
+    }
+
     /// Reads the entries of states `first..first + out.len()`.
     pub fn read(&self, first: u64, out: &mut [Entry]) -> Result<()> {
         self.temp
@@ -113,6 +140,36 @@ mod tests {
         assert_eq!(back, entries[entries.len() - 10..]);
         drop(scratch);
         assert!(!path.exists());
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_released_block_gives_its_space_back_and_leaves_the_others_as_stored() {
+        use std::os::unix::fs::MetadataExt;
+
+        let dir = std::env::temp_dir().join(format!("egtb-scratch-release-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let block = u64::from(BLOCK_ENTRIES);
+        let states = 4 * block;
+        let mut scratch = Scratch::beside(&dir.join("t.egtb"), states).unwrap();
+        let entries: Vec<Entry> = (0..states).map(|s| (s % 65_521 + 1) as Entry).collect();
+        scratch.store(0, &entries).unwrap();
+        let allocated = || {
+            scratch.temp.file.sync_all().unwrap();
+            // In 512-byte units, as stat counts them.
+            scratch.temp.file.metadata().unwrap().blocks()
+        };
+        let before = allocated();
+        scratch.release(block..2 * block);
+        assert!(allocated() + 2 * block / 512 <= before, "{before} -> {}", allocated());
+        let mut back = vec![0; states as usize];
+        scratch.read(0, &mut back).unwrap();
+        for (state, (&read, &stored)) in back.iter().zip(&entries).enumerate() {
+            let released = (block..2 * block).contains(&(state as u64));
+            assert_eq!(read, if released { 0 } else { stored }, "{state}");
+        }
+        drop(scratch);
         fs::remove_dir_all(&dir).unwrap();
     }
 }

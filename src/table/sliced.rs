@@ -85,17 +85,19 @@ impl SlicedWriter {
     fn write_blocks(&mut self, complete: &[u64], first: u64, entries: &[Entry]) -> Result<()> {
         let (blocks, level, waiting) = (self.blocks, self.level, &self.waiting);
         let inside = first..first + entries.len() as u64;
+        // A block not whole in `entries` waited raw in the waiting file.
+        let waited = |states: &Range<u64>| states.start < inside.start || inside.end < states.end;
         let frames = complete
             .par_iter()
             .map_init(Vec::new, |buffer, &block| {
                 let states = blocks.states_of(block);
-                if inside.start <= states.start && states.end <= inside.end {
-                    let at = (states.start - first) as usize;
-                    blocks::compress_here(&entries[at..at + blocks.len_of(block)], level)
-                } else {
+                if waited(&states) {
                     buffer.resize(blocks.len_of(block), 0);
                     waiting.read(states.start, buffer)?;
                     blocks::compress_here(buffer, level)
+                } else {
+                    let at = (states.start - first) as usize;
+                    blocks::compress_here(&entries[at..at + blocks.len_of(block)], level)
                 }
             })
             .collect::<Result<Vec<_>>>()?;
@@ -111,6 +113,12 @@ impl SlicedWriter {
                 crc: *crc,
             });
             self.end += u64::from(length);
+            // Its entries are read from the frame from now on: a block that waited raw gives
+            // its space back, so the disk holds only the blocks still waiting.
+            let states = blocks.states_of(block);
+            if waited(&states) {
+                self.waiting.release(states);
+            }
         }
         Ok(())
     }
