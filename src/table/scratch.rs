@@ -44,8 +44,8 @@ impl Scratch {
     }
 
     /// Gives back the disk space of states `states`, which are no longer read (a block
-    /// compressed after waiting here); they read as 0 afterwards. Where the file system cannot
-    /// punch holes the space stays taken until the file is removed, as before.
+    /// compressed after waiting here), by punching a hole: they read as 0 afterwards. Where the
+    /// file system cannot punch holes, they stay as stored until the file is removed.
     pub fn release(&self, states: Range<u64>) {
         #[cfg(target_os = "linux")]
         {
