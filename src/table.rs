@@ -112,20 +112,14 @@ impl EntrySource for Table {
     }
 
     fn run<'a>(&'a self, range: Range<u64>, buffer: &'a mut Vec<Entry>) -> Result<&'a [Entry]> {
+        buffer.resize((range.end - range.start) as usize, 0);
         match &self.body {
-            Body::Raw { .. } => {
-                buffer.resize((range.end - range.start) as usize, 0);
-                self.read_raw(range.start, buffer)?;
-                Ok(buffer)
-            }
-            Body::Zstd(reader) => {
-                buffer.resize((range.end - range.start) as usize, 0);
-                reader
-                    .read_run(&self.file, range, buffer)
-                    .with_context(|| damaged(&self.path))?;
-                Ok(buffer)
-            }
+            Body::Raw { .. } => self.read_raw(range.start, buffer)?,
+            Body::Zstd(reader) => reader
+                .read_run(&self.file, range, buffer)
+                .with_context(|| damaged(&self.path))?,
         }
+        Ok(buffer)
     }
 }
 
