@@ -23,6 +23,11 @@ fn bad_positions_and_materials_are_reported_in_one_line() {
         (&["query", "8/8/8/4k3/8/8/8/RRRRRK2 w"], "at most 6"),
         (&["query", "hello"], "'hello': 1 rank (chess FEN has 8"),
         (&["query", "4k4/9/9/9/9/9/9/9/9/3K1 w"], "rank 0 has 5 squares, not 9"),
+        (
+            &["query", "4k4/9/9/9/9/9/9/9/9/3KQ3 w"],
+            "'Q' is no xiangqi piece (KABNRCP or E, H; red uppercase)",
+        ),
+        (&["query", "k7/8/8/K6B w"], "'B' is no dark chess piece (KAERNCP"),
         (&["query", "8/8/8/4k3/8/8/8/R3K3 w - - 0 1 x"], "has 7 fields"),
         (&["generate", "chess", "KXvK"], "'X'"),
         (&["generate", "chess", "KQK"], "'v'"),

@@ -48,7 +48,8 @@ const SHAPE: Shape = Shape {
 pub fn parse_fen(text: &str) -> Result<Position> {
     let mut cells = [None; SQUARES];
     let parsed = board_text::parse(text, SHAPE, |f, r, c| {
-        let kind = kind_of_letter(c).with_context(|| format!("'{c}' is no xiangqi piece"))?;
+        let kind =
+            kind_of_letter(c).with_context(|| format!("'{c}' is no xiangqi piece (KABNRCP or E, H; red uppercase)"))?;
         let side = letter_side(c);
         cells[usize::from(square(f as u8, r as u8))] = Some(Piece { side, kind });
         Ok(())
