@@ -3,8 +3,9 @@
 //!
 //! Batches resume and share folders: a finished table is a file that verifies, and is reused; a
 //! table is built holding its lock (see [`crate::table::lock`]), so two processes on one folder
-//! never build it twice at once, the second waiting and then reusing the first's; a run killed
-//! while building leaves only a temporary file, removed by the next builder of that table.
+//! never build it twice at once: in a batch the second builds other tables meanwhile, waiting
+//! only when none is left that it could build, and then reuses the first's; a run killed while
+//! building leaves only a temporary file, removed by the next builder of that table.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -71,6 +72,14 @@ enum SolvedTo {
     Memory(Solved),
     /// Solved a slice at a time and written.
     File { solver: String, wall: Duration },
+}
+
+/// What became of a table a generator set out to make available.
+enum Claimed {
+    /// Its file is there, built by this process or found: with the table, when kept loaded.
+    Available(Option<Box<LoadedTable>>),
+    /// Another process is building it.
+    Busy,
 }
 
 /// How one table came to be available.
@@ -189,27 +198,76 @@ impl<'p, G: Game> Generator<'p, G> {
     /// Makes every table that a material's exits reach available.
     pub fn ensure_smaller(&mut self, material: &Material) -> Result<()> {
         G::check_material(material)?;
-        for sub in G::sub_materials(material) {
-            self.ensure_file(&sub)?;
-        }
-        Ok(())
+        self.ensure_batch(&G::sub_materials(material))
     }
 
     /// Makes sure the file of a material exists and verifies, building it (after the tables its
     /// exits reach) when it is missing. Lean, only a table just solved stays loaded.
     pub fn ensure_file(&mut self, material: &Material) -> Result<()> {
-        if self.available.contains(material) {
-            return Ok(());
+        self.ensure_batch(std::slice::from_ref(material))
+    }
+
+    /// Makes the tables of a batch available: `materials` and every table their exits reach,
+    /// each after the tables it reads. A table that another process sharing the folder is
+    /// building is left for later while this one can build another, so that processes on one
+    /// folder share a batch; this one waits only when each table it could build is another's.
+    pub fn ensure_batch(&mut self, materials: &[Material]) -> Result<()> {
+        self.check_batch_memory(materials)?;
+        let mut left = plan::dependency_order::<G>(materials)?;
+        left.retain(|m| !self.available.contains(m));
+        let missing: HashSet<Material> = left
+            .iter()
+            .filter(|m| !table_path::<G>(&self.dir, m, self.rules).exists())
+            .copied()
+            .collect();
+        while !left.is_empty() {
+            let before = left.len();
+            let mut i = 0;
+            while i < left.len() {
+                let material = left[i];
+                let reads_available = G::sub_materials(&material)
+                    .iter()
+                    .all(|sub| self.available.contains(sub));
+                if !reads_available {
+                    i += 1;
+                    continue;
+                }
+                match self.load_or_solve(&material, false)? {
+                    Claimed::Busy => i += 1,
+                    claimed => {
+                        self.made_available(&material, claimed);
+                        left.remove(i);
+                    }
+                }
+            }
+            if left.len() == before {
+                // Every table this process could build is being built by another: wait for the
+                // first, whose reads are all available, as the dependency order puts them first.
+                let material = left.remove(0);
+                let claimed = self.load_or_solve(&material, true)?;
+                self.made_available(&material, claimed);
+            }
         }
-        if !self.memory_checked.contains(material) {
-            self.check_memory(material, &mut Vec::new())?;
+        let by_another = self
+            .built
+            .iter()
+            .filter(|b| b.solved.is_none() && missing.contains(&b.material))
+            .count();
+        if by_another > 0 {
+            self.notes.push(format!(
+                "{} built meanwhile by another process sharing the folder (shown as reused)",
+                counted(by_another, "table")
+            ));
         }
-        self.ensure_smaller(material)?;
-        if let Some(table) = self.load_or_solve(material)? {
-            self.tables.insert(*material, table);
+        Ok(())
+    }
+
+    /// Notes a material's table available, and keeps it loaded when it came loaded.
+    fn made_available(&mut self, material: &Material, claimed: Claimed) {
+        if let Claimed::Available(Some(table)) = claimed {
+            self.tables.insert(*material, *table);
         }
         self.available.insert(*material);
-        Ok(())
     }
 
     /// The missing tables of a batch (`materials` and the tables their exits reach), each with
@@ -248,23 +306,27 @@ impl<'p, G: Game> Generator<'p, G> {
         Ok(())
     }
 
-    /// Builds the table of a material, or verifies its existing file; returns the table when
-    /// it was solved, or when it was read and this generator keeps what it reads.
-    fn load_or_solve(&mut self, material: &Material) -> Result<Option<LoadedTable>> {
+    /// Builds the table of a material, or verifies its existing file; with it, the table when
+    /// it was solved, or when it was read and this generator keeps what it reads. When another
+    /// process is building it, waits for that one when `wait`, and is [`Claimed::Busy`] otherwise.
+    fn load_or_solve(&mut self, material: &Material, wait: bool) -> Result<Claimed> {
         let index = G::index(material, self.rules)?;
         let expect = expected_header::<G>(material, self.rules, &index);
         let path = table_path::<G>(&self.dir, material, self.rules);
         if path.exists() {
-            return self.reuse(material, &path, &expect);
+            return Ok(Claimed::Available(self.reuse(material, &path, &expect)?.map(Box::new)));
         }
-        let (lock, waited) = TableLock::acquire(&path)?;
+        let lock = if wait {
+            TableLock::acquire(&path)?
+        } else {
+            match TableLock::try_acquire(&path)? {
+                Some(lock) => lock,
+                None => return Ok(Claimed::Busy),
+            }
+        };
         if path.exists() {
             drop(lock);
-            if waited {
-                self.notes
-                    .push(format!("{material} was built by another process while this one waited"));
-            }
-            return self.reuse(material, &path, &expect);
+            return Ok(Claimed::Available(self.reuse(material, &path, &expect)?.map(Box::new)));
         }
         lock.remove_stale_temps()?;
         let header = Header {
@@ -276,7 +338,7 @@ impl<'p, G: Game> Generator<'p, G> {
             SolvedTo::File { solver, wall } => {
                 drop(lock);
                 self.record(material, path, index.states(), Some((solver, wall)))?;
-                return Ok(None);
+                return Ok(Claimed::Available(None));
             }
         };
         if !solved.rulings.is_empty() {
@@ -289,7 +351,7 @@ impl<'p, G: Game> Generator<'p, G> {
         } = solved;
         let table = LoadedTable::solved(&path, header, entries);
         self.record(material, path, index.states(), Some((solver, wall)))?;
-        Ok(Some(table))
+        Ok(Claimed::Available(Some(Box::new(table))))
     }
 
     /// Verifies an existing table, and loads it unless this generator is lean.

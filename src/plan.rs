@@ -4,7 +4,7 @@
 
 pub mod slurm;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
@@ -95,6 +95,27 @@ impl Presence {
     }
 }
 
+/// `materials` (canonical) and every table their exits reach, each after the tables it reads
+/// (depth first), each once.
+pub fn dependency_order<G: Game>(materials: &[Material]) -> Result<Vec<Material>> {
+    fn visit<G: Game>(material: &Material, seen: &mut HashSet<Material>, order: &mut Vec<Material>) -> Result<()> {
+        if !seen.insert(*material) {
+            return Ok(());
+        }
+        G::check_material(material)?;
+        for sub in G::sub_materials(material) {
+            visit::<G>(&sub, seen, order)?;
+        }
+        order.push(*material);
+        Ok(())
+    }
+    let (mut seen, mut order) = (HashSet::new(), Vec::new());
+    for material in materials {
+        visit::<G>(material, &mut seen, &mut order)?;
+    }
+    Ok(order)
+}
+
 /// One table of a batch.
 #[derive(Clone, Debug)]
 pub struct PlannedTable {
@@ -141,56 +162,38 @@ impl Plan {
             dir: dir.to_path_buf(),
             tables: Vec::new(),
         };
-        let mut position = HashMap::new();
-        for material in materials {
-            plan.visit::<G>(material, rules, &mut position)?;
+        let mut position: HashMap<Material, usize> = HashMap::new();
+        for material in dependency_order::<G>(materials)? {
+            let reads = G::sub_materials(&material);
+            let index = G::index(&material, rules)?;
+            let (states, working_states) = (index.states(), index.working_states());
+            let loaded_states = held_states(reads.iter().map(|sub| plan.tables[position[sub]].states));
+            let rule_bytes = G::rule_bytes_per_state(&material, rules);
+            let path = table_path::<G>(dir, &material, rules);
+            // Present only when generation would reuse it: the whole file verifies (a compressed
+            // table's blocks are checked only when read).
+            let presence = if path.exists() {
+                match Table::open(&path, &expected_header::<G>(&material, rules, &index)).and_then(|t| t.verify()) {
+                    Ok(_) => Presence::Present,
+                    Err(e) => Presence::Bad(error_line(&e)),
+                }
+            } else {
+                Presence::Missing
+            };
+            position.insert(material, plan.tables.len());
+            plan.tables.push(PlannedTable {
+                material,
+                reads,
+                states,
+                working_states,
+                loaded_states,
+                rule_bytes,
+                peak_bytes: estimate_peak_bytes(working_states, loaded_states, rule_bytes),
+                path,
+                presence,
+            });
         }
         Ok(plan)
-    }
-
-    /// Adds a material after every table it reads (depth first), once.
-    fn visit<G: Game>(
-        &mut self,
-        material: &Material,
-        rules: G::Rules,
-        position: &mut HashMap<Material, usize>,
-    ) -> Result<()> {
-        if position.contains_key(material) {
-            return Ok(());
-        }
-        G::check_material(material)?;
-        let reads = G::sub_materials(material);
-        for sub in &reads {
-            self.visit::<G>(sub, rules, position)?;
-        }
-        let index = G::index(material, rules)?;
-        let (states, working_states) = (index.states(), index.working_states());
-        let loaded_states = held_states(reads.iter().map(|sub| self.tables[position[sub]].states));
-        let rule_bytes = G::rule_bytes_per_state(material, rules);
-        let path = table_path::<G>(&self.dir, material, rules);
-        // Present only when generation would reuse it: the whole file verifies (a compressed
-        // table's blocks are checked only when read).
-        let presence = if path.exists() {
-            match Table::open(&path, &expected_header::<G>(material, rules, &index)).and_then(|t| t.verify()) {
-                Ok(_) => Presence::Present,
-                Err(e) => Presence::Bad(error_line(&e)),
-            }
-        } else {
-            Presence::Missing
-        };
-        position.insert(*material, self.tables.len());
-        self.tables.push(PlannedTable {
-            material: *material,
-            reads,
-            states,
-            working_states,
-            loaded_states,
-            rule_bytes,
-            peak_bytes: estimate_peak_bytes(working_states, loaded_states, rule_bytes),
-            path,
-            presence,
-        });
-        Ok(())
     }
 
     /// Where a material is in the plan.

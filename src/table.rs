@@ -253,7 +253,7 @@ pub struct Converted {
 /// verified first, then read a run at a time, so that the memory a conversion takes does not
 /// grow with the table.
 pub fn convert(path: &Path, encoding: Encoding, progress: &dyn Progress) -> Result<Converted> {
-    let (lock, _) = TableLock::acquire(path)?;
+    let lock = TableLock::acquire(path)?;
     lock.remove_stale_temps()?;
     let table = Table::open_unchecked(path)?;
     let (from, before) = (table.header.encoding, table.file_bytes());

@@ -40,13 +40,8 @@ pub fn run<G: Game>(env: &Env, request: &Request) -> Result<()> {
         .lean();
     let missing = generator.check_batch_memory(&materials)?;
     bar.batch(missing.iter().map(|(m, states)| (m.to_string(), *states)));
-    // Each requested table with what it needs, then nothing kept loaded: a batch's memory is
-    // that of its largest table and its exits, not of all of them.
-    let result = materials.iter().try_for_each(|m| {
-        generator.ensure_file(m)?;
-        generator.unload();
-        anyhow::Ok(())
-    });
+    // Lean: a batch's memory is that of its largest table and its exits, not of all of them.
+    let result = generator.ensure_batch(&materials);
     bar.finish();
     result?;
     let wall = start.elapsed().as_secs_f64();

@@ -20,13 +20,23 @@ pub struct TableLock {
 }
 
 impl TableLock {
-    /// Takes the lock of the table at `table`, waiting while another process holds it; also tells
-    /// whether it had to wait.
-    pub fn acquire(table: &Path) -> Result<(TableLock, bool)> {
+    /// Takes the lock of the table at `table`, waiting while another process holds it.
+    pub fn acquire(table: &Path) -> Result<TableLock> {
+        let claim = Self::claim(table, true)?;
+        Ok(claim.expect("a waiting claim always gets the lock"))
+    }
+
+    /// Takes the lock of the table at `table` if no other process holds it; `None` when one does.
+    pub fn try_acquire(table: &Path) -> Result<Option<TableLock>> {
+        Self::claim(table, false)
+    }
+
+    /// Takes the lock, waiting for it when `wait`, or giving up at once when another process
+    /// holds it.
+    fn claim(table: &Path, wait: bool) -> Result<Option<TableLock>> {
         let dir = table.parent().context("table path has no folder")?;
         fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         let path = lock_path(table);
-        let mut waited = false;
         loop {
             let file = OpenOptions::new()
                 .create(true)
@@ -36,8 +46,8 @@ impl TableLock {
                 .with_context(|| format!("cannot open lock file {}", path.display()))?;
             match file.try_lock() {
                 Ok(()) => {}
+                Err(TryLockError::WouldBlock) if !wait => return Ok(None),
                 Err(TryLockError::WouldBlock) => {
-                    waited = true;
                     file.lock().with_context(|| format!("cannot lock {}", path.display()))?;
                 }
                 Err(TryLockError::Error(e)) => {
@@ -50,7 +60,7 @@ impl TableLock {
                     table: table.to_path_buf(),
                     path,
                 };
-                return Ok((lock, waited));
+                return Ok(Some(lock));
             }
         }
     }
@@ -115,8 +125,11 @@ mod tests {
 
         let dir = std::env::temp_dir().join(format!("egtb-lock-test-{}", std::process::id()));
         let table = dir.join("chess").join("KQvK.egtb");
-        let (first, waited) = TableLock::acquire(&table).unwrap();
-        assert!(!waited);
+        let first = TableLock::acquire(&table).unwrap();
+        assert!(
+            TableLock::try_acquire(&table).unwrap().is_none(),
+            "held: no second claim"
+        );
         fs::write(dir.join("chess").join("KQvK.egtb.tmp999"), b"partial").unwrap();
         fs::write(dir.join("chess").join("KQvKR.egtb.tmp999"), b"another table's").unwrap();
         let released = Arc::new(AtomicBool::new(false));
@@ -134,6 +147,10 @@ mod tests {
         assert!(
             waiter.join().unwrap(),
             "the second holder got the lock only after the first let go"
+        );
+        assert!(
+            TableLock::try_acquire(&table).unwrap().is_some(),
+            "free again: claimed at once"
         );
         assert!(!dir.join("chess").join("KQvK.egtb.tmp999").exists());
         assert!(

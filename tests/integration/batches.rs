@@ -5,10 +5,11 @@
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
-use std::time::{Instant, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use egtb::games::xiangqi::asian::rules_apply;
 use egtb::material::{GameId, Material};
+use egtb::table::lock::TableLock;
 use serde_json::Value;
 
 use crate::support::{Rng, egtb, egtb_command, temp_dir};
@@ -139,6 +140,35 @@ fn two_processes_on_one_folder_build_each_table_once() {
     for (material, built_by) in &builders {
         assert_eq!(built_by.len(), 1, "{material} built by runs {built_by:?}");
     }
+    assert_eq!(all_verify(&dir), 6);
+    assert!(leftovers(&dir).is_empty(), "{:?}", leftovers(&dir));
+}
+
+/// While another process holds a table's lock, a batch builds the tables that do not need that
+/// one, and waits for it only when nothing else is left; then it builds it.
+#[test]
+fn a_batch_builds_other_tables_while_another_process_holds_one() {
+    let dir = temp_dir("batch-busy");
+    let held = dir.join("chess").join("KQvKR.egtb");
+    let lock = TableLock::try_acquire(&held)
+        .unwrap()
+        .expect("nobody holds the table yet");
+    let batch = ["generate", "chess", "KQvKR", "KRvKN", "--json", "--threads", "1"];
+    let child = egtb_command(&dir, &batch).spawn().unwrap();
+    let other = dir.join("chess").join("KRvKN.egtb");
+    let start = Instant::now();
+    while !other.exists() {
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "KRvKN was not built while KQvKR was locked"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(!held.exists());
+    drop(lock);
+    let out = summary(child.wait_with_output().unwrap());
+    assert_eq!(materials(&out), ["KvK", "KRvK", "KQvK", "KNvK", "KRvKN", "KQvKR"]);
+    assert!(every_table(&out, "reused", false.into()), "{out}");
     assert_eq!(all_verify(&dir), 6);
     assert!(leftovers(&dir).is_empty(), "{:?}", leftovers(&dir));
 }
