@@ -76,8 +76,10 @@ enum SolvedTo {
 
 /// What became of a table a generator set out to make available.
 enum Claimed {
-    /// Its file is there, built by this process or found: with the table, when kept loaded.
-    Available(Option<Box<LoadedTable>>),
+    /// This process built it: with the table, when kept loaded.
+    Built(Option<Box<LoadedTable>>),
+    /// Its file was there and verifies: with the table, when kept loaded.
+    Found(Option<Box<LoadedTable>>),
     /// Another process is building it.
     Busy,
 }
@@ -220,6 +222,7 @@ impl<'p, G: Game> Generator<'p, G> {
             .filter(|m| !table_path::<G>(&self.dir, m, self.rules).exists())
             .copied()
             .collect();
+        let mut by_another = 0;
         while !left.is_empty() {
             let before = left.len();
             let mut i = 0;
@@ -235,7 +238,7 @@ impl<'p, G: Game> Generator<'p, G> {
                 match self.load_or_solve(&material, false)? {
                     Claimed::Busy => i += 1,
                     claimed => {
-                        self.made_available(&material, claimed);
+                        by_another += usize::from(self.take(&material, claimed, &missing));
                         left.remove(i);
                     }
                 }
@@ -245,14 +248,9 @@ impl<'p, G: Game> Generator<'p, G> {
                 // first, whose reads are all available, as the dependency order puts them first.
                 let material = left.remove(0);
                 let claimed = self.load_or_solve(&material, true)?;
-                self.made_available(&material, claimed);
+                by_another += usize::from(self.take(&material, claimed, &missing));
             }
         }
-        let by_another = self
-            .built
-            .iter()
-            .filter(|b| b.solved.is_none() && missing.contains(&b.material))
-            .count();
         if by_another > 0 {
             self.notes.push(format!(
                 "{} built meanwhile by another process sharing the folder (shown as reused)",
@@ -262,12 +260,23 @@ impl<'p, G: Game> Generator<'p, G> {
         Ok(())
     }
 
-    /// Notes a material's table available, and keeps it loaded when it came loaded.
-    fn made_available(&mut self, material: &Material, claimed: Claimed) {
-        if let Claimed::Available(Some(table)) = claimed {
+    /// Notes a material's table available, and keeps it loaded when it came loaded; tells
+    /// whether another process built it meanwhile (found, where it was `missing` at first), which
+    /// the batch's progress then counts as done.
+    fn take(&mut self, material: &Material, claimed: Claimed, missing: &HashSet<Material>) -> bool {
+        let (table, by_another) = match claimed {
+            Claimed::Built(table) => (table, false),
+            Claimed::Found(table) => (table, missing.contains(material)),
+            Claimed::Busy => return false,
+        };
+        if by_another {
+            self.progress.built_elsewhere(&material.to_string());
+        }
+        if let Some(table) = table {
             self.tables.insert(*material, *table);
         }
         self.available.insert(*material);
+        by_another
     }
 
     /// The missing tables of a batch (`materials` and the tables their exits reach), each with
@@ -314,7 +323,7 @@ impl<'p, G: Game> Generator<'p, G> {
         let expect = expected_header::<G>(material, self.rules, &index);
         let path = table_path::<G>(&self.dir, material, self.rules);
         if path.exists() {
-            return Ok(Claimed::Available(self.reuse(material, &path, &expect)?.map(Box::new)));
+            return Ok(Claimed::Found(self.reuse(material, &path, &expect)?.map(Box::new)));
         }
         let lock = if wait {
             TableLock::acquire(&path)?
@@ -326,7 +335,7 @@ impl<'p, G: Game> Generator<'p, G> {
         };
         if path.exists() {
             drop(lock);
-            return Ok(Claimed::Available(self.reuse(material, &path, &expect)?.map(Box::new)));
+            return Ok(Claimed::Found(self.reuse(material, &path, &expect)?.map(Box::new)));
         }
         lock.remove_stale_temps()?;
         let header = Header {
@@ -338,7 +347,7 @@ impl<'p, G: Game> Generator<'p, G> {
             SolvedTo::File { solver, wall } => {
                 drop(lock);
                 self.record(material, path, index.states(), Some((solver, wall)))?;
-                return Ok(Claimed::Available(None));
+                return Ok(Claimed::Built(None));
             }
         };
         if !solved.rulings.is_empty() {
@@ -351,7 +360,7 @@ impl<'p, G: Game> Generator<'p, G> {
         } = solved;
         let table = LoadedTable::solved(&path, header, entries);
         self.record(material, path, index.states(), Some((solver, wall)))?;
-        Ok(Claimed::Available(Some(Box::new(table))))
+        Ok(Claimed::Built(Some(Box::new(table))))
     }
 
     /// Verifies an existing table, and loads it unless this generator is lean.

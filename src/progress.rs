@@ -37,6 +37,7 @@ struct Batch {
     states: HashMap<String, u64>,
     /// The table being built, which counts as done when the next one starts.
     current: Option<String>,
+    /// Tables started here or built by another process.
     started: usize,
 }
 
@@ -46,6 +47,13 @@ impl Batch {
         if let Some(name) = self.current.take() {
             self.bar.inc(self.states.get(&name).copied().unwrap_or(0));
         }
+    }
+
+    /// Counts one more table started (or done elsewhere) in the bar's message.
+    fn count_started(&mut self) {
+        self.started += 1;
+        self.bar
+            .set_message(format!("batch: {} of {} tables", self.started, self.states.len()));
     }
 }
 
@@ -196,11 +204,17 @@ impl Progress for Bar {
         *self.table.lock().expect("progress lock") = name.to_string();
         if let Some(batch) = self.batch.lock().expect("progress lock").as_mut() {
             batch.finish_current();
-            batch.started += 1;
-            batch
-                .bar
-                .set_message(format!("batch: {} of {} tables", batch.started, batch.states.len()));
+            batch.count_started();
             batch.current = Some(name.to_string());
+        }
+    }
+
+    fn built_elsewhere(&self, name: &str) {
+        if let Some(batch) = self.batch.lock().expect("progress lock").as_mut()
+            && let Some(&states) = batch.states.get(name)
+        {
+            batch.bar.inc(states);
+            batch.count_started();
         }
     }
 
@@ -229,15 +243,17 @@ pub fn peak_memory() -> Option<u64> {
 mod tests {
     use super::*;
 
+    /// The batch bar's position, length and message.
+    fn shown(bar: &Bar) -> (u64, Option<u64>, String) {
+        let batch = bar.batch.lock().unwrap();
+        let batch = batch.as_ref().unwrap();
+        (batch.bar.position(), batch.bar.length(), batch.bar.message())
+    }
+
     #[test]
     fn a_batch_counts_each_table_by_its_states_once_the_next_starts() {
         let bar = Bar::new();
         bar.batch([("KvK".to_string(), 924), ("KQvK".to_string(), 57_288)]);
-        let shown = |bar: &Bar| {
-            let batch = bar.batch.lock().unwrap();
-            let batch = batch.as_ref().unwrap();
-            (batch.bar.position(), batch.bar.length(), batch.bar.message())
-        };
         assert_eq!(shown(&bar), (0, Some(58_212), "batch: 0 of 2 tables".into()));
         bar.table("KvK");
         bar.phase("moves", 924);
@@ -247,6 +263,19 @@ mod tests {
         assert_eq!(shown(&bar), (924, Some(58_212), "batch: 2 of 2 tables".into()));
         bar.finish();
         assert_eq!(shown(&bar).0, 58_212);
+    }
+
+    #[test]
+    fn a_table_built_by_another_process_counts_as_done_at_once() {
+        let bar = Bar::new();
+        bar.batch([("KvK".to_string(), 924), ("KQvK".to_string(), 57_288)]);
+        bar.table("KvK");
+        bar.built_elsewhere("KQvK");
+        // KvK counts once the next table starts.
+        assert_eq!(shown(&bar), (57_288, Some(58_212), "batch: 2 of 2 tables".into()));
+        bar.built_elsewhere("KRvK");
+        let not_in_the_batch = shown(&bar);
+        assert_eq!(not_in_the_batch, (57_288, Some(58_212), "batch: 2 of 2 tables".into()));
     }
 
     #[test]
