@@ -97,7 +97,7 @@ enum Command {
         level: Option<i32>,
     },
     /// Show the tables a batch needs in dependency order, with state counts, estimated peak
-    /// memory and whether each is present; or the batch as Slurm jobs (--slurm).
+    /// memory and whether each is present or being built; or the batch as Slurm jobs (--slurm).
     Plan {
         /// chess, xiangqi or darkchess.
         game: String,

@@ -15,6 +15,7 @@ use crate::generate::{expected_header, table_path};
 use crate::material::{GameId, Material};
 use crate::memory;
 use crate::table::Table;
+use crate::table::lock::TableLock;
 
 /// Bytes a state of the table being built takes while it is solved: one 16-bit word, the entry
 /// or, while the state is unresolved, its HP counter.
@@ -78,6 +79,8 @@ pub fn check_memory(material: &Material, states: u64, loaded_states: u64) -> Res
 pub enum Presence {
     /// No file: the table is to be built.
     Missing,
+    /// No file yet, and another process holds the table's lock: it is being built.
+    Building,
     /// The file is there and verifies: the table is reused.
     Present,
     /// A file is there but cannot be used (why): generation would stop on it.
@@ -89,6 +92,7 @@ impl Presence {
     pub fn word(&self) -> &'static str {
         match self {
             Presence::Missing => "missing",
+            Presence::Building => "building",
             Presence::Present => "present",
             Presence::Bad(_) => "bad",
         }
@@ -177,6 +181,8 @@ impl Plan {
                     Ok(_) => Presence::Present,
                     Err(e) => Presence::Bad(error_line(&e)),
                 }
+            } else if TableLock::is_held(&path) {
+                Presence::Building
             } else {
                 Presence::Missing
             };

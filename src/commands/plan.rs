@@ -127,8 +127,12 @@ fn print_plan(env: &Env, plan: &Plan) -> Result<()> {
     let present = plan.tables.len() - build.len();
     match build.iter().map(|t| t.peak_bytes).max() {
         Some(peak) => println!(
-            "To build: {}, {}, largest peak {:.1} MiB; {present} present.",
+            "To build: {}{}, {}, largest peak {:.1} MiB; {present} present.",
             counted(build.len(), "table"),
+            match build.iter().filter(|t| t.presence == Presence::Building).count() {
+                0 => String::new(),
+                building => format!(" ({building} being built by another process now)"),
+            },
             counted(build.iter().map(|t| t.states).sum::<u64>(), "state"),
             mib(peak),
         ),

@@ -31,6 +31,15 @@ impl TableLock {
         Self::claim(table, false)
     }
 
+    /// Whether a process holds the lock of the table at `table` now: a look that creates
+    /// nothing, true only for that moment.
+    pub fn is_held(table: &Path) -> bool {
+        let Ok(file) = File::open(lock_path(table)) else {
+            return false;
+        };
+        matches!(file.try_lock(), Err(TryLockError::WouldBlock))
+    }
+
     /// Takes the lock, waiting for it when `wait`, or giving up at once when another process
     /// holds it.
     fn claim(table: &Path, wait: bool) -> Result<Option<TableLock>> {
@@ -130,6 +139,7 @@ mod tests {
             TableLock::try_acquire(&table).unwrap().is_none(),
             "held: no second claim"
         );
+        assert!(TableLock::is_held(&table));
         fs::write(dir.join("chess").join("KQvK.egtb.tmp999"), b"partial").unwrap();
         fs::write(dir.join("chess").join("KQvKR.egtb.tmp999"), b"another table's").unwrap();
         let released = Arc::new(AtomicBool::new(false));
@@ -148,6 +158,7 @@ mod tests {
             waiter.join().unwrap(),
             "the second holder got the lock only after the first let go"
         );
+        assert!(!TableLock::is_held(&table), "let go, and its lock file gone");
         assert!(
             TableLock::try_acquire(&table).unwrap().is_some(),
             "free again: claimed at once"

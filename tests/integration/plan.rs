@@ -13,6 +13,7 @@ use egtb::material::{GameId, Material};
 use egtb::plan::slurm::{JobOptions, script};
 use egtb::plan::{Plan, Presence, estimate_peak_bytes};
 use egtb::solver::Silent;
+use egtb::table::lock::TableLock;
 
 use crate::support::{egtb, egtb_command, failed, succeeded, temp_dir};
 
@@ -178,6 +179,33 @@ fn the_command_reports_bad_input_in_one_line_and_prints_json() {
     succeeded(egtb(&dir, &["generate", "xiangqi", "KRvK"]), &[]);
     let text = succeeded(egtb(&dir, &["plan", "xiangqi", "KRvK"]), &[]);
     assert!(text.contains("Nothing to build: all 2 tables present."), "{text}");
+}
+
+/// A missing table whose lock another process holds is shown as being built, and as missing
+/// again once the lock is let go.
+#[test]
+fn a_table_another_process_is_building_is_shown_so() {
+    let dir = temp_dir("plan-building");
+    let lock = TableLock::try_acquire(&dir.join("chess").join("KQvK.egtb"))
+        .unwrap()
+        .expect("nobody holds the table yet");
+    let status = |dir: &Path| {
+        let out = egtb(dir, &["plan", "chess", "KQvK", "--json"]);
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let tables = json["tables"].as_array().unwrap().clone();
+        tables
+            .iter()
+            .map(|t| t["status"].as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(status(&dir), ["missing", "building"]);
+    let text = succeeded(egtb(&dir, &["plan", "chess", "KQvK"]), &[]);
+    assert!(
+        text.contains("To build: 2 tables (1 being built by another process now), "),
+        "{text}"
+    );
+    drop(lock);
+    assert_eq!(status(&dir), ["missing", "missing"]);
 }
 
 #[test]
