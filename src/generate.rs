@@ -247,6 +247,7 @@ impl<'p, G: Game> Generator<'p, G> {
                 // Every table this process could build is being built by another: wait for the
                 // first, whose reads are all available, as the dependency order puts them first.
                 let material = left.remove(0);
+                self.progress.waiting(&material.to_string());
                 let claimed = self.load_or_solve(&material, true)?;
                 by_another += usize::from(self.take(&material, claimed, &missing));
             }

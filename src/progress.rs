@@ -218,6 +218,17 @@ impl Progress for Bar {
         }
     }
 
+    /// Says so on the table's bar, and at once in the plain lines where stderr is no terminal.
+    fn waiting(&self, name: &str) {
+        let message = format!("{name}: waiting for the process that builds it");
+        self.bar.reset();
+        self.bar.set_length(0);
+        self.bar.set_message(message.clone());
+        if self.log.is_some() {
+            eprintln!("egtb: {message}");
+        }
+    }
+
     fn phase(&self, name: &str, total: u64) {
         let table = self.table.lock().expect("progress lock").clone();
         self.bar.reset();
@@ -276,6 +287,17 @@ mod tests {
         bar.built_elsewhere("KRvK");
         let not_in_the_batch = shown(&bar);
         assert_eq!(not_in_the_batch, (57_288, Some(58_212), "batch: 2 of 2 tables".into()));
+    }
+
+    #[test]
+    fn a_wait_for_another_process_shows_on_the_table_bar() {
+        let bar = Bar::new();
+        bar.table("KRvK");
+        bar.phase("layers", 100);
+        bar.advance(40);
+        bar.waiting("KQvKR");
+        assert_eq!(bar.bar.message(), "KQvKR: waiting for the process that builds it");
+        assert_eq!((bar.bar.position(), bar.bar.length()), (0, Some(0)));
     }
 
     #[test]

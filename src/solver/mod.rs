@@ -226,6 +226,8 @@ pub trait Progress: Sync {
     fn table(&self, _name: &str) {}
     /// A table of the batch was built by another process sharing the folder: done here too.
     fn built_elsewhere(&self, _name: &str) {}
+    /// This process waits for another that is building a table it needs.
+    fn waiting(&self, _name: &str) {}
     /// A new phase begins, `total` units long (0 when unknown).
     fn phase(&self, name: &str, total: u64);
     /// `done` more units of the current phase are finished.

@@ -4,7 +4,9 @@
 
 use std::collections::BTreeMap;
 use std::fs;
+use std::io::{BufRead, BufReader};
 use std::path::Path;
+use std::sync::mpsc;
 use std::time::{Duration, Instant, SystemTime};
 
 use egtb::games::xiangqi::asian::rules_apply;
@@ -154,19 +156,32 @@ fn a_batch_builds_other_tables_while_another_process_holds_one() {
         .unwrap()
         .expect("nobody holds the table yet");
     let batch = ["generate", "chess", "KQvKR", "KRvKN", "--json", "--threads", "1"];
-    let child = egtb_command(&dir, &batch).spawn().unwrap();
-    let other = dir.join("chess").join("KRvKN.egtb");
-    let start = Instant::now();
-    while !other.exists() {
-        assert!(
-            start.elapsed() < Duration::from_secs(120),
-            "KRvKN was not built while KQvKR was locked"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    // Plain progress lines (stderr is no terminal), none of them periodic within the test.
+    let mut child = egtb_command(&dir, &batch)
+        .env("EGTB_PROGRESS_EVERY", "3600")
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let (send, lines) = mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines() {
+            let _ = send.send(line.unwrap());
+        }
+    });
+    let next_line = || {
+        lines
+            .recv_timeout(Duration::from_secs(120))
+            .expect("the batch says it waits")
+    };
+    while next_line() != "egtb: KQvKR: waiting for the process that builds it" {}
+    assert!(
+        dir.join("chess").join("KRvKN.egtb").exists(),
+        "KRvKN was built while KQvKR was locked"
+    );
     assert!(!held.exists());
     drop(lock);
     let out = summary(child.wait_with_output().unwrap());
+    reader.join().unwrap();
     assert_eq!(materials(&out), ["KvK", "KRvK", "KQvK", "KNvK", "KRvKN", "KQvKR"]);
     assert!(every_table(&out, "reused", false.into()), "{out}");
     assert_eq!(all_verify(&dir), 6);
