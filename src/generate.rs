@@ -214,8 +214,8 @@ impl<'p, G: Game> Generator<'p, G> {
     /// building is left for later while this one can build another, so that processes on one
     /// folder share a batch; this one waits only when each table it could build is another's.
     pub fn ensure_batch(&mut self, materials: &[Material]) -> Result<()> {
-        self.check_batch_memory(materials)?;
         let mut left = plan::dependency_order::<G>(materials)?;
+        self.check_memory(&left)?;
         left.retain(|m| !self.available.contains(m));
         let missing: HashSet<Material> = left
             .iter()
@@ -284,36 +284,28 @@ impl<'p, G: Game> Generator<'p, G> {
     /// its states. Refuses, before any work, when one would need more memory than this process
     /// can count on: a batch stops at once rather than after its smaller tables are built.
     pub fn check_batch_memory(&mut self, materials: &[Material]) -> Result<Vec<(Material, u64)>> {
-        let mut missing = Vec::new();
-        for material in materials {
-            self.check_memory(material, &mut missing)?;
-        }
-        Ok(missing)
+        let tables = plan::dependency_order::<G>(materials)?;
+        self.check_memory(&tables)
     }
 
-    /// Refuses, before any work, when a missing table among `material` and the tables its exits
-    /// reach would need more memory than this process can count on ([`crate::memory`]); adds
-    /// the missing tables not checked before to `missing`, with their states.
-    fn check_memory(&mut self, material: &Material, missing: &mut Vec<(Material, u64)>) -> Result<()> {
-        let mut stack = vec![*material];
-        while let Some(m) = stack.pop() {
-            if !self.memory_checked.insert(m) {
+    /// Refuses, before any work, when a missing table among `tables` would need more memory than
+    /// this process can count on ([`crate::memory`]); returns the missing tables not checked
+    /// before, with their states.
+    fn check_memory(&mut self, tables: &[Material]) -> Result<Vec<(Material, u64)>> {
+        let mut missing = Vec::new();
+        for &m in tables {
+            if !self.memory_checked.insert(m) || table_path::<G>(&self.dir, &m, self.rules).exists() {
                 continue;
             }
-            G::check_material(&m)?;
-            let subs = G::sub_materials(&m);
-            if !table_path::<G>(&self.dir, &m, self.rules).exists() {
-                let index = G::index(&m, self.rules)?;
-                let sub_states = subs
-                    .iter()
-                    .map(|sub| Ok(G::index(sub, self.rules)?.states()))
-                    .collect::<Result<Vec<_>>>()?;
-                plan::check_memory(&m, index.working_states(), plan::held_states(sub_states))?;
-                missing.push((m, index.states()));
-            }
-            stack.extend(subs);
+            let index = G::index(&m, self.rules)?;
+            let sub_states = G::sub_materials(&m)
+                .iter()
+                .map(|sub| Ok(G::index(sub, self.rules)?.states()))
+                .collect::<Result<Vec<_>>>()?;
+            plan::check_memory(&m, index.working_states(), plan::held_states(sub_states))?;
+            missing.push((m, index.states()));
         }
-        Ok(())
+        Ok(missing)
     }
 
     /// Builds the table of a material, or verifies its existing file; with it, the table when
