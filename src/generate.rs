@@ -39,13 +39,23 @@ pub enum Backend {
 }
 
 impl Backend {
+    /// Every backend, in the order the command line lists them.
+    pub const ALL: [Backend; 3] = [Backend::Gpu, Backend::Cpu, Backend::Auto];
+
+    /// The name used on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Cpu => "cpu",
+            Backend::Gpu => "gpu",
+            Backend::Auto => "auto",
+        }
+    }
+
     /// The backend named `cpu`, `gpu` or `auto`.
     pub fn parse(text: &str) -> Result<Backend> {
-        match text {
-            "cpu" => Ok(Backend::Cpu),
-            "gpu" => Ok(Backend::Gpu),
-            "auto" => Ok(Backend::Auto),
-            _ => bail!("unknown backend '{text}' (expected gpu, cpu or auto)"),
+        match Backend::ALL.into_iter().find(|b| b.name() == text) {
+            Some(backend) => Ok(backend),
+            None => bail!("unknown backend '{text}' (expected gpu, cpu or auto)"),
         }
     }
 }

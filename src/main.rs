@@ -1,6 +1,7 @@
 //! The `egtb` command line: parses arguments and calls the library's commands.
 
 use std::any::Any;
+use std::ffi::OsStr;
 use std::panic::Location;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -8,7 +9,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use anyhow::Result;
-use clap::{Args, Parser, Subcommand};
+use clap::builder::{PossibleValue, StringValueParser, TypedValueParser};
+use clap::{Args, CommandFactory, Parser, Subcommand};
+use clap_complete::Shell;
 use egtb::commands::{self, Env, generate::Request, query::Question};
 use egtb::counted::counted;
 use egtb::error::{error_line, one_line};
@@ -77,16 +80,17 @@ impl PositionArg {
 enum Command {
     /// Generate tables, and every smaller table they need first.
     Generate {
-        /// chess, xiangqi or darkchess.
+        /// The game.
+        #[arg(value_parser = Hints(game_names))]
         game: String,
         /// Materials such as KQvKR (first side, v, second side).
         materials: Vec<String>,
         /// Generate every supported material with at most this many pieces.
         #[arg(long)]
         pieces: Option<usize>,
-        /// gpu, cpu, or auto: the GPU solver on a hardware GPU, else the CPU solver (a note says
-        /// why); gpu runs a software driver too.
-        #[arg(long, default_value = "auto")]
+        /// The solver: auto takes the GPU solver on a hardware GPU, else the CPU solver (a note
+        /// says why); gpu runs on a software driver too.
+        #[arg(long, default_value = "auto", value_parser = Hints(backend_names))]
         backend: String,
         /// Write new tables uncompressed (raw entries) instead of in zstd blocks.
         #[arg(long, conflicts_with = "level")]
@@ -99,7 +103,8 @@ enum Command {
     /// Show the tables a batch needs in dependency order, with state counts, estimated peak
     /// memory and whether each is present or being built; or the batch as Slurm jobs (--slurm).
     Plan {
-        /// chess, xiangqi or darkchess.
+        /// The game.
+        #[arg(value_parser = Hints(game_names))]
         game: String,
         /// Materials such as KQvKR (first side, v, second side).
         materials: Vec<String>,
@@ -125,7 +130,8 @@ enum Command {
     },
     /// Count legal positions, wins, draws and losses, and the longest DTM, per side to move.
     Stats {
-        /// chess, xiangqi or darkchess.
+        /// The game.
+        #[arg(value_parser = Hints(game_names))]
         game: String,
         /// A material such as KQvKR (first side, v, second side).
         material: String,
@@ -137,7 +143,8 @@ enum Command {
     List,
     /// Build a table with both solvers and compare them byte for byte.
     Verify {
-        /// chess, xiangqi or darkchess.
+        /// The game.
+        #[arg(value_parser = Hints(game_names))]
         game: String,
         /// A material such as KQvKR (first side, v, second side).
         material: String,
@@ -145,7 +152,8 @@ enum Command {
     /// Check tables on disk against the rules: every position's value must follow from its
     /// legal moves and the values they lead to, read forwards (no GPU needed).
     Audit {
-        /// chess, xiangqi or darkchess.
+        /// The game.
+        #[arg(value_parser = Hints(game_names))]
         game: String,
         /// Materials such as KQvKR (first side, v, second side).
         materials: Vec<String>,
@@ -158,7 +166,8 @@ enum Command {
     },
     /// Time both solvers on the same tables in one run.
     Bench {
-        /// chess, xiangqi or darkchess.
+        /// The game.
+        #[arg(value_parser = Hints(game_names))]
         game: String,
         /// Materials such as KQvKR (first side, v, second side).
         materials: Vec<String>,
@@ -166,7 +175,8 @@ enum Command {
     /// Rewrite tables compressed (zstd blocks), in place: every table in the folder, a game's,
     /// or the named materials'.
     Compress {
-        /// chess, xiangqi or darkchess (none: every table in the folder).
+        /// The game (none: every table in the folder).
+        #[arg(value_parser = Hints(game_names))]
         game: Option<String>,
         /// Materials such as KQvKR (none: every table of the game).
         materials: Vec<String>,
@@ -179,7 +189,8 @@ enum Command {
     /// Rewrite tables uncompressed (raw entries), in place: every table in the folder, a game's,
     /// or the named materials'.
     Decompress {
-        /// chess, xiangqi or darkchess (none: every table in the folder).
+        /// The game (none: every table in the folder).
+        #[arg(value_parser = Hints(game_names))]
         game: Option<String>,
         /// Materials such as KQvKR (none: every table of the game).
         materials: Vec<String>,
@@ -203,6 +214,13 @@ enum Command {
         /// The table plays both sides to the end.
         #[arg(long)]
         auto: bool,
+    },
+    /// Print a completion script for a shell: `egtb completions bash >
+    /// ~/.local/share/bash-completion/completions/egtb` (zsh: a file `_egtb` in a folder of
+    /// `$fpath`; fish: `~/.config/fish/completions/egtb.fish`).
+    Completions {
+        /// bash, zsh, fish, elvish or powershell.
+        shell: Shell,
     },
 }
 
@@ -293,7 +311,36 @@ fn run(cli: Cli) -> Result<()> {
             let (game, position) = commands::detect_game(&text, None)?;
             with_game!(game, G => commands::play::run::<G>(&env, position, side.as_deref(), auto))
         }
+        Command::Completions { shell } => {
+            clap_complete::generate(shell, &mut Cli::command(), "egtb", &mut std::io::stdout());
+            Ok(())
+        }
     }
+}
+
+/// A value parser that takes any text, which the library then checks with errors of its own,
+/// and names the values a shell completes and `--help` lists.
+#[derive(Clone)]
+struct Hints(fn() -> Vec<&'static str>);
+
+impl TypedValueParser for Hints {
+    type Value = String;
+
+    fn parse_ref(&self, cmd: &clap::Command, arg: Option<&clap::Arg>, value: &OsStr) -> Result<String, clap::Error> {
+        StringValueParser::new().parse_ref(cmd, arg, value)
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        Some(Box::new((self.0)().into_iter().map(PossibleValue::new)))
+    }
+}
+
+fn game_names() -> Vec<&'static str> {
+    GameId::ALL.map(GameId::name).to_vec()
+}
+
+fn backend_names() -> Vec<&'static str> {
+    Backend::ALL.map(Backend::name).to_vec()
 }
 
 /// Answers `query` or `line` about the position on the command line, or about every position on

@@ -416,3 +416,38 @@ fn gpu_work_past_its_timeout_is_reported_in_one_line() {
     assert!(line.contains("--gpu-timeout"), "{line}");
     assert!(!dir.join("chess").join("KQvKR.egtb").exists());
 }
+
+/// The bash completion script completes commands, options, games and solvers when bash runs it.
+#[test]
+fn the_completion_script_completes_commands_games_and_options_in_bash() {
+    let dir = temp_dir("completions");
+    let script = dir.join("egtb.bash");
+    std::fs::write(&script, succeeds(&dir, &["completions", "bash"])).unwrap();
+    // Each case: the words typed so far, the last one being completed, and what bash offers.
+    let cases: [(&[&str], &str); 4] = [
+        (&["egtb", "gen"], "generate"),
+        (&["egtb", "stats", "x"], "xiangqi"),
+        (&["egtb", "generate", "chess", "--back"], "--backend"),
+        (&["egtb", "generate", "chess", "--backend", ""], "gpu cpu auto"),
+    ];
+    for (words, offered) in cases {
+        let [.., previous, current] = words else { unreachable!() };
+        let completion = format!(
+            "source '{}'; COMP_WORDS=({}); COMP_CWORD={}; _egtb egtb '{current}' '{previous}'; echo \"${{COMPREPLY[*]}}\"",
+            script.display(),
+            words.iter().map(|w| format!("'{w}'")).collect::<Vec<_>>().join(" "),
+            words.len() - 1,
+        );
+        let out = std::process::Command::new("bash")
+            .args(["-c", &completion])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), offered, "{words:?}");
+    }
+    for shell in ["zsh", "fish"] {
+        let script = succeeds(&dir, &["completions", shell]);
+        assert!(script.contains("generate") && script.contains("auto"), "{shell}");
+    }
+    assert!(fails(&dir, &["completions", "tcsh"]).contains("possible values: bash"));
+}
