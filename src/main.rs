@@ -35,14 +35,14 @@ struct Cli {
     #[arg(long, global = true)]
     json: bool,
     /// Dark chess: how cannons capture (jump over a screen, or step like the others).
-    #[arg(long, global = true, value_name = "jump|step")]
+    #[arg(long, global = true, value_parser = Hints(|| vec!["jump", "step"]))]
     cannon: Option<String>,
     /// Dark chess: what a side with pieces but no legal move gets.
-    #[arg(long, global = true, value_name = "loss|draw")]
+    #[arg(long, global = true, value_parser = Hints(|| vec!["loss", "draw"]))]
     stalemate: Option<String>,
     /// Xiangqi: the repetition rules (`draw`: a repeated position is a draw; `asian`: perpetual
     /// check and perpetual chase lose).
-    #[arg(long, global = true, value_name = "draw|asian")]
+    #[arg(long, global = true, value_parser = Hints(|| vec!["draw", "asian"]))]
     rules: Option<String>,
     /// Worker threads of the CPU solver (default: all cores).
     #[arg(long, global = true, value_parser = threads)]
@@ -209,7 +209,7 @@ enum Command {
         #[command(flatten)]
         position: PositionArg,
         /// The side you play: white or black (red or black); default the side to move.
-        #[arg(long)]
+        #[arg(long, value_parser = Hints(|| vec!["white", "black", "red"]))]
         side: Option<String>,
         /// The table plays both sides to the end.
         #[arg(long)]

@@ -417,18 +417,20 @@ fn gpu_work_past_its_timeout_is_reported_in_one_line() {
     assert!(!dir.join("chess").join("KQvKR.egtb").exists());
 }
 
-/// The bash completion script completes commands, options, games and solvers when bash runs it.
+/// The bash completion script completes commands, options, games, solvers and rule options when
+/// bash runs it.
 #[test]
 fn the_completion_script_completes_commands_games_and_options_in_bash() {
     let dir = temp_dir("completions");
     let script = dir.join("egtb.bash");
     std::fs::write(&script, succeeds(&dir, &["completions", "bash"])).unwrap();
     // Each case: the words typed so far, the last one being completed, and what bash offers.
-    let cases: [(&[&str], &str); 4] = [
+    let cases: [(&[&str], &str); 5] = [
         (&["egtb", "gen"], "generate"),
         (&["egtb", "stats", "x"], "xiangqi"),
         (&["egtb", "generate", "chess", "--back"], "--backend"),
         (&["egtb", "generate", "chess", "--backend", ""], "gpu cpu auto"),
+        (&["egtb", "generate", "darkchess", "--cannon", ""], "jump step"),
     ];
     for (words, offered) in cases {
         let [.., previous, current] = words else { unreachable!() };
