@@ -215,11 +215,13 @@ enum Command {
         #[arg(long)]
         auto: bool,
     },
-    /// Print a completion script for a shell: `egtb completions bash >
-    /// ~/.local/share/bash-completion/completions/egtb` (zsh: a file `_egtb` in a folder of
-    /// `$fpath`; fish: `~/.config/fish/completions/egtb.fish`).
+    /// Print a completion script for a shell.
+    ///
+    /// bash: `egtb completions bash > ~/.local/share/bash-completion/completions/egtb`; zsh: the
+    /// script as a file `_egtb` in a folder of `$fpath`; fish: as
+    /// `~/.config/fish/completions/egtb.fish`.
     Completions {
-        /// bash, zsh, fish, elvish or powershell.
+        /// The shell.
         shell: Shell,
     },
 }
