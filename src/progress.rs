@@ -3,7 +3,8 @@
 
 use std::collections::HashMap;
 use std::io::IsTerminal;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use indicatif::{HumanDuration, MultiProgress, ProgressBar, ProgressState, ProgressStyle};
@@ -39,14 +40,26 @@ struct Batch {
     current: Option<String>,
     /// Tables started here or built by another process.
     started: usize,
+    /// How fast this process builds the batch's tables, which the bar's rate and time left read.
+    pace: Arc<Pace>,
 }
 
 impl Batch {
     /// Counts the table being built as done.
     fn finish_current(&mut self) {
         if let Some(name) = self.current.take() {
-            self.bar.inc(self.states.get(&name).copied().unwrap_or(0));
+            let states = self.states.get(&name).copied().unwrap_or(0);
+            self.bar.inc(states);
+            self.pace.solved(states, self.bar.elapsed());
         }
+    }
+
+    /// Begins the next table.
+    fn start(&mut self, name: &str) {
+        self.finish_current();
+        self.count_started();
+        self.current = Some(name.to_string());
+        self.pace.started(self.states.get(name).copied().unwrap_or(0));
     }
 
     /// Counts one more table started (or done elsewhere) in the bar's message.
@@ -67,30 +80,72 @@ fn style() -> ProgressStyle {
         .progress_chars("=> ")
 }
 
-/// The batch bar's look: its rate and time left from the average since it began, since it
-/// moves only when a table is done, too seldom for a recent rate to mean anything.
-fn batch_style() -> ProgressStyle {
+/// The batch bar's look: its rate and time left from the pace of the tables built so far, since
+/// the bar moves only when a table is done, too seldom for a recent rate to mean anything.
+fn batch_style(pace: &Arc<Pace>) -> ProgressStyle {
+    let (for_rate, for_eta) = (Arc::clone(pace), Arc::clone(pace));
     style()
-        .with_key("rate", |state: &ProgressState, w: &mut dyn std::fmt::Write| {
-            let _ = write!(w, "{}", rate(average_rate(state.pos(), state.elapsed())));
+        .with_key("rate", move |_: &ProgressState, w: &mut dyn std::fmt::Write| {
+            let _ = match for_rate.rate() {
+                Some(per_sec) => write!(w, "{}", rate(per_sec)),
+                None => write!(w, "-"),
+            };
         })
-        .with_key("eta", |state: &ProgressState, w: &mut dyn std::fmt::Write| {
-            let _ = match average_eta(state.pos(), state.len(), state.elapsed()) {
-                Some(eta) => write!(w, "{:#}", HumanDuration(eta)),
+        .with_key("eta", move |state: &ProgressState, w: &mut dyn std::fmt::Write| {
+            let left = state
+                .len()
+                .and_then(|total| for_eta.left(state.pos(), total, state.elapsed()));
+            let _ = match left {
+                Some(left) => write!(w, "{:#}", HumanDuration(left)),
                 None => write!(w, "-"),
             };
         })
 }
 
-/// States a second on average so far.
-fn average_rate(done: u64, elapsed: Duration) -> f64 {
-    done as f64 / elapsed.as_secs_f64().max(1e-9)
+/// How fast a batch goes: the states of the tables this process built and the batch's time when
+/// the last of them was done, and the states of the table under way. Tables that another process
+/// built count as done on the bar but not here, lest they make the pace look faster than it is.
+#[derive(Default)]
+struct Pace {
+    solved_states: AtomicU64,
+    solved_by_nanos: AtomicU64,
+    current_states: AtomicU64,
 }
 
-/// The time left at the average rate so far: none before anything is done.
-fn average_eta(done: u64, total: Option<u64>, elapsed: Duration) -> Option<Duration> {
-    let total = total?;
-    (done > 0).then(|| elapsed.mul_f64(total.saturating_sub(done) as f64 / done as f64))
+impl Pace {
+    /// A table of `states` built here, counted done at the batch's time `elapsed`.
+    fn solved(&self, states: u64, elapsed: Duration) {
+        self.solved_states.fetch_add(states, Ordering::Relaxed);
+        let nanos = u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX);
+        self.solved_by_nanos.store(nanos, Ordering::Relaxed);
+    }
+
+    /// A table of `states` begins.
+    fn started(&self, states: u64) {
+        self.current_states.store(states, Ordering::Relaxed);
+    }
+
+    /// States a second over the tables built so far: none before the first is done.
+    fn rate(&self) -> Option<f64> {
+        let states = self.solved_states.load(Ordering::Relaxed);
+        let nanos = self.solved_by_nanos.load(Ordering::Relaxed);
+        (states > 0 && nanos > 0).then(|| states as f64 * 1e9 / nanos as f64)
+    }
+
+    /// The time left at `elapsed`, `done` of `total` states counted done: what the table under
+    /// way has still to take at the pace so far, then the tables after it at that pace. None
+    /// before a table is done, and once the table under way has taken longer than the pace
+    /// allows: the pace does not hold for it, and an estimate would only mislead.
+    fn left(&self, done: u64, total: u64, elapsed: Duration) -> Option<Duration> {
+        let per_sec = self.rate()?;
+        let solved_by = Duration::from_nanos(self.solved_by_nanos.load(Ordering::Relaxed));
+        let not_done = total.saturating_sub(done);
+        let current = self.current_states.load(Ordering::Relaxed).min(not_done);
+        let taken = elapsed.saturating_sub(solved_by).as_secs_f64();
+        let current_left = current as f64 / per_sec - taken;
+        let after = (not_done - current) as f64 / per_sec;
+        (current_left >= 0.0).then(|| Duration::from_secs_f64(current_left + after))
+    }
 }
 
 impl Bar {
@@ -129,14 +184,15 @@ impl Bar {
         }
         *last = Instant::now();
         let bar = &self.bar;
-        let mut line = format!("egtb: {}", line_of(bar, bar.per_sec(), Some(bar.eta())));
+        let mut line = format!("egtb: {}", line_of(bar, Some(bar.per_sec()), Some(bar.eta())));
         if let Ok(batch) = self.batch.try_lock()
             && let Some(batch) = batch.as_ref()
         {
-            let (bar, elapsed) = (&batch.bar, batch.bar.elapsed());
-            let per_sec = average_rate(bar.position(), elapsed);
-            let eta = average_eta(bar.position(), bar.length(), elapsed);
-            line += &format!("; {}", line_of(bar, per_sec, eta));
+            let bar = &batch.bar;
+            let left = bar
+                .length()
+                .and_then(|total| batch.pace.left(bar.position(), total, bar.elapsed()));
+            line += &format!("; {}", line_of(bar, batch.pace.rate(), left));
         }
         eprintln!("{line}");
     }
@@ -148,14 +204,16 @@ impl Bar {
         if states.len() < 2 {
             return;
         }
+        let pace = Arc::new(Pace::default());
         let bar = self.bars.add(ProgressBar::new(states.values().sum()));
-        bar.set_style(batch_style());
+        bar.set_style(batch_style(&pace));
         bar.set_message(format!("batch: 0 of {} tables", states.len()));
         *self.batch.lock().expect("progress lock") = Some(Batch {
             bar,
             states,
             current: None,
             started: 0,
+            pace,
         });
     }
 
@@ -174,14 +232,16 @@ impl Bar {
     }
 }
 
-/// A bar as words: `KRPvKR layers at 45%, 9.4 M/s, 1 minute left` (the time left, when known).
-fn line_of(bar: &ProgressBar, per_sec: f64, eta: Option<Duration>) -> String {
+/// A bar as words: `KRPvKR layers at 45%, 9.4 M/s, 1 minute left` (the rate and the time left,
+/// when known).
+fn line_of(bar: &ProgressBar, per_sec: Option<f64>, eta: Option<Duration>) -> String {
     let percent = match bar.length() {
         Some(total) if total > 0 => format!(" at {}%", bar.position().saturating_mul(100) / total),
         _ => String::new(),
     };
+    let per_sec = per_sec.map_or(String::new(), |per_sec| format!(", {}", rate(per_sec)));
     let left = eta.map_or(String::new(), |eta| format!(", {} left", HumanDuration(eta)));
-    format!("{}{percent}, {}{left}", bar.message(), rate(per_sec))
+    format!("{}{percent}{per_sec}{left}", bar.message())
 }
 
 /// A rate of states a second in a few characters: `950/s`, `12.5 k/s`, `9.4 M/s`.
@@ -203,9 +263,7 @@ impl Progress for Bar {
     fn table(&self, name: &str) {
         *self.table.lock().expect("progress lock") = name.to_string();
         if let Some(batch) = self.batch.lock().expect("progress lock").as_mut() {
-            batch.finish_current();
-            batch.count_started();
-            batch.current = Some(name.to_string());
+            batch.start(name);
         }
     }
 
@@ -308,12 +366,42 @@ mod tests {
     }
 
     #[test]
-    fn a_batch_has_its_time_left_from_its_average_rate() {
+    fn a_batch_has_its_time_left_from_the_pace_of_its_tables_so_far() {
         let minute = Duration::from_secs(60);
-        assert_eq!(average_eta(0, Some(100), minute), None);
-        assert_eq!(average_eta(25, Some(100), minute), Some(3 * minute));
-        assert_eq!(average_eta(100, Some(100), minute), Some(Duration::ZERO));
-        assert_eq!(average_eta(5, None, minute), None);
+        let pace = Pace::default();
+        pace.started(100);
+        assert_eq!((pace.rate(), pace.left(0, 1_000, minute)), (None, None));
+        // The first 100 states took a minute; the next table has 600, then 300 remain.
+        pace.solved(100, minute);
+        pace.started(600);
+        assert_eq!(pace.rate(), Some(100.0 / 60.0));
+        assert_eq!(pace.left(100, 1_000, minute), Some(9 * minute));
+        // Counting down while the table under way takes its time, and unknown once it takes
+        // longer than the pace allows.
+        assert_eq!(pace.left(100, 1_000, 3 * minute), Some(7 * minute));
+        assert_eq!(pace.left(100, 1_000, 8 * minute), None);
+        // 700 states in 7 minutes: the last 300 take 3 more.
+        pace.solved(600, 7 * minute);
+        pace.started(300);
+        assert_eq!(pace.left(700, 1_000, 7 * minute), Some(3 * minute));
+        assert_eq!(pace.left(700, 1_000, 10 * minute), Some(Duration::ZERO));
+    }
+
+    #[test]
+    fn a_table_built_elsewhere_does_not_speed_up_the_pace() {
+        let bar = Bar::new();
+        bar.batch([
+            ("KvK".to_string(), 924),
+            ("KQvK".to_string(), 57_288),
+            ("KRvK".to_string(), 57_288),
+        ]);
+        bar.table("KvK");
+        bar.built_elsewhere("KQvK");
+        bar.table("KRvK");
+        let batch = bar.batch.lock().unwrap();
+        let pace = &batch.as_ref().unwrap().pace;
+        assert_eq!(pace.solved_states.load(Ordering::Relaxed), 924);
+        assert_eq!(pace.current_states.load(Ordering::Relaxed), 57_288);
     }
 
     #[test]
