@@ -50,10 +50,11 @@ pub fn solve<S: Space + ?Sized>(space: &S, progress: &dyn Progress) -> Vec<Entry
     let n = usize::try_from(space.states()).expect("state count fits in memory");
     let mut entries = memory::filled_vec(n, DRAW);
     progress.phase("moves", n as u64);
-    let frontier = initialise(space, &mut entries, progress);
+    let (frontier, broken) = initialise(space, &mut entries, progress);
     {
         let entries = atomic_u16(&mut entries);
-        progress.phase("layers", n as u64);
+        // Every state but the broken ones is found at some layer, unless it is drawn.
+        progress.phase("layers", n as u64 - broken);
         let mut t: u16 = 0;
         loop {
             let found = sweep(space, entries, &frontier, t);
@@ -142,9 +143,10 @@ impl Frontier {
 }
 
 /// Fills the working words from a forward look at every state, and the frontier of layer 0 and
-/// of the due layers, run by run in the space's expansion order. The frontier is filled in
-/// place, so that the initialisation needs no memory beyond it and the table.
-fn initialise<S: Space + ?Sized>(space: &S, entries: &mut [Entry], progress: &dyn Progress) -> Frontier {
+/// of the due layers, run by run in the space's expansion order; returns the frontier and the
+/// number of broken states. The frontier is filled in place, so that the initialisation needs no
+/// memory beyond it and the table.
+fn initialise<S: Space + ?Sized>(space: &S, entries: &mut [Entry], progress: &dyn Progress) -> (Frontier, u64) {
     let words = entries.len().div_ceil(SPAN);
     let mut frontier = Frontier {
         touched: [
@@ -162,11 +164,11 @@ fn initialise<S: Space + ?Sized>(space: &S, entries: &mut [Entry], progress: &dy
     let covered: u64 = runs.iter().map(|run| run.end - run.start).sum();
     assert_eq!(covered, n, "an expansion order has every state once");
     let (shared, entries) = (&frontier, atomic_u16(entries));
-    frontier.last_due = runs
+    let (last_due, broken) = runs
         .into_par_iter()
         .map_init(Successors::counting, |children, run| {
             let mut state = run.start as usize;
-            let (mut block, mut next_due, mut last_due) = (state / BLOCK, NONE_DUE, 0);
+            let (mut block, mut next_due, mut last_due, mut broken) = (state / BLOCK, NONE_DUE, 0, 0);
             let len = run.end - run.start;
             space.expand_run(run, children, &mut |node, children| {
                 if state / BLOCK != block {
@@ -174,7 +176,10 @@ fn initialise<S: Space + ?Sized>(space: &S, entries: &mut [Entry], progress: &dy
                     (block, next_due) = (state / BLOCK, NONE_DUE);
                 }
                 let word = match node {
-                    Node::Broken => BROKEN,
+                    Node::Broken => {
+                        broken += 1;
+                        BROKEN
+                    }
                     Node::Terminal(value) => {
                         if value.entry() == 1 {
                             shared.touch(0, state);
@@ -198,14 +203,14 @@ fn initialise<S: Space + ?Sized>(space: &S, entries: &mut [Entry], progress: &dy
             });
             shared.next_due[block].fetch_min(next_due, Relaxed);
             progress.advance(len);
-            last_due
+            (last_due, broken)
         })
-        .max()
-        .unwrap_or(0);
+        .reduce(|| (0, 0), |(a, x), (b, y)| (a.max(b), x + y));
+    frontier.last_due = last_due;
     frontier.span_due = (0..words)
         .map(|span| AtomicU16::new(frontier.least_due(span)))
         .collect();
-    frontier
+    (frontier, broken)
 }
 
 /// One thread's sweep of a span: the parents of each state found are listed, their entries
@@ -445,10 +450,49 @@ fn atomic_u16(v: &mut [u16]) -> &[AtomicU16] {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Mutex;
+
     use super::*;
     use crate::solver::Silent;
     use crate::solver::test_graph::Graph;
-    use crate::value::Value;
+    use crate::value::{BROKEN, Value};
+
+    /// A graph followed by `broken` slots that hold no position, as an index's slots may.
+    struct WithBroken {
+        graph: Graph,
+        broken: u64,
+    }
+
+    impl Space for WithBroken {
+        fn states(&self) -> u64 {
+            self.graph.states() + self.broken
+        }
+        fn expand(&self, state: u64, children: &mut Successors) -> Node {
+            if state < self.graph.states() {
+                self.graph.expand(state, children)
+            } else {
+                Node::Broken
+            }
+        }
+        fn parents(&self, state: u64, parents: &mut Successors) {
+            if state < self.graph.states() {
+                self.graph.parents(state, parents);
+            }
+        }
+    }
+
+    /// Each phase's name and total, and the units advanced in it.
+    #[derive(Default)]
+    struct Recorded(Mutex<Vec<(String, u64, u64)>>);
+
+    impl Progress for Recorded {
+        fn phase(&self, name: &str, total: u64) {
+            self.0.lock().unwrap().push((name.to_string(), total, 0));
+        }
+        fn advance(&self, done: u64) {
+            self.0.lock().unwrap().last_mut().expect("a phase begun").2 += done;
+        }
+    }
 
     #[test]
     fn matches_the_definition_on_random_graphs_with_exits_and_cycles() {
@@ -457,6 +501,21 @@ mod tests {
             let graph = Graph::random(300 + seed as usize * 37, seed, no_move);
             assert_eq!(solve(&graph, &Silent), graph.reference(), "seed {seed}");
         }
+    }
+
+    #[test]
+    fn the_layers_count_up_to_every_state_but_the_broken_ones() {
+        let graph = Graph::random(500, 7, Value::LOST);
+        let reference = graph.reference();
+        let decisive = reference.iter().filter(|&&e| e != DRAW).count() as u64;
+        let space = WithBroken { graph, broken: 300 };
+        let recorded = Recorded::default();
+        let entries = solve(&space, &recorded);
+        assert_eq!(entries[..500], reference);
+        assert!(entries[500..].iter().all(|&e| e == BROKEN));
+        let phases = recorded.0.into_inner().unwrap();
+        let expected = [("moves".to_string(), 800, 800), ("layers".to_string(), 500, decisive)];
+        assert_eq!(phases, expected);
     }
 
     #[test]
