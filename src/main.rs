@@ -139,7 +139,7 @@ enum Command {
         #[arg(long)]
         by_dtm: bool,
     },
-    /// List the tables present, their size, and whether they verify.
+    /// List the tables present, their size, and whether they verify; then the totals.
     List,
     /// Build a table with both solvers and compare them byte for byte.
     Verify {

@@ -1,4 +1,5 @@
-//! `egtb list`: the tables in the folder, their encoding and size, and whether they verify.
+//! `egtb list`: the tables in the folder, their encoding and size, whether they verify, and the
+//! totals.
 
 use std::path::Path;
 
@@ -72,7 +73,27 @@ pub fn run(env: &Env) -> Result<()> {
             states
         );
     }
+    if !listed.is_empty() {
+        println!("{}", total(&listed));
+    }
     Ok(())
+}
+
+/// The closing line: how many tables, their size and states, and how many fail to verify.
+fn total(listed: &[Listed]) -> String {
+    let size: u64 = listed.iter().map(|l| l.bytes).sum();
+    let states: u64 = listed.iter().filter_map(|l| l.about.as_ref()).map(|a| a.2).sum();
+    let bad = listed.iter().filter(|l| l.check.is_err()).count();
+    let verdict = match bad {
+        0 => "all verify".to_string(),
+        _ => format!("{bad} BAD"),
+    };
+    format!(
+        "{}, {}, {}: {verdict}",
+        counted(listed.len(), "table"),
+        bytes(size),
+        counted(states, "state")
+    )
 }
 
 fn inspect(root: &Path, path: &Path) -> Listed {

@@ -95,7 +95,8 @@ fn corrupt_and_truncated_tables_are_never_trusted() {
     std::fs::write(&path, &flipped).unwrap();
     assert!(fails(&dir, &["query", fen]).contains("corrupt"));
     assert!(fails(&dir, &["generate", "chess", "KQvK"]).contains("corrupt"));
-    assert!(succeeds(&dir, &["list"]).contains("BAD"));
+    let listed = succeeds(&dir, &["list"]);
+    assert!(listed.contains("BAD: ") && listed.ends_with(": 1 BAD\n"), "{listed}");
 
     std::fs::write(&path, &good[..good.len() - 10]).unwrap();
     assert!(fails(&dir, &["query", fen]).contains("truncated"));
@@ -103,7 +104,10 @@ fn corrupt_and_truncated_tables_are_never_trusted() {
     assert!(fails(&dir, &["stats", "chess", "KQvK"]).contains("truncated"));
 
     std::fs::write(&path, &good).unwrap();
-    assert!(succeeds(&dir, &["list"]).contains("ok"));
+    let listed = succeeds(&dir, &["list"]);
+    assert!(listed.contains(" ok\n"), "{listed}");
+    assert!(listed.contains("\n2 tables, "), "{listed}");
+    assert!(listed.ends_with(", 58,212 states: all verify\n"), "{listed}");
 
     // A table copied under another material's name is never read as that material's.
     let krvk = dir.join("chess").join("KRvK.egtb");
