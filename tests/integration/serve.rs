@@ -1,8 +1,8 @@
 //! `egtb serve`: the JSON API agrees with the tables under concurrent load, bad input gets 400
 //! or 404 (never 500), and the page works in headless Chromium driven over WebDriver: moves and
-//! colours as the table says, a move played by clicking, play mode's answer, a longest win
-//! opened from the statistics, a random position to practise. Screenshots of each game's board
-//! and of the practice go to `target/screenshots/`.
+//! colours as the table says, a move played by clicking, play mode's answer, a promotion chosen,
+//! a longest win opened from the statistics, a random position to practise. Screenshots of each
+//! game's board, of the choice of a promotion and of the practice go to `target/screenshots/`.
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -32,6 +32,8 @@ fn tables() -> &'static Path {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).expect("the serve tests' tables folder");
         api_check::generate(&dir);
+        // A pawn's table, for the choice of a promotion on the board.
+        api_check::generate_one::<Chess>(&dir, "KPvK");
         dir
     })
 }
@@ -642,6 +644,35 @@ async fn the_page_shows_and_plays_every_game_in_headless_chromium() {
     click(&client, Locator::Id("sq-h7")).await;
     wait_for_analysis(&client, start).await;
     click(&client, Locator::Css("#tabs button[data-tab=analysis]")).await;
+
+    // A pawn reaching the last rank: the person picks the piece, queen first; Escape gives the
+    // move up, and a knight chosen is the move played.
+    let pawn = "8/4P3/8/8/8/2k5/8/K7 w - - 0 1";
+    enter_fen(&client, pawn).await;
+    let promotion_shown = "return !document.getElementById('promotion').hidden";
+    click_move(&client, "e7e8").await;
+    wait_until(&client, promotion_shown, "the choice of a promotion").await;
+    let dispatched = "document.dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape'})); return true";
+    eval(&client, dispatched).await;
+    assert_eq!(
+        eval(&client, promotion_shown).await,
+        json!(false),
+        "Escape gives the move up"
+    );
+    assert_eq!(fen_shown(&client).await, pawn);
+    click_move(&client, "e7e8").await;
+    wait_until(&client, promotion_shown, "the choice of a promotion").await;
+    let pieces = eval(
+        &client,
+        "return [...document.querySelectorAll('#promotion button')].map(b => b.dataset.promotion).join('')",
+    )
+    .await;
+    assert_eq!(pieces, "qrbn");
+    let png = client.screenshot().await.unwrap();
+    std::fs::write(shots.join("promotion.png"), png).unwrap();
+    click(&client, Locator::Css("#promotion button[data-promotion=n]")).await;
+    wait_for_analysis(&client, "4N3/8/8/8/8/2k5/8/K7 b - - 0 1").await;
+    assert_eq!(eval(&client, promotion_shown).await, json!(false));
 
     // Dark chess: taking the last piece ends the game, announced.
     client

@@ -333,6 +333,7 @@ async function refresh() {
   const fen = currentFen();
   state.analysis = null;
   state.line = null;
+  hidePromotion();
   $("fen").value = fen;
   updateUrl();
   showToMove(fen);
@@ -474,6 +475,7 @@ function announce() {
 // ----- moves -----------------------------------------------------------------------------
 
 function playMove(move) {
+  hidePromotion();
   state.history = state.history.slice(0, state.cursor + 1);
   state.history.push({ fen: move.fen, move });
   state.cursor++;
@@ -502,16 +504,47 @@ function squareClicked(name) {
     return;
   }
   if (state.playing && sideToMove(currentFen()) !== state.playSide) return;
+  hidePromotion();
   if (state.selected && state.selected !== name) {
-    // Moves are listed best first: of several promotions the best is taken.
-    const move = legalFrom(state.selected).find((m) => m.uci.slice(2, 4) === name);
-    if (move) {
-      playMove(move);
+    const moves = legalFrom(state.selected).filter((m) => m.uci.slice(2, 4) === name);
+    if (moves.length === 1) {
+      playMove(moves[0]);
+      return;
+    }
+    if (moves.length > 1) {
+      choosePromotion(moves);
       return;
     }
   }
   state.selected = legalFrom(name).length && state.selected !== name ? name : null;
   drawBoard();
+}
+
+const PROMOTIONS = { q: "Queen", r: "Rook", b: "Bishop", n: "Knight" };
+
+/// A pawn's move to the last rank: the person picks the piece, queen first; a click on the
+/// board or Escape gives the move up.
+function choosePromotion(moves) {
+  const box = $("promotion");
+  const order = Object.keys(PROMOTIONS);
+  const label = document.createElement("span");
+  label.textContent = "Promote to";
+  box.replaceChildren(label);
+  for (const move of [...moves].sort((a, b) => order.indexOf(a.uci[4]) - order.indexOf(b.uci[4]))) {
+    const piece = move.uci[4];
+    const button = document.createElement("button");
+    button.type = "button";
+    button.dataset.promotion = piece;
+    button.textContent = `${GAMES.chess.glyphs[piece.toUpperCase()]} ${PROMOTIONS[piece]}`;
+    button.addEventListener("click", () => playMove(move));
+    box.append(button);
+  }
+  box.hidden = false;
+  box.querySelector("button").focus();
+}
+
+function hidePromotion() {
+  $("promotion").hidden = true;
 }
 
 function squareFromEvent(event) {
@@ -787,6 +820,12 @@ function init() {
     state.letters = $("letters").checked;
     drawBoard();
     if (state.tab === "edit") buildPalette();
+  });
+  document.addEventListener("keydown", (event) => {
+    if (event.key !== "Escape" || $("promotion").hidden) return;
+    hidePromotion();
+    state.selected = null;
+    drawBoard();
   });
   $("flip").addEventListener("click", () => {
     state.flipped = !state.flipped;

@@ -34,7 +34,8 @@ pub fn generate(dir: &Path) {
     }
 }
 
-fn generate_one<G: Game>(dir: &Path, material: &str) {
+/// Generates one material's table (CPU solver, default rules) into `dir`, after its smaller ones.
+pub fn generate_one<G: Game>(dir: &Path, material: &str) {
     let (material, _) = Material::parse(G::ID, material).unwrap().canonical();
     Generator::<G>::new(dir, G::Rules::default(), &Silent)
         .ensure(&material)
