@@ -141,6 +141,7 @@ fn decrement_hp(state: u32) -> u32 {
 
 var<workgroup> group_max: atomic<u32>;
 var<workgroup> group_active: atomic<u32>;
+var<workgroup> group_broken: atomic<u32>;
 
 // The states of the current window of the per-state kernels: the window's first state (a
 // multiple of WORKGROUP, set by the host before each submission) and how many states it holds.
@@ -170,6 +171,7 @@ fn initialise(
         var entry = DRAW;
         if node.kind == NODE_BROKEN {
             entry = BROKEN;
+            atomicAdd(&group_broken, 1u);
         } else if node.kind == NODE_TERMINAL {
             entry = node.terminal;
             if entry != DRAW {
@@ -219,6 +221,10 @@ fn initialise(
         let pending = atomicLoad(&group_max);
         if pending != 0u {
             atomicMax(&control[CTRL_LAST_PENDING], pending);
+        }
+        let broken = atomicLoad(&group_broken);
+        if broken != 0u {
+            atomicAdd(&control[CTRL_BROKEN], broken);
         }
     }
     // The first thread of each block flags it for the first sweep if any of its states has work.

@@ -2,19 +2,20 @@
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
+use std::sync::Mutex;
 
 use egtb::games::chess::Chess;
 use egtb::games::{Game, IndexSpace};
-use egtb::generate::expected_header;
+use egtb::generate::{Generator, expected_header};
 use egtb::material::{GameId, Material};
-use egtb::solver::Silent;
 use egtb::solver::gpu::{Gpu, GpuOptions};
+use egtb::solver::{Progress, Silent};
 use egtb::table::{LoadedTable, TableSet};
 use egtb::value::{BROKEN, DRAW, Entry, Value};
 use rayon::prelude::*;
 
 use crate::support::chess::has_pawns;
-use crate::support::gpu_equals_cpu;
+use crate::support::{gpu_equals_cpu, temp_dir};
 
 /// Compares GPU and CPU on each material under the default rules.
 fn gpu_equals_cpu_chess(materials: &[impl AsRef<str>], options: &GpuOptions) {
@@ -55,6 +56,43 @@ fn kqvkr_matches_the_cpu() {
         ..GpuOptions::default()
     };
     gpu_equals_cpu_chess(&["KQvKR"], &options);
+}
+
+/// Each phase's name and total, as a solver reports them.
+#[derive(Default)]
+struct Phases(Mutex<Vec<(String, u64)>>);
+
+impl Progress for Phases {
+    fn phase(&self, name: &str, total: u64) {
+        self.0.lock().unwrap().push((name.to_string(), total));
+    }
+    fn advance(&self, _: u64) {}
+}
+
+/// The layers' progress counts up to the states that hold a position, the broken states being
+/// counted by the initialisation window by window, as on the CPU.
+#[test]
+fn the_layers_count_up_to_the_states_that_hold_a_position() {
+    let Some(gpu) = Gpu::open_unless_absent().unwrap() else {
+        return;
+    };
+    let dir = temp_dir("gpu-phases");
+    let rules = Default::default();
+    let mut generator = Generator::<Chess>::new(&dir, rules, &Silent);
+    let material = Material::parse(GameId::Chess, "KRvK").unwrap();
+    let entries = generator.ensure(&material).unwrap().entries().to_vec();
+    let holding = entries.iter().filter(|&&e| e != BROKEN).count() as u64;
+    let index = Chess::index(&material, rules).unwrap();
+    let gpu_rules = Chess::gpu_rules(&index, rules, generator.tables()).unwrap();
+    let options = GpuOptions {
+        window_states: Some(1024),
+        ..GpuOptions::default()
+    };
+    let phases = Phases::default();
+    gpu.solve(gpu_rules.as_ref(), &options, &phases).unwrap();
+    let expected = [("moves".to_string(), index.states()), ("layers".to_string(), holding)];
+    assert_eq!(phases.0.into_inner().unwrap(), expected);
+    assert!(holding < index.states(), "KRvK has broken slots");
 }
 
 /// A five-piece material sized for CI's two cores: three identical sliders (36.8M states), so

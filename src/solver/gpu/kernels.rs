@@ -78,7 +78,8 @@ const _: () = assert!(WORKGROUP.is_multiple_of(1 << BLOCK_SHIFT) && WORKGROUP <=
 /// Control header words: the current layer, the largest pending layer, the stop flag, error
 /// bits, the sweeps done, the first state of the window of the per-state kernels (written by the
 /// host before each of their submissions), the states whose loss is still to be placed (see
-/// `place` in shaders/solver/solver.wgsl); then the states found in each layer.
+/// `place` in shaders/solver/solver.wgsl), the broken states the initialisation has met (modulo
+/// 2^32); then the states found in each layer.
 pub(super) const CTRL_LAYER: usize = 0;
 const CTRL_LAST_PENDING: usize = 1;
 pub(super) const CTRL_DONE: usize = 2;
@@ -86,6 +87,7 @@ pub(super) const CTRL_ERROR: usize = 3;
 pub(super) const CTRL_SWEEP: usize = 4;
 pub(super) const CTRL_WINDOW: usize = 5;
 const CTRL_TO_PLACE: usize = 6;
+pub(super) const CTRL_BROKEN: usize = 7;
 pub(super) const CTRL_FOUND: u64 = 8;
 /// The tag of a final entry whose parents are still to be updated (see shaders/solver/common.wgsl).
 /// It takes bit 14 of an entry, so DTMs on the GPU stay below 2^14 - 2 plies (the CPU's below
@@ -273,6 +275,7 @@ pub(super) fn prelude(
         ("CTRL_SWEEP", CTRL_SWEEP as u64),
         ("CTRL_WINDOW", CTRL_WINDOW as u64),
         ("CTRL_TO_PLACE", CTRL_TO_PLACE as u64),
+        ("CTRL_BROKEN", CTRL_BROKEN as u64),
         ("CTRL_FOUND", CTRL_FOUND),
         ("QUEUE_CAPACITY", u64::from(queue_capacity)),
         ("MAX_GROUPS", u64::from(max_groups)),

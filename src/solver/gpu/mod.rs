@@ -35,7 +35,8 @@ use crate::value::Entry;
 use buffers::{Layout, StateBuffers};
 use game_data::GameData;
 use kernels::{
-    CONTROL_WORDS, CTRL_DONE, CTRL_ERROR, CTRL_FOUND, CTRL_LAYER, CTRL_SWEEP, CTRL_WINDOW, KERNEL_ERRORS, Kernels,
+    CONTROL_WORDS, CTRL_BROKEN, CTRL_DONE, CTRL_ERROR, CTRL_FOUND, CTRL_LAYER, CTRL_SWEEP, CTRL_WINDOW, KERNEL_ERRORS,
+    Kernels,
 };
 
 /// Most states a GPU table may have: the WGSL rules modules number states in 32 bits. The
@@ -331,7 +332,7 @@ impl<'g> Solver<'g> {
         let mut run = Submissions::new(gpu, control, layers_per_submission, self.timeout)?;
 
         progress.phase("moves", states);
-        let mut layer = 0;
+        let (mut layer, mut broken, mut broken_word) = (0, 0, 0u32);
         for window in self.windows.iter() {
             gpu.set_window(control, window.start);
             let head = run.submit(kernels, 0, |passes| {
@@ -341,10 +342,14 @@ impl<'g> Solver<'g> {
                 });
             })?;
             layer = head.control[CTRL_LAYER];
+            // A window has fewer than 2^32 states, so its count is the word's change.
+            broken += u64::from(head.control[CTRL_BROKEN].wrapping_sub(broken_word));
+            broken_word = head.control[CTRL_BROKEN];
             progress.advance(window.end - window.start);
         }
 
-        progress.phase("layers", states);
+        // Every state but the broken ones is found at some layer, unless it is drawn.
+        progress.phase("layers", states - broken);
         let layers = loop {
             let batch = run.submit(kernels, layer, |passes| {
                 for _ in 0..layers_per_submission {
