@@ -36,29 +36,23 @@ struct Batch {
     bar: ProgressBar,
     /// States per table name.
     states: HashMap<String, u64>,
-    /// The table being built, which counts as done when the next one starts.
-    current: Option<String>,
     /// Tables started here or built by another process.
     started: usize,
-    /// How fast this process builds the batch's tables, which the bar's rate and time left read.
+    /// How fast this process builds the batch's tables, which the bar's rate and time left read;
+    /// it holds the table being built, which counts as done when the next one starts.
     pace: Arc<Pace>,
 }
 
 impl Batch {
     /// Counts the table being built as done.
     fn finish_current(&mut self) {
-        if let Some(name) = self.current.take() {
-            let states = self.states.get(&name).copied().unwrap_or(0);
-            self.bar.inc(states);
-            self.pace.solved(states, self.bar.elapsed());
-        }
+        self.bar.inc(self.pace.finish_current(self.bar.elapsed()));
     }
 
     /// Begins the next table.
     fn start(&mut self, name: &str) {
         self.finish_current();
         self.count_started();
-        self.current = Some(name.to_string());
         self.pace.started(self.states.get(name).copied().unwrap_or(0));
     }
 
@@ -113,11 +107,16 @@ struct Pace {
 }
 
 impl Pace {
-    /// A table of `states` built here, counted done at the batch's time `elapsed`.
-    fn solved(&self, states: u64, elapsed: Duration) {
-        self.solved_states.fetch_add(states, Ordering::Relaxed);
-        let nanos = u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX);
-        self.solved_by_nanos.store(nanos, Ordering::Relaxed);
+    /// Counts the table under way done at the batch's time `elapsed`; returns its states (0 when
+    /// none is under way).
+    fn finish_current(&self, elapsed: Duration) -> u64 {
+        let states = self.current_states.swap(0, Ordering::Relaxed);
+        if states > 0 {
+            self.solved_states.fetch_add(states, Ordering::Relaxed);
+            let nanos = u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX);
+            self.solved_by_nanos.store(nanos, Ordering::Relaxed);
+        }
+        states
     }
 
     /// A table of `states` begins.
@@ -211,7 +210,6 @@ impl Bar {
         *self.batch.lock().expect("progress lock") = Some(Batch {
             bar,
             states,
-            current: None,
             started: 0,
             pace,
         });
@@ -372,7 +370,7 @@ mod tests {
         pace.started(100);
         assert_eq!((pace.rate(), pace.left(0, 1_000, minute)), (None, None));
         // The first 100 states took a minute; the next table has 600, then 300 remain.
-        pace.solved(100, minute);
+        pace.finish_current(minute);
         pace.started(600);
         assert_eq!(pace.rate(), Some(100.0 / 60.0));
         assert_eq!(pace.left(100, 1_000, minute), Some(9 * minute));
@@ -381,7 +379,7 @@ mod tests {
         assert_eq!(pace.left(100, 1_000, 3 * minute), Some(7 * minute));
         assert_eq!(pace.left(100, 1_000, 8 * minute), None);
         // 700 states in 7 minutes: the last 300 take 3 more.
-        pace.solved(600, 7 * minute);
+        pace.finish_current(7 * minute);
         pace.started(300);
         assert_eq!(pace.left(700, 1_000, 7 * minute), Some(3 * minute));
         assert_eq!(pace.left(700, 1_000, 10 * minute), Some(Duration::ZERO));
