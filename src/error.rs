@@ -4,6 +4,7 @@
 //! `egtb::Error::from(err)` turns any error into one, the rest into [`Error::Other`].
 
 use std::fmt;
+use std::io::ErrorKind;
 use std::path::PathBuf;
 
 use crate::material::Material;
@@ -96,9 +97,19 @@ pub fn one_line(message: &str) -> String {
     line
 }
 
-/// An error with its causes (`{:#}`), as [`one_line`].
+/// An error with its causes (`{:#}`), as [`one_line`], followed by the fix where the cause
+/// names none: a full disk says so, and how to go on.
 pub fn error_line(err: &anyhow::Error) -> String {
-    one_line(&format!("{err:#}"))
+    let disk_full = err.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| matches!(io.kind(), ErrorKind::StorageFull | ErrorKind::QuotaExceeded))
+    });
+    let hint = match disk_full {
+        true => "; free space on that disk, or pass --tables a folder on a larger one",
+        false => "",
+    };
+    one_line(&format!("{err:#}{hint}"))
 }
 
 #[cfg(test)]
@@ -111,5 +122,22 @@ mod tests {
             one_line("material 'KQ\nvK'\t\u{1b}[31m é"),
             "material 'KQ\\nvK'\\t\\u{1b}[31m é"
         );
+    }
+
+    #[test]
+    fn a_full_disk_names_the_fix() {
+        let full = anyhow::Error::from(std::io::Error::from(ErrorKind::StorageFull))
+            .context("cannot write table tables/chess/KQvKR.egtb");
+        let line = error_line(&full);
+        assert!(
+            line.starts_with("cannot write table tables/chess/KQvKR.egtb: "),
+            "{line}"
+        );
+        assert!(
+            line.ends_with("; free space on that disk, or pass --tables a folder on a larger one"),
+            "{line}"
+        );
+        let denied = anyhow::Error::from(std::io::Error::from(ErrorKind::PermissionDenied));
+        assert!(!error_line(&denied).contains("free space"));
     }
 }
