@@ -12,7 +12,7 @@ use anyhow::Result;
 use clap::builder::{PossibleValue, StringValueParser, TypedValueParser};
 use clap::{Args, CommandFactory, Parser, Subcommand};
 use clap_complete::Shell;
-use egtb::commands::{self, Env, generate::Request, query::Question};
+use egtb::commands::{self, Env, above_zero, generate::Request, query::Question};
 use egtb::counted::counted;
 use egtb::error::{error_line, one_line};
 use egtb::generate::Backend;
@@ -49,8 +49,8 @@ struct Cli {
     threads: Option<usize>,
     /// Largest GPU storage binding in MiB (default: the device's limit); tables larger than one
     /// binding are split over several.
-    #[arg(long, global = true, value_name = "MIB")]
-    gpu_split_mib: Option<u64>,
+    #[arg(long = "gpu-split-mib", global = true, value_name = "MIB", value_parser = mebibytes)]
+    gpu_split_bytes: Option<u64>,
     /// The longest wait in seconds for one submission of GPU work before giving up (default
     /// 600): a software driver on a busy machine may need longer.
     #[arg(long, global = true, value_name = "SECONDS", value_parser = gpu_timeout)]
@@ -86,7 +86,7 @@ enum Command {
         /// Materials such as KQvKR (first side, v, second side).
         materials: Vec<String>,
         /// Generate every supported material with at most this many pieces.
-        #[arg(long)]
+        #[arg(long, value_parser = pieces)]
         pieces: Option<usize>,
         /// The solver: auto takes the GPU solver on a hardware GPU, else the CPU solver (a note
         /// says why); gpu runs on a software driver too.
@@ -109,7 +109,7 @@ enum Command {
         /// Materials such as KQvKR (first side, v, second side).
         materials: Vec<String>,
         /// Plan every supported material with at most this many pieces.
-        #[arg(long)]
+        #[arg(long, value_parser = pieces)]
         pieces: Option<usize>,
         /// Print a bash script that submits one Slurm job per table still to build, each after
         /// the jobs of the tables it reads.
@@ -158,10 +158,10 @@ enum Command {
         /// Materials such as KQvKR (first side, v, second side).
         materials: Vec<String>,
         /// Audit every supported material with at most this many pieces.
-        #[arg(long)]
+        #[arg(long, value_parser = pieces)]
         pieces: Option<usize>,
         /// Audit every N-th slot of each table instead of all of them.
-        #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+        #[arg(long, value_name = "N", default_value_t = 1, value_parser = above_zero::<u64>)]
         every: u64,
     },
     /// Time both solvers on the same tables in one run.
@@ -198,7 +198,7 @@ enum Command {
     /// Serve the board in the browser and the JSON API (`/api/chess?fen=...`) over the tables.
     Serve {
         /// Port to listen on (0: any free port; the address is printed).
-        #[arg(long, default_value_t = egtb::serve::DEFAULT_PORT)]
+        #[arg(long, default_value_t = egtb::serve::DEFAULT_PORT, value_parser = port)]
         port: u16,
         /// Address to listen on.
         #[arg(long, default_value = "127.0.0.1")]
@@ -244,7 +244,7 @@ fn run(cli: Cli) -> Result<()> {
         rayon::ThreadPoolBuilder::new().num_threads(threads).build_global()?;
     }
     let gpu = GpuOptions {
-        split_bytes: cli.gpu_split_mib.map(|m| m << 20),
+        split_bytes: cli.gpu_split_bytes,
         timeout: cli.gpu_timeout.unwrap_or(GpuOptions::default().timeout),
         ..GpuOptions::default()
     };
@@ -377,6 +377,24 @@ fn zstd_level(text: &str) -> Result<i32, String> {
             LEVELS.end()
         )),
     }
+}
+
+/// `--pieces`: a whole number; the game says which are too few or too many.
+fn pieces(text: &str) -> Result<usize, String> {
+    text.parse().map_err(|_| format!("'{text}' is not a number of pieces"))
+}
+
+/// `--gpu-split-mib`: mebibytes above zero, as bytes.
+fn mebibytes(text: &str) -> Result<u64, String> {
+    let mib = above_zero::<u64>(text)?;
+    mib.checked_mul(1 << 20)
+        .ok_or_else(|| format!("'{text}' MiB is too large"))
+}
+
+/// `--port`: a TCP port.
+fn port(text: &str) -> Result<u16, String> {
+    text.parse()
+        .map_err(|_| format!("'{text}' is not a port from 0 to 65535"))
 }
 
 /// `--gpu-timeout`: seconds, fractions allowed, more than zero.

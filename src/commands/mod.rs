@@ -14,7 +14,9 @@ pub mod stats;
 pub mod verify;
 
 use std::io::IsTerminal;
+use std::num::{IntErrorKind, ParseIntError};
 use std::path::PathBuf;
+use std::str::FromStr;
 
 use anyhow::{Result, bail};
 
@@ -22,6 +24,16 @@ use crate::counted::{counted, plies};
 use crate::games::{Game, Rules};
 use crate::material::{FEWEST_PIECES, GameId, Material, Side};
 use crate::value::Value;
+
+/// Reads a count option (`--every`, `--cpus-per-job`, ...): a whole number above zero, with an
+/// error that says so rather than how the number failed to parse.
+pub fn above_zero<T: FromStr<Err = ParseIntError> + Default + PartialEq>(text: &str) -> Result<T, String> {
+    match text.parse::<T>() {
+        Ok(count) if count != T::default() => Ok(count),
+        Err(e) if *e.kind() == IntErrorKind::PosOverflow => Err(format!("'{text}' is too large")),
+        _ => Err(format!("'{text}' is not a whole number above 0")),
+    }
+}
 
 /// What every command shares: where the tables are, the rule options, the output form.
 #[derive(Clone, Debug)]

@@ -3,10 +3,10 @@
 use std::path::PathBuf;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use serde_json::json;
 
-use super::{Env, requested_materials};
+use super::{Env, above_zero, requested_materials};
 use crate::counted::{counted, grouped};
 use crate::games::Game;
 use crate::generate::Backend;
@@ -31,10 +31,10 @@ pub struct SlurmRequest {
     #[arg(long, requires = "slurm")]
     pub partition: Option<String>,
     /// CPUs per job (the solver runs as many threads).
-    #[arg(long, requires = "slurm", default_value_t = 1)]
+    #[arg(long, requires = "slurm", default_value_t = 1, value_parser = above_zero::<u32>)]
     pub cpus_per_job: u32,
     /// GPUs per job (--gres=gpu:N).
-    #[arg(long, requires = "slurm")]
+    #[arg(long, requires = "slurm", value_parser = above_zero::<u32>)]
     pub gpus_per_job: Option<u32>,
     /// Ask for each job's estimated peak memory (--mem).
     #[arg(long, requires = "slurm")]
@@ -144,9 +144,6 @@ fn print_plan(env: &Env, plan: &Plan) -> Result<()> {
 fn run_slurm(env: &Env, plan: &Plan, request: &SlurmRequest) -> Result<()> {
     if let Some(backend) = &request.backend {
         Backend::parse(backend)?;
-    }
-    if request.cpus_per_job == 0 {
-        bail!("--cpus-per-job must be at least 1");
     }
     let logs = request.logs.clone().unwrap_or_else(|| plan.dir.join("slurm-logs"));
     let options = JobOptions {

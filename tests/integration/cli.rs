@@ -56,6 +56,27 @@ fn bad_positions_and_materials_are_reported_in_one_line() {
             "'0' is not a number of threads above 0",
         ),
         (
+            &["audit", "chess", "KQvK", "--every", "0"],
+            "'0' is not a whole number above 0",
+        ),
+        (
+            &["audit", "chess", "KQvK", "--every", "x"],
+            "'x' is not a whole number above 0",
+        ),
+        (
+            &["generate", "chess", "--pieces", "five"],
+            "'five' is not a number of pieces",
+        ),
+        (&["serve", "--port", "65536"], "'65536' is not a port from 0 to 65535"),
+        (
+            &["generate", "chess", "KQvK", "--gpu-split-mib", "0"],
+            "'0' is not a whole number above 0",
+        ),
+        (
+            &["generate", "chess", "KQvK", "--gpu-split-mib", "17592186044416"],
+            "'17592186044416' MiB is too large",
+        ),
+        (
             &["query"],
             "not provided: <POSITION>... (usage: egtb query <POSITION>...)",
         ),

@@ -146,7 +146,11 @@ fn the_command_reports_bad_input_in_one_line_and_prints_json() {
         (&["plan", "chess", "KXvK"], "'X'"),
         (
             &["plan", "chess", "KRvK", "--slurm", "--cpus-per-job", "0"],
-            "at least 1",
+            "'0' is not a whole number above 0",
+        ),
+        (
+            &["plan", "chess", "KRvK", "--slurm", "--gpus-per-job", "0"],
+            "'0' is not a whole number above 0",
         ),
         (&["plan", "chess", "KRvK", "--slurm", "--backend", "tpu"], "backend"),
     ] {
