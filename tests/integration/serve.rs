@@ -673,6 +673,12 @@ async fn the_page_shows_and_plays_every_game_in_headless_chromium() {
     click(&client, Locator::Css("#promotion button[data-promotion=n]")).await;
     wait_for_analysis(&client, "4N3/8/8/8/8/2k5/8/K7 b - - 0 1").await;
     assert_eq!(eval(&client, promotion_shown).await, json!(false));
+    let promotion_drawn = "return getComputedStyle(document.getElementById('promotion')).display";
+    assert_eq!(
+        eval(&client, promotion_drawn).await,
+        json!("none"),
+        "the choice made, its buttons leave the page"
+    );
 
     // Dark chess: taking the last piece ends the game, announced.
     client
