@@ -1,5 +1,6 @@
 //! Numbers for people: digits grouped by thousands ("3,551,856 states"), a count with its noun
-//! ("1 ply", "2 plies", "1 thread"), and sizes in the unit that suits them ("20.4 KiB").
+//! ("1 ply", "2 plies", "1 thread"), sizes in the unit that suits them ("20.4 KiB"), and the
+//! names an error expects ("gpu, cpu or auto").
 
 use std::fmt;
 
@@ -83,6 +84,21 @@ pub fn grouped(n: u64) -> Grouped {
 /// ```
 pub fn per_second(count: u64, seconds: f64) -> Grouped {
     grouped((count as f64 / seconds.max(1e-9)).round() as u64)
+}
+
+/// `names` as a list to choose from, for errors that say what they expected.
+///
+/// ```
+/// use egtb::counted::one_of;
+///
+/// assert_eq!(one_of(&["chess", "xiangqi", "darkchess"]), "chess, xiangqi or darkchess");
+/// assert_eq!(one_of(&["draw", "asian"]), "draw or asian");
+/// ```
+pub fn one_of(names: &[&str]) -> String {
+    match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => names.concat(),
+    }
 }
 
 /// A number shown with its digits grouped by thousands (see [`grouped`]).

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Result, anyhow, bail};
 
-use crate::counted::{Counted, counted};
+use crate::counted::{Counted, counted, one_of};
 use crate::error::Error;
 use crate::games::{Game, IndexSpace, Rules};
 use crate::material::Material;
@@ -55,7 +55,10 @@ impl Backend {
     pub fn parse(text: &str) -> Result<Backend> {
         match Backend::ALL.into_iter().find(|b| b.name() == text) {
             Some(backend) => Ok(backend),
-            None => bail!("unknown backend '{text}' (expected gpu, cpu or auto)"),
+            None => bail!(
+                "unknown backend '{text}' (expected {})",
+                one_of(&Backend::ALL.map(Backend::name))
+            ),
         }
     }
 }

@@ -4,6 +4,8 @@ use std::fmt;
 
 use anyhow::{Result, bail};
 
+use crate::counted::one_of;
+
 /// The games egtb knows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum GameId {
@@ -32,7 +34,10 @@ impl GameId {
     pub fn parse(text: &str) -> Result<GameId> {
         match GameId::ALL.into_iter().find(|g| g.name() == text) {
             Some(game) => Ok(game),
-            None => bail!("unknown game '{text}' (expected chess, xiangqi or darkchess)"),
+            None => bail!(
+                "unknown game '{text}' (expected {})",
+                one_of(&GameId::ALL.map(GameId::name))
+            ),
         }
     }
 

@@ -14,6 +14,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::{Value as Json, json};
 
 use crate::commands::{parse_material, play::parse_side, rules_json, stats::stats_json, verdict};
+use crate::counted::one_of;
 use crate::error::{Error, error_line, one_line};
 use crate::games::chess::Chess;
 use crate::games::darkchess::DarkChess;
@@ -205,8 +206,9 @@ impl Api {
     pub fn game(name: &str) -> Result<GameId, ApiError> {
         GameId::ALL.into_iter().find(|g| g.name() == name).ok_or_else(|| {
             ApiError::not_found(format!(
-                "unknown game '{}' (expected chess, xiangqi or darkchess)",
-                name.chars().take(32).collect::<String>()
+                "unknown game '{}' (expected {})",
+                name.chars().take(32).collect::<String>(),
+                one_of(&GameId::ALL.map(GameId::name))
             ))
         })
     }
