@@ -15,6 +15,9 @@ use clap_complete::Shell;
 use egtb::commands::{self, Env, above_zero, generate::Request, query::Question};
 use egtb::counted::counted;
 use egtb::error::{error_line, one_line};
+use egtb::games::Rules;
+use egtb::games::darkchess::DarkRules;
+use egtb::games::xiangqi::XiangqiRules;
 use egtb::generate::Backend;
 use egtb::material::GameId;
 use egtb::solver::gpu::GpuOptions;
@@ -35,14 +38,14 @@ struct Cli {
     #[arg(long, global = true)]
     json: bool,
     /// Dark chess: how cannons capture (jump over a screen, or step like the others).
-    #[arg(long, global = true, value_parser = Hints(|| vec!["jump", "step"]))]
+    #[arg(long, global = true, value_parser = Hints(|| DarkRules::values("cannon").to_vec()))]
     cannon: Option<String>,
     /// Dark chess: what a side with pieces but no legal move gets.
-    #[arg(long, global = true, value_parser = Hints(|| vec!["loss", "draw"]))]
+    #[arg(long, global = true, value_parser = Hints(|| DarkRules::values("stalemate").to_vec()))]
     stalemate: Option<String>,
     /// Xiangqi: the repetition rules (`draw`: a repeated position is a draw; `asian`: perpetual
     /// check and perpetual chase lose).
-    #[arg(long, global = true, value_parser = Hints(|| vec!["draw", "asian"]))]
+    #[arg(long, global = true, value_parser = Hints(|| XiangqiRules::values("rules").to_vec()))]
     rules: Option<String>,
     /// Worker threads of the CPU solver (default: all cores).
     #[arg(long, global = true, value_parser = threads)]
@@ -539,5 +542,23 @@ mod tests {
         assert_eq!(line, format!("block 3 can no longer be read:\\ntruncated {place}"));
         assert_eq!(panic_line(&"static text", None), "static text");
         assert_eq!(panic_line(&42, None), "a failure without a message");
+    }
+
+    #[test]
+    fn every_rule_option_is_a_global_flag_that_offers_its_values() {
+        let command = Cli::command();
+        for (game, option) in egtb::games::all_rule_options() {
+            let flag = command
+                .get_arguments()
+                .find(|a| a.get_long() == Some(option.name))
+                .unwrap_or_else(|| panic!("{} option {} has no flag", game.name(), option.name));
+            assert!(flag.is_global_set(), "--{}", option.name);
+            let offered: Vec<String> = flag
+                .get_possible_values()
+                .iter()
+                .map(|v| v.get_name().to_string())
+                .collect();
+            assert_eq!(offered, option.values, "--{}", option.name);
+        }
     }
 }

@@ -49,7 +49,7 @@ pub struct Env {
 impl Env {
     /// The game's rules from the command line's options.
     pub fn rules<G: Game>(&self) -> Result<G::Rules> {
-        G::Rules::from_options(&self.options)
+        G::rules(&self.options)
     }
 }
 

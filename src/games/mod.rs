@@ -11,8 +11,9 @@ pub mod xiangqi;
 
 use std::borrow::Cow;
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 
+use crate::counted::one_of;
 use crate::material::{GameId, Material, Side};
 use crate::solver::gpu::GpuRules;
 use crate::solver::rounds::RuledSolution;
@@ -50,13 +51,27 @@ macro_rules! with_game {
     };
 }
 
+/// One rule option of a game: its name (a command-line flag, an API parameter, a part of a
+/// table's file name) and the values it takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RuleOption {
+    /// The option's name, such as `cannon`.
+    pub name: &'static str,
+    /// Every value it takes, such as `jump` and `step`.
+    pub values: &'static [&'static str],
+}
+
 /// Named rule options of a game (for example dark chess `cannon=step`). They are part of a
 /// table's identity: recorded in its header and its file name, so tables of different rules
-/// never mix.
+/// never mix. [`Game::rules`] builds them from `key=value` text.
 pub trait Rules: Copy + Default + PartialEq + Eq + std::fmt::Debug + Send + Sync + 'static {
-    /// Builds the rules from `key=value` options, rejecting any this game does not have.
-    fn from_options(options: &[(String, String)]) -> Result<Self>;
-    /// Every option with its value, defaults included, in a fixed order.
+    /// The game's options with the values each takes, in the order [`Rules::options`] lists
+    /// them: the one list that parsing, `--help`, shell completion and the board's choices read.
+    const OPTIONS: &'static [RuleOption];
+    /// Sets option `name` to `value`, one of the values [`Rules::OPTIONS`] gives it (any other
+    /// pair is left alone: [`Game::rules`] has refused it already).
+    fn set(&mut self, name: &str, value: &str);
+    /// Every option with its value, defaults included, in the order of [`Rules::OPTIONS`].
     fn options(&self) -> Vec<(&'static str, &'static str)>;
 
     /// [`Rules::options`] as owned strings, the form table headers and plans keep.
@@ -66,6 +81,20 @@ pub trait Rules: Copy + Default + PartialEq + Eq + std::fmt::Debug + Send + Sync
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect()
     }
+
+    /// The values option `name` takes; none where the game has no such option.
+    fn values(name: &str) -> &'static [&'static str] {
+        Self::OPTIONS.iter().find(|o| o.name == name).map_or(&[], |o| o.values)
+    }
+}
+
+/// Every game's rule options, with the game each belongs to.
+pub fn all_rule_options() -> impl Iterator<Item = (GameId, &'static RuleOption)> {
+    GameId::ALL.into_iter().flat_map(|game| {
+        with_game!(game, G => <<G as Game>::Rules as Rules>::OPTIONS)
+            .iter()
+            .map(move |o| (game, o))
+    })
 }
 
 /// The index space of one material: a dense numbering of its positions, both sides to move.
@@ -139,6 +168,27 @@ pub trait Game: Sized + Send + Sync + 'static {
     type Index: IndexSpace<Position = Self::Position>;
     /// The solver's view of one material, borrowing its index and the solved tables its exits reach.
     type Space<'t>: Space + Send + Sync;
+
+    /// The rules that `key=value` options give, the others at their defaults: an option the
+    /// game lacks, or a value its option does not take, is an error that names what it takes.
+    fn rules(options: &[(String, String)]) -> Result<Self::Rules> {
+        let game = Self::ID.name();
+        let mut rules = Self::Rules::default();
+        for (key, value) in options {
+            let Some(option) = Self::Rules::OPTIONS.iter().find(|o| o.name == key) else {
+                let names: Vec<&str> = Self::Rules::OPTIONS.iter().map(|o| o.name).collect();
+                match names.is_empty() {
+                    true => bail!("{game} has no rule options ('{key}' given)"),
+                    false => bail!("{game} has no rule option '{key}' (only {})", one_of(&names)),
+                }
+            };
+            if !option.values.contains(&value.as_str()) {
+                bail!("{game} option {key}={value}: expected {}", one_of(option.values));
+            }
+            rules.set(key, value);
+        }
+        Ok(rules)
+    }
 
     /// Checks that egtb can build tables of this canonical material (a clear error if not).
     fn check_material(material: &Material) -> Result<()>;
@@ -217,4 +267,42 @@ pub trait Game: Sized + Send + Sync + 'static {
     /// A move in the game's two notations: (the readable one, the coordinate one), for example
     /// (SAN, UCI) in chess.
     fn move_names(position: &Self::Position, mv: Self::Move) -> (String, String);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pair(key: &str, value: &str) -> Vec<(String, String)> {
+        vec![(key.to_string(), value.to_string())]
+    }
+
+    /// Every value of every option is set and read back with the other options at their
+    /// defaults; what an option does not take, and an option the game lacks, are refused with
+    /// what it takes.
+    fn options_round_trip<G: Game>() {
+        let defaults = G::Rules::default().options();
+        let names: Vec<&str> = defaults.iter().map(|(k, _)| *k).collect();
+        assert_eq!(names, G::Rules::OPTIONS.iter().map(|o| o.name).collect::<Vec<_>>());
+        for option in G::Rules::OPTIONS {
+            for &value in option.values {
+                let expected: Vec<_> = defaults
+                    .iter()
+                    .map(|&(k, v)| (k, if k == option.name { value } else { v }))
+                    .collect();
+                assert_eq!(G::rules(&pair(option.name, value)).unwrap().options(), expected);
+            }
+            let err = G::rules(&pair(option.name, "sideways")).unwrap_err().to_string();
+            assert!(err.contains(&one_of(option.values)), "{err}");
+        }
+        let err = G::rules(&pair("gravity", "on")).unwrap_err().to_string();
+        assert!(err.starts_with(G::ID.name()) && err.contains("'gravity'"), "{err}");
+    }
+
+    #[test]
+    fn every_games_options_take_exactly_their_values() {
+        for game in GameId::ALL {
+            with_game!(game, G => options_round_trip::<G>());
+        }
+    }
 }

@@ -20,7 +20,7 @@ use crate::games::chess::Chess;
 use crate::games::darkchess::DarkChess;
 use crate::games::ending::{Ending, ending};
 use crate::games::xiangqi::Xiangqi;
-use crate::games::{Game, Rules};
+use crate::games::{Game, Rules, all_rule_options};
 use crate::material::{GameId, Side};
 use crate::probe::{Prober, TableCache};
 use crate::rulings;
@@ -34,8 +34,6 @@ pub const MAX_FEN: usize = 200;
 pub const MAX_MATERIAL: usize = 40;
 /// The longest rule option value accepted.
 const MAX_OPTION: usize = 16;
-/// The query parameters a position request may carry besides `fen`: every game's rule options.
-const RULE_PARAMETERS: [&str; 3] = ["cannon", "stalemate", "rules"];
 
 /// A failed request: the HTTP status and the reason, one line (control characters escaped).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -117,7 +115,7 @@ impl Params {
                 }
                 "side" => params.side = Some(value),
                 "outcome" => params.outcome = Some(value),
-                k if RULE_PARAMETERS.contains(&k) => {
+                k if all_rule_options().any(|(_, o)| o.name == k) => {
                     if value.len() > MAX_OPTION {
                         return Err(ApiError::bad_request(format!("{key} value too long")));
                     }
@@ -126,8 +124,9 @@ impl Params {
                 }
                 _ => {
                     return Err(ApiError::bad_request(format!(
-                        "unknown parameter '{}' (expected fen, side, outcome, cannon, stalemate, rules)",
-                        key.chars().take(32).collect::<String>()
+                        "unknown parameter '{}' (expected {})",
+                        key.chars().take(32).collect::<String>(),
+                        parameter_names().join(", ")
                     )));
                 }
             }
@@ -190,16 +189,60 @@ macro_rules! with_game {
 
 impl Api {
     /// An API over the tables in `tables`; `defaults` are rule options (`key`, `value`) applied
-    /// to every game that has them unless a request says otherwise.
-    pub fn new(tables: &Path, defaults: Vec<(String, String)>) -> Api {
-        Api {
+    /// to every game that has them unless a request says otherwise. A default no game has, or
+    /// a value its option does not take, is an error here rather than in every request.
+    pub fn new(tables: &Path, defaults: Vec<(String, String)>) -> anyhow::Result<Api> {
+        if let Some((key, _)) = defaults
+            .iter()
+            .find(|(k, _)| !all_rule_options().any(|(_, o)| o.name == k))
+        {
+            anyhow::bail!("no game has a rule option '{key}'");
+        }
+        let api = Api {
             tables: tables.to_path_buf(),
             defaults,
             chess: Arc::new(TableCache::new(tables)),
             xiangqi: Arc::new(TableCache::new(tables)),
             darkchess: Arc::new(TableCache::new(tables)),
             stats: Mutex::new(HashMap::new()),
+        };
+        for game in GameId::ALL {
+            crate::with_game!(game, G => G::rules(&api.defaults_of::<G>()).map(drop))?;
         }
+        Ok(api)
+    }
+
+    /// Every game's rule options: the values each takes and the one a request gets unless it
+    /// says otherwise (the server's default, else the game's), for the board to offer.
+    pub fn games(&self) -> Result<Json, ApiError> {
+        let mut games = Vec::new();
+        for game in GameId::ALL {
+            let options = crate::with_game!(game, G => self.options_json::<G>())?;
+            games.push(json!({ "game": game.name(), "options": options }));
+        }
+        Ok(json!({ "games": games }))
+    }
+
+    /// Game `G`'s rule options for [`Api::games`].
+    fn options_json<G: Game>(&self) -> Result<Vec<Json>, ApiError> {
+        let defaults = G::rules(&self.defaults_of::<G>()).map_err(|e| ApiError {
+            status: 500,
+            message: format!("{e:#}"),
+        })?;
+        let options = <G::Rules as Rules>::OPTIONS.iter().zip(defaults.options());
+        Ok(options
+            .map(|(option, (_, default))| json!({ "name": option.name, "values": option.values, "default": default }))
+            .collect())
+    }
+
+    /// The server's default rule options that game `G` has.
+    fn defaults_of<G: Game>(&self) -> Vec<(String, String)> {
+        let own = <G::Rules as Rules>::OPTIONS;
+        self.defaults
+            .iter()
+            .filter(|(k, _)| own.iter().any(|o| o.name == k))
+            .cloned()
+            .collect()
     }
 
     /// The game named in a URL; an unknown one is a 404.
@@ -340,16 +383,23 @@ impl Api {
 
     /// The rules of a request: the defaults this game has, then the request's options.
     fn rules<G: Game>(&self, params: &Params) -> Result<G::Rules, ApiError> {
-        let known: Vec<&str> = G::Rules::default().options().into_iter().map(|(k, _)| k).collect();
-        let mut options: Vec<(String, String)> = self
-            .defaults
-            .iter()
-            .filter(|(k, _)| known.contains(&k.as_str()) && !params.options.iter().any(|(p, _)| p == k))
-            .cloned()
-            .collect();
+        let mut options = self.defaults_of::<G>();
+        options.retain(|(k, _)| !params.options.iter().any(|(p, _)| p == k));
         options.extend(params.options.iter().cloned());
-        G::Rules::from_options(&options).map_err(|e| ApiError::bad_request(format!("{e:#}")))
+        G::rules(&options).map_err(|e| ApiError::bad_request(format!("{e:#}")))
     }
+}
+
+/// The query parameters a request may carry: `fen`, `side`, `outcome` and every game's rule
+/// options.
+fn parameter_names() -> Vec<&'static str> {
+    let mut names = vec!["fen", "side", "outcome"];
+    for (_, option) in all_rule_options() {
+        if !names.contains(&option.name) {
+            names.push(option.name);
+        }
+    }
+    names
 }
 
 /// Parses a legal position whose material egtb can build tables for.

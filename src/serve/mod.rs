@@ -38,11 +38,12 @@ pub struct ServeOptions {
 /// Binds the address and starts serving on the current tokio runtime; returns the address
 /// actually bound (with the port the system chose for port 0).
 pub async fn spawn(options: &ServeOptions) -> Result<SocketAddr> {
+    let api = Api::new(&options.tables, options.defaults.clone())?;
     let listener = TcpListener::bind((options.bind, options.port))
         .await
         .with_context(|| format!("cannot listen on {}:{}", options.bind, options.port))?;
     let addr = listener.local_addr()?;
-    let app = router::router(Arc::new(Api::new(&options.tables, options.defaults.clone())));
+    let app = router::router(Arc::new(api));
     tokio::spawn(async move {
         if let Err(e) = axum::serve(listener, app).await {
             eprintln!("egtb: error: server stopped: {e}");

@@ -19,6 +19,7 @@ pub fn router(api: Arc<Api>) -> Router {
         .route("/", get(|| async { assets::page() }))
         .route("/app.js", get(|| async { assets::script() }))
         .route("/style.css", get(|| async { assets::style() }))
+        .route("/api/games", get(games))
         .route("/api/tables", get(tables))
         .route("/api/{game}", get(position))
         .route("/api/{game}/mainline", get(mainline))
@@ -26,6 +27,10 @@ pub fn router(api: Arc<Api>) -> Router {
         .route("/api/{game}/random/{material}", get(random))
         .fallback(not_found)
         .with_state(api)
+}
+
+async fn games(State(api): State<Arc<Api>>) -> Response {
+    answer(move || api.games()).await
 }
 
 async fn tables(State(api): State<Arc<Api>>) -> Response {

@@ -4,10 +4,10 @@
 use std::path::{Path, PathBuf};
 
 use egtb::counted::grouped;
+use egtb::games::Game;
 use egtb::games::chess::Chess;
+use egtb::games::xiangqi::Xiangqi;
 use egtb::games::xiangqi::asian::{GRAPH_BYTES_PER_STATE, rules_apply};
-use egtb::games::xiangqi::{Xiangqi, XiangqiRules};
-use egtb::games::{Game, Rules};
 use egtb::generate::Generator;
 use egtb::material::{GameId, Material};
 use egtb::plan::slurm::{JobOptions, script};
@@ -247,7 +247,7 @@ fn plans_allow_for_the_asian_rulings_graph_that_generation_checks_later() {
     let dir = temp_dir("plan-asian-memory");
     let material = Material::parse(GameId::Xiangqi, "KRvKN").unwrap();
     let plan = |rules: &str| {
-        let rules = XiangqiRules::from_options(&[("rules".into(), rules.into())]).unwrap();
+        let rules = Xiangqi::rules(&[("rules".into(), rules.into())]).unwrap();
         Plan::new::<Xiangqi>(&dir, rules, &[material]).unwrap()
     };
     let (draw, asian) = (plan("draw"), plan("asian"));

@@ -12,11 +12,15 @@ use std::time::{Duration, Instant};
 
 use egtb::commands::query::move_number;
 use egtb::games::Game;
+use egtb::games::Rules;
 use egtb::games::chess::Chess;
-use egtb::games::darkchess::DarkChess;
-use egtb::games::xiangqi::Xiangqi;
+use egtb::games::darkchess::{Cannon, DarkChess, DarkRules};
+use egtb::games::xiangqi::{Repetition, Xiangqi, XiangqiRules};
+use egtb::generate::Generator;
+use egtb::material::{GameId, Material};
 use egtb::probe::Prober;
 use egtb::serve::{ServeOptions, load};
+use egtb::solver::Silent;
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{Value as Json, json};
 
@@ -34,20 +38,33 @@ fn tables() -> &'static Path {
         api_check::generate(&dir);
         // A pawn's table, for the choice of a promotion on the board.
         api_check::generate_one::<Chess>(&dir, "KPvK");
+        // A table under the Asian rules, for a server whose default they are.
+        let (krvk, _) = Material::parse(GameId::Xiangqi, "KRvK").unwrap().canonical();
+        Generator::<Xiangqi>::new(&dir, ASIAN, &Silent).ensure(&krvk).unwrap();
         dir
     })
 }
 
+/// The Asian rules of xiangqi.
+const ASIAN: XiangqiRules = XiangqiRules {
+    repetition: Repetition::Asian,
+};
+
 /// Starts a server on a free loopback port of the current runtime.
 async fn start() -> SocketAddr {
+    start_with(&[]).await.unwrap()
+}
+
+/// Starts a server whose requests default to the rule options `defaults`.
+async fn start_with(defaults: &[(&str, &str)]) -> anyhow::Result<SocketAddr> {
     let options = ServeOptions {
         tables: tables().to_path_buf(),
         bind: "127.0.0.1".parse().unwrap(),
         port: 0,
-        defaults: Vec::new(),
+        defaults: defaults.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
     };
     let _ports = PORTS.lock().await;
-    egtb::serve::spawn(&options).await.unwrap()
+    egtb::serve::spawn(&options).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -166,6 +183,70 @@ async fn random_positions_have_the_material_side_and_outcome_asked_for() {
     let (status, body) = get(addr, "/api/chess/random/KQvK?outcome=draw").await;
     assert_eq!(status, 404, "{body}");
     assert_eq!(body["error"], "chess KQvK has no position where white to move draws");
+}
+
+/// The options `/api/games` offers for `game`: (name, values, default) each.
+fn offered(games: &Json, game: GameId) -> Vec<(String, Vec<String>, String)> {
+    let entry = games["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["game"] == game.name());
+    let text = |v: &Json| v.as_str().unwrap().to_string();
+    entry.unwrap_or_else(|| panic!("{game} missing: {games}"))["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| {
+            let values = o["values"].as_array().unwrap().iter().map(text).collect();
+            (text(&o["name"]), values, text(&o["default"]))
+        })
+        .collect()
+}
+
+/// What `/api/games` must offer for game `G` when its rules default to `defaults`.
+fn expected_offer<G: Game>(defaults: G::Rules) -> Vec<(String, Vec<String>, String)> {
+    G::Rules::OPTIONS
+        .iter()
+        .zip(defaults.options())
+        .map(|(o, (_, default))| {
+            let values = o.values.iter().map(|v| v.to_string()).collect();
+            (o.name.to_string(), values, default.to_string())
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rule_options_are_offered_with_the_servers_defaults_which_are_checked_at_start() {
+    let (status, games) = get(start().await, "/api/games").await;
+    assert_eq!(status, 200, "{games}");
+    assert_eq!(offered(&games, GameId::Chess), []);
+    assert_eq!(
+        offered(&games, GameId::Xiangqi),
+        expected_offer::<Xiangqi>(XiangqiRules::default())
+    );
+    assert_eq!(
+        offered(&games, GameId::DarkChess),
+        expected_offer::<DarkChess>(DarkRules::default())
+    );
+
+    let addr = start_with(&[("rules", "asian"), ("cannon", "step")]).await.unwrap();
+    let (status, games) = get(addr, "/api/games").await;
+    assert_eq!(status, 200, "{games}");
+    assert_eq!(offered(&games, GameId::Xiangqi), expected_offer::<Xiangqi>(ASIAN));
+    let step = DarkRules {
+        cannon: Cannon::Step,
+        ..DarkRules::default()
+    };
+    assert_eq!(offered(&games, GameId::DarkChess), expected_offer::<DarkChess>(step));
+
+    for (defaults, reason) in [
+        (("rules", "fly"), "xiangqi option rules=fly: expected draw or asian"),
+        (("gravity", "on"), "no game has a rule option 'gravity'"),
+    ] {
+        let err = start_with(&[defaults]).await.unwrap_err();
+        assert!(format!("{err:#}").contains(reason), "{err:#}");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -530,6 +611,22 @@ async fn the_page_shows_and_plays_every_game_in_headless_chromium() {
     check_game::<Chess>(&client, &base, "8/8/8/3k4/8/8/8/4K1Q1 w - - 0 1").await;
     check_game::<Xiangqi>(&client, &base, "3k5/9/9/9/9/9/9/9/4R4/5K3 w - - 0 1").await;
     check_game::<DarkChess>(&client, &base, "k7/8/8/6AK w").await;
+
+    // A server whose default is the Asian rules: the page offers both rulesets, starts on the
+    // server's and reads the table built under it.
+    let asian = egtb::serve::url(start_with(&[("rules", "asian")]).await.unwrap());
+    client.goto(&format!("{asian}?game=xiangqi")).await.unwrap();
+    let xiangqi = "3k5/9/9/9/9/9/9/9/4R4/5K3 w - - 0 1";
+    enter_fen(&client, xiangqi).await;
+    let choice = "const s = document.getElementById('option-rules'); \
+                  return s.value + ': ' + [...s.options].map(o => o.value).join(' ')";
+    assert_eq!(eval(&client, choice).await, "asian: draw asian");
+    assert_eq!(
+        eval(&client, "return document.getElementById('error').hidden").await,
+        json!(true)
+    );
+    let address = eval(&client, "return location.search").await;
+    assert!(address.as_str().unwrap().contains("rules=asian"), "{address}");
 
     // Statistics: the longest win of KRvK, with how many positions have it, opens on the board
     // with its DTM.

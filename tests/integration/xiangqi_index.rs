@@ -133,13 +133,10 @@ fn materials_are_supported_canonical_and_smaller_first() {
 fn rules_accept_draw_and_asian_and_reject_the_rest() {
     use egtb::games::Rules;
     let opt = |k: &str, v: &str| vec![(k.to_string(), v.to_string())];
-    assert_eq!(
-        XiangqiRules::from_options(&opt("rules", "draw")).unwrap(),
-        XiangqiRules::default()
-    );
-    let asian = XiangqiRules::from_options(&opt("rules", "asian")).unwrap();
+    assert_eq!(Xiangqi::rules(&opt("rules", "draw")).unwrap(), XiangqiRules::default());
+    let asian = Xiangqi::rules(&opt("rules", "asian")).unwrap();
     assert_eq!(asian.options(), [("rules", "asian")]);
-    assert!(XiangqiRules::from_options(&opt("rules", "x")).is_err());
-    assert!(XiangqiRules::from_options(&opt("cannon", "step")).is_err());
+    assert!(Xiangqi::rules(&opt("rules", "x")).is_err());
+    assert!(Xiangqi::rules(&opt("cannon", "step")).is_err());
     assert_eq!(XiangqiRules::default().options(), [("rules", "draw")]);
 }

@@ -19,7 +19,7 @@ pub mod space;
 use anyhow::{Result, bail};
 
 use crate::error::Error;
-use crate::games::{Game, Rules};
+use crate::games::{Game, RuleOption, Rules};
 use crate::material::{GameId, Material, Side, materials_within};
 use crate::solver::gpu::GpuRules;
 use crate::table::TableSet;
@@ -39,12 +39,9 @@ const PAWN: usize = 5;
 pub struct ChessRules;
 
 impl Rules for ChessRules {
-    fn from_options(options: &[(String, String)]) -> Result<Self> {
-        if let Some((key, _)) = options.first() {
-            bail!("chess has no rule option '{key}'");
-        }
-        Ok(ChessRules)
-    }
+    const OPTIONS: &'static [RuleOption] = &[];
+
+    fn set(&mut self, _name: &str, _value: &str) {}
 
     fn options(&self) -> Vec<(&'static str, &'static str)> {
         Vec::new()

@@ -26,7 +26,7 @@ use self::board::{Board, KINDS, LETTERS, MAX_COUNTS};
 use self::index::DarkIndex;
 use self::moves::{CaptureRules, Move};
 use self::space::DarkSpace;
-use super::{Game, Rules};
+use super::{Game, RuleOption, Rules};
 use crate::error::Error;
 use crate::material::{GameId, Material, Side, materials_within};
 use crate::solver::gpu::GpuRules;
@@ -80,22 +80,25 @@ impl DarkRules {
 }
 
 impl Rules for DarkRules {
-    fn from_options(options: &[(String, String)]) -> Result<Self> {
-        let mut rules = DarkRules::default();
-        for (key, value) in options {
-            match (key.as_str(), value.as_str()) {
-                ("cannon", "jump") => rules.cannon = Cannon::Jump,
-                ("cannon", "step") => rules.cannon = Cannon::Step,
-                ("stalemate", "loss") => rules.stalemate = Stalemate::Loss,
-                ("stalemate", "draw") => rules.stalemate = Stalemate::Draw,
-                ("cannon", _) => bail!("darkchess option cannon={value}: expected jump or step"),
-                ("stalemate", _) => {
-                    bail!("darkchess option stalemate={value}: expected loss or draw")
-                }
-                _ => bail!("darkchess has no rule option '{key}' (options: cannon, stalemate)"),
-            }
+    const OPTIONS: &'static [RuleOption] = &[
+        RuleOption {
+            name: "cannon",
+            values: &["jump", "step"],
+        },
+        RuleOption {
+            name: "stalemate",
+            values: &["loss", "draw"],
+        },
+    ];
+
+    fn set(&mut self, name: &str, value: &str) {
+        match (name, value) {
+            ("cannon", "jump") => self.cannon = Cannon::Jump,
+            ("cannon", "step") => self.cannon = Cannon::Step,
+            ("stalemate", "loss") => self.stalemate = Stalemate::Loss,
+            ("stalemate", "draw") => self.stalemate = Stalemate::Draw,
+            _ => {}
         }
-        Ok(rules)
     }
 
     fn options(&self) -> Vec<(&'static str, &'static str)> {
@@ -249,14 +252,14 @@ mod tests {
 
     #[test]
     fn rule_options_parse_in_order_and_reject_unknowns() {
-        let step_draw = DarkRules::from_options(&options(&[("stalemate", "draw"), ("cannon", "step")]));
+        let step_draw = DarkChess::rules(&options(&[("stalemate", "draw"), ("cannon", "step")]));
         assert_eq!(step_draw.unwrap(), DarkRules::STEP_DRAW);
         assert_eq!(
             DarkRules::default().options(),
             [("cannon", "jump"), ("stalemate", "loss")]
         );
         for bad in [[("cannon", "fly")], [("stalemate", "win")], [("flip", "yes")]] {
-            let err = DarkRules::from_options(&options(&bad)).unwrap_err().to_string();
+            let err = DarkChess::rules(&options(&bad)).unwrap_err().to_string();
             assert!(err.contains(bad[0].0) || err.contains(bad[0].1), "{err}");
         }
     }

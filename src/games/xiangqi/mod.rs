@@ -22,7 +22,7 @@ use self::index::{Layout, MAX_PIECES, Squares, XiangqiIndex};
 use self::moves::{for_each_legal_move, in_check};
 use self::space::XiangqiSpace;
 use crate::error::Error;
-use crate::games::{Game, Rules};
+use crate::games::{Game, RuleOption, Rules};
 use crate::material::{GameId, MAX_KINDS, Material, Side, materials_within};
 use crate::solver::gpu::GpuRules;
 use crate::solver::rounds::{RuledSolution, solve_in_rounds};
@@ -54,17 +54,17 @@ pub struct XiangqiRules {
 }
 
 impl Rules for XiangqiRules {
-    fn from_options(options: &[(String, String)]) -> Result<Self> {
-        let mut rules = XiangqiRules::default();
-        for (key, value) in options {
-            match (key.as_str(), value.as_str()) {
-                ("rules", "draw") => rules.repetition = Repetition::Draw,
-                ("rules", "asian") => rules.repetition = Repetition::Asian,
-                ("rules", other) => bail!("unknown xiangqi rules '{other}' (expected draw or asian)"),
-                (other, _) => bail!("xiangqi has no option '{other}' (only rules)"),
-            }
+    const OPTIONS: &'static [RuleOption] = &[RuleOption {
+        name: "rules",
+        values: &["draw", "asian"],
+    }];
+
+    fn set(&mut self, name: &str, value: &str) {
+        match (name, value) {
+            ("rules", "draw") => self.repetition = Repetition::Draw,
+            ("rules", "asian") => self.repetition = Repetition::Asian,
+            _ => {}
         }
-        Ok(rules)
     }
 
     fn options(&self) -> Vec<(&'static str, &'static str)> {

@@ -4,14 +4,14 @@
 
 const SVG = "http://www.w3.org/2000/svg";
 
-// Each game's board: size, how squares are named, the rule options and the pieces.
+// Each game's board: size, how squares are named and the pieces. Its rule options come from
+// the server (RULES).
 const GAMES = {
   chess: {
     files: 8, ranks: 8, points: false, firstRank: 1,
     sides: ["white", "black"],
     start: "8/8/8/4k3/8/8/8/R3K3 w - - 0 1",
     suffix: " - - 0 1",
-    options: {},
     kinds: "KQRBNP",
     glyphs: { K: "\u265A", Q: "\u265B", R: "\u265C", B: "\u265D", N: "\u265E", P: "\u265F" },
   },
@@ -20,7 +20,6 @@ const GAMES = {
     sides: ["red", "black"],
     start: "4k4/9/9/9/9/9/9/9/9/3K1R3 w - - 0 1",
     suffix: " - - 0 1",
-    options: { rules: ["draw"] },
     kinds: "KARNCBP",
     glyphs: {
       K: "\u5E25", A: "\u4ED5", B: "\u76F8", N: "\u508C", R: "\u4FE5", C: "\u70AE", P: "\u5175",
@@ -32,7 +31,6 @@ const GAMES = {
     sides: ["red", "black"],
     start: "k7/8/8/6AK w",
     suffix: "",
-    options: { cannon: ["jump", "step"], stalemate: ["loss", "draw"] },
     kinds: "KAERNCP",
     glyphs: {
       K: "\u5E25", A: "\u4ED5", E: "\u76F8", R: "\u4FE5", N: "\u508C", C: "\u70AE", P: "\u5175",
@@ -40,6 +38,10 @@ const GAMES = {
     },
   },
 };
+
+// Each game's rule options as the server gives them: [{ name, values, default }], the default
+// being the server's own (`egtb serve --rules asian`) or else the game's.
+const RULES = { chess: [], xiangqi: [], darkchess: [] };
 
 const COLOURS = { win: "#2e9d3a", draw: "#d9a400", loss: "#d2352b" };
 const CELL = 60;
@@ -755,7 +757,7 @@ function switchTab(tab) {
 function buildRuleOptions() {
   const span = $("rule-options");
   span.replaceChildren();
-  for (const [name, values] of Object.entries(GAMES[state.game].options)) {
+  for (const { name, values, default: fallback } of RULES[state.game]) {
     const label = document.createElement("label");
     label.textContent = `${name} `;
     const select = document.createElement("select");
@@ -766,7 +768,7 @@ function buildRuleOptions() {
       option.textContent = v;
       select.appendChild(option);
     }
-    if (state.options[name]) select.value = state.options[name];
+    select.value = values.includes(state.options[name]) ? state.options[name] : fallback;
     state.options[name] = select.value;
     select.addEventListener("change", () => {
       state.options[name] = select.value;
@@ -789,7 +791,9 @@ function buildRuleOptions() {
 
 function setGame(game, fen) {
   state.game = game;
-  state.options = Object.fromEntries(Object.entries(state.options).filter(([k]) => k in GAMES[game].options));
+  state.options = Object.fromEntries(
+    Object.entries(state.options).filter(([k]) => RULES[game].some((o) => o.name === k)),
+  );
   state.history = [{ fen: fen || GAMES[game].start, move: null }];
   state.cursor = 0;
   state.playing = false;
@@ -808,10 +812,16 @@ function updateUrl() {
   history.replaceState(null, "", `/?${params.toString()}`);
 }
 
-function init() {
+async function init() {
+  try {
+    const { games } = await api("/api/games", new URLSearchParams());
+    for (const g of games) RULES[g.game] = g.options;
+  } catch (e) {
+    showError(`The server's rule options could not be read: ${e.message}`);
+  }
   const params = new URLSearchParams(location.search);
   const game = GAMES[params.get("game")] ? params.get("game") : "chess";
-  for (const name of Object.keys(GAMES[game].options)) {
+  for (const { name } of RULES[game]) {
     if (params.get(name)) state.options[name] = params.get(name);
   }
   state.flipped = params.get("flip") === "1";
