@@ -246,6 +246,9 @@ impl<G: Game> Prober<G> {
 
     /// The ruling that the best-play line from a position ends in, when its result rests on one.
     pub fn ruled_end(&mut self, position: &G::Position) -> Result<Option<RuledEnd<G::Position>>> {
+        if !G::may_rule(&G::material_of(position), self.rules) {
+            return Ok(None);
+        }
         let mut end = position.clone();
         for (step, _) in self.line(position)? {
             end = G::play(&end, step.mv);

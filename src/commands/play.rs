@@ -7,7 +7,8 @@ use std::io::{BufRead, IsTerminal, Write};
 
 use anyhow::{Result, bail};
 
-use super::{Env, side_title, verdict};
+use super::query::headline;
+use super::{Env, side_title};
 use crate::games::Game;
 use crate::games::ending::ending;
 use crate::material::{GameId, Side};
@@ -56,13 +57,23 @@ pub fn run<G: Game>(env: &Env, text: &str, side: Option<&str>, auto: bool) -> Re
     }
     loop {
         let value = prober.value(&position)?;
+        let ruled = prober.ruled_end(&position)?;
         let mover = G::side_to_move(&position);
         println!();
         print!("{}", draw_board(G::ID, &G::format_position(&position), colour));
         println!("{}", G::format_position(&position));
-        println!("{}", verdict(G::ID, mover, value));
+        println!("{}", headline::<G>(&position, value, ruled.as_ref()));
         if let Some(end) = ending::<G>(&position, rules) {
             println!("Game over: {}, {}", end.name(), result_words(G::ID, mover, value));
+            return Ok(());
+        }
+        if let Some(end) = ruled.filter(|end| end.position == position) {
+            println!(
+                "Game over: lost by the rules ({}, order {}), {}",
+                end.ruling.reason.name(),
+                end.ruling.order,
+                result_words(G::ID, mover, value)
+            );
             return Ok(());
         }
         if value == Value::Draw {

@@ -11,7 +11,7 @@ use anyhow::{Result, bail};
 use serde_json::json;
 
 use super::{Env, Palette, detect_game, rules_json, side_title, value_json, verdict};
-use crate::counted::counted;
+use crate::counted::{counted, plies};
 use crate::error::{error_line, one_line};
 use crate::games::Game;
 use crate::games::ending::{Ending, ending};
@@ -63,21 +63,32 @@ impl<G: Game> Probed<G> {
 
     /// The value of the position in words, naming the ruling it rests on.
     fn headline(&self) -> String {
-        let side = G::side_to_move(&self.position);
-        match &self.ruled {
-            Some(end) if end.position == self.position => format!(
-                "{} to move has lost by the rules: {} (order {})",
-                side_title(G::ID, side),
-                end.ruling.reason.name(),
-                end.ruling.order
-            ),
-            Some(end) => format!(
-                "{}; by the rules: {}",
-                verdict(G::ID, side, self.value),
-                ruling_text::<G>(end)
-            ),
-            None => verdict(G::ID, side, self.value),
+        headline::<G>(&self.position, self.value, self.ruled.as_ref())
+    }
+}
+
+/// A position's value in words, naming the ruling it rests on (`ruled`: the ruling its best line
+/// ends in, [`Prober::ruled_end`]): "Black to move has lost by the rules: perpetual check
+/// (order 1)" where the ruling applies to the position itself.
+pub fn headline<G: Game>(position: &G::Position, value: Value, ruled: Option<&RuledEnd<G::Position>>) -> String {
+    let side = G::side_to_move(position);
+    match ruled {
+        Some(end) if end.position == *position => format!(
+            "{} to move has lost by the rules: {} (order {})",
+            side_title(G::ID, side),
+            end.ruling.reason.name(),
+            end.ruling.order
+        ),
+        Some(end) => {
+            let who = side_title(G::ID, side);
+            let outcome = match value {
+                Value::Win(d) => format!("{who} to move wins in {} ({})", d.div_ceil(2), plies(d)),
+                Value::Loss(d) => format!("{who} to move loses in {} ({})", d / 2, plies(d)),
+                Value::Draw => verdict(G::ID, side, value),
+            };
+            format!("{outcome}, by the rules: {}", ruling_text::<G>(end))
         }
+        None => verdict(G::ID, side, value),
     }
 }
 
@@ -270,7 +281,7 @@ fn ruling_text<G: Game>(end: &RuledEnd<G::Position>) -> String {
 }
 
 /// A ruling a result rests on, for JSON (`null` when none).
-fn ruling_json<G: Game>(end: &Option<RuledEnd<G::Position>>) -> serde_json::Value {
+pub fn ruling_json<G: Game>(end: &Option<RuledEnd<G::Position>>) -> serde_json::Value {
     match end {
         Some(end) => json!({
             "loser": G::ID.side_name(end.loser),

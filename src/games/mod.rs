@@ -215,6 +215,12 @@ pub trait Game: Sized + Send + Sync + 'static {
         Ok(RuledSolution::plain(cpu::solve(&space, progress)))
     }
 
+    /// Whether the rules may rule positions of this material lost (xiangqi's Asian rules); the
+    /// tables of other materials, and of their smaller ones, have no rulings.
+    fn may_rule(_material: &Material, _rules: Self::Rules) -> bool {
+        false
+    }
+
     /// Bytes a state of a material that the rules' own passes may hold beside the solver's
     /// words: an allowance for the worst case in the peaks a plan shows ([`crate::plan`]), 0 for
     /// rules without passes of their own.

@@ -13,7 +13,8 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{Value as Json, json};
 
-use crate::commands::{parse_material, play::parse_side, rules_json, stats::stats_json, verdict};
+use crate::commands::query::{headline, ruling_json};
+use crate::commands::{parse_material, play::parse_side, rules_json, stats::stats_json};
 use crate::counted::one_of;
 use crate::error::{Error, error_line, one_line};
 use crate::games::chess::Chess;
@@ -431,6 +432,7 @@ fn child_value(mover: Value) -> Value {
 fn position_json<G: Game>(prober: &mut Prober<G>, rules: G::Rules, position: &G::Position) -> Result<Json, ApiError> {
     let value = prober.value(position).map_err(ApiError::from_table_error)?;
     let moves = prober.moves(position).map_err(ApiError::from_table_error)?;
+    let ruled = prober.ruled_end(position).map_err(ApiError::from_table_error)?;
     let pieces = G::material_of(position).pieces();
     let end = ending::<G>(position, rules);
     let moves: Vec<Json> = moves
@@ -468,7 +470,8 @@ fn position_json<G: Game>(prober: &mut Prober<G>, rules: G::Rules, position: &G:
         "checkmate": end == Some(Ending::Checkmate),
         "stalemate": end == Some(Ending::Stalemate),
         "no_pieces": end == Some(Ending::NoPieces),
-        "verdict": verdict(G::ID, side, value),
+        "verdict": headline::<G>(position, value, ruled.as_ref()),
+        "ruling": ruling_json::<G>(&ruled),
         "moves": moves,
     }))
 }

@@ -38,9 +38,10 @@ fn tables() -> &'static Path {
         api_check::generate(&dir);
         // A pawn's table, for the choice of a promotion on the board.
         api_check::generate_one::<Chess>(&dir, "KPvK");
-        // A table under the Asian rules, for a server whose default they are.
-        let (krvk, _) = Material::parse(GameId::Xiangqi, "KRvK").unwrap().canonical();
-        Generator::<Xiangqi>::new(&dir, ASIAN, &Silent).ensure(&krvk).unwrap();
+        // A table under the Asian rules, with positions lost by perpetual check, for a server
+        // whose default they are.
+        let (krvkn, _) = Material::parse(GameId::Xiangqi, "KRvKN").unwrap().canonical();
+        Generator::<Xiangqi>::new(&dir, ASIAN, &Silent).ensure(&krvkn).unwrap();
         dir
     })
 }
@@ -49,6 +50,11 @@ fn tables() -> &'static Path {
 const ASIAN: XiangqiRules = XiangqiRules {
     repetition: Repetition::Asian,
 };
+
+/// A KRvKN position where black, to move, can only go on checking: lost by the Asian rules.
+const PERPETUAL_CHECK: &str = "9/9/4k4/9/9/9/9/3n5/9/R2K5 b - - 0 1";
+/// Red to move wins by reaching [`PERPETUAL_CHECK`].
+const BEFORE_PERPETUAL_CHECK: &str = "9/9/4k4/9/9/9/9/3n5/9/1R1K5 w - - 0 1";
 
 /// Starts a server on a free loopback port of the current runtime.
 async fn start() -> SocketAddr {
@@ -239,6 +245,22 @@ async fn rule_options_are_offered_with_the_servers_defaults_which_are_checked_at
         ..DarkRules::default()
     };
     assert_eq!(offered(&games, GameId::DarkChess), expected_offer::<DarkChess>(step));
+
+    // A position's answer names the ruling its result rests on, as `egtb query --json` does.
+    let mut prober = Prober::<Xiangqi>::new(tables(), ASIAN);
+    for fen in [PERPETUAL_CHECK, BEFORE_PERPETUAL_CHECK] {
+        let (status, answer) = get(addr, &format!("/api/xiangqi?fen={}", fen.replace(' ', "%20"))).await;
+        assert_eq!(status, 200, "{answer}");
+        let position = Xiangqi::parse_position(fen).unwrap();
+        let end = prober.ruled_end(&position).unwrap().expect("a ruled line");
+        let ruling = &answer["ruling"];
+        assert_eq!(ruling["position"], Xiangqi::format_position(&end.position), "{fen}");
+        assert_eq!(ruling["reason"], end.ruling.reason.name(), "{fen}");
+        assert_eq!(ruling["order"], end.ruling.order, "{fen}");
+        assert!(answer["verdict"].as_str().unwrap().contains("by the rules"), "{answer}");
+    }
+    let (_, plain) = get(addr, "/api/chess?fen=8/8/8/4k3/8/8/8/R3K3%20w").await;
+    assert_eq!(plain["ruling"], Json::Null, "{plain}");
 
     for (defaults, reason) in [
         (("rules", "fly"), "xiangqi option rules=fly: expected draw or asian"),
@@ -612,6 +634,8 @@ async fn the_page_shows_and_plays_every_game_in_headless_chromium() {
     check_game::<Xiangqi>(&client, &base, "3k5/9/9/9/9/9/9/9/4R4/5K3 w - - 0 1").await;
     check_game::<DarkChess>(&client, &base, "k7/8/8/6AK w").await;
 
+    let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
+
     // A server whose default is the Asian rules: the page offers both rulesets, starts on the
     // server's and reads the table built under it.
     let asian = egtb::serve::url(start_with(&[("rules", "asian")]).await.unwrap());
@@ -627,6 +651,33 @@ async fn the_page_shows_and_plays_every_game_in_headless_chromium() {
     );
     let address = eval(&client, "return location.search").await;
     assert!(address.as_str().unwrap().contains("rules=asian"), "{address}");
+    // Played against the table, red reaches a position black has lost by the rules: the game is
+    // announced over there and the table stops.
+    enter_fen(&client, BEFORE_PERPETUAL_CHECK).await;
+    click(&client, Locator::Css("#tabs button[data-tab=play]")).await;
+    client
+        .find(Locator::Id("play-side"))
+        .await
+        .unwrap()
+        .select_by_value("1")
+        .await
+        .unwrap();
+    click(&client, Locator::Id("play-start")).await;
+    wait_for_analysis(&client, PERPETUAL_CHECK).await;
+    wait_until(
+        &client,
+        "return document.getElementById('announce').textContent === \
+         'Game over: Black has lost by the rules (perpetual check, order 1). Red wins.'",
+        "the ruling announced",
+    )
+    .await;
+    let status = eval(&client, "return document.getElementById('play-status').textContent").await;
+    assert!(status.as_str().unwrap().starts_with("Game over"), "{status}");
+    eval(&client, "window.scrollTo(0, 0); return true").await;
+    let png = client.screenshot().await.unwrap();
+    std::fs::write(shots.join("ruling.png"), png).unwrap();
+    click(&client, Locator::Id("play-stop")).await;
+    click(&client, Locator::Css("#tabs button[data-tab=analysis]")).await;
 
     // Statistics: the longest win of KRvK, with how many positions have it, opens on the board
     // with its DTM.
@@ -712,7 +763,6 @@ async fn the_page_shows_and_plays_every_game_in_headless_chromium() {
         "1"
     );
     let png = client.screenshot().await.unwrap();
-    let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
     std::fs::write(shots.join("practice.png"), png).unwrap();
     click(&client, Locator::Css("#tabs button[data-tab=analysis]")).await;
 
@@ -832,6 +882,17 @@ fn play_auto_plays_the_best_line_to_the_end() {
     let best: Vec<&str> = line.iter().map(|(m, _)| m.name.as_str()).collect();
     assert_eq!(played, best);
     assert!(out.trim_end().ends_with("Game over: checkmate, White wins"), "{out}");
+
+    // Under the Asian rules the game ends at the position lost by a ruling, as the line does.
+    let (ok, out, err) = egtb_with_input(&["--rules", "asian", "play", BEFORE_PERPETUAL_CHECK, "--auto"], "");
+    assert!(ok, "{err}");
+    let played: Vec<&str> = out.lines().filter(|l| l.contains(" plays ")).collect();
+    assert_eq!(played, ["Red plays R8.9 (b0a0)"], "{out}");
+    assert!(
+        out.trim_end()
+            .ends_with("Game over: lost by the rules (perpetual check, order 1), Red wins"),
+        "{out}"
+    );
 }
 
 #[test]

@@ -258,15 +258,19 @@ impl Game for Xiangqi {
         progress: &dyn Progress,
     ) -> Result<RuledSolution> {
         let space = XiangqiSpace::new(index, tables)?;
-        if rules.repetition == Repetition::Asian && asian::rules_apply(&index.material) {
+        if Self::may_rule(&index.material, rules) {
             let mut rounds = asian::Rounds::new(&space, index);
             return solve_in_rounds(&space, progress, |entries| rounds.rulings(entries));
         }
         Ok(RuledSolution::plain(cpu::solve(&space, progress)))
     }
 
+    fn may_rule(material: &Material, rules: XiangqiRules) -> bool {
+        rules.repetition == Repetition::Asian && asian::rules_apply(material)
+    }
+
     fn rule_bytes_per_state(material: &Material, rules: XiangqiRules) -> u64 {
-        if rules.repetition == Repetition::Asian && asian::rules_apply(material) {
+        if Self::may_rule(material, rules) {
             asian::GRAPH_BYTES_PER_STATE
         } else {
             0

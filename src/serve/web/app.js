@@ -455,12 +455,22 @@ function title(side) {
   return name[0].toUpperCase() + name.slice(1);
 }
 
+/// Whether the position analysed is itself lost by a ruling (xiangqi's Asian rules): the game
+/// ends there as at a mate.
+function ruledHere(a) {
+  return Boolean(a && a.ruling && a.ruling.position === a.fen);
+}
+
 /// Announces the end of the game, and in play mode a drawn position.
 function announce() {
   const a = state.analysis;
   let text = "";
   if (a && a.ended === "no_pieces") {
     text = `Game over: ${title(sideToMove(a.fen))} has no pieces left. ${title(1 - sideToMove(a.fen))} wins.`;
+  } else if (ruledHere(a)) {
+    const side = sideToMove(a.fen);
+    const { reason, order } = a.ruling;
+    text = `Game over: ${title(side)} has lost by the rules (${reason}, order ${order}). ${title(1 - side)} wins.`;
   } else if (a && a.moves && a.moves.length === 0) {
     const side = sideToMove(a.fen);
     const how = a.checkmate ? "checkmate" : a.stalemate ? "stalemate" : "no legal move";
@@ -577,7 +587,7 @@ function setupPointer() {
 function maybeTableMoves() {
   const a = state.analysis;
   if (!state.playing || !a || !a.moves || a.fen !== currentFen()) return;
-  if (a.moves.length === 0 || a.category === "draw") return;
+  if (a.moves.length === 0 || a.category === "draw" || ruledHere(a)) return;
   if (sideToMove(a.fen) === state.playSide) {
     $("play-status").textContent = "Your move.";
     return;
