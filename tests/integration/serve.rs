@@ -11,6 +11,7 @@ use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use egtb::commands::query::move_number;
+use egtb::counted::grouped;
 use egtb::games::Game;
 use egtb::games::Rules;
 use egtb::games::chess::Chess;
@@ -677,7 +678,46 @@ async fn the_page_shows_and_plays_every_game_in_headless_chromium() {
     let png = client.screenshot().await.unwrap();
     std::fs::write(shots.join("ruling.png"), png).unwrap();
     click(&client, Locator::Id("play-stop")).await;
-    click(&client, Locator::Css("#tabs button[data-tab=analysis]")).await;
+
+    // The statistics count the positions lost by each ruling, as `egtb stats` does, and open an
+    // example, which the analysis names as lost by the rules.
+    click(&client, Locator::Css("#tabs button[data-tab=stats]")).await;
+    wait_until(
+        &client,
+        "return [...document.querySelectorAll('#stats-material option')].some(o => o.value === 'KRvKN')",
+        "the Asian tables",
+    )
+    .await;
+    client
+        .find(Locator::Id("stats-material"))
+        .await
+        .unwrap()
+        .select_by_value("KRvKN")
+        .await
+        .unwrap();
+    click(&client, Locator::Id("stats-show")).await;
+    wait_until(
+        &client,
+        "return document.getElementById('stats-ruled') !== null",
+        "the rulings",
+    )
+    .await;
+    let (ok, out, err) = egtb_with_input(&["--json", "--rules", "asian", "stats", "xiangqi", "KRvKN"], "");
+    assert!(ok, "{err}");
+    let stats: Json = serde_json::from_str(&out).unwrap();
+    let ruled = &stats["sides"]["black"]["ruled_lost"]["perpetual check"];
+    let count = ruled["count"].as_u64().unwrap();
+    assert!(count > 0, "{stats}");
+    let listed = eval(&client, "return document.getElementById('stats-ruled').textContent").await;
+    let expected = format!("black to move, perpetual check: {} open an example", grouped(count));
+    assert_eq!(listed, expected.as_str());
+    click(&client, Locator::Css(".open-ruled")).await;
+    wait_for_analysis(&client, ruled["example"].as_str().unwrap()).await;
+    let verdict = eval(&client, "return document.getElementById('verdict').textContent").await;
+    assert_eq!(
+        verdict,
+        "Black to move has lost by the rules: perpetual check (order 1)"
+    );
 
     // Statistics: the longest win of KRvK, with how many positions have it, opens on the board
     // with its DTM.

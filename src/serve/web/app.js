@@ -746,10 +746,42 @@ async function showStats() {
     }
     const caption = document.createElement("p");
     caption.textContent = `${stats.game} ${stats.material}: positions by side to move (the longest is the longest win or loss)`;
-    out.append(caption, table);
+    out.append(caption, table, ...ruledLost(stats));
   } catch (e) {
     out.textContent = e.message;
   }
+}
+
+/// The positions lost by the rules' rulings (xiangqi's Asian rules), per side to move and
+/// reason, each with an example that opens on the board; nothing where no ruling applies.
+function ruledLost(stats) {
+  const items = [];
+  for (const [side, s] of Object.entries(stats.sides)) {
+    for (const [reason, r] of Object.entries(s.ruled_lost || {})) {
+      if (!r.count) continue;
+      const item = document.createElement("li");
+      item.append(`${side} to move, ${reason}: ${r.count.toLocaleString("en")} `);
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "open-ruled";
+      button.dataset.fen = r.example;
+      button.textContent = "open an example";
+      button.addEventListener("click", () => {
+        switchTab("analysis");
+        setPosition(r.example);
+      });
+      item.appendChild(button);
+      items.push(item);
+    }
+  }
+  if (!items.length) return [];
+  const rounds = `${stats.rounds} ${stats.rounds === 1 ? "round" : "rounds"}`;
+  const heading = document.createElement("p");
+  heading.textContent = `Lost by the rules' rulings (${rounds}), counted in the losses above:`;
+  const list = document.createElement("ul");
+  list.id = "stats-ruled";
+  list.append(...items);
+  return [heading, list];
 }
 
 // ----- page ------------------------------------------------------------------------------
