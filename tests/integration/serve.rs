@@ -547,16 +547,7 @@ async fn check_game<G: Game>(client: &Client, base: &str, fen: &str) {
     wait_for_analysis(client, &G::format_position(&position)).await;
 
     // Play mode: the person takes the side to move, the table answers with its best move.
-    click(client, Locator::Css("#tabs button[data-tab=play]")).await;
-    let side = G::side_to_move(&position).index();
-    client
-        .find(Locator::Id("play-side"))
-        .await
-        .unwrap()
-        .select_by_value(&side.to_string())
-        .await
-        .unwrap();
-    click(client, Locator::Id("play-start")).await;
+    play_as(client, G::side_to_move(&position).index()).await;
     wait_for_analysis(client, fen).await;
     let hidden = eval(client, "return document.body.classList.contains('hidden-answers')").await;
     assert_eq!(hidden, json!(true), "{}: answers hidden in play mode", G::ID);
@@ -571,6 +562,35 @@ async fn check_game<G: Game>(client: &Client, base: &str, fen: &str) {
     wait_for_analysis(client, &expected_fen).await;
     click(client, Locator::Id("play-stop")).await;
     click(client, Locator::Css("#tabs button[data-tab=analysis]")).await;
+}
+
+/// Starts play mode with the person on `side` (0 the first side).
+async fn play_as(client: &Client, side: usize) {
+    click(client, Locator::Css("#tabs button[data-tab=play]")).await;
+    client
+        .find(Locator::Id("play-side"))
+        .await
+        .unwrap()
+        .select_by_value(&side.to_string())
+        .await
+        .unwrap();
+    click(client, Locator::Id("play-start")).await;
+}
+
+/// Opens the statistics tab and shows a material's, once the server lists its table.
+async fn show_stats(client: &Client, material: &str) {
+    click(client, Locator::Css("#tabs button[data-tab=stats]")).await;
+    let listed =
+        format!("return [...document.querySelectorAll('#stats-material option')].some(o => o.value === '{material}')");
+    wait_until(client, &listed, &format!("{material} among the materials")).await;
+    client
+        .find(Locator::Id("stats-material"))
+        .await
+        .unwrap()
+        .select_by_value(material)
+        .await
+        .unwrap();
+    click(client, Locator::Id("stats-show")).await;
 }
 
 /// The best line reads as a game score, numbered as `egtb line` numbers it ("1." opens the first
@@ -655,15 +675,7 @@ async fn the_page_shows_and_plays_every_game_in_headless_chromium() {
     // Played against the table, red reaches a position black has lost by the rules: the game is
     // announced over there and the table stops.
     enter_fen(&client, BEFORE_PERPETUAL_CHECK).await;
-    click(&client, Locator::Css("#tabs button[data-tab=play]")).await;
-    client
-        .find(Locator::Id("play-side"))
-        .await
-        .unwrap()
-        .select_by_value("1")
-        .await
-        .unwrap();
-    click(&client, Locator::Id("play-start")).await;
+    play_as(&client, 1).await;
     wait_for_analysis(&client, PERPETUAL_CHECK).await;
     wait_until(
         &client,
@@ -681,21 +693,7 @@ async fn the_page_shows_and_plays_every_game_in_headless_chromium() {
 
     // The statistics count the positions lost by each ruling, as `egtb stats` does, and open an
     // example, which the analysis names as lost by the rules.
-    click(&client, Locator::Css("#tabs button[data-tab=stats]")).await;
-    wait_until(
-        &client,
-        "return [...document.querySelectorAll('#stats-material option')].some(o => o.value === 'KRvKN')",
-        "the Asian tables",
-    )
-    .await;
-    client
-        .find(Locator::Id("stats-material"))
-        .await
-        .unwrap()
-        .select_by_value("KRvKN")
-        .await
-        .unwrap();
-    click(&client, Locator::Id("stats-show")).await;
+    show_stats(&client, "KRvKN").await;
     wait_until(
         &client,
         "return document.getElementById('stats-ruled') !== null",
@@ -722,21 +720,7 @@ async fn the_page_shows_and_plays_every_game_in_headless_chromium() {
     // Statistics: the longest win of KRvK, with how many positions have it, opens on the board
     // with its DTM.
     client.goto(&format!("{base}?game=chess")).await.unwrap();
-    click(&client, Locator::Css("#tabs button[data-tab=stats]")).await;
-    wait_until(
-        &client,
-        "return [...document.querySelectorAll('#stats-material option')].some(o => o.value === 'KRvK')",
-        "the materials",
-    )
-    .await;
-    client
-        .find(Locator::Id("stats-material"))
-        .await
-        .unwrap()
-        .select_by_value("KRvK")
-        .await
-        .unwrap();
-    click(&client, Locator::Id("stats-show")).await;
+    show_stats(&client, "KRvK").await;
     wait_until(
         &client,
         "return document.querySelector('.open-longest') !== null",
