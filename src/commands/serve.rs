@@ -1,19 +1,34 @@
 //! `egtb serve`: the board in the browser and the JSON API, over the tables in the folder.
 
+use std::io::Write;
+
 use anyhow::{Context, Result};
+use serde_json::json;
 
 use super::Env;
 use crate::serve::{self, ServeOptions};
 
-/// Serves until stopped; the command line's rule options are every request's defaults.
+/// Serves until stopped; the command line's rule options are every request's defaults. The
+/// address is printed once the server answers there (`--json`: `{"url": ..., "tables": ...}`,
+/// for a program that starts the server on any free port).
 pub fn run(env: &Env, bind: &str, port: u16) -> Result<()> {
     let bind = bind
         .parse()
         .with_context(|| format!("--bind '{bind}' is no IP address (for example 127.0.0.1 or ::1)"))?;
-    serve::run(&ServeOptions {
+    let options = ServeOptions {
         tables: env.tables.clone(),
         bind,
         port,
         defaults: env.options.clone(),
+    };
+    serve::run(&options, |addr| {
+        let url = serve::url(addr);
+        let tables = env.tables.display();
+        match env.json {
+            true => println!("{}", json!({ "url": url, "tables": tables.to_string() })),
+            false => println!("egtb: serving the tables in {tables} at {url}  (Ctrl-C stops)"),
+        }
+        std::io::stdout().flush()?;
+        Ok(())
     })
 }

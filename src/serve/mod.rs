@@ -60,21 +60,15 @@ pub fn url(addr: SocketAddr) -> String {
     }
 }
 
-/// Serves until the process is stopped, after printing the page's address.
-pub fn run(options: &ServeOptions) -> Result<()> {
+/// Serves until the process is stopped; `ready` is told the address bound once requests are
+/// answered there.
+pub fn run(options: &ServeOptions, ready: impl FnOnce(SocketAddr) -> Result<()>) -> Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("cannot start the server's runtime")?;
     runtime.block_on(async {
-        let addr = spawn(options).await?;
-        println!(
-            "egtb: serving the tables in {} at {}  (Ctrl-C stops)",
-            options.tables.display(),
-            url(addr)
-        );
-        use std::io::Write;
-        std::io::stdout().flush()?;
+        ready(spawn(options).await?)?;
         std::future::pending::<Result<()>>().await
     })
 }

@@ -970,24 +970,36 @@ fn play_and_serve_refuse_bad_arguments_with_one_line() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn serve_prints_its_address_and_answers_there() {
     use std::io::BufRead;
-    let ports = PORTS.lock().await;
-    let mut child = egtb_command(tables(), &["serve", "--port", "0"])
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    std::io::BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    drop(ports);
-    let url = line
-        .split_whitespace()
-        .find(|w| w.starts_with("http://127.0.0.1:"))
-        .unwrap_or_else(|| panic!("{line}"));
-    let addr: SocketAddr = url.trim_start_matches("http://").trim_end_matches('/').parse().unwrap();
-    let (status, listing) = get(addr, "/api/tables").await;
-    let _ = child.kill();
-    let _ = child.wait();
-    assert_eq!(status, 200);
-    assert!(!listing["tables"].as_array().unwrap().is_empty());
+    for json in [false, true] {
+        let args: &[&str] = if json {
+            &["--json", "serve", "--port", "0"]
+        } else {
+            &["serve", "--port", "0"]
+        };
+        let ports = PORTS.lock().await;
+        let mut child = egtb_command(tables(), args).stderr(Stdio::null()).spawn().unwrap();
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        drop(ports);
+        let url = match json {
+            true => {
+                let printed: Json = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
+                assert_eq!(printed["tables"], tables().display().to_string(), "{line}");
+                printed["url"].as_str().unwrap().to_string()
+            }
+            false => line
+                .split_whitespace()
+                .find(|w| w.starts_with("http://127.0.0.1:"))
+                .unwrap_or_else(|| panic!("{line}"))
+                .to_string(),
+        };
+        let addr: SocketAddr = url.trim_start_matches("http://").trim_end_matches('/').parse().unwrap();
+        let (status, listing) = get(addr, "/api/tables").await;
+        let _ = child.kill();
+        let _ = child.wait();
+        assert_eq!(status, 200, "{args:?}");
+        assert!(!listing["tables"].as_array().unwrap().is_empty(), "{args:?}");
+    }
 }
