@@ -1,5 +1,5 @@
 //! `egtb list`: the tables in the folder, their encoding and size, whether they verify, and the
-//! totals.
+//! totals; it fails when a table does not verify.
 
 use std::path::Path;
 
@@ -50,7 +50,7 @@ pub fn run(env: &Env) -> Result<()> {
             })
             .collect();
         println!("{}", serde_json::Value::Array(out));
-        return Ok(());
+        return verified(&listed);
     }
     if listed.is_empty() {
         println!(
@@ -76,7 +76,32 @@ pub fn run(env: &Env) -> Result<()> {
     if !listed.is_empty() {
         println!("{}", total(&listed));
     }
-    Ok(())
+    verified(&listed)
+}
+
+/// Fails, once everything is listed, when a table does not verify, naming the files (at most a
+/// few), so that a script can tell a folder it can trust.
+fn verified(listed: &[Listed]) -> Result<()> {
+    /// Files named in the error; every one is in the listing.
+    const NAMED: usize = 5;
+    let bad: Vec<&str> = listed
+        .iter()
+        .filter(|l| l.check.is_err())
+        .map(|l| l.file.as_str())
+        .collect();
+    if bad.is_empty() {
+        return Ok(());
+    }
+    let more = if bad.len() > NAMED { ", ..." } else { "" };
+    bail!(
+        "{} of {} {} not verify ({}{more}): delete {} and generate {} again",
+        bad.len(),
+        counted(listed.len(), "table"),
+        if bad.len() == 1 { "does" } else { "do" },
+        bad[..bad.len().min(NAMED)].join(", "),
+        if bad.len() == 1 { "it" } else { "them" },
+        if bad.len() == 1 { "it" } else { "them" },
+    )
 }
 
 /// The closing line: how many tables, their size and states, and how many fail to verify.

@@ -116,8 +116,12 @@ fn corrupt_and_truncated_tables_are_never_trusted() {
     std::fs::write(&path, &flipped).unwrap();
     assert!(fails(&dir, &["query", fen]).contains("corrupt"));
     assert!(fails(&dir, &["generate", "chess", "KQvK"]).contains("corrupt"));
-    let listed = succeeds(&dir, &["list"]);
+    let (listed, error) = listed_bad(&dir);
     assert!(listed.contains("BAD: ") && listed.ends_with(": 1 BAD\n"), "{listed}");
+    assert_eq!(
+        error,
+        "egtb: error: 1 of 2 tables does not verify (chess/KQvK.egtb): delete it and generate it again\n"
+    );
 
     std::fs::write(&path, &good[..good.len() - 10]).unwrap();
     assert!(fails(&dir, &["query", fen]).contains("truncated"));
@@ -135,8 +139,18 @@ fn corrupt_and_truncated_tables_are_never_trusted() {
     std::fs::copy(&path, &krvk).unwrap();
     let error = fails(&dir, &["query", "8/8/8/3k4/8/8/8/R3K3 w"]);
     assert!(error.contains("is for material KQvK, expected KRvK"), "{error}");
-    let listed = succeeds(&dir, &["list"]);
+    let (listed, error) = listed_bad(&dir);
     assert!(listed.contains("BAD: holds the table of KQvK"), "{listed}");
+    assert!(error.contains("(chess/KRvK.egtb)"), "{error}");
+}
+
+/// `egtb list` over a folder where a table does not verify: every table is listed, then the
+/// command fails naming the bad ones. Its output and its error.
+fn listed_bad(dir: &Path) -> (String, String) {
+    let output = egtb(dir, &["list"]);
+    assert!(!output.status.success(), "list succeeded with a bad table");
+    let text = |bytes: Vec<u8>| String::from_utf8(bytes).unwrap();
+    (text(output.stdout), text(output.stderr))
 }
 
 #[test]

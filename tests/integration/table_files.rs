@@ -158,7 +158,9 @@ fn damaged_compressed_tables_fail_every_command_in_one_line() {
         bytes,
         "a failed conversion leaves the file as it was"
     );
-    let list = succeeds(&dir, &["list"]);
+    let listed = egtb(&dir, &["list"]);
+    let list = String::from_utf8(listed.stdout).unwrap();
+    assert!(!listed.status.success(), "{list}");
     assert!(list.contains("BAD") && list.contains("corrupt (block"), "{list}");
 
     // The index: a block's checksum, then a cut in the last frame, then in the index.
