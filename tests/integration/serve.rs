@@ -545,6 +545,16 @@ async fn check_game<G: Game>(client: &Client, base: &str, fen: &str) {
     wait_for_analysis(client, &after).await;
     click(client, Locator::Id("back")).await;
     wait_for_analysis(client, &G::format_position(&position)).await;
+    // The arrow keys step through the moves too, but not while the position box is being edited.
+    let key = |target: &str, key: &str| {
+        format!("{target}.dispatchEvent(new KeyboardEvent('keydown', {{key: '{key}', bubbles: true}})); return true")
+    };
+    eval(client, &key("document.getElementById('fen')", "ArrowRight")).await;
+    assert_eq!(fen_shown(client).await, G::format_position(&position), "{}", G::ID);
+    eval(client, &key("document.body", "ArrowRight")).await;
+    wait_for_analysis(client, &after).await;
+    eval(client, &key("document.body", "ArrowLeft")).await;
+    wait_for_analysis(client, &G::format_position(&position)).await;
 
     // Play mode: the person takes the side to move, the table answers with its best move.
     play_as(client, G::side_to_move(&position).index()).await;

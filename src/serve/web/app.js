@@ -874,10 +874,20 @@ async function init() {
     if (state.tab === "edit") buildPalette();
   });
   document.addEventListener("keydown", (event) => {
-    if (event.key !== "Escape" || $("promotion").hidden) return;
-    hidePromotion();
-    state.selected = null;
-    drawBoard();
+    if (event.key === "Escape" && !$("promotion").hidden) {
+      hidePromotion();
+      state.selected = null;
+      drawBoard();
+      return;
+    }
+    // The arrow keys step back and forward through the moves, except where they edit or choose.
+    const target = event.target.tagName;
+    if (["INPUT", "SELECT", "TEXTAREA"].includes(target) || event.altKey || event.ctrlKey || event.metaKey) return;
+    const step = { ArrowLeft: "back", ArrowRight: "forward" }[event.key];
+    if (step) {
+      event.preventDefault();
+      $(step).click();
+    }
   });
   $("flip").addEventListener("click", () => {
     state.flipped = !state.flipped;
