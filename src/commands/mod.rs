@@ -21,7 +21,7 @@ use std::str::FromStr;
 use anyhow::{Result, bail};
 
 use crate::counted::{counted, plies};
-use crate::games::{Game, Rules};
+use crate::games::{Game, Rules, own_options};
 use crate::material::{FEWEST_PIECES, GameId, Material, Side};
 use crate::value::Value;
 
@@ -50,6 +50,12 @@ impl Env {
     /// The game's rules from the command line's options.
     pub fn rules<G: Game>(&self) -> Result<G::Rules> {
         G::rules(&self.options)
+    }
+
+    /// The game's rules from those of the command line's options that it has, the others left
+    /// to the games that have them: for a list of positions that may mix games.
+    pub fn rules_among<G: Game>(&self) -> Result<G::Rules> {
+        G::rules(&own_options::<G::Rules>(&self.options))
     }
 }
 

@@ -13,8 +13,8 @@ use serde_json::json;
 use super::{Env, Palette, detect_game, rules_json, side_title, value_json, verdict};
 use crate::counted::{counted, plies};
 use crate::error::{error_line, one_line};
-use crate::games::Game;
 use crate::games::ending::{Ending, ending};
+use crate::games::{Game, check_options};
 use crate::material::{GameId, Side};
 use crate::probe::{Prober, RuledEnd};
 use crate::value::Value;
@@ -105,6 +105,7 @@ pub fn run<G: Game>(env: &Env, text: &str, question: Question) -> Result<()> {
 /// answered gets its error in its place (`{"input": ..., "error": ...}` in JSON) and the rest are
 /// still answered; the command then fails, naming the lines.
 pub fn batch(env: &Env, input: impl BufRead, named: Option<GameId>, question: Question) -> Result<()> {
+    check_options(&env.options)?;
     let mut probers = Probers::default();
     let mut asked = 0usize;
     let mut failed = Vec::new();
@@ -156,11 +157,12 @@ pub fn batch(env: &Env, input: impl BufRead, named: Option<GameId>, question: Qu
 struct Probers(HashMap<GameId, Box<dyn Any>>);
 
 impl Probers {
-    /// The prober of game `G`, under the command line's rules for it.
+    /// The prober of game `G`, under the command line's rules for it (an option of another game
+    /// is that game's, not an error).
     fn get<G: Game>(&mut self, env: &Env) -> Result<&mut Prober<G>> {
         let prober = match self.0.entry(G::ID) {
             Entry::Occupied(entry) => entry.into_mut(),
-            Entry::Vacant(entry) => entry.insert(Box::new(Prober::<G>::new(&env.tables, env.rules::<G>()?))),
+            Entry::Vacant(entry) => entry.insert(Box::new(Prober::<G>::new(&env.tables, env.rules_among::<G>()?))),
         };
         Ok(prober.downcast_mut().expect("each game's prober is kept under its id"))
     }

@@ -88,6 +88,31 @@ pub trait Rules: Copy + Default + PartialEq + Eq + std::fmt::Debug + Send + Sync
     }
 }
 
+/// Those of `options` that rules `R` have, for options given once for several games (a list of
+/// positions of any game, a server's defaults).
+pub fn own_options<R: Rules>(options: &[(String, String)]) -> Vec<(String, String)> {
+    options
+        .iter()
+        .filter(|(k, _)| R::OPTIONS.iter().any(|o| o.name == k))
+        .cloned()
+        .collect()
+}
+
+/// Checks options given once for several games: each must be some game's, with a value that
+/// game's option takes.
+pub fn check_options(options: &[(String, String)]) -> Result<()> {
+    if let Some((key, _)) = options
+        .iter()
+        .find(|(k, _)| !all_rule_options().any(|(_, o)| o.name == k))
+    {
+        bail!("no game has a rule option '{key}'");
+    }
+    for game in GameId::ALL {
+        with_game!(game, G => G::rules(&own_options::<<G as Game>::Rules>(options)).map(drop))?;
+    }
+    Ok(())
+}
+
 /// Every game's rule options, with the game each belongs to.
 pub fn all_rule_options() -> impl Iterator<Item = (GameId, &'static RuleOption)> {
     GameId::ALL.into_iter().flat_map(|game| {

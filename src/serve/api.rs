@@ -21,7 +21,7 @@ use crate::games::chess::Chess;
 use crate::games::darkchess::DarkChess;
 use crate::games::ending::{Ending, ending};
 use crate::games::xiangqi::Xiangqi;
-use crate::games::{Game, Rules, all_rule_options};
+use crate::games::{Game, Rules, all_rule_options, check_options, own_options};
 use crate::material::{GameId, Side};
 use crate::probe::{Prober, TableCache};
 use crate::rulings;
@@ -193,24 +193,15 @@ impl Api {
     /// to every game that has them unless a request says otherwise. A default no game has, or
     /// a value its option does not take, is an error here rather than in every request.
     pub fn new(tables: &Path, defaults: Vec<(String, String)>) -> anyhow::Result<Api> {
-        if let Some((key, _)) = defaults
-            .iter()
-            .find(|(k, _)| !all_rule_options().any(|(_, o)| o.name == k))
-        {
-            anyhow::bail!("no game has a rule option '{key}'");
-        }
-        let api = Api {
+        check_options(&defaults)?;
+        Ok(Api {
             tables: tables.to_path_buf(),
             defaults,
             chess: Arc::new(TableCache::new(tables)),
             xiangqi: Arc::new(TableCache::new(tables)),
             darkchess: Arc::new(TableCache::new(tables)),
             stats: Mutex::new(HashMap::new()),
-        };
-        for game in GameId::ALL {
-            crate::with_game!(game, G => G::rules(&api.defaults_of::<G>()).map(drop))?;
-        }
-        Ok(api)
+        })
     }
 
     /// Every game's rule options: the values each takes and the one a request gets unless it
@@ -238,12 +229,7 @@ impl Api {
 
     /// The server's default rule options that game `G` has.
     fn defaults_of<G: Game>(&self) -> Vec<(String, String)> {
-        let own = <G::Rules as Rules>::OPTIONS;
-        self.defaults
-            .iter()
-            .filter(|(k, _)| own.iter().any(|o| o.name == k))
-            .cloned()
-            .collect()
+        own_options::<G::Rules>(&self.defaults)
     }
 
     /// The game named in a URL; an unknown one is a 404.

@@ -325,6 +325,21 @@ fn query_and_line_answer_a_list_of_positions_read_from_the_standard_input() {
     );
     let error = failed(egtb_reading(&dir, &args, "\n# nothing\n"), &args);
     assert!(error.contains("no position on the standard input"), "{error}");
+
+    // A rule option applies to the game that has it: chess positions read under xiangqi's
+    // `--rules asian` are answered as without it, and a value no game takes is refused first.
+    let plain = ["query", "-", "--json"];
+    let asian = ["query", "-", "--json", "--rules", "asian"];
+    assert_eq!(
+        succeeded(egtb_reading(&dir, &asian, &good), &asian),
+        succeeded(egtb_reading(&dir, &plain, &good), &plain)
+    );
+    let fly = ["query", "-", "--cannon", "fly"];
+    let error = failed(egtb_reading(&dir, &fly, &good), &fly);
+    assert_eq!(
+        error,
+        "egtb: error: darkchess option cannon=fly: expected jump or step\n"
+    );
 }
 
 /// A log file gets no bars: a stderr that is not a terminal gets a plain line of the table, its
