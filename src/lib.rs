@@ -10,14 +10,15 @@
 //! [`Value`], and every legal move with the value it leads to ([`MoveValue`]); an
 //! [`audit::Auditor`] checks a table on disk against its moves. Each game
 //! ([`Chess`], [`Xiangqi`], [`DarkChess`]) implements [`Game`]: its positions, moves, notation
-//! and rule options. Failures a program must tell apart are [`Error`]s inside the `anyhow`
+//! and rule options ([`Rules`], each listed with its values as a [`RuleOption`]). Failures a program must tell apart are [`Error`]s inside the `anyhow`
 //! errors the library returns.
 //!
 //! ```
 //! use egtb::{Backend, Error, Game, GameId, Generator, Material, Prober, Silent, Value, Xiangqi};
 //!
 //! let dir = std::env::temp_dir().join(format!("egtb-doc-{}", std::process::id()));
-//! let rules = Default::default();
+//! // The rules from options as the command line gives them (`--rules draw`, the default).
+//! let rules = Xiangqi::rules(&[("rules".into(), "draw".into())])?;
 //! // A rook against a bare king, and the table of the bare kings it captures into.
 //! Generator::<Xiangqi>::new(&dir, rules, &Silent)
 //!     .with_backend(Backend::Cpu, Default::default())
@@ -65,7 +66,7 @@ pub use error::Error;
 pub use games::chess::Chess;
 pub use games::darkchess::DarkChess;
 pub use games::xiangqi::Xiangqi;
-pub use games::{Game, IndexSpace, Rules};
+pub use games::{Game, IndexSpace, RuleOption, Rules};
 pub use generate::{Backend, Generator};
 pub use material::{GameId, Material, Side};
 pub use probe::{MoveValue, Prober};
