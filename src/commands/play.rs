@@ -9,6 +9,7 @@ use anyhow::{Result, bail};
 
 use super::query::headline;
 use super::{Env, side_title};
+use crate::counted::one_of;
 use crate::games::Game;
 use crate::games::ending::ending;
 use crate::material::{GameId, Side};
@@ -118,10 +119,18 @@ fn ask_move<G: Game>(input: &mut impl BufRead, moves: &[MoveValue<G::Move>]) -> 
         if !std::io::stdin().is_terminal() {
             println!("{typed}");
         }
-        match find_move::<G>(moves, typed) {
-            Some(m) => return Ok(Some(m.clone())),
-            None => {
-                let legal: Vec<String> = moves.iter().map(|m| format!("{} ({})", m.name, m.coords)).collect();
+        if let Some(m) = find_move::<G>(moves, typed) {
+            return Ok(Some(m.clone()));
+        }
+        let named = |m: &MoveValue<G::Move>| format!("{} ({})", m.name, m.coords);
+        let promotions: Vec<String> = moves.iter().filter(|m| promotes_as(m, typed)).map(named).collect();
+        match promotions.is_empty() {
+            false => {
+                let choices: Vec<&str> = promotions.iter().map(String::as_str).collect();
+                println!("'{typed}' promotes a pawn: say to what, {}", one_of(&choices));
+            }
+            true => {
+                let legal: Vec<String> = moves.iter().map(named).collect();
                 println!("'{typed}' is no legal move here. Legal moves: {}", legal.join(", "));
             }
         }
@@ -143,6 +152,19 @@ fn find_move<'m, G: Game>(moves: &'m [MoveValue<G::Move>], typed: &str) -> Optio
             let first = hits.next();
             if hits.next().is_some() { None } else { first }
         })
+}
+
+/// Whether `typed` names promotion `m` but for the piece the pawn becomes (`e7e8` or `e8` for
+/// `e7e8q`, `e8=Q`): coordinates that end in that piece's letter, a name with `=` before it.
+fn promotes_as<M>(m: &MoveValue<M>, typed: &str) -> bool {
+    let (coords, name) = (m.coords.to_ascii_lowercase(), m.name.trim_end_matches(['+', '#']));
+    let typed = typed.trim_end_matches(['+', '#', '=']);
+    let piece_letter = |rest: &str| rest.len() == 1 && rest.bytes().all(|b| b.is_ascii_alphabetic());
+    !typed.is_empty()
+        && (coords
+            .strip_prefix(&typed.to_ascii_lowercase())
+            .is_some_and(piece_letter)
+            || name.strip_prefix(typed).is_some_and(|rest| rest.starts_with('=')))
 }
 
 fn example_notation(game: GameId) -> &'static str {

@@ -959,6 +959,22 @@ fn play_reads_moves_in_either_notation_and_explains_illegal_ones() {
         out.contains("1 ") && out.contains(" a  b  c"),
         "the board is drawn: {out}"
     );
+
+    // A promotion typed without its piece asks for the piece instead of refusing the move.
+    let pawn = "8/4P3/8/8/8/2k5/8/K7 w - - 0 1";
+    let (ok, out, err) = egtb_with_input(
+        &["play", pawn],
+        "e7e8
+e8
+e8=N
+",
+    );
+    assert!(ok, "{err}");
+    let ask = "promotes a pawn: say to what, e8=Q (e7e8q), e8=R (e7e8r), e8=B (e7e8b) or e8=N (e7e8n)";
+    for typed in ["e7e8", "e8"] {
+        assert!(out.contains(&format!("'{typed}' {ask}")), "{out}");
+    }
+    assert!(out.contains("4N3/8/8/8/8/2k5/8/K7 b - - 0 1"), "{out}");
 }
 
 #[test]
