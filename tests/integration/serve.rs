@@ -555,6 +555,13 @@ async fn check_game<G: Game>(client: &Client, base: &str, fen: &str) {
     wait_for_analysis(client, &after).await;
     eval(client, &key("document.body", "ArrowLeft")).await;
     wait_for_analysis(client, &G::format_position(&position)).await;
+    // A listed move is played from the keyboard: Enter on its row (WebDriver's Enter key).
+    let row = format!("#moves tr[data-uci='{}']", best.coords);
+    let row = client.find(Locator::Css(&row)).await.unwrap();
+    row.send_keys("\u{E007}").await.unwrap();
+    wait_for_analysis(client, &after).await;
+    click(client, Locator::Id("back")).await;
+    wait_for_analysis(client, &G::format_position(&position)).await;
 
     // Play mode: the person takes the side to move, the table answers with its best move.
     play_as(client, G::side_to_move(&position).index()).await;

@@ -419,7 +419,9 @@ function renderAnalysis() {
       cell.textContent = text;
       row.appendChild(cell);
     }
+    row.tabIndex = 0;
     row.addEventListener("click", () => playMove(move));
+    onEnter(row, () => playMove(move));
     body.appendChild(row);
   }
 }
@@ -445,8 +447,20 @@ function renderLine() {
     move.className = "line-step";
     move.textContent = step.san;
     move.title = step.dtm === null ? step.uci : `${step.uci}, DTM ${Math.abs(step.dtm)} after it`;
+    move.tabIndex = 0;
     move.addEventListener("click", () => followLine(i));
+    onEnter(move, () => followLine(i));
     score.append(move, " ");
+  });
+}
+
+/// Runs `action` when Enter or Space is pressed on `element`, as a click would: listed moves
+/// and the best line's moves are played from the keyboard too.
+function onEnter(element, action) {
+  element.addEventListener("keydown", (event) => {
+    if (event.key !== "Enter" && event.key !== " ") return;
+    event.preventDefault();
+    action();
   });
 }
 
