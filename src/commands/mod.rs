@@ -146,10 +146,21 @@ pub fn verdict(game: GameId, side: Side, value: Value) -> String {
     match (game, value) {
         (_, Value::Draw) => "Draw".to_string(),
         (_, Value::Loss(0)) => format!("{who} to move has lost: the game is over"),
-        (GameId::DarkChess, Value::Win(d)) => format!("{who} to move wins in {} ({})", d.div_ceil(2), plies(d)),
-        (GameId::DarkChess, Value::Loss(d)) => format!("{who} to move loses in {} ({})", d / 2, plies(d)),
+        (GameId::DarkChess, _) => distance_verdict(game, side, value),
         (_, Value::Win(d)) => format!("{who} to move wins: mate in {} ({})", d.div_ceil(2), plies(d)),
         (_, Value::Loss(d)) => format!("{who} to move loses: mated in {} ({})", d / 2, plies(d)),
+    }
+}
+
+/// A value in words with its distance but not how the game ends, for example "Red to move
+/// wins in 10 (19 plies)": dark chess, whose games end without mate, and results that end in a
+/// ruling.
+pub fn distance_verdict(game: GameId, side: Side, value: Value) -> String {
+    let who = side_title(game, side);
+    match value {
+        Value::Win(d) => format!("{who} to move wins in {} ({})", d.div_ceil(2), plies(d)),
+        Value::Loss(d) => format!("{who} to move loses in {} ({})", d / 2, plies(d)),
+        Value::Draw => "Draw".to_string(),
     }
 }
 

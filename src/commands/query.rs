@@ -10,8 +10,8 @@ use std::io::BufRead;
 use anyhow::{Result, bail};
 use serde_json::json;
 
-use super::{Env, Palette, detect_game, rules_json, side_title, value_json, verdict};
-use crate::counted::{counted, plies};
+use super::{Env, Palette, detect_game, distance_verdict, rules_json, side_title, value_json, verdict};
+use crate::counted::counted;
 use crate::error::{error_line, one_line};
 use crate::games::ending::{Ending, ending};
 use crate::games::{Game, check_options};
@@ -79,15 +79,11 @@ pub fn headline<G: Game>(position: &G::Position, value: Value, ruled: Option<&Ru
             end.ruling.reason.name(),
             end.ruling.order
         ),
-        Some(end) => {
-            let who = side_title(G::ID, side);
-            let outcome = match value {
-                Value::Win(d) => format!("{who} to move wins in {} ({})", d.div_ceil(2), plies(d)),
-                Value::Loss(d) => format!("{who} to move loses in {} ({})", d / 2, plies(d)),
-                Value::Draw => verdict(G::ID, side, value),
-            };
-            format!("{outcome}, by the rules: {}", ruling_text::<G>(end))
-        }
+        Some(end) => format!(
+            "{}, by the rules: {}",
+            distance_verdict(G::ID, side, value),
+            ruling_text::<G>(end)
+        ),
         None => verdict(G::ID, side, value),
     }
 }

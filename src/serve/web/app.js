@@ -743,17 +743,9 @@ async function showStats() {
       }
       const cell = row.insertCell();
       if (s.longest) {
-        const button = document.createElement("button");
-        button.type = "button";
-        button.className = "open-longest";
-        button.dataset.fen = s.longest.fen;
         const count = s.longest.positions.toLocaleString("en");
-        button.textContent = `${s.longest.plies} ${s.longest.plies === 1 ? "ply" : "plies"} (${count} ${s.longest.positions === 1 ? "position" : "positions"}): open`;
-        button.addEventListener("click", () => {
-          switchTab("analysis");
-          setPosition(s.longest.fen);
-        });
-        cell.appendChild(button);
+        const text = `${s.longest.plies} ${s.longest.plies === 1 ? "ply" : "plies"} (${count} ${s.longest.positions === 1 ? "position" : "positions"}): open`;
+        cell.appendChild(openButton("open-longest", s.longest.fen, text));
       } else {
         cell.textContent = "-";
       }
@@ -766,6 +758,20 @@ async function showStats() {
   }
 }
 
+/// A button of the statistics that opens position `fen` on the board for analysis.
+function openButton(className, fen, text) {
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = className;
+  button.dataset.fen = fen;
+  button.textContent = text;
+  button.addEventListener("click", () => {
+    switchTab("analysis");
+    setPosition(fen);
+  });
+  return button;
+}
+
 /// The positions lost by the rules' rulings (xiangqi's Asian rules), per side to move and
 /// reason, each with an example that opens on the board; nothing where no ruling applies.
 function ruledLost(stats) {
@@ -775,16 +781,7 @@ function ruledLost(stats) {
       if (!r.count) continue;
       const item = document.createElement("li");
       item.append(`${side} to move, ${reason}: ${r.count.toLocaleString("en")} `);
-      const button = document.createElement("button");
-      button.type = "button";
-      button.className = "open-ruled";
-      button.dataset.fen = r.example;
-      button.textContent = "open an example";
-      button.addEventListener("click", () => {
-        switchTab("analysis");
-        setPosition(r.example);
-      });
-      item.appendChild(button);
+      item.appendChild(openButton("open-ruled", r.example, "open an example"));
       items.push(item);
     }
   }
