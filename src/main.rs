@@ -47,19 +47,36 @@ struct Cli {
     /// check and perpetual chase lose).
     #[arg(long, global = true, value_parser = Hints(|| XiangqiRules::values("rules").to_vec()))]
     rules: Option<String>,
-    /// Worker threads of the CPU solver (default: all cores).
+    /// Worker threads of the CPU solver and of reading, checking and writing tables (default:
+    /// all cores).
     #[arg(long, global = true, value_parser = threads)]
     threads: Option<usize>,
-    /// Largest GPU storage binding in MiB (default: the device's limit); tables larger than one
-    /// binding are split over several.
-    #[arg(long = "gpu-split-mib", global = true, value_name = "MIB", value_parser = mebibytes)]
-    gpu_split_bytes: Option<u64>,
-    /// The longest wait in seconds for one submission of GPU work before giving up (default
-    /// 600): a software driver on a busy machine may need longer.
-    #[arg(long, global = true, value_name = "SECONDS", value_parser = gpu_timeout)]
-    gpu_timeout: Option<Duration>,
     #[command(subcommand)]
     command: Command,
+}
+
+/// The GPU solver's settings, taken by the commands that may solve on the GPU.
+#[derive(Args)]
+struct GpuArgs {
+    /// Largest GPU storage binding in MiB (default: the device's limit); tables larger than one
+    /// binding are split over several.
+    #[arg(long = "gpu-split-mib", value_name = "MIB", value_parser = mebibytes)]
+    split_bytes: Option<u64>,
+    /// The longest wait in seconds for one submission of GPU work before giving up (default
+    /// 600): a software driver on a busy machine may need longer.
+    #[arg(long = "gpu-timeout", value_name = "SECONDS", value_parser = gpu_timeout)]
+    timeout: Option<Duration>,
+}
+
+impl GpuArgs {
+    fn options(&self) -> GpuOptions {
+        let defaults = GpuOptions::default();
+        GpuOptions {
+            split_bytes: self.split_bytes,
+            timeout: self.timeout.unwrap_or(defaults.timeout),
+            ..defaults
+        }
+    }
 }
 
 /// A position given on the command line, quoted or as separate words (`8/8/8/4k3/8/8/8/R3K3 w`).
@@ -102,6 +119,8 @@ enum Command {
         /// 15 makes 5-piece tables about 14% smaller at several times the time of writing them.
         #[arg(long, value_parser = zstd_level)]
         level: Option<i32>,
+        #[command(flatten)]
+        gpu: GpuArgs,
     },
     /// Show the tables a batch needs in dependency order, with state counts, estimated peak
     /// memory and whether each is present or being built; or the batch as Slurm jobs (--slurm).
@@ -151,6 +170,8 @@ enum Command {
         game: String,
         /// A material such as KQvKR (first side, v, second side).
         material: String,
+        #[command(flatten)]
+        gpu: GpuArgs,
     },
     /// Check tables on disk against the rules: every position's value must follow from its
     /// legal moves and the values they lead to, read forwards (no GPU needed).
@@ -174,6 +195,8 @@ enum Command {
         game: String,
         /// Materials such as KQvKR (first side, v, second side).
         materials: Vec<String>,
+        #[command(flatten)]
+        gpu: GpuArgs,
     },
     /// Rewrite tables compressed (zstd blocks), in place: every table in the folder, a game's,
     /// or the named materials'.
@@ -246,11 +269,6 @@ fn run(cli: Cli) -> Result<()> {
     if let Some(threads) = cli.threads {
         rayon::ThreadPoolBuilder::new().num_threads(threads).build_global()?;
     }
-    let gpu = GpuOptions {
-        split_bytes: cli.gpu_split_bytes,
-        timeout: cli.gpu_timeout.unwrap_or(GpuOptions::default().timeout),
-        ..GpuOptions::default()
-    };
     match cli.command {
         Command::Generate {
             game,
@@ -259,12 +277,13 @@ fn run(cli: Cli) -> Result<()> {
             backend,
             uncompressed,
             level,
+            gpu,
         } => {
             let request = Request {
                 materials,
                 pieces,
                 backend: Backend::parse(&backend)?,
-                gpu,
+                gpu: gpu.options(),
                 encoding: if uncompressed { Encoding::Raw } else { compressed(level) },
             };
             with_game!(GameId::parse(&game)?, G => commands::generate::run::<G>(&env, &request))
@@ -289,7 +308,8 @@ fn run(cli: Cli) -> Result<()> {
             with_game!(GameId::parse(&game)?, G => commands::stats::run::<G>(&env, &material, by_dtm))
         }
         Command::List => commands::list::run(&env),
-        Command::Verify { game, material } => {
+        Command::Verify { game, material, gpu } => {
+            let gpu = gpu.options();
             with_game!(GameId::parse(&game)?, G => commands::verify::run::<G>(&env, &material, &gpu))
         }
         Command::Audit {
@@ -305,7 +325,8 @@ fn run(cli: Cli) -> Result<()> {
             };
             with_game!(GameId::parse(&game)?, G => commands::audit::run::<G>(&env, &request))
         }
-        Command::Bench { game, materials } => {
+        Command::Bench { game, materials, gpu } => {
+            let gpu = gpu.options();
             with_game!(GameId::parse(&game)?, G => commands::bench::run::<G>(&env, &materials, &gpu))
         }
         Command::Compress { game, materials, level } => convert(&env, compressed(level), game, &materials),

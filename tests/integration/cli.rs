@@ -24,6 +24,10 @@ fn bad_positions_and_materials_are_reported_in_one_line() {
         (&["query", "hello"], "'hello': 1 rank (chess FEN has 8"),
         (&["query", "4k4/9/9/9/9/9/9/9/9/3K1 w"], "rank 0 has 5 squares, not 9"),
         (
+            &["query", "4k4/9/9/9/9/9/9/9/9/R3K4 w"],
+            "the kings face each other on one file",
+        ),
+        (
             &["query", "4k4/9/9/9/9/9/9/9/9/3KQ3 w"],
             "'Q' is no xiangqi piece (KABNRCP or E, H; red uppercase)",
         ),
@@ -458,13 +462,13 @@ fn gpu_work_past_its_timeout_is_reported_in_one_line() {
     }
     let dir = temp_dir("gpu-timeout");
     let args = [
-        "--gpu-timeout",
-        "0.000001",
         "generate",
         "chess",
         "KQvKR",
         "--backend",
         "gpu",
+        "--gpu-timeout",
+        "0.000001",
     ];
     let line = fails(&dir, &args);
     assert!(line.contains("--gpu-timeout"), "{line}");

@@ -19,7 +19,7 @@ use anyhow::{Result, bail};
 
 use self::board::{Board, Kind, NONE, SQUARES, geometry};
 use self::index::{Layout, MAX_PIECES, Squares, XiangqiIndex};
-use self::moves::{for_each_legal_move, in_check};
+use self::moves::{for_each_legal_move, in_check, kings_face};
 use self::space::XiangqiSpace;
 use crate::error::Error;
 use crate::games::{Game, RuleOption, Rules};
@@ -172,6 +172,9 @@ impl Position {
                     board::rank(s as u8)
                 );
             }
+        }
+        if self.with_board(|board| kings_face(board)) {
+            bail!("the kings face each other on one file with nothing between them");
         }
         let waiting = self.side_to_move.other();
         if self.with_board(|board| in_check(board, waiting.index())) {

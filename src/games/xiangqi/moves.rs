@@ -48,6 +48,13 @@ pub fn in_check(board: &Board, side: usize) -> bool {
     })
 }
 
+/// Whether the two kings stand on one file with nothing between them, which the rules forbid:
+/// whoever moves could take the other king.
+pub fn kings_face(board: &Board) -> bool {
+    let (red, black) = (board.squares[board.layout.king(0)], board.squares[board.layout.king(1)]);
+    attacks(geometry(), Kind::King, 0, red, black, board.occupied)
+}
+
 /// Where the piece in `slot` may move, ignoring checks to its own king: empty points and
 /// enemy pieces.
 pub fn targets(board: &Board, slot: usize) -> SquareList {
