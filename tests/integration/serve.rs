@@ -22,6 +22,7 @@ use egtb::material::{GameId, Material};
 use egtb::probe::Prober;
 use egtb::serve::{ServeOptions, load};
 use egtb::solver::Silent;
+use egtb::value::Value;
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{Value as Json, json};
 
@@ -811,6 +812,17 @@ async fn the_page_shows_and_plays_every_game_in_headless_chromium() {
     let black_starts = "8/8/8/4k3/8/8/8/R3K3 b - - 0 1";
     enter_fen(&client, black_starts).await;
     check_best_line::<Chess>(&client, &mut prober, &Chess::parse_position(black_starts).unwrap()).await;
+
+    // A drawn position has no line to play out, and the page says so as `egtb line` does.
+    let rook_taken = "8/8/8/8/8/8/1k6/R3K3 b - - 0 1";
+    assert_eq!(
+        prober.value(&Chess::parse_position(rook_taken).unwrap()).unwrap(),
+        Value::Draw
+    );
+    enter_fen(&client, rook_taken).await;
+    let no_line = "return document.getElementById('line').textContent === \
+                   'No forced line: neither side can force the end of the game.'";
+    wait_until(&client, no_line, "the draw's note in place of a line").await;
 
     // An illegal position is explained with the server's reason.
     enter_fen_expecting_error(&client, "8/8/8/4k3/8/8/8/B3K3 w - - 0 1", "in check").await;

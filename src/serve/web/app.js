@@ -406,6 +406,10 @@ function renderAnalysis() {
   }
   $("verdict").textContent = a.verdict;
   $("verdict").className = a.category;
+  if (a.dtm === null && a.moves.length) {
+    // As `egtb line` says it: a draw that has not ended has no line to play out.
+    $("line").textContent = "No forced line: neither side can force the end of the game.";
+  }
   for (const move of a.moves) {
     const category = moverCategory(move);
     const row = document.createElement("tr");
