@@ -823,9 +823,17 @@ async fn the_page_shows_and_plays_every_game_in_headless_chromium() {
     let no_line = "return document.getElementById('line').textContent === \
                    'No forced line: neither side can force the end of the game.'";
     wait_until(&client, no_line, "the draw's note in place of a line").await;
+    let heading_shown = "return !document.getElementById('line-heading').hidden";
+    assert_eq!(eval(&client, heading_shown).await, json!(true), "the draw's heading");
 
     // An illegal position is explained with the server's reason.
     enter_fen_expecting_error(&client, "8/8/8/4k3/8/8/8/B3K3 w - - 0 1", "in check").await;
+    let heading_hidden = "return document.getElementById('line-heading').hidden";
+    assert_eq!(
+        eval(&client, heading_hidden).await,
+        json!(true),
+        "a best line over an error"
+    );
 
     // The editor: a white queen placed on h7 makes KQRvK, whose missing table names the command
     // that builds it; the same piece again removes it.

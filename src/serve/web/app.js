@@ -393,6 +393,8 @@ function renderAnalysis() {
   const body = $("moves").tBodies[0];
   body.replaceChildren();
   $("line").replaceChildren();
+  // No heading over a line that cannot be: no position, an error, or a game that has ended.
+  $("line-heading").hidden = !(a && a.moves && a.moves.length);
   document.body.classList.toggle("hidden-answers", state.playing && !state.showAnswers);
   if (!a) {
     $("verdict").textContent = "";
