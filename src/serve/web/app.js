@@ -636,13 +636,21 @@ function buildPalette() {
     button.title = piece;
     const glyph = state.game === "chess" ? g.glyphs[piece.toUpperCase()] : g.glyphs[piece] || g.glyphs[piece.toUpperCase()];
     button.textContent = state.letters ? piece : glyph;
-    button.style.color = piece === piece.toUpperCase() ? (state.game === "chess" ? "#777" : "#b3261e") : "#111";
+    // Drawn as on the board: chess's white outlined in black, the red pieces red.
+    const first = piece === piece.toUpperCase();
+    button.classList.add(first ? (state.game === "chess" ? "white" : "red") : "black");
     if (state.editPiece === piece) button.classList.add("active");
     button.addEventListener("click", () => {
       state.editPiece = state.editPiece === piece ? null : piece;
       buildPalette();
     });
     palette.appendChild(button);
+    // Each side's pieces on a row of their own.
+    if (piece === g.kinds[g.kinds.length - 1]) {
+      const rowEnd = document.createElement("span");
+      rowEnd.className = "row-end";
+      palette.appendChild(rowEnd);
+    }
   }
   const side = $("edit-side");
   side.replaceChildren();
