@@ -902,6 +902,20 @@ async fn the_page_shows_and_plays_every_game_in_headless_chromium() {
     )
     .await;
 
+    // A phone's width: the board, the position's field and the moves fit, with no sideways
+    // scrolling.
+    client.set_window_size(400, 820).await.unwrap();
+    client.goto(&format!("{base}?game=xiangqi")).await.unwrap();
+    wait_until(
+        &client,
+        "return document.getElementById('verdict').textContent !== ''",
+        "the xiangqi start",
+    )
+    .await;
+    let widths = "const e = document.documentElement; return [e.scrollWidth, e.clientWidth]";
+    let widths = eval(&client, widths).await;
+    assert!(widths[0].as_u64() <= widths[1].as_u64(), "sideways scrolling: {widths}");
+
     client.close().await.unwrap();
 }
 
