@@ -913,8 +913,23 @@ async fn the_page_shows_and_plays_every_game_in_headless_chromium() {
     )
     .await;
     let widths = "const e = document.documentElement; return [e.scrollWidth, e.clientWidth]";
-    let widths = eval(&client, widths).await;
-    assert!(widths[0].as_u64() <= widths[1].as_u64(), "sideways scrolling: {widths}");
+    let widths_now = eval(&client, widths).await;
+    assert!(
+        widths_now[0].as_u64() <= widths_now[1].as_u64(),
+        "sideways scrolling: {widths_now}"
+    );
+    show_stats(&client, "KRvK").await;
+    wait_until(
+        &client,
+        "return document.getElementById('stats-table') !== null",
+        "the statistics",
+    )
+    .await;
+    let widths_now = eval(&client, widths).await;
+    assert!(
+        widths_now[0].as_u64() <= widths_now[1].as_u64(),
+        "sideways scrolling with the statistics: {widths_now}"
+    );
 
     client.close().await.unwrap();
 }
