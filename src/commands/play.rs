@@ -7,13 +7,15 @@ use std::io::{BufRead, IsTerminal, Write};
 
 use anyhow::{Result, bail};
 
-use super::query::headline;
-use super::{Env, side_title};
+use serde_json::json;
+
+use super::query::{headline, ruling_json};
+use super::{Env, rules_json, side_title, value_json};
 use crate::counted::one_of;
 use crate::games::Game;
 use crate::games::ending::ending;
 use crate::material::{GameId, Side};
-use crate::probe::{MoveValue, Prober};
+use crate::probe::{MoveValue, Prober, RuledEnd};
 use crate::value::Value;
 
 /// Who plays what in a game.
@@ -46,67 +48,173 @@ pub fn run<G: Game>(env: &Env, text: &str, side: Option<&str>, auto: bool) -> Re
         (false, None) => Some(G::side_to_move(&position)),
     };
     let mut prober = Prober::<G>::new(&env.tables, rules);
-    let colour = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let report = Report {
+        game: G::ID,
+        json: env.json,
+        colour: std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+    };
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
-    if let Some(side) = person {
-        println!(
-            "You play {}. Type moves in either notation (for example {}); 'quit' ends the game.",
-            G::ID.side_name(side),
-            example_notation(G::ID)
-        );
-    }
+    report.start(rules_json(rules), person);
     loop {
         let value = prober.value(&position)?;
         let ruled = prober.ruled_end(&position)?;
         let mover = G::side_to_move(&position);
-        println!();
-        print!("{}", draw_board(G::ID, &G::format_position(&position), colour));
-        println!("{}", G::format_position(&position));
-        println!("{}", headline::<G>(&position, value, ruled.as_ref()));
+        report.position::<G>(&position, value, &ruled);
+        let winner = match value {
+            Value::Win(_) => Some(mover),
+            Value::Loss(_) => Some(mover.other()),
+            Value::Draw => None,
+        };
         if let Some(end) = ending::<G>(&position, rules) {
-            println!("Game over: {}, {}", end.name(), result_words(G::ID, mover, value));
-            return Ok(());
+            let text = format!("Game over: {}, {}", end.name(), result_words(G::ID, winner));
+            return report.end(end.key(), winner, &text);
         }
         if let Some(end) = ruled.filter(|end| end.position == position) {
-            println!(
+            let text = format!(
                 "Game over: lost by the rules ({}, order {}), {}",
                 end.ruling.reason.name(),
                 end.ruling.order,
-                result_words(G::ID, mover, value)
+                result_words(G::ID, winner)
             );
-            return Ok(());
+            return report.end("ruling", winner, &text);
         }
         if value == Value::Draw {
-            println!("Game over: a drawn position is reached; neither side can force a result.");
-            return Ok(());
+            let text = "Game over: a drawn position is reached; neither side can force a result.";
+            return report.end("draw", None, text);
         }
         let moves = prober.moves(&position)?;
         let chosen = if person == Some(mover) {
-            match ask_move::<G>(&mut input, &moves)? {
+            match ask_move::<G>(&report, &mut input, &moves)? {
                 Some(m) => m,
-                None => {
-                    println!("Game left unfinished.");
-                    return Ok(());
-                }
+                None => return report.end("unfinished", None, "Game left unfinished."),
             }
         } else {
-            let best = moves[0].clone();
-            println!("{} plays {} ({})", side_title(G::ID, mover), best.name, best.coords);
-            best
+            moves[0].clone()
         };
+        report.moved(mover, person == Some(mover), &chosen);
         position = G::play(&position, chosen.mv);
     }
 }
 
+/// How a game is told: a board and sentences for a person, or with `--json` one object a line
+/// for a program, each with its `event`: `start`, `position`, `move`, `rejected` (an input that
+/// names no legal move, with the reason) and `end`.
+struct Report {
+    game: GameId,
+    json: bool,
+    colour: bool,
+}
+
+impl Report {
+    fn start(&self, rules: serde_json::Value, person: Option<Side>) {
+        match (self.json, person) {
+            (true, _) => self.emit(json!({
+                "event": "start",
+                "game": self.game.name(),
+                "rules": rules,
+                "you": person.map(|side| self.game.side_name(side)),
+            })),
+            (false, Some(side)) => println!(
+                "You play {}. Type moves in either notation (for example {}); 'quit' ends the game.",
+                self.game.side_name(side),
+                example_notation(self.game)
+            ),
+            (false, None) => {}
+        }
+    }
+
+    fn position<G: Game>(&self, position: &G::Position, value: Value, ruled: &Option<RuledEnd<G::Position>>) {
+        let fen = G::format_position(position);
+        let verdict = headline::<G>(position, value, ruled.as_ref());
+        if self.json {
+            self.emit(json!({
+                "event": "position",
+                "position": fen,
+                "to_move": self.game.side_name(G::side_to_move(position)),
+                "value": value_json(value),
+                "ruling": ruling_json::<G>(ruled),
+                "verdict": verdict,
+            }));
+        } else {
+            println!();
+            print!("{}", draw_board(self.game, &fen, self.colour));
+            println!("{fen}");
+            println!("{verdict}");
+        }
+    }
+
+    /// A move played: the person's, as the text form already shows it typed, or the table's.
+    fn moved<M>(&self, mover: Side, by_person: bool, m: &MoveValue<M>) {
+        if self.json {
+            self.emit(json!({
+                "event": "move",
+                "by": if by_person { "you" } else { "table" },
+                "side": self.game.side_name(mover),
+                "move": m.name,
+                "coords": m.coords,
+            }));
+        } else if !by_person {
+            println!("{} plays {} ({})", side_title(self.game, mover), m.name, m.coords);
+        }
+    }
+
+    /// Asks for the person's move; the text form echoes what it reads when that is not typed on
+    /// a terminal, so that a log reads as a game.
+    fn prompt(&self) -> Result<()> {
+        if !self.json {
+            print!("Your move: ");
+            std::io::stdout().flush()?;
+        }
+        Ok(())
+    }
+
+    fn typed(&self, typed: &str) {
+        if !self.json && !std::io::stdin().is_terminal() {
+            println!("{typed}");
+        }
+    }
+
+    fn rejected(&self, typed: &str, reason: &str) {
+        if self.json {
+            self.emit(json!({ "event": "rejected", "input": typed, "error": reason }));
+        } else {
+            println!("{reason}");
+        }
+    }
+
+    fn end(&self, reason: &str, winner: Option<Side>, text: &str) -> Result<()> {
+        if self.json {
+            self.emit(json!({
+                "event": "end",
+                "reason": reason,
+                "winner": winner.map(|side| self.game.side_name(side)),
+                "text": text,
+            }));
+        } else {
+            println!("{text}");
+        }
+        Ok(())
+    }
+
+    fn emit(&self, event: serde_json::Value) {
+        println!("{event}");
+    }
+}
+
 /// Reads lines until one names a legal move; `None` at the end of the input or on `quit`.
-fn ask_move<G: Game>(input: &mut impl BufRead, moves: &[MoveValue<G::Move>]) -> Result<Option<MoveValue<G::Move>>> {
+fn ask_move<G: Game>(
+    report: &Report,
+    input: &mut impl BufRead,
+    moves: &[MoveValue<G::Move>],
+) -> Result<Option<MoveValue<G::Move>>> {
     loop {
-        print!("Your move: ");
-        std::io::stdout().flush()?;
+        report.prompt()?;
         let mut line = String::new();
         if input.read_line(&mut line)? == 0 {
-            println!();
+            if !report.json {
+                println!();
+            }
             return Ok(None);
         }
         let typed = line.trim();
@@ -116,24 +224,23 @@ fn ask_move<G: Game>(input: &mut impl BufRead, moves: &[MoveValue<G::Move>]) -> 
         if typed == "quit" {
             return Ok(None);
         }
-        if !std::io::stdin().is_terminal() {
-            println!("{typed}");
-        }
+        report.typed(typed);
         if let Some(m) = find_move::<G>(moves, typed) {
             return Ok(Some(m.clone()));
         }
         let named = |m: &MoveValue<G::Move>| format!("{} ({})", m.name, m.coords);
         let promotions: Vec<String> = moves.iter().filter(|m| promotes_as(m, typed)).map(named).collect();
-        match promotions.is_empty() {
+        let reason = match promotions.is_empty() {
             false => {
                 let choices: Vec<&str> = promotions.iter().map(String::as_str).collect();
-                println!("'{typed}' promotes a pawn: say to what, {}", one_of(&choices));
+                format!("'{typed}' promotes a pawn: say to what, {}", one_of(&choices))
             }
             true => {
                 let legal: Vec<String> = moves.iter().map(named).collect();
-                println!("'{typed}' is no legal move here. Legal moves: {}", legal.join(", "));
+                format!("'{typed}' is no legal move here. Legal moves: {}", legal.join(", "))
             }
-        }
+        };
+        report.rejected(typed, &reason);
     }
 }
 
@@ -175,11 +282,11 @@ fn example_notation(game: GameId) -> &'static str {
     }
 }
 
-/// The end of the game in words, for the side to move at the end.
-fn result_words(game: GameId, mover: Side, value: Value) -> String {
-    match value {
-        Value::Draw => "draw".to_string(),
-        _ => format!("{} wins", side_title(game, mover.other())),
+/// The result of a game in words.
+fn result_words(game: GameId, winner: Option<Side>) -> String {
+    match winner {
+        None => "draw".to_string(),
+        Some(side) => format!("{} wins", side_title(game, side)),
     }
 }
 

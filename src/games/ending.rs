@@ -23,6 +23,15 @@ impl Ending {
             Ending::NoPieces => "no pieces left",
         }
     }
+
+    /// The ending as a key for JSON: `checkmate`, `stalemate`, `no_pieces`.
+    pub fn key(self) -> &'static str {
+        match self {
+            Ending::Checkmate => "checkmate",
+            Ending::Stalemate => "stalemate",
+            Ending::NoPieces => "no_pieces",
+        }
+    }
 }
 
 /// How the game ended for the side to move, or `None` when it goes on.

@@ -1033,6 +1033,61 @@ e8=N
     assert!(out.contains("4N3/8/8/8/8/2k5/8/K7 b - - 0 1"), "{out}");
 }
 
+/// `play --json` tells the game as one object a line: the start, each position with its value
+/// as the prober gives it, each move with who made it, each input refused with its reason, and
+/// the end with the winner.
+#[test]
+fn play_in_json_tells_the_game_as_events() {
+    let fen = "8/4P3/8/8/8/2k5/8/K7 w - - 0 1";
+    let (ok, out, err) = egtb_with_input(&["play", fen, "--json"], "e8\ne8=Q\n");
+    assert!(ok, "{err}");
+    let events: Vec<Json> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let kinds: Vec<&str> = events.iter().map(|e| e["event"].as_str().unwrap()).collect();
+    let expected = [
+        "start", "position", "rejected", "move", "position", "move", "position", "end",
+    ];
+    assert_eq!(kinds, expected, "{out}");
+    assert_eq!(events[0]["you"], json!("white"));
+    let mut prober = Prober::<Chess>::new(tables(), Default::default());
+    let mut position = Chess::parse_position(fen).unwrap();
+    let value = prober.value(&position).unwrap();
+    assert_eq!(events[1]["value"], json!({ "outcome": "win", "dtm": value.dtm() }));
+    assert_eq!(events[1]["position"], json!(fen));
+    assert!(
+        events[2]["error"].as_str().unwrap().contains("promotes a pawn"),
+        "{out}"
+    );
+    assert_eq!(events[2]["input"], json!("e8"));
+    assert_eq!(
+        events[3],
+        json!({"event": "move", "by": "you", "side": "white", "move": "e8=Q", "coords": "e7e8q"})
+    );
+    // Then the table's best answer and the person's turn again, until the input ends.
+    let queen = prober
+        .moves(&position)
+        .unwrap()
+        .into_iter()
+        .find(|m| m.name == "e8=Q")
+        .unwrap();
+    position = Chess::play(&position, queen.mv);
+    assert_eq!(events[4]["position"], json!(Chess::format_position(&position)));
+    let reply = prober.moves(&position).unwrap().remove(0);
+    assert_eq!(events[5]["by"], json!("table"));
+    assert_eq!(events[5]["move"], json!(reply.name));
+    let last = events.last().unwrap();
+    assert_eq!(last["event"], json!("end"));
+    assert_eq!(last["reason"], json!("unfinished"));
+
+    // The table against itself, to the mate: the end names the winner.
+    let (ok, out, err) = egtb_with_input(&["play", "8/8/8/4k3/8/8/8/R3K3 w", "--auto", "--json"], "");
+    assert!(ok, "{err}");
+    let end: Json = serde_json::from_str(out.lines().last().unwrap()).unwrap();
+    assert_eq!(end["reason"], json!("checkmate"));
+    assert_eq!(end["winner"], json!("white"));
+    assert_eq!(end["text"], json!("Game over: checkmate, White wins"));
+    assert!(out.lines().all(|l| l.starts_with('{')), "{out}");
+}
+
 #[test]
 fn play_and_serve_refuse_bad_arguments_with_one_line() {
     for args in [
