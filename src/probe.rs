@@ -128,6 +128,22 @@ pub struct MoveValue<M> {
     pub value: Value,
 }
 
+impl<M> MoveValue<M> {
+    /// The coordinates where they say more than the name; empty where the name is the
+    /// coordinates (dark chess).
+    pub fn other_coords(&self) -> &str {
+        if self.coords == self.name { "" } else { &self.coords }
+    }
+
+    /// The name, with the coordinates in brackets where they differ: `Ra5+ (a1a5)`, `b2b3`.
+    pub fn label(&self) -> String {
+        match self.other_coords() {
+            "" => self.name.clone(),
+            coords => format!("{} ({coords})", self.name),
+        }
+    }
+}
+
 impl<G: Game> Prober<G> {
     /// A prober over the tables in `dir`, with a cache of its own.
     pub fn new(dir: &Path, rules: G::Rules) -> Self {

@@ -155,7 +155,7 @@ impl Report {
                 "coords": m.coords,
             }));
         } else if !by_person {
-            println!("{} plays {} ({})", side_title(self.game, mover), m.name, m.coords);
+            println!("{} plays {}", side_title(self.game, mover), m.label());
         }
     }
 
@@ -228,15 +228,18 @@ fn ask_move<G: Game>(
         if let Some(m) = find_move::<G>(moves, typed) {
             return Ok(Some(m.clone()));
         }
-        let named = |m: &MoveValue<G::Move>| format!("{} ({})", m.name, m.coords);
-        let promotions: Vec<String> = moves.iter().filter(|m| promotes_as(m, typed)).map(named).collect();
+        let promotions: Vec<String> = moves
+            .iter()
+            .filter(|m| promotes_as(m, typed))
+            .map(MoveValue::label)
+            .collect();
         let reason = match promotions.is_empty() {
             false => {
                 let choices: Vec<&str> = promotions.iter().map(String::as_str).collect();
                 format!("'{typed}' promotes a pawn: say to what, {}", one_of(&choices))
             }
             true => {
-                let legal: Vec<String> = moves.iter().map(named).collect();
+                let legal: Vec<String> = moves.iter().map(MoveValue::label).collect();
                 format!("'{typed}' is no legal move here. Legal moves: {}", legal.join(", "))
             }
         };

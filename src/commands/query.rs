@@ -206,8 +206,10 @@ fn value_answer<G: Game>(env: &Env, prober: &mut Prober<G>, probed: &Probed<G>) 
     if !moves.is_empty() {
         writeln!(out)?;
         let width = moves.iter().map(|m| m.name.len()).max().unwrap_or(0);
+        let coords_width = moves.iter().map(|m| m.other_coords().len()).max().unwrap_or(0);
         for m in &moves {
-            let line = format!("  {:<width$}  {:<6}  {}", m.name, m.coords, describe(m.value));
+            let coords = coords_column(m.other_coords(), coords_width);
+            let line = format!("  {:<width$}  {coords}{}", m.name, describe(m.value));
             writeln!(out, "{}", palette.paint(m.value, &line))?;
         }
     }
@@ -241,13 +243,17 @@ fn line_answer<G: Game>(env: &Env, prober: &mut Prober<G>, probed: &Probed<G>) -
     } else if probed.value == Value::Draw {
         writeln!(out, "No forced line: neither side can force the end of the game.")?;
     }
+    let coords_width = line.iter().map(|(m, _)| m.other_coords().len()).max().unwrap_or(0);
     for (ply, (m, after)) in line.iter().enumerate() {
         let (number, dots) = move_number(side, ply);
+        let coords = match coords_width {
+            0 => String::new(),
+            _ => format!("{:<6} ", m.other_coords()),
+        };
         writeln!(
             out,
-            "{number:>3}{dots:<3} {:<8} {:<6} DTM {}",
+            "{number:>3}{dots:<3} {:<8} {coords}DTM {}",
             m.name,
-            m.coords,
             after.dtm().unwrap_or(0)
         )?;
     }
@@ -257,6 +263,15 @@ fn line_answer<G: Game>(env: &Env, prober: &mut Prober<G>, probed: &Probed<G>) -
         writeln!(out, "The game is over.")?;
     }
     Ok(out)
+}
+
+/// A column of coordinates `width` wide with the gap after it; nothing where no move of the
+/// list has coordinates other than its name (dark chess).
+fn coords_column(coords: &str, width: usize) -> String {
+    match width {
+        0 => String::new(),
+        _ => format!("{coords:<width$}  "),
+    }
 }
 
 /// The move number of ply `ply` (from 0) of a line that `starter` begins, and its dots, as a
