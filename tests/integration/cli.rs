@@ -247,6 +247,17 @@ fn query_line_and_stats_answer_from_the_tables() {
     }
     let example = flipped["sides"]["white"]["longest"]["fen"].as_str().unwrap();
     assert!(example.contains('r') && example.contains(" w"), "{example}");
+
+    // Dark chess names a move by its coordinates: each move line shows them once.
+    succeeds(&dir, &["generate", "darkchess", "KvK", "--backend", "cpu"]);
+    let kings = "7k/8/8/K7 w";
+    let query = succeeds(&dir, &["query", kings]);
+    let rows: Vec<Vec<&str>> = query.lines().skip(3).map(|l| l.split_whitespace().collect()).collect();
+    assert_eq!(rows.len(), 2, "{query}");
+    assert!(rows.iter().all(|r| r[1] == "loss"), "{query}");
+    let line = succeeds(&dir, &["line", kings]);
+    let first = line.lines().nth(1).unwrap().split_whitespace().collect::<Vec<_>>();
+    assert_eq!(first[2], "DTM", "{line}");
 }
 
 /// Runs egtb with `input` on its standard input.
