@@ -246,10 +246,7 @@ fn line_answer<G: Game>(env: &Env, prober: &mut Prober<G>, probed: &Probed<G>) -
     let coords_width = line.iter().map(|(m, _)| m.other_coords().len()).max().unwrap_or(0);
     for (ply, (m, after)) in line.iter().enumerate() {
         let (number, dots) = move_number(side, ply);
-        let coords = match coords_width {
-            0 => String::new(),
-            _ => format!("{:<6} ", m.other_coords()),
-        };
+        let coords = coords_column(m.other_coords(), coords_width);
         writeln!(
             out,
             "{number:>3}{dots:<3} {:<8} {coords}DTM {}",
