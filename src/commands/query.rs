@@ -192,6 +192,7 @@ fn value_answer<G: Game>(env: &Env, prober: &mut Prober<G>, probed: &Probed<G>) 
             "side_to_move": G::ID.side_name(side),
             "value": value_json(probed.value),
             "ruling": ruling_json::<G>(&probed.ruled),
+            "ending": ending::<G>(&probed.position, probed.rules).map(Ending::key),
             "moves": moves,
         });
         writeln!(out, "{json}")?;
@@ -226,6 +227,9 @@ fn line_answer<G: Game>(env: &Env, prober: &mut Prober<G>, probed: &Probed<G>) -
             .iter()
             .map(|(m, after)| json!({ "move": m.name, "coords": m.coords, "dtm_after": after.dtm() }))
             .collect();
+        let last = line
+            .iter()
+            .fold(probed.position.clone(), |at, (m, _)| G::play(&at, m.mv));
         let json = json!({
             "game": G::ID.name(),
             "rules": rules_json(probed.rules),
@@ -233,6 +237,7 @@ fn line_answer<G: Game>(env: &Env, prober: &mut Prober<G>, probed: &Probed<G>) -
             "value": value_json(probed.value),
             "ruling": ruling_json::<G>(&probed.ruled),
             "line": steps,
+            "ending": ending::<G>(&last, probed.rules).map(Ending::key),
         });
         writeln!(out, "{json}")?;
         return Ok(out);

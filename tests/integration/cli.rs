@@ -190,6 +190,18 @@ fn query_line_and_stats_answer_from_the_tables() {
     );
     let stalemate = succeeds(&dir, &["line", "k7/1R6/1K6/8/8/8/8/8 b"]);
     assert_eq!(stalemate, "Draw\nStalemate: Black to move has no legal move.\n");
+    // In JSON the ending is named: the position's for query, the line's last one's for line.
+    let ending = |args: &[&str]| {
+        let json: serde_json::Value = serde_json::from_str(&succeeds(&dir, args)).unwrap();
+        json["ending"].clone()
+    };
+    assert_eq!(ending(&["query", "k7/1R6/1K6/8/8/8/8/8 b", "--json"]), "stalemate");
+    assert_eq!(ending(&["query", "1k5R/8/1K6/8/8/8/8/8 b", "--json"]), "checkmate");
+    assert_eq!(
+        ending(&["query", "k7/8/1K6/8/8/8/8/7R w", "--json"]),
+        serde_json::Value::Null
+    );
+    assert_eq!(ending(&["line", "k7/8/1K6/8/8/8/8/7R w", "--json"]), "checkmate");
 
     let json: serde_json::Value = serde_json::from_str(&succeeds(&dir, &["query", fen, "--json"])).unwrap();
     assert_eq!(json["value"]["dtm"], 27);
