@@ -476,6 +476,23 @@ fn bench_and_verify_refuse_a_material_beyond_the_gpu_before_building_anything() 
     assert_eq!(std::fs::read_dir(&*dir).unwrap().count(), 0, "tables were built");
 }
 
+/// A machine with no Vulkan driver at all: `--backend gpu` stops before any work with one line
+/// that names both ways on, and writes no table.
+#[test]
+fn a_missing_gpu_adapter_is_reported_in_one_line_naming_the_fix() {
+    let dir = temp_dir("no-adapter");
+    let args = ["generate", "chess", "KQvK", "--backend", "gpu"];
+    let out = egtb_command(&dir, &args)
+        .env("VK_ICD_FILENAMES", "/nonexistent/icd.json")
+        .env("VK_DRIVER_FILES", "/nonexistent/icd.json")
+        .output()
+        .unwrap();
+    let line = failed(out, &args);
+    assert!(line.contains("no GPU adapter found: install a Vulkan driver"), "{line}");
+    assert!(line.contains("--backend cpu"), "{line}");
+    assert!(!dir.join("chess").join("KQvK.egtb").exists());
+}
+
 /// GPU work that outlasts `--gpu-timeout` stops the run with one line that names the option,
 /// and leaves no table behind.
 #[test]

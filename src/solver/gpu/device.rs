@@ -57,7 +57,11 @@ impl Gpu {
             ..Default::default()
         }))
         .map_err(|e| Error::NoGpu {
-            reason: format!("no GPU adapter found (install a Vulkan driver): {e}"),
+            reason: format!(
+                "no GPU adapter found: install a Vulkan driver (on Debian or Ubuntu \
+                 mesa-vulkan-drivers gives a software one), or generate with --backend cpu \
+                 (wgpu: {e})"
+            ),
         })?;
         let info = adapter.get_info();
         let limits = adapter.limits();
