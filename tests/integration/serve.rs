@@ -1086,6 +1086,21 @@ fn play_in_json_tells_the_game_as_events() {
     assert_eq!(end["winner"], json!("white"));
     assert_eq!(end["text"], json!("Game over: checkmate, White wins"));
     assert!(out.lines().all(|l| l.starts_with('{')), "{out}");
+
+    // Under the Asian rules a ruling ends the game, and the position says which.
+    let args = ["--rules", "asian", "play", BEFORE_PERPETUAL_CHECK, "--auto", "--json"];
+    let (ok, out, err) = egtb_with_input(&args, "");
+    assert!(ok, "{err}");
+    let events: Vec<Json> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let end = events.last().unwrap();
+    assert_eq!(
+        (&end["reason"], &end["winner"]),
+        (&json!("ruling"), &json!("red")),
+        "{out}"
+    );
+    let ruled = &events[events.len() - 2];
+    assert_eq!(ruled["position"], json!(PERPETUAL_CHECK));
+    assert_eq!(ruled["ruling"]["reason"], json!("perpetual check"), "{out}");
 }
 
 #[test]
