@@ -69,6 +69,7 @@ struct GpuArgs {
 }
 
 impl GpuArgs {
+    /// The GPU solver's options, the defaults where none was given.
     fn options(&self) -> GpuOptions {
         let defaults = GpuOptions::default();
         GpuOptions {

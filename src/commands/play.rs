@@ -159,8 +159,7 @@ impl Report {
         }
     }
 
-    /// Asks for the person's move; the text form echoes what it reads when that is not typed on
-    /// a terminal, so that a log reads as a game.
+    /// Asks for the person's move (the text form only: a program knows when it is its turn).
     fn prompt(&self) -> Result<()> {
         if !self.json {
             print!("Your move: ");
@@ -169,6 +168,8 @@ impl Report {
         Ok(())
     }
 
+    /// Echoes a line read that was not typed on a terminal, so that the text form's log reads as
+    /// a game.
     fn typed(&self, typed: &str) {
         if !self.json && !std::io::stdin().is_terminal() {
             println!("{typed}");
