@@ -583,4 +583,16 @@ mod tests {
             assert_eq!(offered, option.values, "--{}", option.name);
         }
     }
+
+    #[test]
+    fn the_gpu_settings_belong_to_the_commands_that_solve() {
+        let command = Cli::command();
+        for sub in command.get_subcommands() {
+            let solves = ["generate", "verify", "bench"].contains(&sub.get_name());
+            for flag in ["gpu-split-mib", "gpu-timeout"] {
+                let has = sub.get_arguments().any(|a| a.get_long() == Some(flag));
+                assert_eq!(has, solves, "{} --{flag}", sub.get_name());
+            }
+        }
+    }
 }
