@@ -10,8 +10,8 @@
 //! [`Value`], and every legal move with the value it leads to ([`MoveValue`]); an
 //! [`audit::Auditor`] checks a table on disk against its moves. Each game
 //! ([`Chess`], [`Xiangqi`], [`DarkChess`]) implements [`Game`]: its positions, moves, notation
-//! and rule options ([`Rules`], each listed with its values as a [`RuleOption`]). Failures a program must tell apart are [`Error`]s inside the `anyhow`
-//! errors the library returns.
+//! and rule options ([`Rules`], each listed with its values as a [`RuleOption`]). Failures a
+//! program must tell apart are [`Error`]s inside the `anyhow` errors the library returns.
 //!
 //! ```
 //! use egtb::{Backend, Error, Game, GameId, Generator, Material, Prober, Silent, Value, Xiangqi};

@@ -7,6 +7,7 @@
 use std::fmt;
 
 use crate::counted::plies;
+use crate::material::Side;
 
 /// The value of a position for the side to move.
 ///
@@ -49,6 +50,15 @@ pub const MAX_DTM: u16 = 0x7FFE;
 impl Value {
     /// The value of a position that has already ended in a loss for the side to move.
     pub const LOST: Value = Value::Loss(0);
+
+    /// The side that wins with best play, for a position with `mover` to move; `None` for a draw.
+    pub fn winner(self, mover: Side) -> Option<Side> {
+        match self {
+            Value::Win(_) => Some(mover),
+            Value::Loss(_) => Some(mover.other()),
+            Value::Draw => None,
+        }
+    }
 
     /// The value of a position whose only child (the chosen move) has value `child`.
     pub fn parent_of(child: Value) -> Value {

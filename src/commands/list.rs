@@ -93,14 +93,12 @@ fn verified(listed: &[Listed]) -> Result<()> {
         return Ok(());
     }
     let more = if bad.len() > NAMED { ", ..." } else { "" };
+    let (does, it) = if bad.len() == 1 { ("does", "it") } else { ("do", "them") };
     bail!(
-        "{} of {} {} not verify ({}{more}): delete {} and generate {} again",
+        "{} of {} {does} not verify ({}{more}): delete {it} and generate {it} again",
         bad.len(),
         counted(listed.len(), "table"),
-        if bad.len() == 1 { "does" } else { "do" },
         bad[..bad.len().min(NAMED)].join(", "),
-        if bad.len() == 1 { "it" } else { "them" },
-        if bad.len() == 1 { "it" } else { "them" },
     )
 }
 

@@ -61,11 +61,7 @@ pub fn run<G: Game>(env: &Env, text: &str, side: Option<&str>, auto: bool) -> Re
         let ruled = prober.ruled_end(&position)?;
         let mover = G::side_to_move(&position);
         report.position::<G>(&position, value, &ruled);
-        let winner = match value {
-            Value::Win(_) => Some(mover),
-            Value::Loss(_) => Some(mover.other()),
-            Value::Draw => None,
-        };
+        let winner = value.winner(mover);
         if let Some(end) = ending::<G>(&position, rules) {
             let text = format!("Game over: {}, {}", end.name(), result_words(G::ID, winner));
             return report.end(end.key(), winner, &text);

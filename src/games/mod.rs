@@ -82,9 +82,14 @@ pub trait Rules: Copy + Default + PartialEq + Eq + std::fmt::Debug + Send + Sync
             .collect()
     }
 
+    /// The option called `name`, where the game has one.
+    fn option(name: &str) -> Option<&'static RuleOption> {
+        Self::OPTIONS.iter().find(|o| o.name == name)
+    }
+
     /// The values option `name` takes; none where the game has no such option.
     fn values(name: &str) -> &'static [&'static str] {
-        Self::OPTIONS.iter().find(|o| o.name == name).map_or(&[], |o| o.values)
+        Self::option(name).map_or(&[], |o| o.values)
     }
 }
 
@@ -93,7 +98,7 @@ pub trait Rules: Copy + Default + PartialEq + Eq + std::fmt::Debug + Send + Sync
 pub fn own_options<R: Rules>(options: &[(String, String)]) -> Vec<(String, String)> {
     options
         .iter()
-        .filter(|(k, _)| R::OPTIONS.iter().any(|o| o.name == k))
+        .filter(|(k, _)| R::option(k).is_some())
         .cloned()
         .collect()
 }
@@ -101,16 +106,18 @@ pub fn own_options<R: Rules>(options: &[(String, String)]) -> Vec<(String, Strin
 /// Checks options given once for several games: each must be some game's, with a value that
 /// game's option takes.
 pub fn check_options(options: &[(String, String)]) -> Result<()> {
-    if let Some((key, _)) = options
-        .iter()
-        .find(|(k, _)| !all_rule_options().any(|(_, o)| o.name == k))
-    {
+    if let Some((key, _)) = options.iter().find(|(k, _)| !is_rule_option(k)) {
         bail!("no game has a rule option '{key}'");
     }
     for game in GameId::ALL {
         with_game!(game, G => G::rules(&own_options::<<G as Game>::Rules>(options)).map(drop))?;
     }
     Ok(())
+}
+
+/// Whether some game has a rule option called `name`.
+pub fn is_rule_option(name: &str) -> bool {
+    all_rule_options().any(|(_, o)| o.name == name)
 }
 
 /// Every game's rule options, with the game each belongs to.
@@ -200,7 +207,7 @@ pub trait Game: Sized + Send + Sync + 'static {
         let game = Self::ID.name();
         let mut rules = Self::Rules::default();
         for (key, value) in options {
-            let Some(option) = Self::Rules::OPTIONS.iter().find(|o| o.name == key) else {
+            let Some(option) = Self::Rules::option(key) else {
                 let names: Vec<&str> = Self::Rules::OPTIONS.iter().map(|o| o.name).collect();
                 match names.is_empty() {
                     true => bail!("{game} has no rule options ('{key}' given)"),

@@ -21,7 +21,7 @@ use crate::games::chess::Chess;
 use crate::games::darkchess::DarkChess;
 use crate::games::ending::{Ending, ending};
 use crate::games::xiangqi::Xiangqi;
-use crate::games::{Game, Rules, all_rule_options, check_options, own_options};
+use crate::games::{Game, Rules, all_rule_options, check_options, is_rule_option, own_options};
 use crate::material::{GameId, Side};
 use crate::probe::{Prober, TableCache};
 use crate::rulings;
@@ -116,7 +116,7 @@ impl Params {
                 }
                 "side" => params.side = Some(value),
                 "outcome" => params.outcome = Some(value),
-                k if all_rule_options().any(|(_, o)| o.name == k) => {
+                k if is_rule_option(k) => {
                     if value.len() > MAX_OPTION {
                         return Err(ApiError::bad_request(format!("{key} value too long")));
                     }
@@ -466,11 +466,7 @@ fn mainline_json<G: Game>(prober: &mut Prober<G>, position: &G::Position) -> Res
     let value = prober.value(position).map_err(ApiError::from_table_error)?;
     let line = prober.line(position).map_err(ApiError::from_table_error)?;
     let side = G::side_to_move(position);
-    let winner = match value {
-        Value::Win(_) => Some(side),
-        Value::Loss(_) => Some(side.other()),
-        Value::Draw => None,
-    };
+    let winner = value.winner(side);
     let mut current = position.clone();
     let steps: Vec<Json> = line
         .into_iter()
