@@ -51,20 +51,21 @@ impl<G: Game> Probed<G> {
         })
     }
 
-    /// How the game ended at this position, in words, when it has.
-    fn ending(&self) -> Option<String> {
-        let who = side_title(G::ID, G::side_to_move(&self.position));
-        Some(match ending::<G>(&self.position, self.rules)? {
-            Ending::Checkmate => format!("Checkmate: {who} to move is in check and has no legal move."),
-            Ending::Stalemate => format!("Stalemate: {who} to move has no legal move."),
-            Ending::NoPieces => format!("{who} has no pieces left."),
-        })
-    }
-
     /// The value of the position in words, naming the ruling it rests on.
     fn headline(&self) -> String {
         headline::<G>(&self.position, self.value, self.ruled.as_ref())
     }
+}
+
+/// How the game ended at `position`, in words, when it has: where `query` starts and where
+/// `line` ends.
+fn ending_words<G: Game>(position: &G::Position, rules: G::Rules) -> Option<String> {
+    let who = side_title(G::ID, G::side_to_move(position));
+    Some(match ending::<G>(position, rules)? {
+        Ending::Checkmate => format!("Checkmate: {who} to move is in check and has no legal move."),
+        Ending::Stalemate => format!("Stalemate: {who} to move has no legal move."),
+        Ending::NoPieces => format!("{who} has no pieces left."),
+    })
 }
 
 /// A position's value in words, naming the ruling it rests on (`ruled`: the ruling its best line
@@ -201,7 +202,7 @@ fn value_answer<G: Game>(env: &Env, prober: &mut Prober<G>, probed: &Probed<G>) 
     let palette = Palette::detect();
     writeln!(out, "{fen}  ({} {})", G::ID, G::material_of(&probed.position))?;
     writeln!(out, "{}", palette.paint(probed.value, &probed.headline()))?;
-    if let Some(ending) = probed.ending() {
+    if let Some(ending) = ending_words::<G>(&probed.position, probed.rules) {
         writeln!(out, "{ending}")?;
     }
     if !moves.is_empty() {
@@ -222,14 +223,14 @@ fn line_answer<G: Game>(env: &Env, prober: &mut Prober<G>, probed: &Probed<G>) -
     let line = prober.line(&probed.position)?;
     let side = G::side_to_move(&probed.position);
     let mut out = String::new();
+    let last = line
+        .iter()
+        .fold(probed.position.clone(), |at, (m, _)| G::play(&at, m.mv));
     if env.json {
         let steps: Vec<_> = line
             .iter()
             .map(|(m, after)| json!({ "move": m.name, "coords": m.coords, "dtm_after": after.dtm() }))
             .collect();
-        let last = line
-            .iter()
-            .fold(probed.position.clone(), |at, (m, _)| G::play(&at, m.mv));
         let json = json!({
             "game": G::ID.name(),
             "rules": rules_json(probed.rules),
@@ -243,7 +244,7 @@ fn line_answer<G: Game>(env: &Env, prober: &mut Prober<G>, probed: &Probed<G>) -
         return Ok(out);
     }
     writeln!(out, "{}", probed.headline())?;
-    if let Some(ending) = probed.ending() {
+    if let Some(ending) = ending_words::<G>(&probed.position, probed.rules) {
         writeln!(out, "{ending}")?;
     } else if probed.value == Value::Draw {
         writeln!(out, "No forced line: neither side can force the end of the game.")?;
@@ -261,8 +262,8 @@ fn line_answer<G: Game>(env: &Env, prober: &mut Prober<G>, probed: &Probed<G>) -
     }
     if let Some(end) = probed.ruled.as_ref().filter(|_| !line.is_empty()) {
         writeln!(out, "{}", ruling_text::<G>(end))?;
-    } else if line.last().is_some_and(|(_, after)| *after == Value::LOST) {
-        writeln!(out, "The game is over.")?;
+    } else if let Some(ending) = ending_words::<G>(&last, probed.rules).filter(|_| !line.is_empty()) {
+        writeln!(out, "{ending}")?;
     }
     Ok(out)
 }

@@ -26,7 +26,7 @@ use egtb::value::Value;
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{Value as Json, json};
 
-use crate::support::{PORTS, api_check, egtb_command, find_program, required, temp_dir};
+use crate::support::{PORTS, api_check, egtb_command, egtb_reading, find_program, required, temp_dir};
 
 /// The test tables, generated once for every test of this file. A static is never dropped, so
 /// they live in cargo's scratch folder for integration tests, made anew by each run, rather than
@@ -946,10 +946,7 @@ async fn enter_fen_expecting_error(client: &Client, fen: &str, reason: &str) {
 
 /// Runs `egtb` on the test tables with `input` piped in.
 fn egtb_with_input(args: &[&str], input: &str) -> (bool, String, String) {
-    use std::io::Write;
-    let mut child = egtb_command(tables(), args).stdin(Stdio::piped()).spawn().unwrap();
-    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = egtb_reading(tables(), args, input);
     (
         out.status.success(),
         String::from_utf8(out.stdout).unwrap(),

@@ -7,6 +7,7 @@ pub mod chess;
 pub mod darkchess;
 pub mod space;
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -82,6 +83,19 @@ pub fn egtb_command(tables: &Path, args: &[&str]) -> Command {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     command
+}
+
+/// Runs the egtb binary on a tables folder with `input` on its standard input.
+pub fn egtb_reading(tables: &Path, args: &[&str], input: &str) -> Output {
+    let mut child = egtb_command(tables, args)
+        .stdin(Stdio::piped())
+        .spawn()
+        .expect("egtb runs");
+    // A command refused before it reads its input closes the pipe: the refusal is what is tested.
+    if let Err(e) = child.stdin.take().unwrap().write_all(input.as_bytes()) {
+        assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "{args:?}: {e}");
+    }
+    child.wait_with_output().expect("egtb runs")
 }
 
 /// Runs the egtb binary on a tables folder (`EGTB_TABLES` unset).
