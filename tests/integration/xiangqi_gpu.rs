@@ -73,4 +73,14 @@ fn the_command_line_generates_and_verifies_on_the_gpu() {
     }
     let report = succeeds(&gpu_dir, &["verify", "xiangqi", "KNvK"]);
     assert!(report.contains("identical, byte for byte"), "{report}");
+    // The adapter in words: its kind and backend as a person reads them.
+    let adapter = report.lines().find(|l| l.contains("GPU solver on")).unwrap();
+    let kinds = [
+        "(discrete GPU, ",
+        "(integrated GPU, ",
+        "(virtual GPU, ",
+        "(software, ",
+        "(other, ",
+    ];
+    assert!(kinds.iter().any(|k| adapter.contains(k)), "{report}");
 }

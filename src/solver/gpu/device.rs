@@ -91,7 +91,7 @@ impl Gpu {
             limits,
             timestamps,
             errors,
-            description: format!("{} ({:?}, {:?})", info.name, info.device_type, info.backend),
+            description: describe(&info),
             software: info.device_type == wgpu::DeviceType::Cpu,
         })
     }
@@ -133,7 +133,8 @@ impl Gpu {
         }
     }
 
-    /// The adapter's name, type and backend, for reports.
+    /// The adapter's name, kind and backend, for reports: "llvmpipe (LLVM 15.0.6, 256 bits)
+    /// (software, Vulkan)".
     pub fn description(&self) -> &str {
         &self.description
     }
@@ -236,4 +237,24 @@ impl Gpu {
             None => Ok(()),
         }
     }
+}
+
+/// An adapter in words: its name, then its kind and backend as a person reads them.
+fn describe(info: &wgpu::AdapterInfo) -> String {
+    let kind = match info.device_type {
+        wgpu::DeviceType::DiscreteGpu => "discrete GPU",
+        wgpu::DeviceType::IntegratedGpu => "integrated GPU",
+        wgpu::DeviceType::VirtualGpu => "virtual GPU",
+        wgpu::DeviceType::Cpu => "software",
+        wgpu::DeviceType::Other => "other",
+    };
+    let backend = match info.backend {
+        wgpu::Backend::Vulkan => "Vulkan",
+        wgpu::Backend::Metal => "Metal",
+        wgpu::Backend::Dx12 => "DirectX 12",
+        wgpu::Backend::Gl => "OpenGL",
+        wgpu::Backend::BrowserWebGpu => "WebGPU",
+        wgpu::Backend::Noop => "no backend",
+    };
+    format!("{} ({kind}, {backend})", info.name)
 }
