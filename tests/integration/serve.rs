@@ -673,6 +673,31 @@ async fn the_page_shows_and_plays_every_game_in_headless_chromium() {
     check_game::<Xiangqi>(&client, &base, "3k5/9/9/9/9/9/9/9/4R4/5K3 w - - 0 1").await;
     check_game::<DarkChess>(&client, &base, "k7/8/8/6AK w").await;
 
+    // The coordinates stay in view beside pieces on the board's edges, the board either way up.
+    let edges = [
+        ("chess", "6k1/8/8/8/8/8/8/Q3K3 w - - 0 1"),
+        ("xiangqi", "5k3/9/9/9/9/9/9/9/9/R2K5 w - - 0 1"),
+        ("darkchess", "7k/8/8/AK6 w"),
+    ];
+    let covered = "const box = e => e.getBoundingClientRect(); \
+                   const meets = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom; \
+                   const pieces = [...document.querySelectorAll('#board .piece')].map(box); \
+                   return [...document.querySelectorAll('#board .coordinate')] \
+                       .filter(label => pieces.some(p => meets(box(label), p))) \
+                       .map(label => label.textContent).join(' ')";
+    for (game, fen) in edges {
+        client.goto(&format!("{base}?game={game}")).await.unwrap();
+        enter_fen(&client, fen).await;
+        for turn in ["as set up", "flipped"] {
+            assert_eq!(
+                eval(&client, covered).await,
+                "",
+                "{game} {turn}: coordinates under pieces"
+            );
+            click(&client, Locator::Id("flip")).await;
+        }
+    }
+
     let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
 
     // A server whose default is the Asian rules: the page offers both rulesets, starts on the

@@ -45,7 +45,12 @@ const RULES = { chess: [], xiangqi: [], darkchess: [] };
 
 const COLOURS = { win: "#2e9d3a", draw: "#d9a400", loss: "#d2352b" };
 const CELL = 60;
-const MARGIN = 30;
+
+/// The band around the board that holds the coordinates: wider where pieces stand on the edge
+/// lines' points (xiangqi) and would otherwise cover them.
+function margin(game) {
+  return GAMES[game].points ? 56 : 30;
+}
 
 const state = {
   game: "chess",
@@ -131,7 +136,8 @@ function centre(file, row, game) {
   const f = state.flipped ? g.files - 1 - file : file;
   const r = state.flipped ? g.ranks - 1 - row : row;
   const offset = g.points ? 0 : CELL / 2;
-  return { x: MARGIN + f * CELL + offset, y: MARGIN + r * CELL + offset };
+  const m = margin(game);
+  return { x: m + f * CELL + offset, y: m + r * CELL + offset };
 }
 
 function currentFen() {
@@ -153,7 +159,8 @@ function drawBoard() {
   svg.replaceChildren();
   const width = g.points ? (g.files - 1) * CELL : g.files * CELL;
   const height = g.points ? (g.ranks - 1) * CELL : g.ranks * CELL;
-  svg.setAttribute("viewBox", `0 0 ${width + 2 * MARGIN} ${height + 2 * MARGIN}`);
+  const m = margin(state.game);
+  svg.setAttribute("viewBox", `0 0 ${width + 2 * m} ${height + 2 * m}`);
   const defs = el("defs", {}, svg);
   for (const [name, colour] of Object.entries(COLOURS)) {
     const marker = el("marker", {
@@ -162,10 +169,10 @@ function drawBoard() {
     }, defs);
     el("path", { d: "M 0 0 L 10 5 L 0 10 z", fill: colour }, marker);
   }
-  el("rect", { x: 0, y: 0, width: width + 2 * MARGIN, height: height + 2 * MARGIN, fill: g.points ? "#f1d9a5" : "#e6d8b8" }, svg);
+  el("rect", { x: 0, y: 0, width: width + 2 * m, height: height + 2 * m, fill: g.points ? "#f1d9a5" : "#e6d8b8" }, svg);
   if (state.game === "xiangqi") drawXiangqiLines(svg, width, height);
   if (state.game === "darkchess") {
-    el("rect", { x: MARGIN, y: MARGIN, width, height, fill: "#f3e3c3", stroke: "#6b4f2a", "stroke-width": 2 }, svg);
+    el("rect", { x: m, y: m, width, height, fill: "#f3e3c3", stroke: "#6b4f2a", "stroke-width": 2 }, svg);
   }
   drawCoordinates(svg);
   const grid = parseBoard(currentFen(), state.game);
@@ -204,8 +211,9 @@ function drawBoard() {
 }
 
 function drawXiangqiLines(svg, width, height) {
+  const m = margin("xiangqi");
   const line = (x1, y1, x2, y2) =>
-    el("line", { x1: MARGIN + x1, y1: MARGIN + y1, x2: MARGIN + x2, y2: MARGIN + y2, stroke: "#5a3d1e", "stroke-width": 1.5 }, svg);
+    el("line", { x1: m + x1, y1: m + y1, x2: m + x2, y2: m + y2, stroke: "#5a3d1e", "stroke-width": 1.5 }, svg);
   for (let r = 0; r < 10; r++) line(0, r * CELL, width, r * CELL);
   for (let f = 0; f < 9; f++) {
     if (f === 0 || f === 8) {
@@ -220,7 +228,7 @@ function drawXiangqiLines(svg, width, height) {
     line(5 * CELL, top * CELL, 3 * CELL, (top + 2) * CELL);
   }
   const river = el("text", {
-    x: MARGIN + width / 2, y: MARGIN + 4.5 * CELL + 9, "text-anchor": "middle",
+    x: m + width / 2, y: m + 4.5 * CELL + 9, "text-anchor": "middle",
     "font-size": 26, fill: "#7a5a30", "letter-spacing": "40",
   }, svg);
   river.textContent = "\u695A\u6CB3          \u6F22\u754C";
@@ -229,15 +237,16 @@ function drawXiangqiLines(svg, width, height) {
 function drawCoordinates(svg) {
   const g = GAMES[state.game];
   const offset = g.points ? 0 : CELL / 2;
-  const bottom = MARGIN + (g.points ? g.ranks - 1 : g.ranks) * CELL;
+  const m = margin(state.game);
+  const bottom = m + (g.points ? g.ranks - 1 : g.ranks) * CELL;
   for (let column = 0; column < g.files; column++) {
     const file = state.flipped ? g.files - 1 - column : column;
-    const text = el("text", { x: MARGIN + column * CELL + offset, y: bottom + (g.points ? 24 : 20), "text-anchor": "middle", "font-size": 14, fill: "#555" }, svg);
+    const text = el("text", { x: m + column * CELL + offset, y: bottom + m - 10, "text-anchor": "middle", "font-size": 14, fill: "#555", class: "coordinate" }, svg);
     text.textContent = String.fromCharCode(97 + file);
   }
   for (let line = 0; line < g.ranks; line++) {
     const row = state.flipped ? g.ranks - 1 - line : line;
-    const text = el("text", { x: g.points ? 10 : 12, y: MARGIN + line * CELL + offset + 5, "text-anchor": "middle", "font-size": 14, fill: "#555" }, svg);
+    const text = el("text", { x: g.points ? 14 : 12, y: m + line * CELL + offset + 5, "text-anchor": "middle", "font-size": 14, fill: "#555", class: "coordinate" }, svg);
     text.textContent = String(g.ranks - 1 - row + g.firstRank);
   }
 }
