@@ -267,6 +267,9 @@ fn run(cli: Cli) -> Result<()> {
         options,
         json: cli.json,
     };
+    if !matches!(cli.command, Command::Completions { .. }) {
+        env.check_tables_folder()?;
+    }
     if let Some(threads) = cli.threads {
         rayon::ThreadPoolBuilder::new().num_threads(threads).build_global()?;
     }

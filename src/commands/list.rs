@@ -23,12 +23,6 @@ struct Listed {
 
 /// Prints every table file under the folder, with its material, encoding, size and verification.
 pub fn run(env: &Env) -> Result<()> {
-    if env.tables.exists() && !env.tables.is_dir() {
-        bail!(
-            "{} is a file, not a folder of tables: give the folder with --tables",
-            env.tables.display()
-        );
-    }
     let listed: Vec<Listed> = table_files(&env.tables)
         .iter()
         .map(|p| inspect(&env.tables, p))

@@ -47,6 +47,18 @@ pub struct Env {
 }
 
 impl Env {
+    /// Fails, naming the fix, when the tables folder is a file: every command that reads or
+    /// writes tables checks this first, so the error is the same whatever the command.
+    pub fn check_tables_folder(&self) -> Result<()> {
+        if self.tables.exists() && !self.tables.is_dir() {
+            bail!(
+                "{} is a file, not a folder of tables: give the folder with --tables",
+                self.tables.display()
+            );
+        }
+        Ok(())
+    }
+
     /// The game's rules from the command line's options.
     pub fn rules<G: Game>(&self) -> Result<G::Rules> {
         G::rules(&self.options)

@@ -92,7 +92,20 @@ fn bad_positions_and_materials_are_reported_in_one_line() {
     assert_eq!(egtb(&dir, &["query", "hello"]).status.code(), Some(1), "bad input");
     let file = dir.join("not-a-folder");
     std::fs::write(&file, "x").unwrap();
-    assert!(fails(&file, &["list"]).contains("is a file, not a folder of tables"));
+    let commands: [&[&str]; 5] = [
+        &["list"],
+        &["generate", "chess", "KQvK", "--backend", "cpu"],
+        &["query", "8/8/8/4k3/8/8/8/R3K3 w"],
+        &["stats", "chess", "KRvK"],
+        &["serve", "--port", "0"],
+    ];
+    for args in commands {
+        let line = fails(&file, args);
+        assert!(
+            line.contains("is a file, not a folder of tables: give the folder with --tables"),
+            "{args:?}: {line}"
+        );
+    }
 }
 
 #[test]
