@@ -853,6 +853,13 @@ async fn the_page_shows_and_plays_every_game_in_headless_chromium() {
 
     // An illegal position is explained with the server's reason.
     enter_fen_expecting_error(&client, "8/8/8/4k3/8/8/8/B3K3 w - - 0 1", "in check").await;
+    let beside = "const [error, board] = ['error', 'board'].map(id => document.getElementById(id).getBoundingClientRect()); \
+                  return error.left >= board.right && error.top < board.bottom";
+    assert_eq!(
+        eval(&client, beside).await,
+        json!(true),
+        "the reason where the analysis goes, beside the board"
+    );
     let heading_hidden = "return document.getElementById('line-heading').hidden";
     assert_eq!(
         eval(&client, heading_hidden).await,
