@@ -47,8 +47,8 @@ pub struct Env {
 }
 
 impl Env {
-    /// Fails, naming the fix, when the tables folder is a file: every command that reads or
-    /// writes tables checks this first, so the error is the same whatever the command.
+    /// Fails, naming the fix, when the tables folder is a file: checked before every command
+    /// that reads or writes tables, so that each gives the same one line.
     pub fn check_tables_folder(&self) -> Result<()> {
         if self.tables.exists() && !self.tables.is_dir() {
             bail!(
