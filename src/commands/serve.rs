@@ -7,6 +7,7 @@ use serde_json::json;
 
 use super::Env;
 use crate::serve::{self, ServeOptions};
+use crate::table::table_files;
 
 /// Serves until stopped; the command line's rule options are every request's defaults. The
 /// address is printed once the server answers there (`--json`: `{"url": ..., "tables": ...}`,
@@ -21,6 +22,14 @@ pub fn run(env: &Env, bind: &str, port: u16) -> Result<()> {
         port,
         defaults: env.options.clone(),
     };
+    // The page would only name missing tables: say so before the address.
+    if !env.json && table_files(&env.tables).is_empty() {
+        println!(
+            "note: {} holds no tables yet; build some with egtb generate (for example egtb \
+             generate chess KQvK --tables {0}): they are read as they appear",
+            env.tables.display()
+        );
+    }
     serve::run(&options, |addr| {
         let url = serve::url(addr);
         let tables = env.tables.display();

@@ -1159,10 +1159,9 @@ async fn serve_prints_its_address_and_answers_there() {
         };
         let ports = PORTS.lock().await;
         let mut child = egtb_command(tables(), args).stderr(Stdio::null()).spawn().unwrap();
+        let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
         let mut line = String::new();
-        std::io::BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
+        out.read_line(&mut line).unwrap();
         drop(ports);
         let url = match json {
             true => {
@@ -1183,4 +1182,25 @@ async fn serve_prints_its_address_and_answers_there() {
         assert_eq!(status, 200, "{args:?}");
         assert!(!listing["tables"].as_array().unwrap().is_empty(), "{args:?}");
     }
+
+    // A folder without tables: the page would only name missing tables, so a note before the
+    // address says so.
+    let empty = temp_dir("serve-empty");
+    let ports = PORTS.lock().await;
+    let mut child = egtb_command(&empty, &["serve", "--port", "0"])
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+    let (mut note, mut address) = (String::new(), String::new());
+    out.read_line(&mut note).unwrap();
+    let noted = note.starts_with("note: ") && note.contains("holds no tables yet; build some with egtb generate");
+    if noted {
+        out.read_line(&mut address).unwrap();
+    }
+    drop(ports);
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(noted, "{note}");
+    assert!(address.starts_with("egtb: serving the tables in "), "{address}");
 }
