@@ -84,10 +84,18 @@ impl GpuArgs {
 #[derive(Args)]
 struct PositionArg {
     /// A position: chess FEN (8 ranks), xiangqi WXF FEN (10 ranks) or dark chess (4 ranks),
-    /// quoted or not, after its game's name or alone; for query and line, `-` reads positions
-    /// from the standard input, one a line.
+    /// quoted or not, after its game's name or alone.
     #[arg(value_name = "POSITION", required = true, num_args = 1..)]
     words: Vec<String>,
+}
+
+/// The position's help, for a command that also answers a list of positions (`-`).
+fn or_standard_input(arg: clap::Arg) -> clap::Arg {
+    let help = arg.get_help().map(|h| h.to_string()).unwrap_or_default();
+    arg.help(format!(
+        "{}; `-` reads positions from the standard input, one a line",
+        help.trim_end_matches('.')
+    ))
 }
 
 impl PositionArg {
@@ -142,11 +150,13 @@ enum Command {
         slurm_options: commands::plan::SlurmRequest,
     },
     /// Show a position's value and every legal move's outcome (the game is told by the position).
+    #[command(mut_arg("words", or_standard_input))]
     Query {
         #[command(flatten)]
         position: PositionArg,
     },
     /// Show the best-play line from a position to the end of the game.
+    #[command(mut_arg("words", or_standard_input))]
     Line {
         #[command(flatten)]
         position: PositionArg,
@@ -584,6 +594,24 @@ mod tests {
                 .map(|v| v.get_name().to_string())
                 .collect();
             assert_eq!(offered, option.values, "--{}", option.name);
+        }
+    }
+
+    #[test]
+    fn only_query_and_line_offer_positions_from_the_standard_input() {
+        let command = Cli::command();
+        for sub in command.get_subcommands() {
+            let Some(position) = sub.get_arguments().find(|a| a.get_id() == "words") else {
+                continue;
+            };
+            let help = position.get_help().unwrap().to_string();
+            let lists = ["query", "line"].contains(&sub.get_name());
+            assert_eq!(
+                help.contains("`-` reads positions"),
+                lists,
+                "{}: {help}",
+                sub.get_name()
+            );
         }
     }
 
