@@ -112,9 +112,9 @@ impl Report {
                 "you": person.map(|side| self.game.side_name(side)),
             })),
             (false, Some(side)) => println!(
-                "You play {}. Type moves in either notation (for example {}); 'quit' ends the game.",
+                "You play {}. Type moves {}; 'quit' ends the game.",
                 self.game.side_name(side),
-                example_notation(self.game)
+                how_to_type(self.game)
             ),
             (false, None) => {}
         }
@@ -274,11 +274,13 @@ fn promotes_as<M>(m: &MoveValue<M>, typed: &str) -> bool {
             || name.strip_prefix(typed).is_some_and(|rest| rest.starts_with('=')))
 }
 
-fn example_notation(game: GameId) -> &'static str {
+/// How to type a move in `game`, with examples: chess and xiangqi take either notation, dark
+/// chess names a move by its coordinates alone.
+fn how_to_type(game: GameId) -> &'static str {
     match game {
-        GameId::Chess => "Qb7 or d5b7",
-        GameId::Xiangqi => "R2+3 or h2h5",
-        GameId::DarkChess => "b2b3",
+        GameId::Chess => "in either notation (for example Qb7 or d5b7)",
+        GameId::Xiangqi => "in either notation (for example R2+3 or h2h5)",
+        GameId::DarkChess => "as coordinates, from and to (for example b2b3)",
     }
 }
 

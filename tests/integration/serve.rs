@@ -1060,6 +1060,22 @@ e8=N
         assert!(out.contains(&format!("'{typed}' {ask}")), "{out}");
     }
     assert!(out.contains("4N3/8/8/8/8/2k5/8/K7 b - - 0 1"), "{out}");
+
+    // Each game's prompt says how its moves are typed: dark chess by coordinates alone.
+    for (fen, how) in [
+        (
+            "8/8/8/4k3/8/8/8/R3K3 w - - 0 1",
+            "Type moves in either notation (for example Qb7 or d5b7)",
+        ),
+        (
+            "k7/8/8/6AK w",
+            "Type moves as coordinates, from and to (for example b2b3)",
+        ),
+    ] {
+        let (ok, out, err) = egtb_with_input(&["play", fen], "quit\n");
+        assert!(ok, "{err}");
+        assert!(out.contains(how), "{out}");
+    }
 }
 
 /// `play --json` tells the game as one object a line: the start, each position with its value
