@@ -760,9 +760,17 @@ async fn the_page_shows_and_plays_every_game_in_headless_chromium() {
         "Black to move has lost by the rules: perpetual check (order 1)"
     );
 
+    // The statistics and the practice start on the board's material, not the first listed.
+    client.goto(&format!("{base}?game=chess")).await.unwrap();
+    enter_fen(&client, "8/8/8/4k3/8/8/8/R3K3 w - - 0 1").await;
+    click(&client, Locator::Css("#tabs button[data-tab=stats]")).await;
+    let chosen = "const [stats, practice] = ['stats-material', 'random-material'].map(id => document.getElementById(id)); \
+                  return stats.options.length > 1 && stats.options[0].value !== 'KRvK' \
+                      && stats.value === 'KRvK' && practice.value === 'KRvK'";
+    wait_until(&client, chosen, "KRvK chosen among the materials").await;
+
     // Statistics: the longest win of KRvK, with how many positions have it, opens on the board
     // with its DTM.
-    client.goto(&format!("{base}?game=chess")).await.unwrap();
     show_stats(&client, "KRvK").await;
     wait_until(
         &client,

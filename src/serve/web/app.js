@@ -691,7 +691,7 @@ function editSquare(name) {
 // ----- statistics and practice -----------------------------------------------------------
 
 /// Lists the materials of the game's tables (under the rules chosen) in the statistics' and
-/// the practice's menus.
+/// the practice's menus, the board's material chosen.
 async function loadMaterials() {
   const selects = [$("stats-material"), $("random-material")];
   for (const select of selects) select.replaceChildren();
@@ -707,6 +707,11 @@ async function loadMaterials() {
         option.textContent = t.material;
         select.appendChild(option);
       }
+    }
+    // The board's material comes first to mind: chosen where its table is listed.
+    const here = state.analysis && state.analysis.material;
+    for (const select of selects) {
+      if ([...select.options].some((o) => o.value === here)) select.value = here;
     }
     const none = selects[0].options.length
       ? ""
