@@ -40,28 +40,34 @@ pub fn files<G: Game>(env: &Env, materials: &[String]) -> Result<Vec<PathBuf>> {
 pub fn run(env: &Env, encoding: Encoding, files: &[PathBuf]) -> Result<()> {
     let mib = |bytes: u64| bytes as f64 / (1 << 20) as f64;
     let mut rows = Vec::new();
-    let (mut before, mut after) = (0, 0);
+    let (mut before, mut after, mut unchanged) = (0, 0, 0);
     let bar = Bar::new();
     for path in files {
         let converted = convert(path, encoding, &bar).inspect_err(|_| bar.finish())?;
         before += converted.before;
         after += converted.after;
         let file = path.strip_prefix(&env.tables).unwrap_or(path).display().to_string();
+        let rewritten = converted.from != converted.to;
+        unchanged += usize::from(!rewritten);
         if !env.json {
-            bar.suspend(|| {
-                println!(
-                    "{file:<44} {:<7} {:>10.1} MiB -> {:<7} {:>10.1} MiB",
-                    converted.from.label(),
+            let (from, to) = (converted.from.label(), converted.to.label());
+            bar.suspend(|| match rewritten {
+                true => println!(
+                    "{file:<44} {from:<7} {:>10.1} MiB -> {to:<7} {:>10.1} MiB",
                     mib(converted.before),
-                    converted.to.label(),
                     mib(converted.after)
-                )
+                ),
+                false => println!(
+                    "{file:<44} {from:<7} {:>10.1} MiB    left as it is (verified)",
+                    mib(converted.before)
+                ),
             });
         }
         rows.push(json!({
             "file": file,
             "from": converted.from.label(),
             "to": converted.to.label(),
+            "rewritten": rewritten,
             "bytes_before": converted.before,
             "bytes_after": converted.after,
         }));
@@ -78,8 +84,13 @@ pub fn run(env: &Env, encoding: Encoding, files: &[PathBuf]) -> Result<()> {
         } else {
             format!("{:.2} times larger", after as f64 / before.max(1) as f64)
         };
+        let left = match unchanged {
+            0 => String::new(),
+            1 => "; 1 left as it was".to_string(),
+            n => format!("; {n} left as they were"),
+        };
         println!(
-            "{}: {:.1} MiB -> {:.1} MiB ({ratio})",
+            "{}: {:.1} MiB -> {:.1} MiB ({ratio}{left})",
             counted(files.len(), "table"),
             mib(before),
             mib(after)

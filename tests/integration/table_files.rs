@@ -91,6 +91,13 @@ fn compressed_and_raw_tables_give_the_same_answers_and_convert_in_place() {
     let again = json(&raw, &["compress", "chess"]);
     let unchanged = &again["tables"].as_array().unwrap()[1];
     assert_eq!(unchanged["bytes_before"], unchanged["bytes_after"]);
+    assert_eq!(unchanged["rewritten"], false);
+    assert_eq!(compressed["tables"][0]["rewritten"], true);
+    let text = succeeds(&raw, &["compress", "chess", "KQvKR"]);
+    assert!(
+        text.contains("left as it is (verified)") && text.contains("; 1 left as it was)"),
+        "{text}"
+    );
 
     // Packed harder at a chosen level: smaller, the same answers, and kept by a plain compress.
     let packed = json(&raw, &["compress", "--level", "19"]);
