@@ -68,6 +68,15 @@ pub fn run<G: Game>(env: &Env, request: &Request) -> Result<()> {
             faulty.join(", ")
         );
     }
+    if !env.json && reports.len() > 1 {
+        let audited: u64 = reports.iter().map(|(_, audit, _)| audit.audited).sum();
+        let seconds: f64 = reports.iter().map(|(_, _, seconds)| seconds).sum();
+        println!(
+            "{}, {} audited in {seconds:.1} s: every value follows from the moves",
+            counted(reports.len(), "table"),
+            counted(audited, "slot")
+        );
+    }
     Ok(())
 }
 

@@ -51,6 +51,14 @@ fn an_altered_table_is_caught_where_it_was_altered() {
     let dir = temp_dir("audit-altered");
     succeeds(&dir, &["generate", "chess", "KRvK"]);
     assert!(succeeds(&dir, &["audit", "chess", "KRvK"]).contains("every value follows from the moves"));
+    // Several tables end with their total.
+    let both = succeeds(&dir, &["audit", "chess", "KvK", "KRvK"]);
+    let total = both.lines().last().unwrap();
+    assert!(
+        total.starts_with("2 tables, 58,212 slots audited in ")
+            && total.ends_with(": every value follows from the moves"),
+        "{both}"
+    );
 
     // A win made two plies longer, and a slot that is no position given a value; the file
     // written again with its checksums, so that it loads as a whole table.
