@@ -760,6 +760,18 @@ async fn the_page_shows_and_plays_every_game_in_headless_chromium() {
         "Black to move has lost by the rules: perpetual check (order 1)"
     );
 
+    // A short FEN, linked or typed, is written in full once the server has read it, and the
+    // moves are played from it.
+    client
+        .goto(&format!("{base}?game=chess&fen=8/8/8/4k3/8/8/8/R3K3%20w"))
+        .await
+        .unwrap();
+    wait_for_analysis(&client, "8/8/8/4k3/8/8/8/R3K3 w - - 0 1").await;
+    click(&client, Locator::Id("suggest")).await;
+    let played = "const fen = document.getElementById('fen').value; \
+                  return fen.includes(' b - - ') && document.getElementById('verdict').textContent.startsWith('Black')";
+    wait_until(&client, played, "the suggested move played from a short FEN").await;
+
     // The statistics and the practice start on the board's material, not the first listed.
     client.goto(&format!("{base}?game=chess")).await.unwrap();
     enter_fen(&client, "8/8/8/4k3/8/8/8/R3K3 w - - 0 1").await;

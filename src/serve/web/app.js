@@ -357,6 +357,13 @@ async function refresh() {
     const analysis = await api(`/api/${state.game}`, params);
     if (ticket !== state.request) return;
     state.analysis = analysis;
+    // The server's FEN is the position written in full (a short FEN, typed or linked, gets its
+    // missing fields): the analysis and the moves on the board are matched to the position by it.
+    if (analysis.fen !== fen) {
+      state.history[state.cursor].fen = analysis.fen;
+      $("fen").value = analysis.fen;
+      updateUrl();
+    }
     showError(null);
   } catch (e) {
     if (ticket !== state.request) return;
