@@ -356,7 +356,11 @@ impl<'p, G: Game> Generator<'p, G> {
                 return Ok(Claimed::Built(None));
             }
         };
-        if !solved.rulings.is_empty() {
+        let header = Header {
+            rulings: G::may_rule(material, self.rules).then(|| rulings::seal(&solved.rulings)),
+            ..header
+        };
+        if header.rulings.is_some() {
             rulings::write(&rulings::rulings_path(&path), &header.material, &solved.rulings)?;
         }
         let header = table::write(&path, header, &solved.entries, self.progress)?;
@@ -580,6 +584,7 @@ pub fn expected_header<G: Game>(material: &Material, rules: G::Rules, index: &G:
         checksum: 0,
         index_checksum: 0,
         encoding: Encoding::DEFAULT,
+        rulings: None,
     }
 }
 

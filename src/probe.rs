@@ -5,14 +5,14 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, anyhow, bail};
 
 use crate::games::{Game, IndexSpace};
 use crate::generate::{open_table, table_path};
 use crate::material::{Material, Side};
 use crate::rulings::{self, rulings_path};
 use crate::solver::rounds::Ruling;
-use crate::table::Table;
+use crate::table::{Table, damaged};
 use crate::value::Value;
 
 /// A material's index space and its open table.
@@ -245,19 +245,18 @@ impl<G: Game> Prober<G> {
         let (material, position) = G::oriented(position);
         let (index, table) = self.table(&material)?;
         let state = index.locate(&position);
-        let table_path = table.path.clone();
-        let path = rulings_path(&table_path);
+        let (table_path, header) = (table.path.clone(), table.header.clone());
         if let std::collections::hash_map::Entry::Vacant(slot) = self.rulings.entry(material) {
-            if !path.exists() {
-                bail!(
-                    "table {} has a lost position with legal moves but no rulings file {}",
-                    table_path.display(),
-                    path.display()
-                );
-            }
-            slot.insert(rulings::read(&path, &material.to_string())?);
+            slot.insert(rulings::of(&table_path, &header)?);
         }
-        Ok(rulings::find(&self.rulings[&material], state))
+        match rulings::find(&self.rulings[&material], state) {
+            Some(ruling) => Ok(Some(ruling)),
+            None => Err(anyhow!(
+                "its rulings file {} has no ruling for a lost position with legal moves",
+                rulings_path(&table_path).display()
+            ))
+            .context(damaged(&table_path)),
+        }
     }
 
     /// The ruling that the best-play line from a position ends in, when its result rests on one.

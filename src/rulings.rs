@@ -2,7 +2,8 @@
 //! rules): for every position the rules ruled lost, its state, the round ("order") of the ruling
 //! and the reason. The table's entries hold such a position as lost at DTM 0, like a mate; this
 //! file says why. It is written atomically before its table, so a table never looks whole without
-//! it.
+//! it, and the table's header seals it (its count and checksum, [`Seal`]), so that a rulings file
+//! lost or damaged later makes the table fail its verification rather than lose its rulings.
 //!
 //! Layout: text lines `EGTB rulings`, `material=<name>`, `count=<n>`, `checksum=<crc32 of the
 //! lines that follow>`, then one line `<state> <order> <reason code>` per ruling, states
@@ -13,8 +14,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 
-use crate::material::Material;
 use crate::solver::rounds::{Reason, Ruling};
+use crate::table::{Header, Seal, damaged};
 
 const MAGIC: &str = "EGTB rulings";
 
@@ -23,23 +24,60 @@ pub fn rulings_path(table: &Path) -> PathBuf {
     table.with_extension("rulings")
 }
 
-/// The rulings recorded beside a table of `material` (xiangqi under the Asian rules), none when
-/// it has no rulings file.
-pub fn beside(table: &Path, material: &Material) -> Result<Vec<Ruling>> {
+/// The rulings recorded beside the table file `table` with `header` (xiangqi under the Asian
+/// rules), checked against the header's seal. A table whose header has no seal (one written
+/// before tables sealed their rulings) takes the rulings file beside it when there is one.
+pub fn of(table: &Path, header: &Header) -> Result<Vec<Ruling>> {
+    sealed(table, header).with_context(|| damaged(table))
+}
+
+fn sealed(table: &Path, header: &Header) -> Result<Vec<Ruling>> {
     let path = rulings_path(table);
-    if path.exists() {
-        read(&path, &material.to_string())
-    } else {
-        Ok(Vec::new())
+    let rulings = match header.rulings {
+        Some(Seal { count: 0, .. }) => return Ok(Vec::new()),
+        Some(_) if !path.exists() => bail!("its rulings file {} is missing", path.display()),
+        None if !path.exists() => return Ok(Vec::new()),
+        _ => read(&path, &header.material)?,
+    };
+    if let Some(seal) = header.rulings
+        && seal != self::seal(&rulings)
+    {
+        bail!(
+            "its rulings file {} belongs to another build of the table",
+            path.display()
+        );
+    }
+    Ok(rulings)
+}
+
+/// The seal of a table's rulings: their count and the checksum of their lines.
+pub fn seal(rulings: &[Ruling]) -> Seal {
+    Seal {
+        count: rulings.len() as u64,
+        checksum: crc32fast::hash(body(rulings).as_bytes()),
     }
 }
 
-/// Writes the rulings of a table atomically.
-pub fn write(path: &Path, material: &str, rulings: &[Ruling]) -> Result<()> {
-    let body: String = rulings
+/// One line a ruling.
+fn body(rulings: &[Ruling]) -> String {
+    rulings
         .iter()
         .map(|r| format!("{} {} {}\n", r.state, r.order, r.reason.code()))
-        .collect();
+        .collect()
+}
+
+/// Writes the rulings of a table atomically; with no ruling, removes a rulings file left from
+/// an earlier build instead.
+pub fn write(path: &Path, material: &str, rulings: &[Ruling]) -> Result<()> {
+    if rulings.is_empty() {
+        return match fs::remove_file(path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                Err(e).with_context(|| format!("cannot remove {}", path.display()))
+            }
+            _ => Ok(()),
+        };
+    }
+    let body = body(rulings);
     let text = format!(
         "{MAGIC}\nmaterial={material}\ncount={}\nchecksum={:08x}\n{body}",
         rulings.len(),
@@ -56,9 +94,9 @@ pub fn write(path: &Path, material: &str, rulings: &[Ruling]) -> Result<()> {
 }
 
 /// Reads and verifies the rulings of a table of `material`.
-pub fn read(path: &Path, material: &str) -> Result<Vec<Ruling>> {
-    let text = fs::read_to_string(path).with_context(|| format!("cannot read rulings {}", path.display()))?;
-    parse(&text, material).with_context(|| format!("rulings {} are corrupt", path.display()))
+fn read(path: &Path, material: &str) -> Result<Vec<Ruling>> {
+    let text = fs::read_to_string(path).with_context(|| format!("cannot read its rulings file {}", path.display()))?;
+    parse(&text, material).with_context(|| format!("its rulings file {} is corrupt", path.display()))
 }
 
 fn parse(text: &str, material: &str) -> Result<Vec<Ruling>> {

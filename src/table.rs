@@ -33,12 +33,13 @@ use anyhow::{Context, Result, bail};
 use rayon::prelude::*;
 
 use self::blocks::{BlockReader, Blocks};
-pub use self::header::{BLOCK_ENTRIES, Encoding, FORMAT_VERSION, HEADER_BYTES, Header, LEVELS, Layout};
+pub use self::header::{BLOCK_ENTRIES, Encoding, FORMAT_VERSION, HEADER_BYTES, Header, LEVELS, Layout, Seal};
 use self::lock::TableLock;
 pub use self::scratch::Scratch;
 pub use self::sliced::SlicedWriter;
 use crate::material::{GameId, Material};
 use crate::memory;
+use crate::rulings;
 use crate::solver::Progress;
 use crate::value::{Entry, Value};
 
@@ -316,7 +317,7 @@ pub struct Table {
 const REBUILD: &str = "delete it and generate it again";
 
 /// The one message for a table whose bytes cannot be trusted, naming the fix.
-fn damaged(path: &Path) -> String {
+pub(crate) fn damaged(path: &Path) -> String {
     format!("table {} is damaged; {REBUILD}", path.display())
 }
 
@@ -408,14 +409,21 @@ impl Table {
         Ok(())
     }
 
-    /// Checks every entry against the header's checksum (a compressed table: every block).
+    /// Checks every entry against the header's checksum (a compressed table: every block), and
+    /// the rulings file beside the table against the header's seal.
     pub fn verify(&self) -> Result<()> {
         match &self.body {
-            Body::Raw { .. } => self.verify_raw(),
+            Body::Raw { .. } => self.verify_raw()?,
             Body::Zstd(reader) => reader
                 .verify(&self.file, self.header.checksum)
-                .with_context(|| damaged(&self.path)),
+                .with_context(|| damaged(&self.path))?,
         }
+        self.verify_rulings()
+    }
+
+    /// Fails unless the rulings file the header seals is beside the table, whole.
+    fn verify_rulings(&self) -> Result<()> {
+        rulings::of(&self.path, &self.header).map(drop)
     }
 
     fn verify_raw(&self) -> Result<()> {
@@ -569,6 +577,7 @@ impl Table {
                 .decompress_all(&self.file, &mut entries, self.header.checksum)
                 .with_context(|| damaged(&self.path))?,
         }
+        self.verify_rulings()?;
         Ok(LoadedTable {
             header: self.header,
             path: self.path,

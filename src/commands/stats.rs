@@ -24,7 +24,7 @@ pub fn run<G: Game>(env: &Env, material: &str, by_dtm: bool) -> Result<()> {
     } else {
         (file_stats(&index, &table)?, None)
     };
-    let rulings = rulings::beside(&table.path, &material)?;
+    let rulings = rulings::of(&table.path, &table.header)?;
     if env.json {
         let mut json = stats_json::<G>(&index, stats, &rulings, rules, &material, flipped);
         if let Some(counts) = &counts {

@@ -71,6 +71,7 @@ mod tests {
             checksum: 0,
             encoding: Encoding::DEFAULT,
             index_checksum: 0,
+            rulings: None,
         };
         LoadedTable::solved(Path::new("unused"), header, entries)
     }

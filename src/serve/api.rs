@@ -281,7 +281,7 @@ impl Api {
             }
             let open = cache.get(&canonical, rules).map_err(ApiError::from_table_error)?;
             let stats = file_stats(&open.0, &open.1).map_err(ApiError::from_table_error)?;
-            let rulings = rulings::beside(&open.1.path, &canonical).map_err(ApiError::from_table_error)?;
+            let rulings = rulings::of(&open.1.path, &open.1.header).map_err(ApiError::from_table_error)?;
             let report = stats_json::<G>(&open.0, stats, &rulings, rules, &canonical, flipped);
             self.stats
                 .lock()

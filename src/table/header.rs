@@ -108,6 +108,16 @@ impl Encoding {
     }
 }
 
+/// What a table says of the rulings file beside it, so that a rulings file lost or replaced is
+/// found: how many rulings it holds and the CRC-32 of their lines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Seal {
+    /// Rulings in the file (0: the table has no rulings file).
+    pub count: u64,
+    /// CRC-32 of the rulings' lines.
+    pub checksum: u32,
+}
+
 /// What a table file says about itself.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Header {
@@ -130,6 +140,9 @@ pub struct Header {
     pub encoding: Encoding,
     /// CRC-32 of the block index (zstd; 0 for raw), checked when the table is opened.
     pub index_checksum: u32,
+    /// The seal of the rulings file beside the table, for tables built under rules that may
+    /// rule on repetitions; `None` for other tables and for those written before the seal.
+    pub rulings: Option<Seal>,
 }
 
 impl Header {
@@ -170,6 +183,9 @@ impl Header {
             if let Some(level) = level {
                 text.push_str(&format!("level={level}\n"));
             }
+        }
+        if let Some(Seal { count, checksum }) = self.rulings {
+            text.push_str(&format!("rulings={count},{checksum:08x}\n"));
         }
         assert!(text.len() < HEADER_BYTES, "table header too long");
         let mut page = text.into_bytes();
@@ -261,8 +277,20 @@ impl Header {
                     u32::from_str_radix(field("index_checksum")?, 16).context("bad index_checksum field")?
                 }
             },
+            rulings: match fields.get("rulings") {
+                None => None,
+                Some(seal) => Some(parse_seal(seal).with_context(|| format!("bad rulings field '{seal}'"))?),
+            },
         })
     }
+}
+
+fn parse_seal(text: &str) -> Result<Seal> {
+    let (count, checksum) = text.split_once(',').context("no comma")?;
+    Ok(Seal {
+        count: count.parse()?,
+        checksum: u32::from_str_radix(checksum, 16)?,
+    })
 }
 
 #[cfg(test)]
@@ -280,6 +308,10 @@ mod tests {
             checksum: 0xdead_beef,
             encoding,
             index_checksum: if encoding == Encoding::Raw { 0 } else { 0x0123_4567 },
+            rulings: (encoding == Encoding::DEFAULT).then_some(Seal {
+                count: (1 << 32) + 7,
+                checksum: 0x89ab_cdef,
+            }),
         }
     }
 

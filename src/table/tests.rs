@@ -19,6 +19,7 @@ fn header(encoding: Encoding, states_per_side: u64) -> Header {
         checksum: 0,
         index_checksum: 0,
         encoding,
+        rulings: None,
     }
 }
 

@@ -15,10 +15,11 @@ use egtb::probe::Prober;
 use egtb::rulings::{self, rulings_path};
 use egtb::solver::Silent;
 use egtb::solver::gpu::{Gpu, GpuOptions};
-use egtb::solver::rounds::Reason;
+use egtb::solver::rounds::{Reason, Ruling};
+use egtb::table::Table;
 use egtb::value::Value;
 
-use crate::support::{egtb, egtb_command, failed, succeeds, temp_dir};
+use crate::support::{egtb, egtb_command, failed, fails, succeeds, temp_dir};
 
 const ASIAN: XiangqiRules = XiangqiRules {
     repetition: Repetition::Asian,
@@ -34,6 +35,16 @@ fn material(name: &str) -> Material {
 fn build(dir: &Path, name: &str, rules: XiangqiRules) -> Vec<u16> {
     let mut generator = Generator::<Xiangqi>::new(dir, rules, &Silent);
     generator.ensure(&material(name)).unwrap().entries().to_vec()
+}
+
+/// The rulings beside the table file at `path`, checked against its header's seal.
+fn rulings_of(path: &Path) -> Vec<Ruling> {
+    rulings::of(path, &Table::open_unchecked(path).unwrap().header).unwrap()
+}
+
+/// The arguments of a command under the Asian rules.
+fn under_asian_rules<'a>(args: &[&'a str]) -> Vec<&'a str> {
+    [&["--rules", "asian"][..], args].concat()
 }
 
 /// Whether the side not to move in `position` is in check.
@@ -91,7 +102,7 @@ fn rulings_keep_to_the_definition(dir: &Path, name: &str, reason: Reason) -> (us
     let m = material(name);
     let index = Xiangqi::index(&m, ASIAN).unwrap();
     let path = table_path::<Xiangqi>(dir, &m, ASIAN);
-    let all = rulings::read(&rulings_path(&path), name).unwrap();
+    let all = rulings_of(&path);
     let mut draw = Prober::<Xiangqi>::new(dir, DRAW);
     let mut asian = Prober::<Xiangqi>::new(dir, ASIAN);
     let mut chased = Vec::new();
@@ -148,6 +159,67 @@ fn krvkn_perpetual_horse_checks_lose_and_keep_to_the_definition() {
     let dir = temp_dir("asian-KRvKN");
     let (rulings, _, _) = rulings_keep_to_the_definition(&dir, "KRvKN", Reason::PerpetualCheck);
     assert!(rulings > 100, "{rulings} rulings");
+}
+
+/// A table's header seals its rulings file, so that one lost, damaged or taken from another
+/// build fails the table's verification in every command that reads it, rather than leaving a
+/// table that loads without its rulings (statistics short of them, queries that cannot say why).
+#[test]
+fn a_rulings_file_lost_or_replaced_fails_its_table_in_one_line() {
+    let dir = temp_dir("asian-sealed");
+    succeeds(&dir, &under_asian_rules(&["generate", "xiangqi", "KRvKN"]));
+    let stats = succeeds(&dir, &under_asian_rules(&["--json", "stats", "xiangqi", "KRvKN"]));
+    let stats: serde_json::Value = serde_json::from_str(&stats).unwrap();
+    let ruled = &stats["sides"]["black"]["ruled_lost"]["perpetual check"];
+    assert!(ruled["count"].as_u64().unwrap() > 100, "{stats}");
+    let fen = ruled["example"].as_str().unwrap().to_string();
+    let path = table_path::<Xiangqi>(&dir, &material("KRvKN"), ASIAN);
+    let file = rulings_path(&path);
+    let good = std::fs::read(&file).unwrap();
+
+    let every_command_fails = |why: &str| {
+        let listed = egtb(&dir, &["list"]);
+        let list = String::from_utf8(listed.stdout).unwrap();
+        assert!(
+            !listed.status.success() && list.contains("BAD") && list.contains(why),
+            "{list}"
+        );
+        for args in [
+            &["generate", "xiangqi", "KRvKN"][..],
+            &["stats", "xiangqi", "KRvKN"],
+            &["audit", "xiangqi", "KRvKN"],
+            &["query", &fen],
+        ] {
+            let error = fails(&dir, &under_asian_rules(args));
+            assert!(
+                error.contains("is damaged; delete it and generate it again") && error.contains(why),
+                "{error}"
+            );
+        }
+    };
+    std::fs::remove_file(&file).unwrap();
+    every_command_fails("rulings file");
+    let mut other = good.clone();
+    let last = other.len() - 2;
+    other[last] = if other[last] == b'1' { b'2' } else { b'1' };
+    std::fs::write(&file, &other).unwrap();
+    every_command_fails("is corrupt");
+    let text = String::from_utf8(good.clone()).unwrap();
+    let (header, body) = text.split_at(text.find("checksum=").unwrap());
+    let body = body.split_once('\n').unwrap().1;
+    let shorter = body.lines().skip(1).map(|l| format!("{l}\n")).collect::<String>();
+    let resealed = format!(
+        "{}count={}\nchecksum={:08x}\n{shorter}",
+        header.rsplit_once("count=").unwrap().0,
+        shorter.lines().count(),
+        crc32fast::hash(shorter.as_bytes())
+    );
+    std::fs::write(&file, resealed).unwrap();
+    every_command_fails("belongs to another build");
+
+    std::fs::write(&file, &good).unwrap();
+    assert!(succeeds(&dir, &under_asian_rules(&["query", &fen])).contains("perpetual check"));
+    assert!(succeeds(&dir, &["list"]).contains("all verify"));
 }
 
 /// The smallest material found with perpetual-chase rulings: black's cannon, screened by the red
@@ -284,7 +356,7 @@ fn the_cli_names_the_ruling_and_builds_the_same_files_on_the_gpu() {
     let m = material("KRvKN");
     let index = Xiangqi::index(&m, ASIAN).unwrap();
     let path = table_path::<Xiangqi>(&dir, &m, ASIAN);
-    let first = rulings::read(&rulings_path(&path), "KRvKN").unwrap()[0];
+    let first = rulings_of(&path)[0];
     let fen = Xiangqi::format_position(&index.decode(first.state).unwrap());
     let out = egtb(&dir, &["--json", "--rules", "asian", "query", &fen]);
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
