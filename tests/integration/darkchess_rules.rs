@@ -7,7 +7,7 @@ use egtb::solver::Silent;
 use egtb::value::Value;
 
 use crate::support::darkchess::{JUMP, position, probe};
-use crate::support::temp_dir;
+use crate::support::{fails, succeeds, temp_dir};
 
 fn moves(text: &str, rules: DarkRules) -> Vec<String> {
     let p = position(text);
@@ -92,11 +92,20 @@ fn walling_in_the_last_piece_wins_only_when_stalemate_loses() {
     assert_ne!(value(text, draw), Value::Win(1));
 }
 
+/// The position where a side's last piece has just been taken is the game's last: it reads
+/// as any other, lost for the side to move, and needs no table.
 #[test]
 fn a_side_without_pieces_has_lost() {
-    let mut p = position("8/8/8/Kk6 w");
-    p.board.masks[0] = [0; 7];
+    let p = position("8/8/8/1k6 w");
     assert_eq!(DarkChess::game_over(&p, JUMP), Some(Value::LOST));
     assert_eq!(DarkChess::game_over(&p, DarkRules::STEP_DRAW), Some(Value::LOST));
     assert!(DarkChess::legal_moves(&p, JUMP).is_empty());
+    let dir = temp_dir("rules-no-pieces");
+    let query: serde_json::Value = serde_json::from_str(&succeeds(&dir, &["--json", "query", "8/8/8/1k6 w"])).unwrap();
+    assert_eq!(query["value"]["dtm"], 0, "{query}");
+    assert_eq!(query["ending"], "no_pieces", "{query}");
+    let line = succeeds(&dir, &["line", "8/8/8/1k6 w"]);
+    assert!(line.contains("Red has no pieces left."), "{line}");
+    let error = fails(&dir, &["query", "8/8/8/1k6 b"]);
+    assert!(error.contains("red has no pieces but is not to move"), "{error}");
 }

@@ -41,9 +41,17 @@ pub fn parse_position(text: &str) -> Result<Position> {
                 LETTERS[kind] as char
             );
         }
-        if board.side_mask(side) == 0 {
-            bail!("position '{text}': {} has no pieces", side_name(side));
-        }
+    }
+    if board.side_mask(Side::First) | board.side_mask(Side::Second) == 0 {
+        bail!("position '{text}': the board is empty");
+    }
+    // A side loses when its last piece is taken, with the move: the game's last position.
+    let waiting = parsed.side_to_move.other();
+    if board.side_mask(waiting) == 0 {
+        bail!(
+            "position '{text}': {} has no pieces but is not to move (a side whose last piece is taken has lost, with the move)",
+            side_name(waiting)
+        );
     }
     Ok(Position {
         board,
@@ -79,7 +87,7 @@ mod tests {
 
     #[test]
     fn round_trips_and_rejects_bad_text() {
-        for text in ["k7/8/8/6PK w", "1c2P3/8/a6E/KPPPP2p b"] {
+        for text in ["k7/8/8/6PK w", "1c2P3/8/a6E/KPPPP2p b", "k7/8/8/8 w"] {
             assert_eq!(format_position(&parse_position(text).unwrap()), text);
         }
         assert_eq!(parse_position("k7/8/8/6PK r").unwrap().side_to_move, Side::First);
@@ -91,7 +99,8 @@ mod tests {
             "k7/8/8/5PK w",
             "k7/8/8/6PX w",
             "k7/8/8/9 w",
-            "k7/8/8/8 w",
+            "k7/8/8/8 b",
+            "8/8/8/8 w",
             "kk6/8/8/6PK w",
             "k7/8/PPP5/PPP5 w",
         ] {
