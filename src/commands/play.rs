@@ -81,7 +81,7 @@ pub fn run<G: Game>(env: &Env, text: &str, side: Option<&str>, auto: bool) -> Re
         }
         let moves = prober.moves(&position)?;
         let chosen = if person == Some(mover) {
-            match ask_move::<G>(&report, &mut input, &moves)? {
+            match ask_move::<G>(&report, &mut input, (&position, rules), &moves)? {
                 Some(m) => m,
                 None => return report.end("unfinished", None, "Game left unfinished."),
             }
@@ -203,6 +203,7 @@ impl Report {
 fn ask_move<G: Game>(
     report: &Report,
     input: &mut impl BufRead,
+    (position, rules): (&G::Position, G::Rules),
     moves: &[MoveValue<G::Move>],
 ) -> Result<Option<MoveValue<G::Move>>> {
     loop {
@@ -222,7 +223,7 @@ fn ask_move<G: Game>(
             return Ok(None);
         }
         report.typed(typed);
-        if let Some(m) = find_move::<G>(moves, typed) {
+        if let Some(m) = G::parse_move(position, typed, rules).and_then(|mv| moves.iter().find(|m| m.mv == mv)) {
             return Ok(Some(m.clone()));
         }
         let promotions: Vec<String> = moves
@@ -242,23 +243,6 @@ fn ask_move<G: Game>(
         };
         report.rejected(typed, &reason);
     }
-}
-
-/// The legal move a person's text names, in either notation (check marks optional, coordinates
-/// in any case).
-fn find_move<'m, G: Game>(moves: &'m [MoveValue<G::Move>], typed: &str) -> Option<&'m MoveValue<G::Move>> {
-    let bare = |s: &str| s.trim_end_matches(['+', '#']).to_string();
-    moves
-        .iter()
-        .find(|m| m.name == typed || m.coords.eq_ignore_ascii_case(typed))
-        .or_else(|| moves.iter().find(|m| bare(&m.name) == bare(typed)))
-        .or_else(|| {
-            let mut hits = moves
-                .iter()
-                .filter(|m| bare(&m.name).eq_ignore_ascii_case(&bare(typed)));
-            let first = hits.next();
-            if hits.next().is_some() { None } else { first }
-        })
 }
 
 /// Whether `typed` names promotion `m` but for the piece the pawn becomes (`e7e8` or `e8` for

@@ -305,6 +305,10 @@ pub trait Game: Sized + Send + Sync + 'static {
     /// A move in the game's two notations: (the readable one, the coordinate one), for example
     /// (SAN, UCI) in chess.
     fn move_names(position: &Self::Position, mv: Self::Move) -> (String, String);
+    /// The legal move that a person's text names, in either notation and in the spellings
+    /// people use (check marks optional, coordinates in either case and with a dash), or
+    /// `None`.
+    fn parse_move(position: &Self::Position, text: &str, rules: Self::Rules) -> Option<Self::Move>;
 }
 
 #[cfg(test)]

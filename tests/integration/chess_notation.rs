@@ -70,3 +70,43 @@ fn bad_fens_give_one_clear_error_each() {
         assert!(!error.contains('\n'), "'{fen}': one line");
     }
 }
+
+/// A move is read as people type it: SAN or UCI, with or without check marks and a promotion's
+/// `=`, coordinates in either case or with a dash, piece letters in either case where that
+/// names one move.
+#[test]
+fn typed_moves_are_read_in_every_spelling() {
+    let promote = Chess::parse_position("1n6/2P5/8/8/8/8/k7/7K w").unwrap();
+    let named = |position, typed| {
+        Chess::parse_move(position, typed, Default::default()).map(|mv| Chess::move_names(position, mv).1)
+    };
+    for (typed, uci) in [
+        ("c8=Q", "c7c8q"),
+        ("c8Q", "c7c8q"),
+        ("c8q", "c7c8q"),
+        ("c8=N+", "c7c8n"),
+        ("cxb8N", "c7b8n"),
+        ("cxb8=R", "c7b8r"),
+        ("c7c8b", "c7c8b"),
+        ("C7-C8B", "c7c8b"),
+        ("Kg2", "h1g2"),
+        ("kg2", "h1g2"),
+        ("h1-g2", "h1g2"),
+    ] {
+        assert_eq!(named(&promote, typed).as_deref(), Some(uci), "{typed}");
+    }
+    for unnamed in ["c8", "c7c8", "Kb3", "Qc8", ""] {
+        assert_eq!(named(&promote, unnamed), None, "{unnamed}");
+    }
+    // `bxc4` and `Bxc4` are two moves: each is read as written, and `BXC4` as neither; `bxc4`
+    // is the bishop's move only where the pawn has none.
+    let both = Chess::parse_position("4k3/8/8/8/2p5/1P6/8/B3K3 w").unwrap();
+    assert_eq!(named(&both, "bxc4").as_deref(), Some("b3c4"));
+    assert_eq!(named(&both, "Bxc4"), None, "the bishop on a1 does not reach c4");
+    let both = Chess::parse_position("4k3/8/8/8/2p5/1P1B4/8/4K3 w").unwrap();
+    assert_eq!(named(&both, "bxc4").as_deref(), Some("b3c4"));
+    assert_eq!(named(&both, "Bxc4").as_deref(), Some("d3c4"));
+    assert_eq!(named(&both, "BXC4"), None);
+    let bishop = Chess::parse_position("4k3/8/8/8/2p5/3B4/8/4K3 w").unwrap();
+    assert_eq!(named(&bishop, "bxc4").as_deref(), Some("d3c4"));
+}

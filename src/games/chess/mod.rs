@@ -462,4 +462,8 @@ impl Game for Chess {
     fn move_names(position: &Position, mv: ChessMove) -> (String, String) {
         (notation::san(position, mv), notation::uci(mv))
     }
+
+    fn parse_move(position: &Position, text: &str, _rules: ChessRules) -> Option<ChessMove> {
+        notation::parse_move(position, text)
+    }
 }

@@ -184,3 +184,26 @@ pub fn san(position: &Position, mv: ChessMove) -> String {
     }
     out
 }
+
+/// The legal move named in SAN or UCI as people type them: check marks and the `=` of a
+/// promotion optional (`e8Q`), coordinates in either case and with a dash (`E7-E8Q`), a move
+/// typed in lower case where only one reads the same (`nf3`; `bxc4` is the b-pawn's capture
+/// when it has one, an upper-case `B` always a bishop).
+pub fn parse_move(position: &Position, text: &str) -> Option<ChessMove> {
+    let plain = |name: &str| name.trim_end_matches(['+', '#']).replace('=', "");
+    let typed = plain(text.trim());
+    let coordinates = typed.to_ascii_lowercase().replace('-', "");
+    let named: Vec<(ChessMove, String)> = position
+        .legal_moves()
+        .into_iter()
+        .map(|mv| (mv, plain(&san(position, mv))))
+        .collect();
+    let found = |same: &dyn Fn(&(ChessMove, String)) -> bool| {
+        let mut hits = named.iter().filter(|m| same(m));
+        let first = hits.next().map(|(mv, _)| *mv);
+        if hits.next().is_some() { None } else { first }
+    };
+    found(&|(_, name)| *name == typed)
+        .or_else(|| found(&|(mv, _)| uci(*mv) == coordinates))
+        .or_else(|| found(&|(_, name)| name.to_ascii_lowercase() == typed))
+}

@@ -240,6 +240,13 @@ impl Game for DarkChess {
         let name = notation::move_name(mv);
         (name.clone(), name)
     }
+
+    fn parse_move(position: &Position, text: &str, rules: DarkRules) -> Option<Move> {
+        let typed = notation::coordinates(text);
+        Self::legal_moves(position, rules)
+            .into_iter()
+            .find(|&mv| notation::move_name(mv) == typed)
+    }
 }
 
 #[cfg(test)]

@@ -72,6 +72,12 @@ pub fn format_position(position: &Position) -> String {
     format!("{placement} {}", side_to_move_letter(position.side_to_move))
 }
 
+/// A typed move's coordinates as [`move_name`] writes them: lower case, a dash between the
+/// squares dropped (`G1-G2` is `g1g2`).
+pub fn coordinates(text: &str) -> String {
+    text.trim().to_ascii_lowercase().replace('-', "")
+}
+
 /// A move in coordinates, `g1g2`.
 pub fn move_name(mv: Move) -> String {
     format!(
@@ -107,5 +113,11 @@ mod tests {
             let err = parse_position(bad).unwrap_err().to_string();
             assert!(!err.contains('\n'), "{err}");
         }
+    }
+
+    #[test]
+    fn typed_coordinates_are_read_in_either_case_and_with_a_dash() {
+        assert_eq!(coordinates(" G1-G2 "), "g1g2");
+        assert_eq!(coordinates("b2b3"), "b2b3");
     }
 }

@@ -356,4 +356,8 @@ impl Game for Xiangqi {
     fn move_names(position: &Position, mv: Move) -> (String, String) {
         (notation::wxf(position, mv), notation::iccs(mv))
     }
+
+    fn parse_move(position: &Position, text: &str, _rules: XiangqiRules) -> Option<Move> {
+        notation::parse_move(position, text)
+    }
 }

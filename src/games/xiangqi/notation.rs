@@ -117,18 +117,40 @@ pub fn wxf(position: &Position, mv: Move) -> String {
     format!("{letter}{origin}{op}{amount}")
 }
 
-/// Parses a move in ICCS or WXF notation (`=` accepted for `.`, N and B for H and E), checking
-/// that it is legal in the position.
-pub fn parse_move(position: &Position, text: &str) -> Result<Move> {
+/// The legal move named in ICCS (`h2e2`, `H2-E2`) or WXF (`C2.5`; `=` accepted for `.`, N and
+/// B for H and E, letters in either case).
+pub fn parse_move(position: &Position, text: &str) -> Option<Move> {
     let wanted = text.trim();
     let normal = wanted
         .to_ascii_uppercase()
         .replace('=', ".")
         .replace('N', "H")
         .replace('B', "E");
-    let lowered = wanted.to_ascii_lowercase().replace('-', "");
+    let coordinates = wanted.to_ascii_lowercase().replace('-', "");
     Xiangqi::legal_moves(position, Default::default())
         .into_iter()
-        .find(|&mv| iccs(mv) == lowered || wxf(position, mv) == normal)
-        .with_context(|| format!("'{wanted}' is no legal move in {}", format_fen(position)))
+        .find(|&mv| iccs(mv) == coordinates || wxf(position, mv) == normal)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_move_is_read_in_every_spelling_of_both_notations() {
+        let position = parse_fen("9/4a4/b2a1k3/9/2b6/9/9/9/3N5/1R1K5 w").unwrap();
+        let horse = parse_move(&position, "H6+5").unwrap();
+        assert_eq!(iccs(horse), "d1e3");
+        for typed in ["N6+5", "n6+5", "h6+5", "d1e3", "D1-E3", " d1-e3 "] {
+            assert_eq!(parse_move(&position, typed), Some(horse), "{typed}");
+        }
+        let rook = parse_move(&position, "R8.9").unwrap();
+        assert_eq!(parse_move(&position, "R8=9"), Some(rook));
+        let black = parse_fen("9/4a4/b2a1k3/9/2b6/9/9/9/3N5/1R1K5 b").unwrap();
+        let elephant = parse_move(&black, "E3-5").unwrap();
+        assert_eq!(parse_move(&black, "B3-5"), Some(elephant));
+        for bad in ["H6+6", "d1e4", "", "R8.10"] {
+            assert_eq!(parse_move(&position, bad), None, "{bad}");
+        }
+    }
 }
