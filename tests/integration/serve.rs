@@ -26,7 +26,7 @@ use egtb::value::Value;
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{Value as Json, json};
 
-use crate::support::{PORTS, api_check, egtb_command, egtb_reading, find_program, required, temp_dir};
+use crate::support::{PORTS, TempDir, api_check, egtb_command, egtb_reading, find_program, required, temp_dir};
 
 /// The test tables, generated once for every test of this file. A static is never dropped, so
 /// they live in cargo's scratch folder for integration tests, made anew by each run, rather than
@@ -652,22 +652,50 @@ async fn check_best_line<G: Game>(client: &Client, prober: &mut Prober<G>, posit
     enter_fen(client, &G::format_position(position)).await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_page_shows_and_plays_every_game_in_headless_chromium() {
-    let (driver, browser) = match start_driver().await {
+/// A browser session and a server to point it at. The driver and the browser's profile folder
+/// must outlive the session.
+struct Browser {
+    client: Client,
+    base: String,
+    _driver: Driver,
+    _profile: TempDir,
+}
+
+/// Starts a server and a headless browser, or `None` (with a note) where the browser cannot run
+/// and `EGTB_REQUIRE_BROWSER=1` does not ask for it.
+async fn browser() -> Option<Browser> {
+    let (driver, program) = match start_driver().await {
         Ok(found) => found,
         Err(why) if required("EGTB_REQUIRE_BROWSER") => {
             panic!("EGTB_REQUIRE_BROWSER=1 but the browser cannot run: {why}")
         }
         Err(why) => {
             eprintln!("note: browser test skipped ({why}); apt-get install chromium chromium-driver");
-            return;
+            return None;
         }
     };
-    let addr = start().await;
-    let base = egtb::serve::url(addr);
+    let base = egtb::serve::url(start().await);
     let profile = temp_dir("serve-chromium");
-    let client = connect(&driver, &browser, &profile).await;
+    let client = connect(&driver, &program, &profile).await;
+    Some(Browser {
+        client,
+        base,
+        _driver: driver,
+        _profile: profile,
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_shows_and_plays_every_game_in_headless_chromium() {
+    let Some(Browser {
+        client,
+        base,
+        _driver,
+        _profile,
+    }) = browser().await
+    else {
+        return;
+    };
 
     check_game::<Chess>(&client, &base, "8/8/8/3k4/8/8/8/4K1Q1 w - - 0 1").await;
     check_game::<Xiangqi>(&client, &base, "3k5/9/9/9/9/9/9/9/4R4/5K3 w - - 0 1").await;
@@ -983,6 +1011,88 @@ async fn the_page_shows_and_plays_every_game_in_headless_chromium() {
         "sideways scrolling with the statistics: {widths_now}"
     );
 
+    client.close().await.unwrap();
+}
+
+/// The position after each move of `moves` (coordinates), from `fen`.
+fn played<G: Game>(fen: &str, moves: &[&str]) -> String {
+    let mut prober = Prober::<G>::new(tables(), Default::default());
+    let mut position = G::parse_position(fen).unwrap();
+    for coords in moves {
+        let listed = prober.moves(&position).unwrap();
+        let m = listed.iter().find(|m| m.coords == *coords).unwrap();
+        position = G::play(&position, m.mv);
+    }
+    G::format_position(&position)
+}
+
+/// The coordinates of the moves from `fen` that win, best first.
+fn winning_moves<G: Game>(fen: &str) -> Vec<String> {
+    let mut prober = Prober::<G>::new(tables(), Default::default());
+    let moves = prober.moves(&G::parse_position(fen).unwrap()).unwrap();
+    moves
+        .into_iter()
+        .filter(|m| matches!(m.value, Value::Win(_)))
+        .map(|m| m.coords)
+        .collect()
+}
+
+/// The coordinates of the table's best move from `fen`.
+fn best_move<G: Game>(fen: &str) -> String {
+    let mut prober = Prober::<G>::new(tables(), Default::default());
+    prober.moves(&G::parse_position(fen).unwrap()).unwrap().remove(0).coords
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn back_in_play_mode_takes_back_the_tables_answer_with_the_move_it_answered() {
+    let Some(Browser {
+        client,
+        base,
+        _driver,
+        _profile,
+    }) = browser().await
+    else {
+        return;
+    };
+    let start = "8/8/8/4k3/8/8/8/R3K3 w - - 0 1";
+    client.goto(&format!("{base}?game=chess")).await.unwrap();
+    enter_fen(&client, start).await;
+    play_as(&client, 0).await;
+    wait_for_analysis(&client, start).await;
+    let wins = winning_moves::<Chess>(start);
+    let answered = |mine: &str| {
+        let reply = best_move::<Chess>(&played::<Chess>(start, &[mine]));
+        played::<Chess>(start, &[mine, &reply])
+    };
+    click_move(&client, &wins[0]).await;
+    wait_for_analysis(&client, &answered(&wins[0])).await;
+
+    // Back, by the button and by the left arrow key, goes to the person's previous turn, and the
+    // table does not play its answer again there; Forward redoes both moves.
+    let arrow_left = "document.body.dispatchEvent(new KeyboardEvent('keydown', {key: 'ArrowLeft', bubbles: true})); \
+                      return true";
+    for back in ["button", "key"] {
+        match back {
+            "button" => click(&client, Locator::Id("back")).await,
+            _ => drop(eval(&client, arrow_left).await),
+        }
+        wait_for_analysis(&client, start).await;
+        tokio::time::sleep(Duration::from_millis(800)).await;
+        assert_eq!(
+            fen_shown(&client).await,
+            start,
+            "Back by the {back}: the table answered again"
+        );
+        let status = eval(&client, "return document.getElementById('play-status').textContent").await;
+        assert_eq!(status, "Your move.", "Back by the {back}");
+        click(&client, Locator::Id("forward")).await;
+        wait_for_analysis(&client, &answered(&wins[0])).await;
+    }
+    // Taken back, another move gets the table's answer.
+    click(&client, Locator::Id("back")).await;
+    wait_for_analysis(&client, start).await;
+    click_move(&client, &wins[1]).await;
+    wait_for_analysis(&client, &answered(&wins[1])).await;
     client.close().await.unwrap();
 }
 

@@ -64,6 +64,7 @@ const state = {
   tab: "analysis",
   playing: false,
   playSide: 0,
+  answer: false, // whether the table may answer the position shown: not one stepped back to
   showAnswers: false,
   selected: null,
   editPiece: null,
@@ -524,9 +525,28 @@ function announce() {
 
 function playMove(move) {
   hidePromotion();
+  state.answer = true;
   state.history = state.history.slice(0, state.cursor + 1);
   state.history.push({ fen: move.fen, move });
   state.cursor++;
+  state.selected = null;
+  refresh();
+}
+
+/// Steps back (-1) or forward (1) through the moves played. While playing, the step goes to the
+/// person's previous or next turn, so Back takes back the table's answer with the move it
+/// answered; the table does not answer a position stepped to, or Back could never undo it.
+function navigate(direction) {
+  const inside = (i) => i >= 0 && i < state.history.length;
+  let to = state.cursor + direction;
+  if (!inside(to)) return;
+  if (state.playing) {
+    let turn = to;
+    while (inside(turn) && sideToMove(state.history[turn].fen) !== state.playSide) turn += direction;
+    if (inside(turn)) to = turn;
+  }
+  state.cursor = to;
+  state.answer = false;
   state.selected = null;
   refresh();
 }
@@ -536,6 +556,7 @@ function followLine(index) {
   state.history = state.history.slice(0, state.cursor + 1);
   for (const step of steps) state.history.push({ fen: step.fen, move: step });
   state.cursor = state.history.length - 1;
+  state.answer = true;
   refresh();
 }
 
@@ -628,6 +649,10 @@ function maybeTableMoves() {
     $("play-status").textContent = "Your move.";
     return;
   }
+  if (!state.answer) {
+    $("play-status").textContent = "The table is to move: Start to have it answer.";
+    return;
+  }
   $("play-status").textContent = "The table is thinking...";
   setTimeout(() => {
     if (state.analysis === a && state.playing) {
@@ -680,6 +705,7 @@ function buildPalette() {
 }
 
 function setPosition(fen) {
+  state.answer = true;
   state.history = state.history.slice(0, state.cursor + 1);
   state.history.push({ fen, move: null });
   state.cursor = state.history.length - 1;
@@ -945,18 +971,8 @@ async function init() {
     const fen = $("fen").value.trim();
     if (fen) setPosition(fen);
   });
-  $("back").addEventListener("click", () => {
-    if (state.cursor > 0) {
-      state.cursor--;
-      refresh();
-    }
-  });
-  $("forward").addEventListener("click", () => {
-    if (state.cursor < state.history.length - 1) {
-      state.cursor++;
-      refresh();
-    }
-  });
+  $("back").addEventListener("click", () => navigate(-1));
+  $("forward").addEventListener("click", () => navigate(1));
   $("suggest").addEventListener("click", () => {
     const a = state.analysis;
     if (a && a.moves && a.moves.length && a.fen === currentFen()) playMove(a.moves[0]);
@@ -964,6 +980,7 @@ async function init() {
   for (const b of document.querySelectorAll("#tabs button")) b.addEventListener("click", () => switchTab(b.dataset.tab));
   $("play-start").addEventListener("click", () => {
     state.playing = true;
+    state.answer = true;
     state.playSide = Number($("play-side").value);
     $("play-status").textContent = "";
     refresh();
