@@ -1096,6 +1096,56 @@ async fn back_in_play_mode_takes_back_the_tables_answer_with_the_move_it_answere
     client.close().await.unwrap();
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_best_lines_last_step_taking_the_last_piece_announces_the_end() {
+    let Some(Browser {
+        client,
+        base,
+        _driver,
+        _profile,
+    }) = browser().await
+    else {
+        return;
+    };
+    let fen = "k7/8/8/6AK w";
+    client
+        .goto(&format!("{base}?game=darkchess&fen={}", fen.replace(' ', "%20")))
+        .await
+        .unwrap();
+    wait_for_analysis(&client, fen).await;
+    let mut prober = Prober::<DarkChess>::new(tables(), Default::default());
+    let line = prober.line(&DarkChess::parse_position(fen).unwrap()).unwrap();
+    let last = line.iter().fold(DarkChess::parse_position(fen).unwrap(), |at, (m, _)| {
+        DarkChess::play(&at, m.mv)
+    });
+    let script = format!(
+        "return document.querySelectorAll('#line .line-step').length === {}",
+        line.len()
+    );
+    wait_until(&client, &script, "the best line").await;
+    eval(
+        &client,
+        "[...document.querySelectorAll('#line .line-step')].pop().click(); return true",
+    )
+    .await;
+    wait_until(
+        &client,
+        &format!(
+            "return document.getElementById('fen').value === {:?} && \
+             document.getElementById('announce').textContent === 'Game over: Black has no pieces left. Red wins.'",
+            DarkChess::format_position(&last)
+        ),
+        "the end of the game announced",
+    )
+    .await;
+    assert_eq!(
+        eval(&client, "return document.getElementById('error').hidden").await,
+        json!(true),
+        "an error shown at the end of the game"
+    );
+    client.close().await.unwrap();
+}
+
 /// Submits a position the server refuses and waits for its reason on the page.
 async fn enter_fen_expecting_error(client: &Client, fen: &str, reason: &str) {
     submit_fen(client, fen).await;

@@ -357,7 +357,7 @@ async function refresh() {
   try {
     const analysis = await api(`/api/${state.game}`, params);
     if (ticket !== state.request) return;
-    state.analysis = analysis;
+    state.analysis = analysis.no_pieces ? { fen: analysis.fen, ended: "no_pieces" } : analysis;
     // The server's FEN is the position written in full (a short FEN, typed or linked, gets its
     // missing fields): the analysis and the moves on the board are matched to the position by it.
     if (analysis.fen !== fen) {
@@ -368,8 +368,7 @@ async function refresh() {
     showError(null);
   } catch (e) {
     if (ticket !== state.request) return;
-    const move = state.history[state.cursor].move;
-    if (move && move.no_pieces) {
+    if (noPiecesLeft(fen)) {
       state.analysis = { fen, ended: "no_pieces" };
       showError(null);
     } else {
@@ -390,6 +389,14 @@ async function refresh() {
     }
   }
   maybeTableMoves();
+}
+
+/// Whether the side to move has no pieces left: a dark chess game over, however it was reached
+/// (a move played, the best line followed, a position typed), which no table holds.
+function noPiecesLeft(fen) {
+  if (state.game !== "darkchess") return false;
+  const own = sideToMove(fen) === 0 ? (c) => c === c.toUpperCase() : (c) => c === c.toLowerCase();
+  return !parseBoard(fen, state.game).flat().some((c) => c && own(c));
 }
 
 function showToMove(fen) {
