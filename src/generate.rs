@@ -588,6 +588,18 @@ pub fn expected_header<G: Game>(material: &Material, rules: G::Rules, index: &G:
     }
 }
 
+/// The error for a table of a canonical material that is not in `dir`, naming the command that
+/// builds it.
+pub fn missing_table<G: Game>(dir: &Path, material: &Material, rules: G::Rules) -> anyhow::Error {
+    let options: String = rules.options().iter().map(|(k, v)| format!(" --{k} {v}")).collect();
+    Error::MissingTable {
+        material: *material,
+        path: table_path::<G>(dir, material, rules),
+        command: format!("egtb generate {} {material}{options} --tables {}", G::ID, dir.display()),
+    }
+    .into()
+}
+
 /// Opens the existing table of a canonical material for probing, with a clear error naming the
 /// command that builds it when it is missing.
 pub fn open_table<G: Game>(dir: &Path, material: &Material, rules: G::Rules) -> Result<(G::Index, Table)> {
@@ -595,14 +607,7 @@ pub fn open_table<G: Game>(dir: &Path, material: &Material, rules: G::Rules) -> 
     let index = G::index(material, rules)?;
     let path = table_path::<G>(dir, material, rules);
     if !path.exists() {
-        let options: String = rules.options().iter().map(|(k, v)| format!(" --{k} {v}")).collect();
-        let command = format!("egtb generate {} {material}{options} --tables {}", G::ID, dir.display());
-        return Err(Error::MissingTable {
-            material: *material,
-            path,
-            command,
-        }
-        .into());
+        return Err(missing_table::<G>(dir, material, rules));
     }
     let table =
         Table::open(&path, &expected_header::<G>(material, rules, &index)).map_err(|e| Error::CorruptTable {

@@ -321,7 +321,10 @@ fn run(cli: Cli) -> Result<()> {
         Command::Stats { game, material, by_dtm } => {
             with_game!(GameId::parse(&game)?, G => commands::stats::run::<G>(&env, &material, by_dtm))
         }
-        Command::List => commands::list::run(&env),
+        Command::List => {
+            env.refuse_options("list")?;
+            commands::list::run(&env)
+        }
         Command::Verify { game, material, gpu } => {
             let gpu = gpu.options();
             with_game!(GameId::parse(&game)?, G => commands::verify::run::<G>(&env, &material, &gpu))
@@ -465,11 +468,20 @@ fn threads(text: &str) -> Result<usize, String> {
 
 /// Converts every table in the folder, a game's, or the named materials' to `encoding`.
 fn convert(env: &Env, encoding: Encoding, game: Option<String>, materials: &[String]) -> Result<()> {
+    let game = game.map(|name| GameId::parse(&name)).transpose()?;
     let files = match game {
-        None => table_files(&env.tables),
-        Some(game) => with_game!(GameId::parse(&game)?, G => commands::convert::files::<G>(env, materials)?),
+        None => {
+            let command = if encoding == Encoding::Raw {
+                "decompress"
+            } else {
+                "compress"
+            };
+            env.refuse_options(command)?;
+            table_files(&env.tables)
+        }
+        Some(game) => with_game!(game, G => commands::convert::files::<G>(env, materials)?),
     };
-    commands::convert::run(env, encoding, &files)
+    commands::convert::run(env, encoding, &files, game)
 }
 
 /// A command-line usage error in one line, like every other error: clap's message, its tip and

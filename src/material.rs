@@ -50,6 +50,15 @@ impl GameId {
         }
     }
 
+    /// A material of this game to show in help and errors.
+    pub fn example_material(self) -> &'static str {
+        match self {
+            GameId::Chess => "KQvKR",
+            GameId::Xiangqi => "KRvKAAEE",
+            GameId::DarkChess => "KRvKC",
+        }
+    }
+
     /// The kind a material letter names, synonyms included.
     fn kind_of_letter(self, letter: u8) -> Option<usize> {
         let letter = match (self, letter.to_ascii_uppercase()) {
@@ -148,7 +157,10 @@ impl Material {
     /// The result keeps the sides as written; see [`Material::canonical`].
     pub fn parse(game: GameId, text: &str) -> Result<Material> {
         let Some((first, second)) = text.split_once(['v', 'V']) else {
-            bail!("material '{text}' has no 'v' between the sides (for example KQvKR)");
+            bail!(
+                "material '{text}' has no 'v' between the sides (for example {})",
+                game.example_material()
+            );
         };
         let mut material = Material::empty(game);
         for (side, letters) in [first, second].into_iter().enumerate() {

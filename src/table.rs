@@ -387,7 +387,7 @@ impl Table {
             return mismatch("material", &h.material, &expect.material);
         }
         if h.rules != expect.rules {
-            return mismatch("rules", &format!("{:?}", h.rules), &format!("{:?}", expect.rules));
+            return mismatch("rules", &h.rules_text(), &expect.rules_text());
         }
         if h.metric != expect.metric {
             return mismatch("metric", &h.metric, &expect.metric);

@@ -2,33 +2,40 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 use serde_json::json;
 
 use super::{Env, parse_material};
-use crate::counted::counted;
+use crate::counted::{bytes, counted};
 use crate::games::Game;
-use crate::generate::table_path;
+use crate::generate::{missing_table, table_path};
+use crate::material::GameId;
 use crate::progress::Bar;
-use crate::table::{Encoding, convert, table_files};
+use crate::table::{Encoding, Table, convert, table_files};
 
 /// The tables of game `G` to convert: the named materials' under the command line's rules, or
-/// every table of the game in the folder.
+/// every table of the game in the folder built under the rule options given.
 pub fn files<G: Game>(env: &Env, materials: &[String]) -> Result<Vec<PathBuf>> {
+    let rules = env.rules::<G>()?;
     if materials.is_empty() {
         let folder = env.tables.join(G::ID.name());
+        // A file whose header cannot be read is kept, so that its conversion says why.
+        let chosen = |path: &PathBuf| match Table::open_unchecked(path) {
+            Ok(table) => env.options.iter().all(|o| table.header.rules.contains(o)),
+            Err(_) => true,
+        };
         return Ok(table_files(&env.tables)
             .into_iter()
-            .filter(|p| p.parent() == Some(folder.as_path()))
+            .filter(|p| p.parent() == Some(folder.as_path()) && chosen(p))
             .collect());
     }
-    let rules = env.rules::<G>()?;
     materials
         .iter()
         .map(|name| {
-            let path = table_path::<G>(&env.tables, &parse_material::<G>(name)?.0, rules);
+            let material = parse_material::<G>(name)?.0;
+            let path = table_path::<G>(&env.tables, &material, rules);
             if !path.exists() {
-                bail!("table {name} not found at {}", path.display());
+                return Err(missing_table::<G>(&env.tables, &material, rules));
             }
             Ok(path)
         })
@@ -36,9 +43,10 @@ pub fn files<G: Game>(env: &Env, materials: &[String]) -> Result<Vec<PathBuf>> {
 }
 
 /// Converts the tables to `encoding`, printing each one's size before and after, with a progress
-/// bar while each is written.
-pub fn run(env: &Env, encoding: Encoding, files: &[PathBuf]) -> Result<()> {
-    let mib = |bytes: u64| bytes as f64 / (1 << 20) as f64;
+/// bar while each is written; `game`: the game whose tables these are, if one was named.
+pub fn run(env: &Env, encoding: Encoding, files: &[PathBuf], game: Option<GameId>) -> Result<()> {
+    let name = |path: &PathBuf| path.strip_prefix(&env.tables).unwrap_or(path).display().to_string();
+    let width = files.iter().map(|p| name(p).len()).max().unwrap_or(0);
     let mut rows = Vec::new();
     let (mut before, mut after, mut unchanged) = (0, 0, 0);
     let bar = Bar::new();
@@ -46,20 +54,20 @@ pub fn run(env: &Env, encoding: Encoding, files: &[PathBuf]) -> Result<()> {
         let converted = convert(path, encoding, &bar).inspect_err(|_| bar.finish())?;
         before += converted.before;
         after += converted.after;
-        let file = path.strip_prefix(&env.tables).unwrap_or(path).display().to_string();
+        let file = name(path);
         let rewritten = converted.from != converted.to;
         unchanged += usize::from(!rewritten);
         if !env.json {
             let (from, to) = (converted.from.label(), converted.to.label());
             bar.suspend(|| match rewritten {
                 true => println!(
-                    "{file:<44} {from:<7} {:>10.1} MiB -> {to:<7} {:>10.1} MiB",
-                    mib(converted.before),
-                    mib(converted.after)
+                    "{file:<width$}  {from:<7} {:>10} -> {to:<7} {:>10}",
+                    bytes(converted.before),
+                    bytes(converted.after)
                 ),
                 false => println!(
-                    "{file:<44} {from:<7} {:>10.1} MiB    left as it is (verified)",
-                    mib(converted.before)
+                    "{file:<width$}  {from:<7} {:>10}    left as it is (verified)",
+                    bytes(converted.before)
                 ),
             });
         }
@@ -77,7 +85,19 @@ pub fn run(env: &Env, encoding: Encoding, files: &[PathBuf]) -> Result<()> {
         let out = json!({ "tables": rows, "bytes_before": before, "bytes_after": after });
         println!("{out}");
     } else if files.is_empty() {
-        println!("No tables in {}.", env.tables.display());
+        let which = game.map_or(String::new(), |game| format!("{game} "));
+        let under: Vec<String> = env.options.iter().map(|(k, v)| format!("--{k} {v}")).collect();
+        let under = match under.is_empty() {
+            true => String::new(),
+            false => format!(" built under {}", under.join(" ")),
+        };
+        println!("No {which}tables{under} in {}.", env.tables.display());
+    } else if unchanged == files.len() {
+        println!(
+            "{}, {}: all left as they were (verified)",
+            counted(files.len(), "table"),
+            bytes(before)
+        );
     } else {
         let ratio = if after <= before {
             format!("{:.2} times smaller", before as f64 / after.max(1) as f64)
@@ -90,10 +110,10 @@ pub fn run(env: &Env, encoding: Encoding, files: &[PathBuf]) -> Result<()> {
             n => format!("; {n} left as they were"),
         };
         println!(
-            "{}: {:.1} MiB -> {:.1} MiB ({ratio}{left})",
+            "{}: {} -> {} ({ratio}{left})",
             counted(files.len(), "table"),
-            mib(before),
-            mib(after)
+            bytes(before),
+            bytes(after)
         );
     }
     Ok(())

@@ -47,11 +47,17 @@ pub fn run(env: &Env) -> Result<()> {
         return verified(&listed);
     }
     if listed.is_empty() {
+        let absent = if env.tables.exists() {
+            ""
+        } else {
+            ": the folder does not exist"
+        };
         println!(
-            "No tables in {} (build some with: egtb generate chess KQvK).",
+            "No tables in {}{absent} (build some with: egtb generate chess KQvK).",
             env.tables.display()
         );
     }
+    let width = listed.iter().map(|l| l.file.len()).max().unwrap_or(0);
     for l in &listed {
         let status = match &l.check {
             Ok(()) => "ok".to_string(),
@@ -61,7 +67,7 @@ pub fn run(env: &Env) -> Result<()> {
             (counted(a.2, "state").to_string(), a.3.as_str())
         });
         println!(
-            "{:<44} {:>10} {encoding:<7} {:>18}  {status}",
+            "{:<width$}  {:>10} {encoding:<7} {:>18}  {status}",
             l.file,
             bytes(l.bytes),
             states

@@ -21,7 +21,7 @@ use std::str::FromStr;
 use anyhow::{Result, bail};
 
 use crate::counted::{counted, plies};
-use crate::games::{Game, Rules, own_options};
+use crate::games::{Game, Rules, all_rule_options, own_options};
 use crate::material::{FEWEST_PIECES, GameId, Material, Side};
 use crate::value::Value;
 
@@ -62,6 +62,22 @@ impl Env {
     /// The game's rules from the command line's options.
     pub fn rules<G: Game>(&self) -> Result<G::Rules> {
         G::rules(&self.options)
+    }
+
+    /// Fails when a rule option is given to a command over every game's tables, which has no
+    /// game to choose tables of: the error shows the command with the option's game named, or
+    /// (`list`, which takes no game) says that every table is listed.
+    pub fn refuse_options(&self, command: &str) -> Result<()> {
+        let Some((key, value)) = self.options.first() else {
+            return Ok(());
+        };
+        if command == "list" {
+            bail!("list shows every table, under whichever rules it was built: it takes no --{key}");
+        }
+        let game = all_rule_options()
+            .find(|(_, option)| option.name == key)
+            .map_or("<game>", |(game, _)| game.name());
+        bail!("--{key} chooses among one game's tables: name the game, as in 'egtb {command} {game} --{key} {value}'")
     }
 
     /// The game's rules from those of the command line's options that it has, the others left
@@ -111,8 +127,12 @@ pub fn detect_game(text: &str, named: Option<GameId>) -> Result<(GameId, &str)> 
 /// Parses a material name of game `G` and returns its canonical form and whether the sides were
 /// swapped to get it.
 pub fn parse_material<G: Game>(text: &str) -> Result<(Material, bool)> {
-    let (material, flipped) = Material::parse(G::ID, text)?.canonical();
-    G::check_material(&material)?;
+    let typed = Material::parse(G::ID, text)?;
+    let (material, flipped) = typed.canonical();
+    if let Err(error) = G::check_material(&material) {
+        // The same checks on the sides as typed, so that the error names the material so.
+        return Err(G::check_material(&typed).err().unwrap_or(error));
+    }
     Ok((material, flipped))
 }
 
@@ -141,7 +161,10 @@ pub fn requested_materials<G: Game>(names: &[String], pieces: Option<usize>, ver
         materials.extend(batch);
     }
     if materials.is_empty() {
-        bail!("nothing to {verb}: name a material (for example KQvKR) or give --pieces N");
+        bail!(
+            "nothing to {verb}: name a material (for example {}) or give --pieces N",
+            G::ID.example_material()
+        );
     }
     Ok(materials)
 }

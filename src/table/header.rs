@@ -151,9 +151,14 @@ impl Header {
         self.states_per_side[0] + self.states_per_side[1]
     }
 
+    /// The rule options as the header writes them: `cannon=jump,stalemate=loss`.
+    pub fn rules_text(&self) -> String {
+        let rules: Vec<String> = self.rules.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        rules.join(",")
+    }
+
     /// The header page: the text, padded with newlines to [`HEADER_BYTES`].
     pub(super) fn render(&self) -> Vec<u8> {
-        let rules: Vec<String> = self.rules.iter().map(|(k, v)| format!("{k}={v}")).collect();
         let format = match self.encoding {
             Encoding::Zstd {
                 layout: Layout::Marked, ..
@@ -163,7 +168,7 @@ impl Header {
         let mut text = format!(
             "{MAGIC}\nformat={format}\ngame={}\nrules={}\nmaterial={}\nmetric={}\nindex={}\nentry_bytes=2\nstates={},{}\nchecksum={:08x}\nencoding={}\n",
             self.game,
-            rules.join(","),
+            self.rules_text(),
             self.material,
             self.metric,
             self.index_version,

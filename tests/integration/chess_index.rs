@@ -126,8 +126,8 @@ fn materials_are_checked() {
     for (name, message) in [
         ("KQQRvKNB", "at most 6"),
         ("KRvKQ", "canonical order"),
-        ("KQvQ", "exactly one king"),
-        ("KKvK", "exactly one king"),
+        ("KQvQ", "black must have exactly one king, found 0"),
+        ("KKvK", "white must have exactly one king, found 2"),
     ] {
         let error = Chess::index(&material(name), Default::default())
             .err()

@@ -40,7 +40,22 @@ fn bad_positions_and_materials_are_reported_in_one_line() {
         ),
         (&["generate", "chess", "KPPPPPvK"], "at most 6"),
         (&["generate", "chess", "KQRBNvKQ"], "at most 6"),
-        (&["generate", "chess", "QvK"], "king"),
+        (
+            &["generate", "chess", "QvK"],
+            "material QvK: white must have exactly one king, found 0",
+        ),
+        (
+            &["stats", "xiangqi", "RvKA"],
+            "material RvKA: red must have exactly one king, found 0",
+        ),
+        (
+            &["generate", "xiangqi", "KRKA"],
+            "no 'v' between the sides (for example KRvKAAEE)",
+        ),
+        (
+            &["audit", "darkchess"],
+            "name a material (for example KRvKC) or give --pieces N",
+        ),
         (&["generate", "chss", "KQvK"], "unknown game"),
         (&["generate", "chess"], "nothing to generate"),
         (&["generate", "chess", "--pieces", "1"], "at least 2 pieces, one a side"),

@@ -95,7 +95,9 @@ fn compressed_and_raw_tables_give_the_same_answers_and_convert_in_place() {
     assert_eq!(compressed["tables"][0]["rewritten"], true);
     let text = succeeds(&raw, &["compress", "chess", "KQvKR"]);
     assert!(
-        text.contains("left as it is (verified)") && text.contains("; 1 left as it was)"),
+        text.contains("left as it is (verified)")
+            && text.contains("1 table, ")
+            && text.contains(": all left as they were"),
         "{text}"
     );
 
@@ -133,7 +135,8 @@ fn compressed_and_raw_tables_give_the_same_answers_and_convert_in_place() {
         .filter(|name| !name.ends_with(".egtb"))
         .collect();
     assert!(leftovers.is_empty(), "no lock or temporary files stay: {leftovers:?}");
-    assert!(fails(&raw, &["compress", "chess", "KRRvK"]).contains("not found"));
+    assert!(fails(&raw, &["compress", "chess", "KRRvK"]).contains("not found at"));
+    assert!(fails(&raw, &["compress", "chess", "KRRvK"]).contains("build it with: egtb generate chess KRRvK"));
     succeeds(&raw, &["generate", "chess", "KRRvK", "--level", "5"]);
     assert!(listing(&raw).contains(&(
         "chess/KRRvK.egtb".into(),
@@ -245,4 +248,52 @@ fn whole_states(tables: &Path) -> u64 {
         .find(|t| t["material"] == "KQvKR")
         .and_then(|t| t["states"].as_u64())
         .expect("KQvKR listed with its states")
+}
+
+/// A game's tables are converted under the rule options given, and only those; options that no
+/// table of the command can take are refused; long file names keep the columns aligned.
+#[test]
+fn conversions_choose_tables_by_their_rule_options() {
+    let dir = temp_dir("files-options");
+    succeeds(&dir, &["generate", "darkchess", "KRvKC"]);
+    succeeds(&dir, &["generate", "darkchess", "KRvKC", "--cannon", "step"]);
+    let step = json(&dir, &["decompress", "darkchess", "--cannon", "step"]);
+    let rewritten = step["tables"].as_array().unwrap();
+    assert_eq!(rewritten.len(), 9, "{step}");
+    assert!(
+        rewritten
+            .iter()
+            .all(|t| t["file"].as_str().unwrap().contains(".cannon-step.")),
+        "{step}"
+    );
+    let (raw, compressed): (Vec<_>, Vec<_>) = listing(&dir)
+        .into_iter()
+        .partition(|(_, encoding, ..)| encoding == "raw");
+    assert!(raw.iter().all(|(file, ..)| file.contains(".cannon-step.")), "{raw:?}");
+    assert!(
+        compressed.iter().all(|(file, ..)| file.contains(".cannon-jump.")),
+        "{compressed:?}"
+    );
+    assert!(
+        succeeds(&dir, &["compress", "darkchess", "--stalemate", "draw"])
+            .contains("No darkchess tables built under --stalemate draw")
+    );
+    assert!(fails(&dir, &["compress", "xiangqi", "--cannon", "step"]).contains("xiangqi has no rule option 'cannon'"));
+    let unnamed = fails(&dir, &["compress", "--cannon", "step"]);
+    assert!(
+        unnamed.contains("name the game, as in 'egtb compress darkchess --cannon step'"),
+        "{unnamed}"
+    );
+    assert!(fails(&dir, &["list", "--cannon", "step"]).contains("it takes no --cannon"));
+
+    // Every row's size ends in the same column, whatever the length of its file's name.
+    for text in [succeeds(&dir, &["list"]), succeeds(&dir, &["compress", "darkchess"])] {
+        let ends: Vec<usize> = text
+            .lines()
+            .filter(|l| l.starts_with("darkchess/"))
+            .map(|l| l.find("iB ").unwrap())
+            .collect();
+        assert_eq!(ends.len(), 18, "{text}");
+        assert!(ends.windows(2).all(|w| w[0] == w[1]), "{text}");
+    }
 }

@@ -352,10 +352,8 @@ impl Game for Chess {
         if material.game != GameId::Chess {
             bail!("material {material} is not a chess material");
         }
-        for side in Side::BOTH {
-            if material.count(side, Kind::King.index()) != 1 {
-                bail!("material {material}: each side needs exactly one king");
-            }
+        if let Err(kings) = material.check_one_king_a_side(Kind::King.index()) {
+            bail!("material {material}: {kings}");
         }
         if material.pieces() > MAX_PIECES {
             bail!(

@@ -198,11 +198,11 @@ impl Game for Xiangqi {
         if material.game != GameId::Xiangqi {
             bail!("material {material} is not a xiangqi material");
         }
+        if let Err(kings) = material.check_one_king_a_side(Kind::King.index()) {
+            bail!("material {material}: {kings}");
+        }
         for side in Side::BOTH {
             let count = |kind: Kind| usize::from(material.count(side, kind.index()));
-            if count(Kind::King) != 1 {
-                bail!("material {material}: each side needs exactly one king");
-            }
             if count(Kind::Advisor) > 2 || count(Kind::Elephant) > 2 {
                 bail!("material {material}: at most two advisors and two elephants per side");
             }
