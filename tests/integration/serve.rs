@@ -1146,6 +1146,27 @@ async fn the_best_lines_last_step_taking_the_last_piece_announces_the_end() {
     client.close().await.unwrap();
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_linked_fen_with_underscores_shows_the_side_to_move_the_server_read() {
+    let Some(Browser {
+        client,
+        base,
+        _driver,
+        _profile,
+    }) = browser().await
+    else {
+        return;
+    };
+    client
+        .goto(&format!("{base}?fen=4k3/8/8/8/8/8/8/R3K3_b"))
+        .await
+        .unwrap();
+    wait_for_analysis(&client, "4k3/8/8/8/8/8/8/R3K3 b - - 0 1").await;
+    let shown = eval(&client, "return document.getElementById('to-move-text').textContent").await;
+    assert_eq!(shown, "Black to move");
+    client.close().await.unwrap();
+}
+
 /// Submits a position the server refuses and waits for its reason on the page.
 async fn enter_fen_expecting_error(client: &Client, fen: &str, reason: &str) {
     submit_fen(client, fen).await;

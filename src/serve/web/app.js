@@ -359,11 +359,13 @@ async function refresh() {
     if (ticket !== state.request) return;
     state.analysis = analysis.no_pieces ? { fen: analysis.fen, ended: "no_pieces" } : analysis;
     // The server's FEN is the position written in full (a short FEN, typed or linked, gets its
-    // missing fields): the analysis and the moves on the board are matched to the position by it.
+    // missing fields, `_` read as a space): the analysis and the moves on the board are matched
+    // to the position by it, and the side to move is read from it.
     if (analysis.fen !== fen) {
       state.history[state.cursor].fen = analysis.fen;
       $("fen").value = analysis.fen;
       updateUrl();
+      showToMove(analysis.fen);
     }
     showError(null);
   } catch (e) {
