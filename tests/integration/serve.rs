@@ -1167,6 +1167,56 @@ async fn a_linked_fen_with_underscores_shows_the_side_to_move_the_server_read() 
     client.close().await.unwrap();
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn play_status_keeps_the_tables_move_and_a_practice_position_clears_it() {
+    let Some(Browser {
+        client,
+        base,
+        _driver,
+        _profile,
+    }) = browser().await
+    else {
+        return;
+    };
+    let start = "8/8/8/4k3/8/8/8/R3K3 w - - 0 1";
+    client.goto(&format!("{base}?game=chess")).await.unwrap();
+    enter_fen(&client, start).await;
+    play_as(&client, 0).await;
+    wait_for_analysis(&client, start).await;
+    let mine = best_move::<Chess>(start);
+    let after = played::<Chess>(start, &[&mine]);
+    let mut prober = Prober::<Chess>::new(tables(), Default::default());
+    let reply = prober.moves(&Chess::parse_position(&after).unwrap()).unwrap().remove(0);
+    click_move(&client, &mine).await;
+    wait_for_analysis(&client, &played::<Chess>(start, &[&mine, &reply.coords])).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let status = "return document.getElementById('play-status').textContent";
+    assert_eq!(
+        eval(&client, status).await,
+        format!("The table played {}. Your move.", reply.name).as_str()
+    );
+
+    // A practice position loaded while playing stops the game: no "Your move." is left over.
+    client
+        .find(Locator::Id("random-material"))
+        .await
+        .unwrap()
+        .select_by_value("KRvK")
+        .await
+        .unwrap();
+    click(&client, Locator::Id("random")).await;
+    wait_until(
+        &client,
+        "return document.getElementById('random-status').textContent.startsWith('KRvK:')",
+        "the practice position",
+    )
+    .await;
+    let fen = fen_shown(&client).await;
+    wait_for_analysis(&client, &fen).await;
+    assert_eq!(eval(&client, status).await, "");
+    client.close().await.unwrap();
+}
+
 /// Submits a position the server refuses and waits for its reason on the page.
 async fn enter_fen_expecting_error(client: &Client, fen: &str, reason: &str) {
     submit_fen(client, fen).await;

@@ -57,7 +57,8 @@ const state = {
   options: {},
   flipped: false,
   letters: false,
-  history: [],   // positions: { fen, move } where move is the API's entry of the move played
+  history: [],   // positions: { fen, move, table } where move is the API's entry of the move
+                 // played, and table whether the table played it
   cursor: 0,
   analysis: null,
   line: null,
@@ -532,11 +533,11 @@ function announce() {
 
 // ----- moves -----------------------------------------------------------------------------
 
-function playMove(move) {
+function playMove(move, table = false) {
   hidePromotion();
   state.answer = true;
   state.history = state.history.slice(0, state.cursor + 1);
-  state.history.push({ fen: move.fen, move });
+  state.history.push({ fen: move.fen, move, table });
   state.cursor++;
   state.selected = null;
   refresh();
@@ -655,7 +656,9 @@ function maybeTableMoves() {
   if (!state.playing || !a || !a.moves || a.fen !== currentFen()) return;
   if (a.moves.length === 0 || a.category === "draw" || ruledHere(a)) return;
   if (sideToMove(a.fen) === state.playSide) {
-    $("play-status").textContent = "Your move.";
+    // The table's move stays named until the person moves, stepping back and forth too.
+    const { move, table } = state.history[state.cursor];
+    $("play-status").textContent = table ? `The table played ${move.san}. Your move.` : "Your move.";
     return;
   }
   if (!state.answer) {
@@ -664,11 +667,7 @@ function maybeTableMoves() {
   }
   $("play-status").textContent = "The table is thinking...";
   setTimeout(() => {
-    if (state.analysis === a && state.playing) {
-      const best = a.moves[0];
-      $("play-status").textContent = `The table played ${best.san}. Your move.`;
-      playMove(best);
-    }
+    if (state.analysis === a && state.playing) playMove(a.moves[0], true);
   }, 300);
 }
 
@@ -777,6 +776,7 @@ async function randomPosition() {
   try {
     const position = await api(`/api/${state.game}/random/${encodeURIComponent(material)}`, params);
     state.playing = false;
+    $("play-status").textContent = "";
     $("play-side").value = String(side);
     const outcome = $("random-outcome").selectedOptions[0].textContent;
     $("random-status").textContent = `${position.material}: ${title(side)} to move ${outcome}. Start to play it against the table.`;
