@@ -62,9 +62,10 @@ pub fn run<G: Game>(env: &Env, request: &Request) -> Result<()> {
         .collect();
     if !faulty.is_empty() {
         bail!(
-            "{} of {} disagree with the rules: {} (delete and generate again)",
-            counted(faulty.len(), "table"),
-            materials.len(),
+            "{} of {} {} with the rules: {} (delete and generate again)",
+            faulty.len(),
+            counted(materials.len(), "table"),
+            disagree(faulty.len() as u64),
             faulty.join(", ")
         );
     }
@@ -78,6 +79,11 @@ pub fn run<G: Game>(env: &Env, request: &Request) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// The verb for `n` tables or slots found wrong.
+fn disagree(n: u64) -> &'static str {
+    if n == 1 { "disagrees" } else { "disagree" }
 }
 
 /// One table's audit for people.
@@ -95,7 +101,11 @@ fn print_report<G: Game>(material: &str, audit: &Audit, seconds: f64) {
     let verdict = if audit.is_consistent() {
         "every value follows from the moves".to_string()
     } else {
-        format!("{} disagree with the rules", counted(audit.faults, "slot"))
+        format!(
+            "{} {} with the rules",
+            counted(audit.faults, "slot"),
+            disagree(audit.faults)
+        )
     };
     println!(
         "{} {material}: {sampled} ({}{ruled}) in {seconds:.1} s: {verdict}",

@@ -104,7 +104,15 @@ fn an_altered_table_is_caught_where_it_was_altered() {
     // The command line: one error line naming the table and the fix, the faults listed on
     // stdout, and in --json.
     let error = fails(&dir, &["audit", "chess", "KRvK"]);
-    assert!(error.contains("KRvK") && error.contains("generate again"), "{error}");
+    assert!(
+        error.contains("1 of 1 table disagrees with the rules: KRvK (delete and generate again)"),
+        "{error}"
+    );
+    let report = String::from_utf8(egtb(&dir, &["audit", "chess", "KRvK"]).stdout).unwrap();
+    assert!(
+        report.contains(&format!("{} slots disagree with the rules", audit.faults)),
+        "{report}"
+    );
     let out = egtb(&dir, &["audit", "chess", "KRvK", "--json"]);
     assert!(!out.status.success());
     let json: Json = serde_json::from_slice(&out.stdout).unwrap();
