@@ -1217,6 +1217,74 @@ async fn play_status_keeps_the_tables_move_and_a_practice_position_clears_it() {
     client.close().await.unwrap();
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn statistics_show_the_last_material_asked_for_and_a_note_while_computing() {
+    let Some(Browser {
+        client,
+        base,
+        _driver,
+        _profile,
+    }) = browser().await
+    else {
+        return;
+    };
+    client.goto(&format!("{base}?game=chess")).await.unwrap();
+    wait_for_analysis(&client, "8/8/8/4k3/8/8/8/R3K3 w - - 0 1").await;
+    // Two tabs opened in a row fill the material menus once.
+    eval(
+        &client,
+        "for (const tab of ['stats', 'play', 'stats']) document.querySelector(`#tabs button[data-tab=${tab}]`).click(); \
+         return true",
+    )
+    .await;
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    let listed = "return ['stats-material', 'random-material'].map(id => \
+                  [...document.getElementById(id).options].map(o => o.value).join(' '))";
+    let menus = eval(&client, listed).await;
+    let materials: Vec<&str> = menus[0].as_str().unwrap().split(' ').collect();
+    let once: std::collections::BTreeSet<&str> = materials.iter().copied().collect();
+    assert!(materials.contains(&"KRvK") && once.len() == materials.len(), "{menus}");
+    assert_eq!(menus[1], menus[0], "{menus}");
+
+    // KQvK's statistics answer late (held back in the page): asked for first, they are
+    // dropped, KRvK's shown alone.
+    eval(
+        &client,
+        "const fetched = window.fetch; \
+         window.fetch = (url, ...rest) => url.includes('/stats/KQvK') \
+             ? new Promise(done => setTimeout(() => done(fetched(url, ...rest)), 1500)) \
+             : fetched(url, ...rest); \
+         return true",
+    )
+    .await;
+    let result = "return document.getElementById('stats-result').textContent";
+    for material in ["KQvK", "KRvK"] {
+        client
+            .find(Locator::Id("stats-material"))
+            .await
+            .unwrap()
+            .select_by_value(material)
+            .await
+            .unwrap();
+        click(&client, Locator::Id("stats-show")).await;
+        if material == "KQvK" {
+            assert_eq!(eval(&client, result).await, "Computing the statistics of KQvK...");
+        }
+    }
+    wait_until(
+        &client,
+        "return document.getElementById('stats-table') !== null",
+        "the statistics",
+    )
+    .await;
+    tokio::time::sleep(Duration::from_millis(2000)).await;
+    let tables = "return document.querySelectorAll('#stats-table').length";
+    assert_eq!(eval(&client, tables).await, json!(1));
+    let shown = eval(&client, result).await;
+    assert!(shown.as_str().unwrap().starts_with("chess KRvK:"), "{shown}");
+    client.close().await.unwrap();
+}
+
 /// Submits a position the server refuses and waits for its reason on the page.
 async fn enter_fen_expecting_error(client: &Client, fen: &str, reason: &str) {
     submit_fen(client, fen).await;

@@ -70,6 +70,8 @@ const state = {
   selected: null,
   editPiece: null,
   request: 0,
+  statsRequest: 0,
+  materialsRequest: 0,
 };
 
 const $ = (id) => document.getElementById(id);
@@ -732,23 +734,20 @@ function editSquare(name) {
 // ----- statistics and practice -----------------------------------------------------------
 
 /// Lists the materials of the game's tables (under the rules chosen) in the statistics' and
-/// the practice's menus, the board's material chosen.
+/// the practice's menus, the board's material chosen. The menus are filled from the last call's
+/// listing alone, once, however many calls overlap (two tabs opened in a row).
 async function loadMaterials() {
   const selects = [$("stats-material"), $("random-material")];
   for (const select of selects) select.replaceChildren();
+  const ticket = ++state.materialsRequest;
   try {
     const listing = await api("/api/tables", new URLSearchParams());
+    if (ticket !== state.materialsRequest) return;
     const wanted = Object.entries(state.options);
-    for (const t of listing.tables) {
-      if (t.game !== state.game) continue;
-      if (!wanted.every(([k, v]) => t.rules[k] === v)) continue;
-      for (const select of selects) {
-        const option = document.createElement("option");
-        option.value = t.material;
-        option.textContent = t.material;
-        select.appendChild(option);
-      }
-    }
+    const materials = listing.tables
+      .filter((t) => t.game === state.game && wanted.every(([k, v]) => t.rules[k] === v))
+      .map((t) => t.material);
+    for (const select of selects) select.replaceChildren(...materials.map((m) => new Option(m, m)));
     // The board's material comes first to mind: chosen where its table is listed.
     const here = state.analysis && state.analysis.material;
     for (const select of selects) {
@@ -760,7 +759,7 @@ async function loadMaterials() {
     $("stats-result").textContent = none;
     $("random-status").textContent = none;
   } catch (e) {
-    showError(e.message);
+    if (ticket === state.materialsRequest) showError(e.message);
   }
 }
 
@@ -786,13 +785,18 @@ async function randomPosition() {
   }
 }
 
+/// Shows the statistics of the chosen material: only the last asked for, an earlier answer
+/// arriving late being dropped, and a note while they are computed (seconds for a large table).
 async function showStats() {
   const material = $("stats-material").value;
   const out = $("stats-result");
+  const ticket = ++state.statsRequest;
   out.replaceChildren();
   if (!material) return;
+  out.textContent = `Computing the statistics of ${material}...`;
   try {
     const stats = await api(`/api/${state.game}/stats/${encodeURIComponent(material)}`, optionsQuery());
+    if (ticket !== state.statsRequest) return;
     const table = document.createElement("table");
     table.id = "stats-table";
     const head = table.insertRow();
@@ -822,9 +826,9 @@ async function showStats() {
     }
     const caption = document.createElement("p");
     caption.textContent = `${stats.game} ${stats.material}: positions by side to move (the longest is the longest win or loss)`;
-    out.append(caption, table, ...ruledLost(stats));
+    out.replaceChildren(caption, table, ...ruledLost(stats));
   } catch (e) {
-    out.textContent = e.message;
+    if (ticket === state.statsRequest) out.textContent = e.message;
   }
 }
 
