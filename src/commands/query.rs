@@ -200,7 +200,7 @@ fn value_answer<G: Game>(env: &Env, prober: &mut Prober<G>, probed: &Probed<G>) 
         return Ok(out);
     }
     let palette = Palette::detect();
-    writeln!(out, "{fen}  ({} {})", G::ID, G::material_of(&probed.position))?;
+    writeln!(out, "{}", heading(probed))?;
     writeln!(out, "{}", palette.paint(probed.value, &probed.headline()))?;
     if let Some(ending) = ending_words::<G>(&probed.position, probed.rules) {
         writeln!(out, "{ending}")?;
@@ -216,6 +216,13 @@ fn value_answer<G: Game>(env: &Env, prober: &mut Prober<G>, probed: &Probed<G>) 
         }
     }
     Ok(out)
+}
+
+/// The first line of an answer: the position in full and its game and material, so that each
+/// answer to a list of positions says which it answers.
+fn heading<G: Game>(probed: &Probed<G>) -> String {
+    let fen = G::format_position(&probed.position);
+    format!("{fen}  ({} {})", G::ID, G::material_of(&probed.position))
 }
 
 /// The best-play line from a position to the end, one move a line with its DTM.
@@ -243,6 +250,7 @@ fn line_answer<G: Game>(env: &Env, prober: &mut Prober<G>, probed: &Probed<G>) -
         writeln!(out, "{json}")?;
         return Ok(out);
     }
+    writeln!(out, "{}", heading(probed))?;
     writeln!(out, "{}", probed.headline())?;
     if let Some(ending) = ending_words::<G>(&probed.position, probed.rules) {
         writeln!(out, "{ending}")?;

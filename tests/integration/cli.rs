@@ -215,7 +215,10 @@ fn query_line_and_stats_answer_from_the_tables() {
         "{mate}"
     );
     let stalemate = succeeds(&dir, &["line", "k7/1R6/1K6/8/8/8/8/8 b"]);
-    assert_eq!(stalemate, "Draw\nStalemate: Black to move has no legal move.\n");
+    assert_eq!(
+        stalemate,
+        "k7/1R6/1K6/8/8/8/8/8 b - - 0 1  (chess KRvK)\nDraw\nStalemate: Black to move has no legal move.\n"
+    );
     // In JSON the ending is named: the position's for query, the line's last one's for line.
     let ending = |args: &[&str]| {
         let json: serde_json::Value = serde_json::from_str(&succeeds(&dir, args)).unwrap();
@@ -244,9 +247,13 @@ fn query_line_and_stats_answer_from_the_tables() {
     assert!(line.contains('#'), "{line}");
     // A line that black starts is numbered as in a game: 1... then 2.
     let black = succeeds(&dir, &["line", "8/8/8/4k3/8/8/8/R3K3 b"]);
+    assert!(
+        black.starts_with("8/8/8/4k3/8/8/8/R3K3 b - - 0 1  (chess KRvK)\n"),
+        "{black}"
+    );
     let numbers: Vec<&str> = black
         .lines()
-        .skip(1)
+        .skip(2)
         .take(2)
         .filter_map(|l| l.split_whitespace().next())
         .collect();
@@ -298,7 +305,7 @@ fn query_line_and_stats_answer_from_the_tables() {
     assert_eq!(rows.len(), 2, "{query}");
     assert!(rows.iter().all(|r| r[1] == "loss"), "{query}");
     let line = succeeds(&dir, &["line", kings]);
-    let first = line.lines().nth(1).unwrap().split_whitespace().collect::<Vec<_>>();
+    let first = line.lines().nth(2).unwrap().split_whitespace().collect::<Vec<_>>();
     assert_eq!(first[2], "DTM", "{line}");
 }
 
