@@ -1285,6 +1285,60 @@ async fn statistics_show_the_last_material_asked_for_and_a_note_while_computing(
     client.close().await.unwrap();
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn statistics_fit_beside_the_board_on_a_desktop_and_scroll_in_their_box_on_a_phone() {
+    let Some(Browser {
+        client,
+        base,
+        _driver,
+        _profile,
+    }) = browser().await
+    else {
+        return;
+    };
+    let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
+    std::fs::create_dir_all(&shots).unwrap();
+    // A large material's counts (nine digits, as KRBvKR's), put in the page in place of
+    // KRvK's: the widest table the statistics draw.
+    let large = "const fetched = window.fetch; \
+                 window.fetch = async (url, ...rest) => { \
+                     const response = await fetched(url, ...rest); \
+                     if (!url.includes('/stats/')) return response; \
+                     const stats = await response.json(); \
+                     for (const s of Object.values(stats.sides)) { \
+                         Object.assign(s, {legal: 987654321, win: 876543210, draw: 100000000, loss: 11111111}); \
+                         s.longest.plies = 131; s.longest.positions = 12345; \
+                     } \
+                     return new Response(JSON.stringify(stats)); \
+                 }; \
+                 return true";
+    let widths = "const box = document.getElementById('stats-result'); \
+                  const page = document.documentElement; \
+                  return [box.scrollWidth, box.clientWidth, page.scrollWidth, page.clientWidth]";
+    for width in [1400, 1280, 390] {
+        client.set_window_size(width, 900).await.unwrap();
+        client.goto(&format!("{base}?game=chess")).await.unwrap();
+        wait_for_analysis(&client, "8/8/8/4k3/8/8/8/R3K3 w - - 0 1").await;
+        eval(&client, large).await;
+        show_stats(&client, "KRvK").await;
+        wait_until(
+            &client,
+            "return document.getElementById('stats-table') !== null",
+            "the statistics",
+        )
+        .await;
+        let png = client.screenshot().await.unwrap();
+        std::fs::write(shots.join(format!("stats-{width}.png")), png).unwrap();
+        let w = eval(&client, widths).await;
+        let w: Vec<u64> = w.as_array().unwrap().iter().map(|n| n.as_u64().unwrap()).collect();
+        assert!(w[2] <= w[3], "at {width} px the page scrolls sideways: {w:?}");
+        if width > 1000 {
+            assert!(w[0] <= w[1], "at {width} px the table is cut off: {w:?}");
+        }
+    }
+    client.close().await.unwrap();
+}
+
 /// Submits a position the server refuses and waits for its reason on the page.
 async fn enter_fen_expecting_error(client: &Client, fen: &str, reason: &str) {
     submit_fen(client, fen).await;
