@@ -11,6 +11,7 @@ use crate::material::{Material, Side};
 use crate::rulings;
 use crate::solver::rounds::{Reason, Ruling};
 use crate::stats::{DtmCounts, SideStats, file_stats, file_stats_by_dtm};
+use crate::value::Value;
 
 /// Prints the statistics of a table, with the positions at each DTM when `by_dtm`; sides as the
 /// user wrote the material.
@@ -45,7 +46,8 @@ pub fn run<G: Game>(env: &Env, material: &str, by_dtm: bool) -> Result<()> {
     for (side, s, example) in &sides {
         let longest = match example {
             Some(longest) => format!(
-                "{}, {}  e.g. {}",
+                "{} in {}, {}  e.g. {}",
+                Value::of_dtm(longest.dtm).outcome(),
                 plies(longest.dtm),
                 counted(longest.positions, "position"),
                 longest.fen
@@ -118,7 +120,9 @@ pub fn stats_json<G: Game>(
     let (shown, sides) = oriented::<G>(index, stats, material, flipped);
     let mut by_side = serde_json::Map::new();
     for (side, s, example) in sides {
-        let longest = example.map(|l| json!({ "plies": l.dtm, "positions": l.positions, "fen": l.fen }));
+        let longest = example.map(|l| {
+            json!({ "outcome": Value::of_dtm(l.dtm).outcome(), "plies": l.dtm, "positions": l.positions, "fen": l.fen })
+        });
         let mut ruled = serde_json::Map::new();
         for reason in [Reason::PerpetualCheck, Reason::PerpetualChase] {
             let (count, example) = ruled_lost::<G>(index, rulings, side, reason, flipped);

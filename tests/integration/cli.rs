@@ -265,6 +265,10 @@ fn query_line_and_stats_answer_from_the_tables() {
     assert_eq!(stats["sides"]["black"]["longest"]["plies"], 32);
     // 390 positions up to symmetry, 16 of them their own mirror image on the a1-h8 diagonal.
     assert_eq!(stats["sides"]["black"]["longest"]["positions"], 3056);
+    assert_eq!(stats["sides"]["black"]["longest"]["outcome"], "loss");
+    assert_eq!(stats["sides"]["white"]["longest"]["outcome"], "win");
+    let text = succeeds(&dir, &["stats", "chess", "KRvK"]);
+    assert!(text.contains("  loss in 32 plies, 3,056 positions  e.g. "), "{text}");
     let by_dtm: serde_json::Value =
         serde_json::from_str(&succeeds(&dir, &["stats", "chess", "KRvK", "--by-dtm", "--json"])).unwrap();
     for side in ["white", "black"] {
