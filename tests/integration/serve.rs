@@ -1339,6 +1339,41 @@ async fn statistics_fit_beside_the_board_on_a_desktop_and_scroll_in_their_box_on
     client.close().await.unwrap();
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_analysis_tab_says_the_answers_are_hidden_while_playing() {
+    let Some(Browser {
+        client,
+        base,
+        _driver,
+        _profile,
+    }) = browser().await
+    else {
+        return;
+    };
+    client.goto(&format!("{base}?game=chess")).await.unwrap();
+    wait_for_analysis(&client, "8/8/8/4k3/8/8/8/R3K3 w - - 0 1").await;
+    let note = "const note = document.getElementById('answers-hidden'); \
+                return note.offsetParent === null ? '' : note.textContent.replace(/\\s+/g, ' ')";
+    assert_eq!(eval(&client, note).await, "", "the note before playing");
+    play_as(&client, 0).await;
+    assert_eq!(eval(&client, note).await, "", "the note in the Play tab");
+    click(&client, Locator::Css("#tabs button[data-tab=analysis]")).await;
+    assert_eq!(
+        eval(&client, note).await,
+        "The answers are hidden while you play: tick Show answers in the Play tab to see them."
+    );
+    let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
+    std::fs::create_dir_all(&shots).unwrap();
+    std::fs::write(shots.join("answers-hidden.png"), client.screenshot().await.unwrap()).unwrap();
+    click(&client, Locator::Css("#tabs button[data-tab=play]")).await;
+    click(&client, Locator::Id("show-answers")).await;
+    click(&client, Locator::Css("#tabs button[data-tab=analysis]")).await;
+    assert_eq!(eval(&client, note).await, "", "the note with the answers shown");
+    let verdict = "return document.getElementById('verdict').offsetParent !== null";
+    assert_eq!(eval(&client, verdict).await, json!(true));
+    client.close().await.unwrap();
+}
+
 /// Submits a position the server refuses and waits for its reason on the page.
 async fn enter_fen_expecting_error(client: &Client, fen: &str, reason: &str) {
     submit_fen(client, fen).await;

@@ -424,7 +424,7 @@ function renderAnalysis() {
   $("line").replaceChildren();
   // No heading over a line that cannot be: no position, an error, or a game that has ended.
   $("line-heading").hidden = !(a && a.moves && a.moves.length);
-  document.body.classList.toggle("hidden-answers", state.playing && !state.showAnswers);
+  noteHiddenAnswers();
   if (!a) {
     $("verdict").textContent = "";
     $("verdict").className = "";
@@ -459,6 +459,14 @@ function renderAnalysis() {
     onEnter(row, () => playMove(move));
     body.appendChild(row);
   }
+}
+
+/// Playing with the answers hidden: the analysis and the arrows give way, and the Analysis tab
+/// says why, where it would be blank.
+function noteHiddenAnswers() {
+  const hidden = state.playing && !state.showAnswers;
+  document.body.classList.toggle("hidden-answers", hidden);
+  $("answers-hidden").hidden = !(hidden && state.tab === "analysis");
 }
 
 /// The best line as a game score: the first side's move opens a number, and a line that the
@@ -877,6 +885,7 @@ function switchTab(tab) {
   for (const t of ["analysis", "play", "edit", "stats"]) $(`tab-${t}`).hidden = t !== tab && !(t === "analysis" && tab === "play");
   if (tab === "edit") buildPalette();
   if (tab === "stats" || tab === "play") loadMaterials();
+  noteHiddenAnswers();
   state.selected = null;
   drawBoard();
 }
