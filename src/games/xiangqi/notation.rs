@@ -1,7 +1,7 @@
 //! Xiangqi text: WXF/UCCI FEN positions, ICCS coordinate moves (`h2e2`) and WXF moves (`C2.5`,
 //! `H2+3`, `R+.3` for the front one of two rooks on a file).
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 
 use super::board::{FILES, Kind, SQUARES, file, rank, square};
 use super::{Move, Piece, Position, Xiangqi};
@@ -43,8 +43,9 @@ const SHAPE: Shape = Shape {
     first_rank: 0,
 };
 
-/// Parses the board and side-to-move fields of a FEN (later fields are ignored); legality is
-/// checked by the caller.
+/// Parses the board and side-to-move fields of a FEN, and the later fields when present (`- - 0
+/// 1`: no castling nor en passant in xiangqi, and the clocks, which tables do not count);
+/// legality is checked by the caller.
 pub fn parse_fen(text: &str) -> Result<Position> {
     let mut cells = [None; SQUARES];
     let parsed = board_text::parse(text, SHAPE, |f, r, c| {
@@ -54,6 +55,13 @@ pub fn parse_fen(text: &str) -> Result<Position> {
         cells[usize::from(square(f as u8, r as u8))] = Some(Piece { side, kind });
         Ok(())
     })?;
+    let fits = |field: &&str| *field == "-" || field.parse::<u32>().is_ok();
+    if parsed.rest.len() > 4 || !parsed.rest.iter().all(fits) {
+        bail!(
+            "position '{text}': '{}' after the side to move (a xiangqi FEN may end there, or with '- - 0 1')",
+            parsed.rest.join(" ")
+        );
+    }
     Ok(Position {
         cells,
         side_to_move: parsed.side_to_move,
@@ -151,6 +159,18 @@ mod tests {
         assert_eq!(parse_move(&black, "B3-5"), Some(elephant));
         for bad in ["H6+6", "d1e4", "", "R8.10"] {
             assert_eq!(parse_move(&position, bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_fields_after_the_side_to_move_are_those_of_a_fen() {
+        let board = "4k4/9/9/9/9/9/9/9/9/3K5";
+        for good in ["w", "w - - 0 1", "b - - 12 40", "r -"] {
+            assert!(parse_fen(&format!("{board} {good}")).is_ok(), "{good}");
+        }
+        for bad in ["w extra junk", "w - - 0 1 x", "w - - 0 1 2"] {
+            let error = parse_fen(&format!("{board} {bad}")).unwrap_err().to_string();
+            assert!(error.contains("after the side to move"), "{error}");
         }
     }
 }
