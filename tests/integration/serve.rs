@@ -1374,6 +1374,46 @@ async fn the_analysis_tab_says_the_answers_are_hidden_while_playing() {
     client.close().await.unwrap();
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_hint_to_build_a_missing_table_names_the_rule_options_chosen() {
+    let Some(Browser {
+        client,
+        base,
+        _driver,
+        _profile,
+    }) = browser().await
+    else {
+        return;
+    };
+    for (query, command) in [
+        (
+            "game=darkchess&cannon=step",
+            "egtb generate darkchess <material> --cannon step --stalemate loss",
+        ),
+        (
+            "game=darkchess&stalemate=draw",
+            "egtb generate darkchess <material> --cannon jump --stalemate draw",
+        ),
+    ] {
+        client.goto(&format!("{base}?{query}")).await.unwrap();
+        wait_until(
+            &client,
+            "return document.getElementById('error').textContent !== ''",
+            "the missing table",
+        )
+        .await;
+        let error = eval(&client, "return document.getElementById('error').textContent").await;
+        let own = command.replace("<material>", "KAvK");
+        assert!(error.as_str().unwrap().contains(&own), "{query}: {error}");
+        for (tab, hint) in [("stats", "stats-result"), ("play", "random-status")] {
+            click(&client, Locator::Css(&format!("#tabs button[data-tab={tab}]"))).await;
+            let script = format!("return document.getElementById('{hint}').textContent.endsWith({command:?})");
+            wait_until(&client, &script, &format!("{query}: {tab}'s hint naming {command}")).await;
+        }
+    }
+    client.close().await.unwrap();
+}
+
 /// Submits a position the server refuses and waits for its reason on the page.
 async fn enter_fen_expecting_error(client: &Client, fen: &str, reason: &str) {
     submit_fen(client, fen).await;

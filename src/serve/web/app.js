@@ -761,9 +761,12 @@ async function loadMaterials() {
     for (const select of selects) {
       if ([...select.options].some((o) => o.value === here)) select.value = here;
     }
+    // The rule options chosen, spelled as the missing table's own error spells them: without
+    // them the command would build tables under other rules.
+    const flags = RULES[state.game].map(({ name }) => ` --${name} ${state.options[name]}`).join("");
     const none = selects[0].options.length
       ? ""
-      : `No ${state.game} tables with these rules in the server's folder; build one with: egtb generate ${state.game} <material>`;
+      : `No ${state.game} tables with these rules in the server's folder; build one with: egtb generate ${state.game} <material>${flags}`;
     $("stats-result").textContent = none;
     $("random-status").textContent = none;
   } catch (e) {
