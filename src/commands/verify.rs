@@ -1,22 +1,25 @@
-//! `egtb verify`: build one table with both solvers and compare them byte for byte.
+//! `egtb verify`: build one table with both solvers and compare them byte for byte, and with
+//! the table on disk when there is one.
 
 use anyhow::{Result, bail};
 use serde_json::json;
 
-use super::{Env, parse_material};
+use super::{Env, parse_material, rules_json};
 use crate::counted::counted;
-use crate::games::{Game, IndexSpace};
-use crate::generate::{Backend, Generator};
+use crate::games::{Game, IndexSpace, Rules};
+use crate::generate::{Backend, Generator, expected_header, table_path};
 use crate::progress::Bar;
+use crate::rulings;
 use crate::solver::gpu::GpuOptions;
-use crate::table::checksum;
+use crate::table::{LoadedTable, checksum};
 use crate::value::{Entry, Value};
 
 /// Differences shown at most.
 const SHOWN: usize = 10;
 
 /// Solves a material on the CPU and on the GPU (its smaller tables read from the folder, or
-/// built there first) and fails, listing the first differing positions, unless they agree.
+/// built there first) and fails, listing the first differing positions, unless they agree with
+/// each other and with the table on disk, when there is one.
 pub fn run<G: Game>(env: &Env, material: &str, gpu: &GpuOptions) -> Result<()> {
     let rules = env.rules::<G>()?;
     let (material, _) = parse_material::<G>(material)?;
@@ -32,6 +35,24 @@ pub fn run<G: Game>(env: &Env, material: &str, gpu: &GpuOptions) -> Result<()> {
     bar.finish();
     let (cpu, gpu) = solved?;
     let index = G::index(&material, rules)?;
+    let built: Vec<String> = generator
+        .built
+        .iter()
+        .filter(|b| b.solved.is_some())
+        .map(|b| b.material.to_string())
+        .collect();
+    // The table on disk: how many of its entries differ from the CPU solver's, and whether its
+    // rulings are the same.
+    let path = table_path::<G>(&env.tables, &material, rules);
+    let on_disk = match path.exists() {
+        false => None,
+        true => {
+            let table = LoadedTable::open(&path, &expected_header::<G>(&material, rules, &index))?;
+            let entries = table.entries();
+            let differing = entries.iter().zip(&cpu.entries).filter(|(d, c)| d != c).count();
+            Some((differing, rulings::of(&path, &table.header)? == cpu.rulings))
+        }
+    };
     let differing: Vec<u64> = (0..index.states())
         .filter(|&s| cpu.entries[s as usize] != gpu.entries[s as usize])
         .collect();
@@ -69,10 +90,21 @@ pub fn run<G: Game>(env: &Env, material: &str, gpu: &GpuOptions) -> Result<()> {
             "first_differences": diffs,
             "cpu": { "solver": cpu.solver, "seconds": cpu.wall.as_secs_f64() },
             "gpu": { "solver": gpu.solver, "seconds": gpu.wall.as_secs_f64() },
+            "rules": rules_json(rules),
+            "on_disk": on_disk.map(|(differing, same_rulings)| json!({
+                "path": path.display().to_string(),
+                "identical": differing == 0 && same_rulings,
+                "differing": differing,
+            })),
+            "built_smaller": built,
         });
         println!("{out}");
     } else {
-        println!("{} {material}: {}", G::ID, counted(index.states(), "state"));
+        let options: String = rules.options().iter().map(|(k, v)| format!(" --{k} {v}")).collect();
+        println!("{} {material}{options}: {}", G::ID, counted(index.states(), "state"));
+        if !built.is_empty() {
+            println!("  built first, as the solves read them: {}", built.join(" "));
+        }
         let width = cpu.solver.len().max(gpu.solver.len());
         println!("  {:<width$} {:>9.3} s", cpu.solver, cpu.wall.as_secs_f64());
         println!("  {:<width$} {:>9.3} s", gpu.solver, gpu.wall.as_secs_f64());
@@ -92,6 +124,11 @@ pub fn run<G: Game>(env: &Env, material: &str, gpu: &GpuOptions) -> Result<()> {
         for (state, position, c, g) in &shown {
             println!("  state {state}: {position}  CPU {c}, GPU {g}");
         }
+        match on_disk {
+            None => println!("no table on disk to compare ({} is not there)", path.display()),
+            Some((0, true)) => println!("the table on disk is the same ({})", path.display()),
+            Some(_) => println!("the table on disk differs ({})", path.display()),
+        }
     }
     if !differing.is_empty() {
         bail!(
@@ -103,5 +140,15 @@ pub fn run<G: Game>(env: &Env, material: &str, gpu: &GpuOptions) -> Result<()> {
     if !rulings_identical {
         bail!("the CPU and the GPU rule different positions lost by the repetition rules");
     }
-    Ok(())
+    match on_disk {
+        Some((0, true)) | None => Ok(()),
+        Some((differing, _)) => bail!(
+            "table {} differs from what both solvers build (in {}): delete it and generate it again",
+            path.display(),
+            match differing {
+                0 => "its rulings".to_string(),
+                _ => format!("{differing} of {} entries", index.states()),
+            }
+        ),
+    }
 }

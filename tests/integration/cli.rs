@@ -582,3 +582,45 @@ fn the_completion_script_completes_commands_games_and_options_in_bash() {
     }
     assert!(fails(&dir, &["completions", "tcsh"]).contains("possible values: bash"));
 }
+
+/// `verify` says which smaller tables it built, and compares the table on disk with what both
+/// solvers build: a table whose entries were changed (its checksum made to match) fails.
+#[test]
+fn verify_compares_the_table_on_disk_too() {
+    if egtb::solver::gpu::Gpu::open_unless_absent().unwrap().is_none() {
+        return;
+    }
+    let dir = temp_dir("verify-disk");
+    let report = succeeds(&dir, &["verify", "chess", "KRvK"]);
+    assert!(report.contains("built first, as the solves read them: KvK"), "{report}");
+    assert!(report.contains("no table on disk to compare"), "{report}");
+    succeeds(&dir, &["generate", "chess", "KRvK", "--uncompressed"]);
+    let report = succeeds(&dir, &["verify", "chess", "KRvK"]);
+    assert!(report.contains("the table on disk is the same"), "{report}");
+    assert!(!report.contains("built first"), "{report}");
+
+    let path = dir.join("chess/KRvK.egtb");
+    let mut bytes = std::fs::read(&path).unwrap();
+    let (header, entries) = bytes.split_at_mut(4096);
+    let win = entries
+        .chunks_exact_mut(2)
+        .find(|e| e[0] % 2 == 0 && e[0] > 0 && e[0] < 200 && e[1] == 0)
+        .unwrap();
+    win[0] += 2;
+    let checksum = format!("checksum={:08x}", crc32fast::hash(entries));
+    let header = String::from_utf8(header.to_vec()).unwrap();
+    let old = header.lines().find(|l| l.starts_with("checksum=")).unwrap();
+    let header = header.replacen(old, &checksum, 1);
+    bytes[..4096].copy_from_slice(header.as_bytes());
+    std::fs::write(&path, bytes).unwrap();
+    assert!(succeeds(&dir, &["list"]).contains("all verify"));
+    let error = fails(&dir, &["verify", "chess", "KRvK"]);
+    assert!(
+        error.contains("differs from what both solvers build (in 1 of 57288 entries): delete it and generate it again"),
+        "{error}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_slice(&egtb(&dir, &["--json", "verify", "chess", "KRvK"]).stdout).unwrap();
+    assert_eq!(json["on_disk"]["differing"], 1, "{json}");
+    assert_eq!(json["identical"], true, "{json}");
+}
