@@ -1414,6 +1414,63 @@ async fn the_hint_to_build_a_missing_table_names_the_rule_options_chosen() {
     client.close().await.unwrap();
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_position_lost_by_a_ruling_is_the_games_end_with_its_moves_listed_only() {
+    let Some(Browser {
+        client,
+        base,
+        _driver,
+        _profile,
+    }) = browser().await
+    else {
+        return;
+    };
+    let url = format!(
+        "{base}?game=xiangqi&rules=asian&fen={}",
+        PERPETUAL_CHECK.replace(' ', "%20")
+    );
+    let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
+    std::fs::create_dir_all(&shots).unwrap();
+    for playing in [false, true] {
+        client.goto(&url).await.unwrap();
+        wait_for_analysis(&client, PERPETUAL_CHECK).await;
+        if playing {
+            play_as(&client, 1).await;
+            click(&client, Locator::Id("show-answers")).await;
+            wait_for_analysis(&client, PERPETUAL_CHECK).await;
+        }
+        wait_until(
+            &client,
+            "return document.getElementById('announce').textContent.startsWith('Game over: Black has lost by the rules')",
+            "the ruling announced",
+        )
+        .await;
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let (rows, arrows) = listed_moves(&client).await;
+        assert!(!rows.is_empty(), "the moves listed");
+        assert!(arrows.is_empty(), "arrows drawn after the game's end: {arrows:?}");
+        assert_eq!(
+            eval(&client, "return document.getElementById('line-heading').hidden").await,
+            json!(true),
+            "a best line's heading over a game that has ended"
+        );
+        let note = eval(&client, "return document.getElementById('line').textContent").await;
+        assert_eq!(note, "The game is over: these moves are listed for analysis only.");
+        std::fs::write(
+            shots.join(format!("ruled-end-{playing}.png")),
+            client.screenshot().await.unwrap(),
+        )
+        .unwrap();
+        // Neither the suggested move, nor a listed one, nor one on the board is played.
+        click(&client, Locator::Id("suggest")).await;
+        click(&client, Locator::Css("#moves tr")).await;
+        click_move(&client, &rows[0].0).await;
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        assert_eq!(fen_shown(&client).await, PERPETUAL_CHECK, "playing: {playing}");
+    }
+    client.close().await.unwrap();
+}
+
 /// Submits a position the server refuses and waits for its reason on the page.
 async fn enter_fen_expecting_error(client: &Client, fen: &str, reason: &str) {
     submit_fen(client, fen).await;

@@ -299,7 +299,7 @@ function moverCategory(move) {
 
 function drawArrows(svg) {
   const a = state.analysis;
-  if (!a || a.fen !== currentFen() || !Array.isArray(a.moves)) return;
+  if (!a || a.fen !== currentFen() || !Array.isArray(a.moves) || ruledHere(a)) return;
   const layer = el("g", { class: "arrow", id: "arrows", "pointer-events": "none" }, svg);
   // Worst first, so the best moves lie on top.
   for (const move of [...a.moves].reverse()) {
@@ -383,7 +383,8 @@ async function refresh() {
   drawBoard();
   renderAnalysis();
   announce();
-  if (state.analysis && state.analysis.moves && state.analysis.dtm !== null && state.analysis.moves.length) {
+  const a = state.analysis;
+  if (a && a.moves && a.dtm !== null && a.moves.length && !ruledHere(a)) {
     try {
       const line = await api(`/api/${state.game}/mainline`, params);
       if (ticket !== state.request) return;
@@ -422,8 +423,9 @@ function renderAnalysis() {
   const body = $("moves").tBodies[0];
   body.replaceChildren();
   $("line").replaceChildren();
-  // No heading over a line that cannot be: no position, an error, or a game that has ended.
-  $("line-heading").hidden = !(a && a.moves && a.moves.length);
+  // No heading over a line that cannot be: no position, an error, or a game that has ended
+  // (mated, or lost by a ruling though moves remain).
+  $("line-heading").hidden = !(a && a.moves && a.moves.length) || ruledHere(a);
   noteHiddenAnswers();
   if (!a) {
     $("verdict").textContent = "";
@@ -441,6 +443,9 @@ function renderAnalysis() {
     // As `egtb line` says it: a draw that has not ended has no line to play out.
     $("line").textContent = "No forced line: neither side can force the end of the game.";
   }
+  // A game lost by a ruling is over as at a mate: its moves are listed, not played.
+  const over = ruledHere(a);
+  if (over) $("line").textContent = "The game is over: these moves are listed for analysis only.";
   for (const move of a.moves) {
     const category = moverCategory(move);
     const row = document.createElement("tr");
@@ -454,9 +459,11 @@ function renderAnalysis() {
       cell.textContent = text;
       row.appendChild(cell);
     }
-    row.tabIndex = 0;
-    row.addEventListener("click", () => playMove(move));
-    onEnter(row, () => playMove(move));
+    if (!over) {
+      row.tabIndex = 0;
+      row.addEventListener("click", () => playMove(move));
+      onEnter(row, () => playMove(move));
+    }
     body.appendChild(row);
   }
 }
@@ -473,9 +480,10 @@ function noteHiddenAnswers() {
 /// second side starts opens with "1...". A move shows its position when clicked; its
 /// coordinates and the DTM after it show on hover.
 function renderLine() {
+  // No line: what renderAnalysis wrote in its place (a draw's note, a game's end) stays.
+  if (!state.line) return;
   const score = $("line");
   score.replaceChildren();
-  if (!state.line) return;
   const offset = sideToMove(state.line.fen);
   state.line.mainline.forEach((step, i) => {
     const ply = i + offset;
@@ -582,7 +590,7 @@ function followLine(index) {
 
 function legalFrom(square) {
   const a = state.analysis;
-  if (!a || !a.moves || a.fen !== currentFen()) return [];
+  if (!a || !a.moves || a.fen !== currentFen() || ruledHere(a)) return [];
   return a.moves.filter((m) => m.uci.slice(0, 2) === square);
 }
 
@@ -1000,7 +1008,7 @@ async function init() {
   $("forward").addEventListener("click", () => navigate(1));
   $("suggest").addEventListener("click", () => {
     const a = state.analysis;
-    if (a && a.moves && a.moves.length && a.fen === currentFen()) playMove(a.moves[0]);
+    if (a && a.moves && a.moves.length && a.fen === currentFen() && !ruledHere(a)) playMove(a.moves[0]);
   });
   for (const b of document.querySelectorAll("#tabs button")) b.addEventListener("click", () => switchTab(b.dataset.tab));
   $("play-start").addEventListener("click", () => {
