@@ -1471,6 +1471,39 @@ async fn a_position_lost_by_a_ruling_is_the_games_end_with_its_moves_listed_only
     client.close().await.unwrap();
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_play_controls_come_before_a_long_move_list() {
+    let Some(Browser {
+        client,
+        base,
+        _driver,
+        _profile,
+    }) = browser().await
+    else {
+        return;
+    };
+    client.set_window_size(1400, 757).await.unwrap();
+    let fen = "8/8/1Q6/8/6k1/8/3K4/8 w - - 0 1";
+    client
+        .goto(&format!("{base}?game=chess&fen={}", fen.replace(' ', "%20")))
+        .await
+        .unwrap();
+    wait_for_analysis(&client, fen).await;
+    click(&client, Locator::Css("#tabs button[data-tab=play]")).await;
+    let shown = "const start = document.getElementById('play-start').getBoundingClientRect(); \
+                 const moves = document.getElementById('moves').getBoundingClientRect(); \
+                 return [start.bottom <= window.innerHeight, moves.bottom > window.innerHeight]";
+    assert_eq!(
+        eval(&client, shown).await,
+        json!([true, true]),
+        "Start in view above a move list taller than the window"
+    );
+    let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
+    std::fs::create_dir_all(&shots).unwrap();
+    std::fs::write(shots.join("play-tab.png"), client.screenshot().await.unwrap()).unwrap();
+    client.close().await.unwrap();
+}
+
 /// Submits a position the server refuses and waits for its reason on the page.
 async fn enter_fen_expecting_error(client: &Client, fen: &str, reason: &str) {
     submit_fen(client, fen).await;
