@@ -1504,6 +1504,23 @@ async fn the_play_controls_come_before_a_long_move_list() {
     client.close().await.unwrap();
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_declares_its_icon_so_no_favicon_is_asked_for() {
+    let Some(Browser {
+        client,
+        base,
+        _driver,
+        _profile,
+    }) = browser().await
+    else {
+        return;
+    };
+    client.goto(&base).await.unwrap();
+    let icon = "const link = document.querySelector('link[rel=icon]'); return link ? link.href : ''";
+    assert_eq!(eval(&client, icon).await, "data:,");
+    client.close().await.unwrap();
+}
+
 /// Submits a position the server refuses and waits for its reason on the page.
 async fn enter_fen_expecting_error(client: &Client, fen: &str, reason: &str) {
     submit_fen(client, fen).await;
