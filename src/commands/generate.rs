@@ -5,7 +5,7 @@ use std::time::Instant;
 use anyhow::Result;
 use serde_json::json;
 
-use super::{Env, requested_materials};
+use super::{Env, requested_materials, rules_json};
 use crate::counted::{bytes, counted, grouped, per_second};
 use crate::games::Game;
 use crate::generate::{Backend, Generator};
@@ -85,6 +85,7 @@ pub fn run<G: Game>(env: &Env, request: &Request) -> Result<()> {
             .collect();
         let out = json!({
             "game": G::ID.name(),
+            "rules": rules_json(rules),
             "solver": solver,
             "tables": tables,
             "notes": generator.notes,

@@ -6,7 +6,7 @@ use std::path::Path;
 use anyhow::{Result, bail};
 use serde_json::json;
 
-use super::Env;
+use super::{Env, options_json};
 use crate::counted::{bytes, counted};
 use crate::error::error_line;
 use crate::table::{Table, table_files};
@@ -15,10 +15,18 @@ use crate::table::{Table, table_files};
 struct Listed {
     file: String,
     bytes: u64,
-    /// The header's material, rules, states and encoding, when the header could be read.
-    about: Option<(String, String, u64, String)>,
+    /// What the header says, when it could be read.
+    about: Option<About>,
     /// `Ok` when the file verifies, else why not.
     check: Result<(), String>,
+}
+
+/// What a table's header says of it.
+struct About {
+    material: String,
+    rules: Vec<(String, String)>,
+    states: u64,
+    encoding: String,
 }
 
 /// Prints every table file under the folder, with its material, encoding, size and verification.
@@ -34,10 +42,10 @@ pub fn run(env: &Env) -> Result<()> {
                 json!({
                     "file": l.file,
                     "bytes": l.bytes,
-                    "material": l.about.as_ref().map(|a| &a.0),
-                    "rules": l.about.as_ref().map(|a| &a.1),
-                    "states": l.about.as_ref().map(|a| a.2),
-                    "encoding": l.about.as_ref().map(|a| &a.3),
+                    "material": l.about.as_ref().map(|a| &a.material),
+                    "rules": l.about.as_ref().map(|a| options_json(&a.rules)),
+                    "states": l.about.as_ref().map(|a| a.states),
+                    "encoding": l.about.as_ref().map(|a| &a.encoding),
                     "ok": l.check.is_ok(),
                     "error": l.check.as_ref().err(),
                 })
@@ -64,7 +72,7 @@ pub fn run(env: &Env) -> Result<()> {
             Err(e) => format!("BAD: {e}"),
         };
         let (states, encoding) = l.about.as_ref().map_or((String::new(), ""), |a| {
-            (counted(a.2, "state").to_string(), a.3.as_str())
+            (counted(a.states, "state").to_string(), a.encoding.as_str())
         });
         println!(
             "{:<width$}  {:>10} {encoding:<7} {:>18}  {status}",
@@ -105,7 +113,7 @@ fn verified(listed: &[Listed]) -> Result<()> {
 /// The closing line: how many tables, their size and states, and how many fail to verify.
 fn total(listed: &[Listed]) -> String {
     let size: u64 = listed.iter().map(|l| l.bytes).sum();
-    let states: u64 = listed.iter().filter_map(|l| l.about.as_ref()).map(|a| a.2).sum();
+    let states: u64 = listed.iter().filter_map(|l| l.about.as_ref()).map(|a| a.states).sum();
     let bad = listed.iter().filter(|l| l.check.is_err()).count();
     let verdict = match bad {
         0 => "all verify".to_string(),
@@ -125,8 +133,12 @@ fn inspect(root: &Path, path: &Path) -> Listed {
     match Table::open_unchecked(path) {
         Ok(table) => {
             let h = &table.header;
-            let rules: Vec<String> = h.rules.iter().map(|(k, v)| format!("{k}={v}")).collect();
-            let about = Some((h.material.clone(), rules.join(","), h.states(), h.encoding.label()));
+            let about = Some(About {
+                material: h.material.clone(),
+                rules: h.rules.clone(),
+                states: h.states(),
+                encoding: h.encoding.label(),
+            });
             let check = table
                 .check_place(root)
                 .and_then(|()| table.verify())

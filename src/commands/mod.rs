@@ -233,11 +233,10 @@ pub fn value_json(value: Value) -> serde_json::Value {
 
 /// Rule options as a JSON object.
 pub fn rules_json<R: Rules>(rules: R) -> serde_json::Value {
-    serde_json::Value::Object(
-        rules
-            .options()
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), v.into()))
-            .collect(),
-    )
+    options_json(&rules.option_strings())
+}
+
+/// Rule options as written in a table's header, as a JSON object: `{"cannon":"jump"}`.
+pub fn options_json(options: &[(String, String)]) -> serde_json::Value {
+    serde_json::Value::Object(options.iter().map(|(k, v)| (k.clone(), v.clone().into())).collect())
 }

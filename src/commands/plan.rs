@@ -6,7 +6,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use anyhow::{Context, Result};
 use serde_json::json;
 
-use super::{Env, above_zero, requested_materials};
+use super::{Env, above_zero, options_json, requested_materials};
 use crate::counted::{counted, grouped};
 use crate::games::Game;
 use crate::generate::Backend;
@@ -81,19 +81,22 @@ fn print_plan(env: &Env, plan: &Plan) -> Result<()> {
                 })
             })
             .collect();
-        let rules: serde_json::Map<String, serde_json::Value> =
-            plan.rules.iter().map(|(k, v)| (k.clone(), v.clone().into())).collect();
         let out = json!({
             "game": plan.game.name(),
-            "rules": rules,
+            "rules": options_json(&plan.rules),
             "tables_dir": plan.dir.display().to_string(),
             "tables": tables,
         });
         println!("{out}");
         return Ok(());
     }
+    let rules: Vec<String> = plan.rules.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    let rules = match rules.is_empty() {
+        true => String::new(),
+        false => format!(" ({})", rules.join(", ")),
+    };
     println!(
-        "Plan for {}: {} in dependency order, in {}",
+        "Plan for {}{rules}: {} in dependency order, in {}",
         plan.game,
         counted(plan.tables.len(), "table"),
         plan.dir.display()

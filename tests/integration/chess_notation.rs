@@ -43,7 +43,7 @@ fn bad_fens_give_one_clear_error_each() {
             "'9' is no piece letter (KQRBNP, lower case for black) nor 1 to 8 empty squares",
         ),
         ("8/8/8/4k3/8/8/8/R3K3 x", "side to move"),
-        ("8/8/8/4k3/8/8/8/R3K3 w KQ", "castling"),
+        ("8/8/8/4k3/8/8/8/R3K3 w KQ", "have no castling): write '-'"),
         ("8/8/8/4k3/8/8/8/R3K3 w - e3", "en passant"),
         ("8/8/8/4k3/8/8/8/R3K3 w - - x 1", "halfmove clock"),
         (

@@ -285,6 +285,24 @@ fn conversions_choose_tables_by_their_rule_options() {
         "{unnamed}"
     );
     assert!(fails(&dir, &["list", "--cannon", "step"]).contains("it takes no --cannon"));
+    for table in json(&dir, &["list"]).as_array().unwrap() {
+        let cannon = table["rules"]["cannon"].as_str().unwrap();
+        assert!(
+            table["file"].as_str().unwrap().contains(&format!(".cannon-{cannon}.")),
+            "{table}"
+        );
+        assert_eq!(table["rules"]["stalemate"], "loss", "{table}");
+    }
+    let plan = succeeds(&dir, &["plan", "darkchess", "KRvKC", "--cannon", "step"]);
+    assert!(
+        plan.starts_with("Plan for darkchess (cannon=step, stalemate=loss): 9 tables"),
+        "{plan}"
+    );
+    let generated = json(&dir, &["generate", "darkchess", "KRvKC", "--cannon", "step"]);
+    assert_eq!(
+        generated["rules"],
+        serde_json::json!({ "cannon": "step", "stalemate": "loss" })
+    );
 
     // Every row's size ends in the same column, whatever the length of its file's name.
     for text in [succeeds(&dir, &["list"]), succeeds(&dir, &["compress", "darkchess"])] {

@@ -28,7 +28,7 @@ pub fn parse_fen(text: &str) -> Result<Position> {
     if let Some(&castling) = fields.get(2)
         && castling != "-"
     {
-        bail!("FEN castling rights '{castling}' are not supported (tablebases have no castling)");
+        bail!("FEN castling rights '{castling}' are not supported (tablebases have no castling): write '-'");
     }
     let en_passant = match fields.get(3) {
         Some(&"-") | None => None,
