@@ -373,12 +373,7 @@ async function refresh() {
     showError(null);
   } catch (e) {
     if (ticket !== state.request) return;
-    if (noPiecesLeft(fen)) {
-      state.analysis = { fen, ended: "no_pieces" };
-      showError(null);
-    } else {
-      showError(e.message);
-    }
+    showError(e.message);
   }
   drawBoard();
   renderAnalysis();
@@ -395,14 +390,6 @@ async function refresh() {
     }
   }
   maybeTableMoves();
-}
-
-/// Whether the side to move has no pieces left: a dark chess game over, however it was reached
-/// (a move played, the best line followed, a position typed), which no table holds.
-function noPiecesLeft(fen) {
-  if (state.game !== "darkchess") return false;
-  const own = sideToMove(fen) === 0 ? (c) => c === c.toUpperCase() : (c) => c === c.toLowerCase();
-  return !parseBoard(fen, state.game).flat().some((c) => c && own(c));
 }
 
 function showToMove(fen) {
