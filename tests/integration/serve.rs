@@ -1037,6 +1037,17 @@ fn winning_moves<G: Game>(fen: &str) -> Vec<String> {
         .collect()
 }
 
+/// Opens the chess board on a KRvK position and starts playing it as white against the table;
+/// returns the position.
+async fn start_playing_krvk_as_white(client: &Client, base: &str) -> &'static str {
+    let start = "8/8/8/4k3/8/8/8/R3K3 w - - 0 1";
+    client.goto(&format!("{base}?game=chess")).await.unwrap();
+    enter_fen(client, start).await;
+    play_as(client, 0).await;
+    wait_for_analysis(client, start).await;
+    start
+}
+
 /// The coordinates of the table's best move from `fen`.
 fn best_move<G: Game>(fen: &str) -> String {
     let mut prober = Prober::<G>::new(tables(), Default::default());
@@ -1054,11 +1065,7 @@ async fn back_in_play_mode_takes_back_the_tables_answer_with_the_move_it_answere
     else {
         return;
     };
-    let start = "8/8/8/4k3/8/8/8/R3K3 w - - 0 1";
-    client.goto(&format!("{base}?game=chess")).await.unwrap();
-    enter_fen(&client, start).await;
-    play_as(&client, 0).await;
-    wait_for_analysis(&client, start).await;
+    let start = start_playing_krvk_as_white(&client, &base).await;
     let wins = winning_moves::<Chess>(start);
     let answered = |mine: &str| {
         let reply = best_move::<Chess>(&played::<Chess>(start, &[mine]));
@@ -1178,11 +1185,7 @@ async fn play_status_keeps_the_tables_move_and_a_practice_position_clears_it() {
     else {
         return;
     };
-    let start = "8/8/8/4k3/8/8/8/R3K3 w - - 0 1";
-    client.goto(&format!("{base}?game=chess")).await.unwrap();
-    enter_fen(&client, start).await;
-    play_as(&client, 0).await;
-    wait_for_analysis(&client, start).await;
+    let start = start_playing_krvk_as_white(&client, &base).await;
     let mine = best_move::<Chess>(start);
     let after = played::<Chess>(start, &[&mine]);
     let mut prober = Prober::<Chess>::new(tables(), Default::default());
