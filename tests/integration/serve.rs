@@ -582,16 +582,16 @@ async fn check_game<G: Game>(client: &Client, base: &str, fen: &str) {
     click(client, Locator::Css("#tabs button[data-tab=analysis]")).await;
 }
 
+/// Chooses `value` in the menu with id `id`.
+async fn choose(client: &Client, id: &str, value: &str) {
+    let menu = client.find(Locator::Id(id)).await.unwrap();
+    menu.select_by_value(value).await.unwrap();
+}
+
 /// Starts play mode with the person on `side` (0 the first side).
 async fn play_as(client: &Client, side: usize) {
     click(client, Locator::Css("#tabs button[data-tab=play]")).await;
-    client
-        .find(Locator::Id("play-side"))
-        .await
-        .unwrap()
-        .select_by_value(&side.to_string())
-        .await
-        .unwrap();
+    choose(client, "play-side", &side.to_string()).await;
     click(client, Locator::Id("play-start")).await;
 }
 
@@ -601,13 +601,7 @@ async fn show_stats(client: &Client, material: &str) {
     let listed =
         format!("return [...document.querySelectorAll('#stats-material option')].some(o => o.value === '{material}')");
     wait_until(client, &listed, &format!("{material} among the materials")).await;
-    client
-        .find(Locator::Id("stats-material"))
-        .await
-        .unwrap()
-        .select_by_value(material)
-        .await
-        .unwrap();
+    choose(client, "stats-material", material).await;
     click(client, Locator::Id("stats-show")).await;
 }
 
@@ -849,13 +843,7 @@ async fn the_page_shows_and_plays_every_game_in_headless_chromium() {
         ("random-side", "1"),
         ("random-outcome", "loss"),
     ] {
-        client
-            .find(Locator::Id(id))
-            .await
-            .unwrap()
-            .select_by_value(value)
-            .await
-            .unwrap();
+        choose(&client, id, value).await;
     }
     click(&client, Locator::Id("random")).await;
     wait_until(
@@ -1200,13 +1188,7 @@ async fn play_status_keeps_the_tables_move_and_a_practice_position_clears_it() {
     );
 
     // A practice position loaded while playing stops the game: no "Your move." is left over.
-    client
-        .find(Locator::Id("random-material"))
-        .await
-        .unwrap()
-        .select_by_value("KRvK")
-        .await
-        .unwrap();
+    choose(&client, "random-material", "KRvK").await;
     click(&client, Locator::Id("random")).await;
     wait_until(
         &client,
@@ -1262,13 +1244,7 @@ async fn statistics_show_the_last_material_asked_for_and_a_note_while_computing(
     .await;
     let result = "return document.getElementById('stats-result').textContent";
     for material in ["KQvK", "KRvK"] {
-        client
-            .find(Locator::Id("stats-material"))
-            .await
-            .unwrap()
-            .select_by_value(material)
-            .await
-            .unwrap();
+        choose(&client, "stats-material", material).await;
         click(&client, Locator::Id("stats-show")).await;
         if material == "KQvK" {
             assert_eq!(eval(&client, result).await, "Computing the statistics of KQvK...");
