@@ -183,7 +183,8 @@ impl<G: Game> Prober<G> {
     }
 
     /// A random legal position of the canonical `material` with `side` to move whose value
-    /// `wanted` accepts (for example every win), or `None` when the table holds none. `seed`
+    /// `wanted` accepts (for example every win), or `None` when the table holds none; a position
+    /// where the game goes on, to be played (not mated, stalemated or lost by a ruling). `seed`
     /// chooses it: a slot drawn at random until one matches, every slot equally likely; for a
     /// value so rare that a few hundred draws miss it, the first match after a random slot.
     pub fn random_position(
@@ -195,13 +196,16 @@ impl<G: Game> Prober<G> {
     ) -> Result<Option<G::Position>> {
         /// Random slots drawn before looking through the slots in order.
         const DRAWS: u32 = 512;
+        let rules = self.rules;
         let (index, table) = self.table(material)?;
         let slots = index.per_side();
         let mut random = SplitMix64(seed);
         let matching = |slot: u64| -> Result<Option<G::Position>> {
             let state = index.state(side, slot);
             Ok(match table.value(state)? {
-                Some(value) if wanted(value) => index.decode(state),
+                Some(value) if wanted(value) && value != Value::LOST => {
+                    index.decode(state).filter(|p| G::game_over(p, rules).is_none())
+                }
                 _ => None,
             })
         };

@@ -63,3 +63,30 @@ fn xiangqi_queries_agree_with_tables() {
 fn darkchess_queries_agree_with_tables() {
     check::<DarkChess>("KCvKP", 3000);
 }
+
+/// A random position, as the board's practice draws one, is one where the game goes on: KRvK's
+/// only losses at DTM 0 are mates, so none is drawn for them, and no loss drawn is mate already.
+#[test]
+fn random_positions_are_never_over_already() {
+    let dir = temp_dir("random-going-on");
+    let material = Material::parse(Chess::ID, "KRvK").unwrap();
+    Generator::<Chess>::new(&dir, Default::default(), &Silent)
+        .ensure(&material)
+        .unwrap();
+    let mut prober = Prober::<Chess>::new(&dir, Default::default());
+    let black = egtb::material::Side::Second;
+    assert!(
+        prober
+            .random_position(&material, black, |v| v == Value::LOST, 7)
+            .unwrap()
+            .is_none()
+    );
+    for seed in 0..50 {
+        let position = prober
+            .random_position(&material, black, |v| v.outcome() == "loss", seed)
+            .unwrap()
+            .unwrap();
+        assert_ne!(prober.value(&position).unwrap(), Value::LOST, "seed {seed}");
+        assert!(!Chess::legal_moves(&position, Default::default()).is_empty());
+    }
+}
