@@ -591,11 +591,15 @@ pub fn expected_header<G: Game>(material: &Material, rules: G::Rules, index: &G:
 /// The error for a table of a canonical material that is not in `dir`, naming the command that
 /// builds it.
 pub fn missing_table<G: Game>(dir: &Path, material: &Material, rules: G::Rules) -> anyhow::Error {
-    let options: String = rules.options().iter().map(|(k, v)| format!(" --{k} {v}")).collect();
     Error::MissingTable {
         material: *material,
         path: table_path::<G>(dir, material, rules),
-        command: format!("egtb generate {} {material}{options} --tables {}", G::ID, dir.display()),
+        command: format!(
+            "egtb generate {} {material}{} --tables {}",
+            G::ID,
+            rules.flags(),
+            dir.display()
+        ),
     }
     .into()
 }

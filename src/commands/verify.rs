@@ -100,8 +100,12 @@ pub fn run<G: Game>(env: &Env, material: &str, gpu: &GpuOptions) -> Result<()> {
         });
         println!("{out}");
     } else {
-        let options: String = rules.options().iter().map(|(k, v)| format!(" --{k} {v}")).collect();
-        println!("{} {material}{options}: {}", G::ID, counted(index.states(), "state"));
+        println!(
+            "{} {material}{}: {}",
+            G::ID,
+            rules.flags(),
+            counted(index.states(), "state")
+        );
         if !built.is_empty() {
             println!("  built first, as the solves read them: {}", built.join(" "));
         }

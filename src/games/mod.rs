@@ -74,6 +74,11 @@ pub trait Rules: Copy + Default + PartialEq + Eq + std::fmt::Debug + Send + Sync
     /// Every option with its value, defaults included, in the order of [`Rules::OPTIONS`].
     fn options(&self) -> Vec<(&'static str, &'static str)>;
 
+    /// [`Rules::options`] as the command line writes them, each after a space: ` --cannon jump`.
+    fn flags(&self) -> String {
+        self.options().iter().map(|(k, v)| format!(" --{k} {v}")).collect()
+    }
+
     /// [`Rules::options`] as owned strings, the form table headers and plans keep.
     fn option_strings(&self) -> Vec<(String, String)> {
         self.options()
