@@ -11,6 +11,7 @@ use crate::material::Material;
 
 /// A failure of the library, by kind.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub enum Error {
     /// The table of `material` that the request needs has not been built; `command` builds it.
     MissingTable {
@@ -21,16 +22,29 @@ pub enum Error {
         /// The command line that builds it.
         command: String,
     },
-    /// A table file that exists but cannot be trusted (header, size or checksum wrong).
+    /// A table file that exists but cannot be trusted: damaged (its size, a block or a checksum
+    /// wrong), another table's, or written by a build whose index differs.
     CorruptTable {
         /// The file.
         path: PathBuf,
-        /// What is wrong with it.
+        /// The message: what is wrong with the file, and the fix.
         reason: String,
     },
-    /// Position text that is no legal position of the game.
+    /// A position that is no legal position of the game, or one its tables do not hold (too
+    /// many pieces), or text that is no position.
     IllegalPosition {
-        /// Why the position text was refused.
+        /// Why the position was refused.
+        reason: String,
+    },
+    /// A material that names no table of the game: text that is no material, or counts the game
+    /// cannot have or egtb does not build (a side without its king, too many pieces).
+    BadMaterial {
+        /// Why the material was refused.
+        reason: String,
+    },
+    /// Rule options that the game does not have, or a value its option does not take.
+    BadRules {
+        /// Why the options were refused.
         reason: String,
     },
     /// No GPU adapter could be opened.
@@ -46,6 +60,22 @@ impl Error {
     /// Marks the failure to read a position (bad text or an illegal position).
     pub fn illegal_position(err: anyhow::Error) -> anyhow::Error {
         Error::IllegalPosition {
+            reason: format!("{err:#}"),
+        }
+        .into()
+    }
+
+    /// Marks the failure to read a material, or a material without tables.
+    pub fn bad_material(err: anyhow::Error) -> anyhow::Error {
+        Error::BadMaterial {
+            reason: format!("{err:#}"),
+        }
+        .into()
+    }
+
+    /// Marks rule options that the game does not take.
+    pub fn bad_rules(err: anyhow::Error) -> anyhow::Error {
+        Error::BadRules {
             reason: format!("{err:#}"),
         }
         .into()
@@ -66,6 +96,8 @@ impl fmt::Display for Error {
             ),
             Error::CorruptTable { reason, .. }
             | Error::IllegalPosition { reason }
+            | Error::BadMaterial { reason }
+            | Error::BadRules { reason }
             | Error::NoGpu { reason }
             | Error::Other(reason) => f.write_str(reason),
         }

@@ -613,10 +613,6 @@ pub fn open_table<G: Game>(dir: &Path, material: &Material, rules: G::Rules) -> 
     if !path.exists() {
         return Err(missing_table::<G>(dir, material, rules));
     }
-    let table =
-        Table::open(&path, &expected_header::<G>(material, rules, &index)).map_err(|e| Error::CorruptTable {
-            path: path.clone(),
-            reason: format!("{e:#}"),
-        })?;
+    let table = Table::open(&path, &expected_header::<G>(material, rules, &index))?;
     Ok((index, table))
 }

@@ -14,30 +14,39 @@
 //! program must tell apart are [`Error`]s inside the `anyhow` errors the library returns.
 //!
 //! ```
-//! use egtb::{Backend, Error, Game, GameId, Generator, Material, Prober, Silent, Value, Xiangqi};
+//! use egtb::{Chess, Error, Game, GameId, Generator, Material, Prober, Silent, Value, Xiangqi};
 //!
 //! let dir = std::env::temp_dir().join(format!("egtb-doc-{}", std::process::id()));
-//! // The rules from options as the command line gives them (`--rules draw`, the default).
-//! let rules = Xiangqi::rules(&[("rules".into(), "draw".into())])?;
-//! // A rook against a bare king, and the table of the bare kings it captures into.
-//! Generator::<Xiangqi>::new(&dir, rules, &Silent)
-//!     .with_backend(Backend::Cpu, Default::default())
-//!     .ensure(&Material::parse(GameId::Xiangqi, "KRvK")?)?;
+//! // A rook against a bare king, after the table of the bare kings it captures into; a
+//! // generator solves on the CPU unless `with_backend` chooses the GPU.
+//! let rules = Default::default();
+//! Generator::<Chess>::new(&dir, rules, &Silent).ensure(&Material::parse(GameId::Chess, "KRvK")?)?;
 //!
-//! let mut prober = Prober::<Xiangqi>::new(&dir, rules);
-//! let position = Xiangqi::parse_position("3k5/9/9/9/9/9/9/9/9/4K3R w")?;
-//! let value = prober.value(&position)?;
-//! assert!(matches!(value, Value::Win(_)));
+//! let mut prober = Prober::<Chess>::new(&dir, rules);
+//! let position = Chess::parse_position("8/8/8/4k3/8/8/8/R3K3 w - - 0 1")?;
+//! assert_eq!(prober.value(&position)?, Value::Win(27)); // mate in 14 moves: 27 plies
 //! for m in prober.moves(&position)? {
 //!     println!("{} ({}): {}", m.name, m.coords, m.value);
 //! }
+//! // Best play to mate, one move a step, with the value of the position it leaves.
+//! assert_eq!(prober.line(&position)?.len(), 27);
 //!
-//! // Failures by kind: a table that was not built, a position that is not legal.
+//! // Other games alike; rule options as the command line gives them (`--rules draw`).
+//! let rules = Xiangqi::rules(&[("rules".into(), "draw".into())])?;
+//! Generator::<Xiangqi>::new(&dir, rules, &Silent).ensure(&Material::parse(GameId::Xiangqi, "KRvK")?)?;
+//! let mut prober = Prober::<Xiangqi>::new(&dir, rules);
+//! assert!(matches!(prober.value(&Xiangqi::parse_position("3k5/9/9/9/9/9/9/9/9/4K3R w")?)?, Value::Win(_)));
+//!
+//! // Failures by kind: a table that was not built, a position that is not legal, a material
+//! // egtb has no tables of.
 //! let cannon = Xiangqi::parse_position("3k5/9/9/9/9/9/9/9/9/4K3C w")?;
 //! let missing = prober.value(&cannon).unwrap_err();
 //! assert!(matches!(missing.downcast_ref::<Error>(), Some(Error::MissingTable { .. })));
 //! let facing = Xiangqi::parse_position("4k4/9/9/9/9/9/9/9/9/4K4 w").unwrap_err();
 //! assert!(matches!(Error::from(facing), Error::IllegalPosition { .. }));
+//! let seven = Material::parse(GameId::Chess, "KQRBNvKQ")?;
+//! let unsupported = Chess::check_material(&seven).unwrap_err();
+//! assert!(matches!(Error::from(unsupported), Error::BadMaterial { .. }));
 //! std::fs::remove_dir_all(&dir)?;
 //! # Ok::<(), anyhow::Error>(())
 //! ```

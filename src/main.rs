@@ -16,7 +16,7 @@ use egtb::commands::{self, Env, above_zero, generate::Request, query::Question};
 use egtb::counted::counted;
 use egtb::error::{error_line, one_line};
 use egtb::games::Rules;
-use egtb::games::darkchess::DarkRules;
+use egtb::games::darkchess::DarkChessRules;
 use egtb::games::xiangqi::XiangqiRules;
 use egtb::generate::Backend;
 use egtb::material::GameId;
@@ -38,10 +38,10 @@ struct Cli {
     #[arg(long, global = true)]
     json: bool,
     /// Dark chess: how cannons capture (jump over a screen, or step like the others).
-    #[arg(long, global = true, value_parser = Hints(|| DarkRules::values("cannon").to_vec()))]
+    #[arg(long, global = true, value_parser = Hints(|| DarkChessRules::values("cannon").to_vec()))]
     cannon: Option<String>,
     /// Dark chess: what a side with pieces but no legal move gets.
-    #[arg(long, global = true, value_parser = Hints(|| DarkRules::values("stalemate").to_vec()))]
+    #[arg(long, global = true, value_parser = Hints(|| DarkChessRules::values("stalemate").to_vec()))]
     stalemate: Option<String>,
     /// Xiangqi: the repetition rules (`draw`: a repeated position is a draw; `asian`: perpetual
     /// check and perpetual chase lose).

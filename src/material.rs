@@ -5,6 +5,7 @@ use std::fmt;
 use anyhow::{Result, bail};
 
 use crate::counted::one_of;
+use crate::error::Error;
 
 /// The games egtb knows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -121,6 +122,8 @@ pub const MAX_KINDS: usize = 8;
 
 /// The fewest pieces of a material of any game: one a side.
 pub const FEWEST_PIECES: usize = 2;
+/// The most pieces a material can name: each of the three games starts with 32.
+const MOST_PIECES: usize = 32;
 
 /// The pieces on the board: a count per side and kind (kinds in the game's canonical order).
 ///
@@ -154,14 +157,23 @@ impl Material {
     }
 
     /// Parses `KQvKR`-style text: the first side's letters, `v`, the second side's, in any order.
-    /// The result keeps the sides as written; see [`Material::canonical`].
+    /// The result keeps the sides as written; see [`Material::canonical`]. Text that is no
+    /// material of the game is an [`Error::BadMaterial`]; whether egtb builds its tables is
+    /// [`Game::check_material`](crate::Game::check_material)'s to say.
     pub fn parse(game: GameId, text: &str) -> Result<Material> {
+        Material::parse_text(game, text).map_err(Error::bad_material)
+    }
+
+    fn parse_text(game: GameId, text: &str) -> Result<Material> {
         let Some((first, second)) = text.split_once(['v', 'V']) else {
             bail!(
                 "material '{text}' has no 'v' between the sides (for example {})",
                 game.example_material()
             );
         };
+        if first.len() + second.len() > MOST_PIECES {
+            bail!("material '{text}' has more than {MOST_PIECES} pieces, more than a game has");
+        }
         let mut material = Material::empty(game);
         for (side, letters) in [first, second].into_iter().enumerate() {
             for letter in letters.bytes() {
@@ -356,6 +368,16 @@ mod tests {
         );
         assert!(Material::parse(GameId::Chess, "KQK").is_err());
         assert!(Material::parse(GameId::Chess, "v").is_err());
+    }
+
+    #[test]
+    fn refuses_more_pieces_than_a_game_has_with_its_kind() {
+        // 257 kings would wrap a count of one kind around to one.
+        let err = Material::parse(GameId::Chess, &format!("{}vK", "K".repeat(257))).unwrap_err();
+        assert!(err.to_string().contains("more than 32 pieces"), "{err}");
+        assert!(matches!(err.downcast_ref(), Some(Error::BadMaterial { .. })));
+        let most = format!("{}v{}", "P".repeat(16), "P".repeat(16));
+        assert_eq!(Material::parse(GameId::DarkChess, &most).unwrap().pieces(), 32);
     }
 
     #[test]

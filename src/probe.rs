@@ -5,7 +5,7 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Result, bail};
 
 use crate::games::{Game, IndexSpace};
 use crate::generate::{open_table, table_path};
@@ -167,6 +167,7 @@ impl<G: Game> Prober<G> {
 
     /// The path of the table a position is read from, if it needs one.
     pub fn table_path(&mut self, position: &G::Position) -> Result<Option<PathBuf>> {
+        G::check_position(position)?;
         if G::game_over(position, self.rules).is_some() {
             return Ok(None);
         }
@@ -223,8 +224,15 @@ impl<G: Game> Prober<G> {
         Ok(None)
     }
 
-    /// The value of a legal position for the side to move.
+    /// The value of a position for the side to move; a position that is not legal (one built
+    /// in code, say) is an [`Error::IllegalPosition`](crate::Error::IllegalPosition).
     pub fn value(&mut self, position: &G::Position) -> Result<Value> {
+        G::check_position(position)?;
+        self.value_of(position)
+    }
+
+    /// [`Prober::value`] of a position known to be legal.
+    fn value_of(&mut self, position: &G::Position) -> Result<Value> {
         if let Some(value) = G::game_over(position, self.rules) {
             return Ok(value);
         }
@@ -243,7 +251,8 @@ impl<G: Game> Prober<G> {
     /// The ruling that decided a position itself (it is lost at DTM 0 although it has legal
     /// moves), read from the rulings file beside its table.
     pub fn ruling(&mut self, position: &G::Position) -> Result<Option<Ruling>> {
-        if G::game_over(position, self.rules).is_some() || self.value(position)? != Value::LOST {
+        G::check_position(position)?;
+        if G::game_over(position, self.rules).is_some() || self.value_of(position)? != Value::LOST {
             return Ok(None);
         }
         let (material, position) = G::oriented(position);
@@ -255,11 +264,13 @@ impl<G: Game> Prober<G> {
         }
         match rulings::find(&self.rulings[&material], state) {
             Some(ruling) => Ok(Some(ruling)),
-            None => Err(anyhow!(
-                "its rulings file {} has no ruling for a lost position with legal moves",
-                rulings_path(&table_path).display()
-            ))
-            .context(damaged(&table_path)),
+            None => Err(damaged(
+                &table_path,
+                format_args!(
+                    "its rulings file {} has no ruling for a lost position with legal moves",
+                    rulings_path(&table_path).display()
+                ),
+            )),
         }
     }
 
@@ -282,11 +293,17 @@ impl<G: Game> Prober<G> {
     /// Every legal move with its value for the mover, best first (quickest win, then draws,
     /// then the slowest loss); ties keep the game's move order.
     pub fn moves(&mut self, position: &G::Position) -> Result<Vec<MoveValue<G::Move>>> {
+        G::check_position(position)?;
+        self.moves_of(position)
+    }
+
+    /// [`Prober::moves`] of a position known to be legal.
+    fn moves_of(&mut self, position: &G::Position) -> Result<Vec<MoveValue<G::Move>>> {
         let mut moves = Vec::new();
         for mv in G::legal_moves(position, self.rules) {
             let child = G::play(position, mv);
             let (name, coords) = G::move_names(position, mv);
-            let value = Value::parent_of(self.value(&child)?);
+            let value = Value::parent_of(self.value_of(&child)?);
             moves.push(MoveValue {
                 mv,
                 name,
@@ -302,11 +319,12 @@ impl<G: Game> Prober<G> {
     /// quickest win, the loser the slowest loss. Each step is the move and the value of the
     /// position it leaves, for the side then to move. Empty for a draw or a finished game.
     pub fn line(&mut self, position: &G::Position) -> Result<Vec<(MoveValue<G::Move>, Value)>> {
+        G::check_position(position)?;
         let mut line = Vec::new();
         let mut position = position.clone();
-        let mut value = self.value(&position)?;
+        let mut value = self.value_of(&position)?;
         while value.dtm().is_some_and(|d| d > 0) {
-            let Some(best) = self.moves(&position)?.into_iter().next() else {
+            let Some(best) = self.moves_of(&position)?.into_iter().next() else {
                 break;
             };
             if best.value != value {
@@ -317,7 +335,7 @@ impl<G: Game> Prober<G> {
                 );
             }
             position = G::play(&position, best.mv);
-            value = self.value(&position)?;
+            value = self.value_of(&position)?;
             line.push((best, value));
         }
         Ok(line)
@@ -341,6 +359,7 @@ impl SplitMix64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Error;
     use crate::games::xiangqi::Xiangqi;
     use crate::generate::expected_header;
     use crate::material::GameId;
@@ -367,6 +386,52 @@ mod tests {
         let path = table_path::<Xiangqi>(dir, &material, rules);
         write_uniform_blocks(&path, header, |block| value(block).entry());
         (material, index)
+    }
+
+    /// What the prober says of `position`, which must be refused as illegal before any table is
+    /// looked for (the folder has none).
+    fn refused<G: Game>(position: &G::Position) -> String {
+        let mut prober = Prober::<G>::new(Path::new("/nonexistent"), Default::default());
+        assert!(prober.moves(position).is_err() && prober.line(position).is_err());
+        assert!(prober.table_path(position).is_err() && prober.ruling(position).is_err());
+        let err = prober.value(position).unwrap_err();
+        assert!(
+            matches!(err.downcast_ref(), Some(Error::IllegalPosition { .. })),
+            "{err:#}"
+        );
+        format!("{err:#}")
+    }
+
+    #[test]
+    fn positions_built_in_code_are_checked_as_parsed_ones_are() {
+        use crate::games::chess::Chess;
+        use crate::games::darkchess::DarkChess;
+        use crate::games::xiangqi::{Kind, Piece};
+        let rook = Xiangqi::parse_position("3k5/9/9/9/9/9/9/9/9/4K3R w").unwrap();
+        let mut rooks = rook.clone();
+        for square in 9..15 {
+            rooks.cells[square] = Some(Piece {
+                side: Side::First,
+                kind: Kind::Rook,
+            });
+        }
+        assert!(refused::<Xiangqi>(&rooks).contains("at most 2 rooks"));
+        let mut empty = rook.clone();
+        empty.cells = [None; 90];
+        assert!(refused::<Xiangqi>(&empty).contains("exactly one king"));
+        let mut advisor = rook;
+        advisor.cells[40] = Some(Piece {
+            side: Side::First,
+            kind: Kind::Advisor,
+        });
+        assert!(refused::<Xiangqi>(&advisor).contains("cannot stand on"));
+
+        let mut stacked = DarkChess::parse_position("k7/8/8/6PK w").unwrap();
+        stacked.board.masks[0][0] |= stacked.board.masks[1][0];
+        assert!(refused::<DarkChess>(&stacked).contains("two pieces stand on a4"));
+
+        let kings = Chess::parse_position("4k3/8/8/8/4P3/8/8/4K3 b").unwrap();
+        assert!(refused::<Chess>(&kings.with_en_passant(63)).contains("en passant"));
     }
 
     #[test]

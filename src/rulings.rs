@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 
 use crate::solver::rounds::{Reason, Ruling};
-use crate::table::{Header, Seal, damaged};
+use crate::table::{Header, Seal, damaged_by};
 
 const MAGIC: &str = "EGTB rulings";
 
@@ -28,7 +28,7 @@ pub fn rulings_path(table: &Path) -> PathBuf {
 /// rules), checked against the header's seal. A table whose header has no seal (one written
 /// before tables sealed their rulings) takes the rulings file beside it when there is one.
 pub fn of(table: &Path, header: &Header) -> Result<Vec<Ruling>> {
-    sealed(table, header).with_context(|| damaged(table))
+    sealed(table, header).map_err(damaged_by(table))
 }
 
 fn sealed(table: &Path, header: &Header) -> Result<Vec<Ruling>> {

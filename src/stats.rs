@@ -32,7 +32,7 @@ pub struct Longest {
     pub dtm: u16,
     /// Full-board positions with this DTM (each slot weighted like the other counts).
     pub positions: u64,
-    /// The first slot with this DTM.
+    /// The first state with this DTM (decoded by the table's index: an example position).
     pub state: u64,
 }
 

@@ -37,6 +37,7 @@ pub use self::header::{BLOCK_ENTRIES, Encoding, FORMAT_VERSION, HEADER_BYTES, He
 use self::lock::TableLock;
 pub use self::scratch::Scratch;
 pub use self::sliced::SlicedWriter;
+use crate::error::Error;
 use crate::material::{GameId, Material};
 use crate::memory;
 use crate::rulings;
@@ -118,7 +119,7 @@ impl EntrySource for Table {
             Body::Raw { .. } => self.read_raw(range.start, buffer)?,
             Body::Zstd(reader) => reader
                 .read_run(&self.file, range, buffer)
-                .with_context(|| damaged(&self.path))?,
+                .map_err(damaged_by(&self.path))?,
         }
         Ok(buffer)
     }
@@ -316,9 +317,25 @@ pub struct Table {
 /// What to do with a table file that cannot be used as it is.
 const REBUILD: &str = "delete it and generate it again";
 
-/// The one message for a table whose bytes cannot be trusted, naming the fix.
-pub(crate) fn damaged(path: &Path) -> String {
-    format!("table {} is damaged; {REBUILD}", path.display())
+/// A table file that cannot be used as it is: an [`Error::CorruptTable`] whose message is
+/// `message`, so that a program can tell it from other failures.
+fn untrusted(path: &Path, message: String) -> anyhow::Error {
+    Error::CorruptTable {
+        path: path.to_path_buf(),
+        reason: message,
+    }
+    .into()
+}
+
+/// The one error for a table whose bytes cannot be trusted, `cause` saying what is wrong,
+/// its message naming the fix.
+pub(crate) fn damaged(path: &Path, cause: impl std::fmt::Display) -> anyhow::Error {
+    untrusted(path, format!("table {} is damaged; {REBUILD}: {cause}", path.display()))
+}
+
+/// [`damaged`] for a failure met reading the table: `result.map_err(damaged_by(path))`.
+pub(crate) fn damaged_by(path: &Path) -> impl FnOnce(anyhow::Error) -> anyhow::Error + '_ {
+    move |cause| damaged(path, format_args!("{cause:#}"))
 }
 
 impl Table {
@@ -338,21 +355,27 @@ impl Table {
     /// nor checking its entries (for listing and converting).
     pub fn open_unchecked(path: &Path) -> Result<Table> {
         let file = File::open(path).with_context(|| format!("cannot open table {}", path.display()))?;
-        let len = file
+        let metadata = file
             .metadata()
-            .with_context(|| format!("cannot read table {}", path.display()))?
-            .len();
+            .with_context(|| format!("cannot read table {}", path.display()))?;
+        if !metadata.is_file() {
+            bail!("table {} is not a file", path.display());
+        }
+        let len = metadata.len();
         if len < HEADER_BYTES as u64 {
-            bail!("{}: truncated (no complete header)", damaged(path));
+            return Err(damaged(path, "truncated (no complete header)"));
         }
         let header = blocks::read_at(&file, 0..HEADER_BYTES as u64)
             .and_then(|bytes| Header::parse(&bytes))
-            .with_context(|| damaged(path))?;
+            .map_err(damaged_by(path))?;
         let body = match header.encoding {
             Encoding::Raw => {
                 let want = HEADER_BYTES as u64 + 2 * header.states();
                 if len != want {
-                    bail!("{}: truncated or padded ({len} bytes, expected {want})", damaged(path));
+                    return Err(damaged(
+                        path,
+                        format_args!("truncated or padded ({len} bytes, expected {want})"),
+                    ));
                 }
                 Body::Raw { verified: false }
             }
@@ -360,8 +383,8 @@ impl Table {
                 block_entries, layout, ..
             } => {
                 let blocks = Blocks::new(header.states(), block_entries);
-                let reader = BlockReader::open(&file, len, blocks, layout, header.index_checksum)
-                    .with_context(|| damaged(path))?;
+                let reader =
+                    BlockReader::open(&file, len, blocks, layout, header.index_checksum).map_err(damaged_by(path))?;
                 Body::Zstd(reader)
             }
         };
@@ -374,11 +397,15 @@ impl Table {
         })
     }
 
-    /// Fails unless the header is the expected one (checksum and encoding aside).
+    /// Fails unless the header is the expected one (checksum and encoding aside): a file of
+    /// another table, or of an older build, is as unusable as a damaged one.
     fn expect(&self, expect: &Header) -> Result<()> {
         let (h, path) = (&self.header, self.path.display());
-        let mismatch = |what: &str, found: &dyn std::fmt::Display, wanted: &dyn std::fmt::Display| -> Result<()> {
-            bail!("table {path} is for {what} {found}, expected {wanted}; {REBUILD}")
+        let mismatch = |what: &str, found: &dyn std::fmt::Display, wanted: &dyn std::fmt::Display| {
+            Err(untrusted(
+                &self.path,
+                format!("table {path} is for {what} {found}, expected {wanted}; {REBUILD}"),
+            ))
         };
         if h.game != expect.game {
             return mismatch("game", &h.game, &expect.game);
@@ -393,18 +420,23 @@ impl Table {
             return mismatch("metric", &h.metric, &expect.metric);
         }
         if h.index_version != expect.index_version {
-            bail!(
-                "table {path} was built under index scheme version {}, this egtb reads version {}; generate it again",
-                h.index_version,
-                expect.index_version
-            );
+            return Err(untrusted(
+                &self.path,
+                format!(
+                    "table {path} was built under index scheme version {}, this egtb reads version {}; generate it again",
+                    h.index_version, expect.index_version
+                ),
+            ));
         }
         if h.states_per_side != expect.states_per_side {
-            bail!(
-                "table {path} has {} entries, its material has {}; {REBUILD}",
-                h.states(),
-                expect.states()
-            );
+            return Err(untrusted(
+                &self.path,
+                format!(
+                    "table {path} has {} entries, its material has {}; {REBUILD}",
+                    h.states(),
+                    expect.states()
+                ),
+            ));
         }
         Ok(())
     }
@@ -416,7 +448,7 @@ impl Table {
             Body::Raw { .. } => self.verify_raw()?,
             Body::Zstd(reader) => reader
                 .verify(&self.file, self.header.checksum)
-                .with_context(|| damaged(&self.path))?,
+                .map_err(damaged_by(&self.path))?,
         }
         self.verify_rulings()
     }
@@ -434,7 +466,7 @@ impl Table {
     /// Fails unless `hasher` holds the header's checksum, for a raw table read whole.
     fn check_raw(&self, hasher: crc32fast::Hasher) -> Result<()> {
         if hasher.finalize() != self.header.checksum {
-            bail!("{}: corrupt (checksum mismatch)", damaged(&self.path));
+            return Err(damaged(&self.path, "corrupt (checksum mismatch)"));
         }
         Ok(())
     }
@@ -450,7 +482,7 @@ impl Table {
 
     /// Reads the raw entries from state `first` on into `out`.
     fn read_raw(&self, first: u64, out: &mut [Entry]) -> Result<()> {
-        read_raw(&self.file, first, out).with_context(|| damaged(&self.path))
+        read_raw(&self.file, first, out).map_err(damaged_by(&self.path))
     }
 
     /// [`Table::map_reduce`] over a raw table's entries, read a run at a time in parallel,
@@ -503,7 +535,7 @@ impl Table {
             }
             Body::Zstd(reader) => reader
                 .map_reduce(&self.file, self.header.checksum, map, identity, reduce)
-                .with_context(|| damaged(&self.path)),
+                .map_err(damaged_by(&self.path)),
         }
     }
 
@@ -522,7 +554,7 @@ impl Table {
                 self.read_raw(state, &mut entry)?;
                 Ok(entry[0])
             }
-            Body::Zstd(reader) => reader.entry(&self.file, state).with_context(|| damaged(&self.path)),
+            Body::Zstd(reader) => reader.entry(&self.file, state).map_err(damaged_by(&self.path)),
         }
     }
 
@@ -570,12 +602,12 @@ impl Table {
                     .enumerate()
                     .try_for_each(|(block, out)| self.read_raw(blocks.states_of(block as u64).start, out))?;
                 if !verified && checksum(&entries) != self.header.checksum {
-                    bail!("{}: corrupt (checksum mismatch)", damaged(&self.path));
+                    return Err(damaged(&self.path, "corrupt (checksum mismatch)"));
                 }
             }
             Body::Zstd(reader) => reader
                 .decompress_all(&self.file, &mut entries, self.header.checksum)
-                .with_context(|| damaged(&self.path))?,
+                .map_err(damaged_by(&self.path))?,
         }
         self.verify_rulings()?;
         Ok(LoadedTable {
@@ -696,6 +728,11 @@ impl LoadedTable {
     }
 
     /// The entry of one state.
+    ///
+    /// # Panics
+    /// If `state` is outside the table, or if a table kept on disk was changed in place after
+    /// it was verified (tables are replaced by renaming, so only another program does that):
+    /// the solvers read entries in their innermost loops, where a `Result` would cost.
     #[inline]
     pub fn entry(&self, state: u64) -> Entry {
         // Loading checked that the state count fits in usize.
@@ -711,7 +748,7 @@ impl LoadedTable {
         }
     }
 
-    /// The value of one state, `None` for a broken slot.
+    /// The value of one state, `None` for a broken slot; panics as [`LoadedTable::entry`] does.
     pub fn value(&self, state: u64) -> Option<Value> {
         Value::from_entry(self.entry(state))
     }

@@ -11,9 +11,10 @@ pub mod xiangqi;
 
 use std::borrow::Cow;
 
-use anyhow::{Result, bail};
+use anyhow::{Result, anyhow, bail};
 
 use crate::counted::one_of;
+use crate::error::Error;
 use crate::material::{GameId, Material, Side};
 use crate::solver::gpu::GpuRules;
 use crate::solver::rounds::RuledSolution;
@@ -108,11 +109,31 @@ pub fn own_options<R: Rules>(options: &[(String, String)]) -> Vec<(String, Strin
         .collect()
 }
 
+/// The rules of game `G` that `options` give ([`Game::rules`], before its error gets its kind).
+fn rules_of<G: Game>(options: &[(String, String)]) -> Result<G::Rules> {
+    let game = G::ID.name();
+    let mut rules = G::Rules::default();
+    for (key, value) in options {
+        let Some(option) = G::Rules::option(key) else {
+            let names: Vec<&str> = G::Rules::OPTIONS.iter().map(|o| o.name).collect();
+            match names.is_empty() {
+                true => bail!("{game} has no rule options ('{key}' given)"),
+                false => bail!("{game} has no rule option '{key}' (only {})", one_of(&names)),
+            }
+        };
+        if !option.values.contains(&value.as_str()) {
+            bail!("{game} option {key}={value}: expected {}", one_of(option.values));
+        }
+        rules.set(key, value);
+    }
+    Ok(rules)
+}
+
 /// Checks options given once for several games: each must be some game's, with a value that
 /// game's option takes.
 pub fn check_options(options: &[(String, String)]) -> Result<()> {
     if let Some((key, _)) = options.iter().find(|(k, _)| !is_rule_option(k)) {
-        bail!("no game has a rule option '{key}'");
+        return Err(Error::bad_rules(anyhow!("no game has a rule option '{key}'")));
     }
     for game in GameId::ALL {
         with_game!(game, G => G::rules(&own_options::<<G as Game>::Rules>(options)).map(drop))?;
@@ -207,28 +228,20 @@ pub trait Game: Sized + Send + Sync + 'static {
     type Space<'t>: Space + Send + Sync;
 
     /// The rules that `key=value` options give, the others at their defaults: an option the
-    /// game lacks, or a value its option does not take, is an error that names what it takes.
+    /// game lacks, or a value its option does not take, is an [`Error::BadRules`] that names
+    /// what it takes.
     fn rules(options: &[(String, String)]) -> Result<Self::Rules> {
-        let game = Self::ID.name();
-        let mut rules = Self::Rules::default();
-        for (key, value) in options {
-            let Some(option) = Self::Rules::option(key) else {
-                let names: Vec<&str> = Self::Rules::OPTIONS.iter().map(|o| o.name).collect();
-                match names.is_empty() {
-                    true => bail!("{game} has no rule options ('{key}' given)"),
-                    false => bail!("{game} has no rule option '{key}' (only {})", one_of(&names)),
-                }
-            };
-            if !option.values.contains(&value.as_str()) {
-                bail!("{game} option {key}={value}: expected {}", one_of(option.values));
-            }
-            rules.set(key, value);
-        }
-        Ok(rules)
+        rules_of::<Self>(options).map_err(Error::bad_rules)
     }
 
-    /// Checks that egtb can build tables of this canonical material (a clear error if not).
-    fn check_material(material: &Material) -> Result<()>;
+    /// Checks that egtb can build tables of this canonical material: an [`Error::BadMaterial`]
+    /// saying why if not.
+    fn check_material(material: &Material) -> Result<()> {
+        Self::check_counts(material).map_err(Error::bad_material)
+    }
+    /// Fails, saying why, unless egtb builds tables of a canonical material with these counts of
+    /// this game's pieces (the game's part of [`Game::check_material`]).
+    fn check_counts(material: &Material) -> Result<()>;
     /// The canonical materials that this material's exits (captures) reach; each must be solved
     /// first. Materials in which a side has already lost (dark chess: no pieces) are not listed.
     fn sub_materials(material: &Material) -> Vec<Material>;
@@ -280,6 +293,9 @@ pub trait Game: Sized + Send + Sync + 'static {
 
     /// Parses a position in the game's notation, checking that it is legal.
     fn parse_position(text: &str) -> Result<Self::Position>;
+    /// Fails, as an [`Error::IllegalPosition`], unless `position` is one the game's tables hold:
+    /// what [`Game::parse_position`] checks of the position it reads, for one built in code.
+    fn check_position(position: &Self::Position) -> Result<()>;
     /// Writes a position in the game's notation.
     fn format_position(position: &Self::Position) -> String;
     /// The pieces on the board, sides as on the board.

@@ -55,6 +55,18 @@ fn error_of<T>(result: Result<T>) -> String {
     }
 }
 
+/// The message of a table refused as damaged, or of another table's: an error of that kind.
+fn damage_of<T>(result: Result<T>) -> String {
+    let message = error_of(result.inspect_err(|e| {
+        assert!(
+            matches!(e.downcast_ref(), Some(Error::CorruptTable { .. })),
+            "not typed as a corrupt table: {e:#}"
+        )
+    }));
+    assert!(message.contains("generate it again"), "{message}");
+    message
+}
+
 #[test]
 fn both_encodings_round_trip_and_probe() {
     let dir = folder("round-trip");
@@ -213,25 +225,25 @@ fn raw_tables_detect_corruption_truncation_and_the_wrong_material() {
     let mut bytes = fs::read(&path).unwrap();
     bytes[HEADER_BYTES + 3] ^= 1;
     fs::write(&path, &bytes).unwrap();
-    assert!(error_of(Table::open(&path, &header(Encoding::Raw, 3))).contains("corrupt"));
-    assert!(error_of(LoadedTable::open(&path, &header(Encoding::Raw, 3))).contains("corrupt"));
+    assert!(damage_of(Table::open(&path, &header(Encoding::Raw, 3))).contains("corrupt"));
+    assert!(damage_of(LoadedTable::open(&path, &header(Encoding::Raw, 3))).contains("corrupt"));
     let unchecked = Table::open_unchecked(&path).unwrap();
-    assert!(error_of(unchecked.map_reduce(|_, run| run.len(), || 0, |a, b| a + b)).contains("corrupt"));
+    assert!(damage_of(unchecked.map_reduce(|_, run| run.len(), || 0, |a, b| a + b)).contains("corrupt"));
     drop(unchecked);
     fs::write(&path, &bytes[..bytes.len() - 1]).unwrap();
-    assert!(error_of(Table::open(&path, &header(Encoding::Raw, 3))).contains("truncated"));
+    assert!(damage_of(Table::open(&path, &header(Encoding::Raw, 3))).contains("truncated"));
     fs::write(&path, &bytes[..100]).unwrap();
-    assert!(error_of(Table::open(&path, &header(Encoding::Raw, 3))).contains("truncated"));
+    assert!(damage_of(Table::open(&path, &header(Encoding::Raw, 3))).contains("truncated"));
     let mut other = header(Encoding::Raw, 3);
     other.material = "KRvK".into();
     write(&path, header(Encoding::Raw, 3), &[1, 2, 0, 0xFFFF, 7, 9], &Silent).unwrap();
-    assert!(error_of(Table::open(&path, &other)).contains("for material KQvK, expected KRvK"));
+    assert!(damage_of(Table::open(&path, &other)).contains("for material KQvK, expected KRvK"));
     let mut other = header(Encoding::Raw, 3);
     other.metric = "dtz".into();
-    assert!(error_of(Table::open(&path, &other)).contains("for metric dtm, expected dtz"));
+    assert!(damage_of(Table::open(&path, &other)).contains("for metric dtm, expected dtz"));
     let mut other = header(Encoding::Raw, 3);
     other.index_version = 2;
-    assert!(error_of(Table::open(&path, &other)).contains("index scheme version 1"));
+    assert!(damage_of(Table::open(&path, &other)).contains("index scheme version 1"));
     fs::remove_dir_all(dir).unwrap();
 }
 
@@ -252,7 +264,7 @@ fn compressed_tables_detect_every_damage_with_one_line() {
             t.load().map(|_| ())
         });
         let loaded = LoadedTable::open(&path, &expect).map(|_| ());
-        let (err, load_err) = (error_of(result), error_of(loaded));
+        let (err, load_err) = (damage_of(result), damage_of(loaded));
         assert!(!err.contains('\n') && !load_err.contains('\n'), "{err}\n{load_err}");
         err
     };

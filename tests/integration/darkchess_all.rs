@@ -5,14 +5,14 @@
 use std::time::Instant;
 
 use egtb::games::Game;
-use egtb::games::darkchess::{DarkChess, DarkRules};
+use egtb::games::darkchess::{DarkChess, DarkChessRules};
 use egtb::generate::Generator;
 use egtb::solver::Silent;
 use egtb::stats::table_stats;
 
 use crate::support::temp_dir;
 
-fn build_all(rules: DarkRules) {
+fn build_all(rules: DarkChessRules) {
     let dir = temp_dir("all");
     let mut generator = Generator::<DarkChess>::new(&dir, rules, &Silent);
     let start = Instant::now();
@@ -37,10 +37,10 @@ fn build_all(rules: DarkRules) {
 
 #[test]
 fn every_four_piece_table_builds_under_the_default_rules() {
-    build_all(DarkRules::default());
+    build_all(DarkChessRules::default());
 }
 
 #[test]
 fn every_four_piece_table_builds_with_stepping_cannons_and_drawn_stalemates() {
-    build_all(DarkRules::STEP_DRAW);
+    build_all(DarkChessRules::STEP_DRAW);
 }

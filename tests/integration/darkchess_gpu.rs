@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use egtb::games::darkchess::{DarkChess, DarkRules};
+use egtb::games::darkchess::{DarkChess, DarkChessRules};
 use egtb::games::{Game, IndexSpace, Rules};
 use egtb::material::GameId;
 use egtb::solver::gpu::{Gpu, GpuOptions};
@@ -14,7 +14,7 @@ use crate::support::darkchess::material;
 use crate::support::{gpu_equals_cpu, succeeds, temp_dir};
 
 /// Legal positions in the tables of `materials` whose side to move has pieces and no move.
-fn stalemated(materials: &[&str], rules: DarkRules) -> usize {
+fn stalemated(materials: &[&str], rules: DarkChessRules) -> usize {
     let mut count = 0;
     for name in materials {
         let index = DarkChess::index(&material(name), rules).unwrap();
@@ -27,7 +27,7 @@ fn stalemated(materials: &[&str], rules: DarkRules) -> usize {
 }
 
 /// Compares GPU and CPU on `materials` and checks that they hold stalemated positions.
-fn gpu_equals_cpu_with_stalemates(materials: &[&str], rules: DarkRules) {
+fn gpu_equals_cpu_with_stalemates(materials: &[&str], rules: DarkChessRules) {
     if gpu_equals_cpu::<DarkChess>(materials, rules, &GpuOptions::default()).is_some() {
         assert!(stalemated(materials, rules) > 0, "no stalemate covered");
     }
@@ -37,19 +37,19 @@ const SMALL: [&str; 6] = ["KvK", "KPvK", "KCvK", "KvPP", "CCvP", "EEvK"];
 
 #[test]
 fn small_tables_match_the_cpu_under_the_default_rules() {
-    gpu_equals_cpu_with_stalemates(&SMALL, DarkRules::default());
+    gpu_equals_cpu_with_stalemates(&SMALL, DarkChessRules::default());
 }
 
 #[test]
 fn small_tables_match_the_cpu_with_stepping_cannons_and_drawn_stalemates() {
-    gpu_equals_cpu_with_stalemates(&SMALL, DarkRules::STEP_DRAW);
+    gpu_equals_cpu_with_stalemates(&SMALL, DarkChessRules::STEP_DRAW);
 }
 
 /// Four pieces: a jumping cannon against two soldiers, and two identical pairs, whose anchor
 /// (the advisors) can stand symmetrically, so that steps of the soldiers need a symmetry too.
 #[test]
 fn four_pieces_match_the_cpu_under_both_rule_sets() {
-    for rules in [DarkRules::default(), DarkRules::STEP_DRAW] {
+    for rules in [DarkChessRules::default(), DarkChessRules::STEP_DRAW] {
         gpu_equals_cpu::<DarkChess>(&["CvCP", "KCvPP", "AAvPP"], rules, &GpuOptions::default());
     }
 }
@@ -60,7 +60,7 @@ fn a_table_split_over_many_bindings_matches_the_cpu() {
         split_bytes: Some(8192),
         ..GpuOptions::default()
     };
-    gpu_equals_cpu::<DarkChess>(&["KCvP"], DarkRules::default(), &options);
+    gpu_equals_cpu::<DarkChess>(&["KCvP"], DarkChessRules::default(), &options);
 }
 
 /// The command line: `generate --backend gpu` writes the entries `--backend cpu` writes, and
@@ -82,7 +82,7 @@ fn the_command_line_generates_and_verifies_on_the_gpu() {
             dir,
             GameId::DarkChess,
             &material("KCvP"),
-            &DarkRules::STEP_DRAW.options(),
+            &DarkChessRules::STEP_DRAW.options(),
         );
         Table::open_unchecked(&path).unwrap().load().unwrap().entries().to_vec()
     };

@@ -3,14 +3,14 @@
 
 use egtb::games::Game;
 use egtb::games::darkchess::board::{FILES, RANKS, square_name};
-use egtb::games::darkchess::{Cannon, DarkChess, DarkRules, Stalemate};
+use egtb::games::darkchess::{Cannon, DarkChess, DarkChessRules, Stalemate};
 use egtb::stats::{SideStats, table_stats};
 use egtb::value::Value;
 
 use crate::support::darkchess::{build, material, position, probe};
 
 /// (win, loss, draw) for red to move and for black to move.
-fn wld(name: &str, rules: DarkRules) -> [(u64, u64, u64); 2] {
+fn wld(name: &str, rules: DarkChessRules) -> [(u64, u64, u64); 2] {
     let (generator, _dir) = build(name, rules);
     let m = material(name);
     let index = DarkChess::index(&m, rules).unwrap();
@@ -20,12 +20,15 @@ fn wld(name: &str, rules: DarkRules) -> [(u64, u64, u64); 2] {
 
 #[test]
 fn king_against_king_matches_the_earlier_generator() {
-    assert_eq!(wld("KvK", DarkRules::STEP_DRAW), [(512, 480, 0), (512, 480, 0)]);
+    assert_eq!(wld("KvK", DarkChessRules::STEP_DRAW), [(512, 480, 0), (512, 480, 0)]);
 }
 
 #[test]
 fn king_and_soldier_against_king_matches_the_earlier_generator() {
-    assert_eq!(wld("KPvK", DarkRules::STEP_DRAW), [(29760, 0, 0), (0, 28200, 1560)]);
+    assert_eq!(
+        wld("KPvK", DarkChessRules::STEP_DRAW),
+        [(29760, 0, 0), (0, 28200, 1560)]
+    );
 }
 
 /// Two lone kings: the side to move wins exactly when the kings' Manhattan distance is odd.
@@ -36,7 +39,7 @@ fn king_and_soldier_against_king_matches_the_earlier_generator() {
 fn lone_kings_parity_decides_under_every_rule_set() {
     for cannon in [Cannon::Jump, Cannon::Step] {
         for stalemate in [Stalemate::Loss, Stalemate::Draw] {
-            let rules = DarkRules { cannon, stalemate };
+            let rules = DarkChessRules { cannon, stalemate };
             let (mut generator, _dir) = build("KvK", rules);
             for red in 0..FILES * RANKS {
                 for black in (0..FILES * RANKS).filter(|&b| b != red) {

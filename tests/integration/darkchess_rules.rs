@@ -1,7 +1,7 @@
 //! Worked dark chess positions whose answers follow from the rules by hand.
 
 use egtb::games::Game;
-use egtb::games::darkchess::{DarkChess, DarkRules, Stalemate};
+use egtb::games::darkchess::{DarkChess, DarkChessRules, Stalemate};
 use egtb::generate::Generator;
 use egtb::solver::Silent;
 use egtb::value::Value;
@@ -9,7 +9,7 @@ use egtb::value::Value;
 use crate::support::darkchess::{JUMP, position, probe};
 use crate::support::{fails, succeeds, temp_dir};
 
-fn moves(text: &str, rules: DarkRules) -> Vec<String> {
+fn moves(text: &str, rules: DarkChessRules) -> Vec<String> {
     let p = position(text);
     let mut names: Vec<String> = DarkChess::legal_moves(&p, rules)
         .into_iter()
@@ -19,7 +19,7 @@ fn moves(text: &str, rules: DarkRules) -> Vec<String> {
     names
 }
 
-fn value(text: &str, rules: DarkRules) -> Value {
+fn value(text: &str, rules: DarkChessRules) -> Value {
     let dir = temp_dir("rules");
     let mut generator = Generator::<DarkChess>::new(&dir, rules, &Silent);
     probe(&mut generator, rules, &position(text))
@@ -32,8 +32,8 @@ fn cannon_jumps_over_one_screen_to_take_the_last_piece() {
     assert!(moves(text, JUMP).contains(&"a1a4".to_string()));
     assert_eq!(value(text, JUMP), Value::Win(1));
     // Stepping cannons do not jump, and nothing else reaches a4 in one move.
-    assert!(!moves(text, DarkRules::STEP_DRAW).contains(&"a1a4".to_string()));
-    assert_ne!(value(text, DarkRules::STEP_DRAW), Value::Win(1));
+    assert!(!moves(text, DarkChessRules::STEP_DRAW).contains(&"a1a4".to_string()));
+    assert_ne!(value(text, DarkChessRules::STEP_DRAW), Value::Win(1));
     // Along a rank too, over an enemy screen, whatever the victim's rank.
     assert!(moves("8/8/8/C1pk4 w", JUMP).contains(&"a1d1".to_string()));
 }
@@ -48,13 +48,13 @@ fn cannon_without_a_screen_or_behind_two_screens_cannot_take_the_king() {
     // A jumping cannon does not take the adjacent soldier: it uses it as the screen.
     assert_eq!(moves("8/8/8/Cp5k w", JUMP), ["a1a2", "a1h1"]);
     // A stepping cannon takes an adjacent soldier or cannon, not a higher piece.
-    assert_eq!(moves("8/8/8/Cp5k w", DarkRules::STEP_DRAW), ["a1a2", "a1b1"]);
-    assert_eq!(moves("8/8/8/Cn5k w", DarkRules::STEP_DRAW), ["a1a2"]);
+    assert_eq!(moves("8/8/8/Cp5k w", DarkChessRules::STEP_DRAW), ["a1a2", "a1b1"]);
+    assert_eq!(moves("8/8/8/Cn5k w", DarkChessRules::STEP_DRAW), ["a1a2"]);
 }
 
 #[test]
 fn king_cannot_take_a_soldier_but_the_soldier_takes_the_king() {
-    let rules = DarkRules::STEP_DRAW;
+    let rules = DarkChessRules::STEP_DRAW;
     // The red king's only move is away: b1 holds a soldier it may not take.
     assert_eq!(moves("8/8/8/Kp6 w", rules), ["a1a2"]);
     // Black to move: the soldier takes the last red piece.
@@ -72,9 +72,12 @@ fn a_blocked_side_loses_or_draws_by_the_stalemate_option() {
     assert!(moves(text, JUMP).is_empty());
     let blocked = position(text);
     assert_eq!(DarkChess::game_over(&blocked, JUMP), Some(Value::LOST));
-    assert_eq!(DarkChess::game_over(&blocked, DarkRules::STEP_DRAW), Some(Value::Draw));
+    assert_eq!(
+        DarkChess::game_over(&blocked, DarkChessRules::STEP_DRAW),
+        Some(Value::Draw)
+    );
     assert_eq!(value(text, JUMP), Value::LOST);
-    assert_eq!(value(text, DarkRules::STEP_DRAW), Value::Draw);
+    assert_eq!(value(text, DarkChessRules::STEP_DRAW), Value::Draw);
 }
 
 #[test]
@@ -85,7 +88,7 @@ fn walling_in_the_last_piece_wins_only_when_stalemate_loses() {
     assert!(moves(text, JUMP).contains(&"a3a2".to_string()));
     assert!(moves("8/8/C7/pC6 b", JUMP).is_empty());
     assert_eq!(value(text, JUMP), Value::Win(1));
-    let draw = DarkRules {
+    let draw = DarkChessRules {
         stalemate: Stalemate::Draw,
         ..JUMP
     };
@@ -98,7 +101,7 @@ fn walling_in_the_last_piece_wins_only_when_stalemate_loses() {
 fn a_side_without_pieces_has_lost() {
     let p = position("8/8/8/1k6 w");
     assert_eq!(DarkChess::game_over(&p, JUMP), Some(Value::LOST));
-    assert_eq!(DarkChess::game_over(&p, DarkRules::STEP_DRAW), Some(Value::LOST));
+    assert_eq!(DarkChess::game_over(&p, DarkChessRules::STEP_DRAW), Some(Value::LOST));
     assert!(DarkChess::legal_moves(&p, JUMP).is_empty());
     let dir = temp_dir("rules-no-pieces");
     let query: serde_json::Value = serde_json::from_str(&succeeds(&dir, &["--json", "query", "8/8/8/1k6 w"])).unwrap();

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 
 use egtb::games::darkchess::Position;
 use egtb::games::darkchess::board::SYMMETRIES;
-use egtb::games::darkchess::{DarkChess, DarkRules};
+use egtb::games::darkchess::{DarkChess, DarkChessRules};
 use egtb::games::{Game, IndexSpace};
 use egtb::material::{Material, Side};
 use egtb::solver::{Exits, Node, Space, Successors};
@@ -67,7 +67,7 @@ fn slots_round_trip_images_share_a_slot_and_weights_count_the_board() {
 /// Checks every slot of a material: the solver's children, exits and terminal verdicts against
 /// the legal moves, and its parents against the children inverted (retro-consistency).
 /// Returns how many positions have no move.
-fn check_against_brute_force(name: &str, rules: DarkRules) -> usize {
+fn check_against_brute_force(name: &str, rules: DarkChessRules) -> usize {
     let (generator, _dir) = build(name, rules);
     let m = material(name);
     let index = DarkChess::index(&m, rules).unwrap();
@@ -135,24 +135,28 @@ fn cannons_and_kings_agree_with_brute_force_under_default_rules() {
 #[test]
 fn symmetric_anchors_agree_with_brute_force() {
     check_against_brute_force("AAvPP", JUMP);
-    check_against_brute_force("PPvPP", DarkRules::STEP_DRAW);
+    check_against_brute_force("PPvPP", DarkChessRules::STEP_DRAW);
     check_against_brute_force("CCvEE", JUMP);
 }
 
 #[test]
 fn stepping_cannons_and_drawn_stalemates_agree_with_brute_force() {
     for name in ["KPvK", "KCvKP"] {
-        check_against_brute_force(name, DarkRules::STEP_DRAW);
+        check_against_brute_force(name, DarkChessRules::STEP_DRAW);
     }
     // Two elephants can wall a soldier into a corner: positions without a move exist.
-    assert!(check_against_brute_force("EEvP", DarkRules::STEP_DRAW) > 0);
+    assert!(check_against_brute_force("EEvP", DarkChessRules::STEP_DRAW) > 0);
 }
 
 /// Random legal states of larger materials: every child lists the state among its parents and
 /// every parent lists it among its children.
 #[test]
 fn random_states_are_retro_consistent() {
-    for (name, rules) in [("AAvPPP", JUMP), ("CCvKPP", DarkRules::STEP_DRAW), ("KCPvKA", JUMP)] {
+    for (name, rules) in [
+        ("AAvPPP", JUMP),
+        ("CCvKPP", DarkChessRules::STEP_DRAW),
+        ("KCPvKA", JUMP),
+    ] {
         let (generator, _dir) = build(name, rules);
         let m = material(name);
         let index = DarkChess::index(&m, rules).unwrap();

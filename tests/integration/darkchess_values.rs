@@ -3,7 +3,7 @@
 //! layer by layer, with no HP counters and no un-moves.
 
 use crate::support::darkchess::{JUMP, build, material, probe_in};
-use egtb::games::darkchess::{DarkChess, DarkRules};
+use egtb::games::darkchess::{DarkChess, DarkChessRules};
 use egtb::games::{Game, IndexSpace};
 use egtb::value::Value;
 
@@ -13,7 +13,7 @@ const HORIZON: u16 = 300;
 /// The value of every slot by the definition (broken slots `None`), layer by layer: a position
 /// wins at `d` when its best losing child has DTM `d - 1`, loses at `d` when every child wins
 /// and the slowest has DTM `d - 1`; what is left is drawn.
-fn by_definition(name: &str, rules: DarkRules) -> (Vec<Option<Value>>, Vec<Option<Value>>) {
+fn by_definition(name: &str, rules: DarkChessRules) -> (Vec<Option<Value>>, Vec<Option<Value>>) {
     let (generator, _dir) = build(name, rules);
     let m = material(name);
     let index = DarkChess::index(&m, rules).unwrap();
@@ -90,9 +90,9 @@ fn solved_tables_match_the_definition() {
         ("KCvK", JUMP),
         ("CvPP", JUMP),
         ("EEvP", JUMP),
-        ("KPvK", DarkRules::STEP_DRAW),
-        ("EEvP", DarkRules::STEP_DRAW),
-        ("KAvN", DarkRules::STEP_DRAW),
+        ("KPvK", DarkChessRules::STEP_DRAW),
+        ("EEvP", DarkChessRules::STEP_DRAW),
+        ("KAvN", DarkChessRules::STEP_DRAW),
     ] {
         let (reference, solved) = by_definition(name, rules);
         let decisive = reference

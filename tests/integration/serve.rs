@@ -15,7 +15,7 @@ use egtb::counted::grouped;
 use egtb::games::Game;
 use egtb::games::Rules;
 use egtb::games::chess::Chess;
-use egtb::games::darkchess::{Cannon, DarkChess, DarkRules};
+use egtb::games::darkchess::{Cannon, DarkChess, DarkChessRules};
 use egtb::games::xiangqi::{Repetition, Xiangqi, XiangqiRules};
 use egtb::generate::Generator;
 use egtb::material::{GameId, Material};
@@ -235,16 +235,16 @@ async fn rule_options_are_offered_with_the_servers_defaults_which_are_checked_at
     );
     assert_eq!(
         offered(&games, GameId::DarkChess),
-        expected_offer::<DarkChess>(DarkRules::default())
+        expected_offer::<DarkChess>(DarkChessRules::default())
     );
 
     let addr = start_with(&[("rules", "asian"), ("cannon", "step")]).await.unwrap();
     let (status, games) = get(addr, "/api/games").await;
     assert_eq!(status, 200, "{games}");
     assert_eq!(offered(&games, GameId::Xiangqi), expected_offer::<Xiangqi>(ASIAN));
-    let step = DarkRules {
+    let step = DarkChessRules {
         cannon: Cannon::Step,
-        ..DarkRules::default()
+        ..DarkChessRules::default()
     };
     assert_eq!(offered(&games, GameId::DarkChess), expected_offer::<DarkChess>(step));
 

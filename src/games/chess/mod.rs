@@ -24,7 +24,8 @@ use crate::material::{GameId, Material, Side, materials_within};
 use crate::solver::gpu::GpuRules;
 use crate::table::TableSet;
 use crate::value::Value;
-use board::{Kind, MAX_MEN, Men, PAWN_SQUARES, Placement, Square, backward, bit, forward, geometry, relative_rank};
+pub use board::{Kind, Square};
+use board::{MAX_MEN, Men, PAWN_SQUARES, Placement, backward, bit, forward, geometry, relative_rank};
 use index::ChessIndex;
 use moves::{for_each_en_passant, for_each_move, promotes};
 use space::ChessSpace;
@@ -60,7 +61,7 @@ pub struct Piece {
 /// A move from one square to another (captures, en passant included), with the kind a pawn
 /// promotes to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct ChessMove {
+pub struct Move {
     /// The square the piece leaves.
     pub from: Square,
     /// The square the piece lands on (en passant: the square behind the captured pawn).
@@ -87,7 +88,15 @@ impl Position {
             turn,
             en_passant: None,
         };
-        let material = position.material();
+        position.check_legal()?;
+        Ok(position)
+    }
+
+    /// Checks what [`Position::new`] checks, and that an en passant right is one that
+    /// [`Position::with_legal_en_passant`] gives.
+    pub fn check_legal(&self) -> Result<()> {
+        let (board, turn) = (self.board, self.turn);
+        let material = self.material();
         material.check_one_king_a_side(Kind::King.index())?;
         let pieces = material.pieces();
         if pieces > MAX_PIECES {
@@ -100,7 +109,7 @@ impl Position {
         {
             bail!("a pawn stands on the first or last rank");
         }
-        let (men, placement) = position.men_and_placement();
+        let (men, placement) = self.men_and_placement();
         let [wk, bk] = placement.kings();
         if board::file(wk).abs_diff(board::file(bk)) <= 1 && board::rank(wk).abs_diff(board::rank(bk)) <= 1 {
             bail!("the kings stand on adjacent squares");
@@ -110,7 +119,14 @@ impl Position {
             let name = GameId::Chess.side_name(waiting);
             bail!("{name} is in check but it is not {name}'s move");
         }
-        Ok(position)
+        if let Some(target) = self.en_passant {
+            let without = Position {
+                en_passant: None,
+                ..self.clone()
+            };
+            without.with_legal_en_passant(target)?;
+        }
+        Ok(())
     }
 
     /// The piece on a square.
@@ -242,7 +258,7 @@ impl Position {
     }
 
     /// Every legal move of the side to move (each promotion once per kind).
-    pub fn legal_moves(&self) -> Vec<ChessMove> {
+    pub fn legal_moves(&self) -> Vec<Move> {
         let (men, placement) = self.men_and_placement();
         let mut moves = Vec::new();
         for_each_move(geometry(), &men, placement, self.turn, |_, from, mut targets| {
@@ -252,14 +268,14 @@ impl Position {
                 targets &= targets - 1;
                 if pawn && promotes(self.turn, to) {
                     for kind in Kind::PROMOTIONS {
-                        moves.push(ChessMove {
+                        moves.push(Move {
                             from,
                             to,
                             promotion: Some(kind),
                         });
                     }
                 } else {
-                    moves.push(ChessMove {
+                    moves.push(Move {
                         from,
                         to,
                         promotion: None,
@@ -270,7 +286,7 @@ impl Position {
         if let Some(target) = self.en_passant {
             let pawn = forward(self.turn.other(), target);
             for_each_en_passant(geometry(), &men, placement, self.turn, pawn, |capturer, _| {
-                moves.push(ChessMove {
+                moves.push(Move {
                     from: placement.man(capturer),
                     to: target,
                     promotion: None,
@@ -281,13 +297,13 @@ impl Position {
     }
 
     /// Whether a legal move captures en passant.
-    pub fn is_en_passant(&self, mv: ChessMove) -> bool {
+    pub fn is_en_passant(&self, mv: Move) -> bool {
         self.en_passant == Some(mv.to) && self.board[mv.from as usize].is_some_and(|p| p.kind == Kind::Pawn)
     }
 
     /// The position after a legal move; a double step after which the opponent may capture en
     /// passant gives the right.
-    pub fn play(&self, mv: ChessMove) -> Position {
+    pub fn play(&self, mv: Move) -> Position {
         let mut board = self.board;
         if self.is_en_passant(mv) {
             board[backward(self.turn, mv.to) as usize] = None;
@@ -344,11 +360,11 @@ impl Game for Chess {
     const INDEX_VERSION: u32 = 3;
     type Rules = ChessRules;
     type Position = Position;
-    type Move = ChessMove;
+    type Move = Move;
     type Index = ChessIndex;
     type Space<'t> = ChessSpace<'t>;
 
-    fn check_material(material: &Material) -> Result<()> {
+    fn check_counts(material: &Material) -> Result<()> {
         if material.game != GameId::Chess {
             bail!("material {material} is not a chess material");
         }
@@ -391,7 +407,7 @@ impl Game for Chess {
     fn materials(pieces: usize) -> Vec<Material> {
         let mut max = [MAX_MEN as u8; 6];
         max[Kind::King.index()] = 1;
-        let mut materials = materials_within(GameId::Chess, &max, pieces.clamp(2, MAX_PIECES), |counts| {
+        let mut materials = materials_within(GameId::Chess, &max, pieces.min(MAX_PIECES), |counts| {
             counts[Kind::King.index()] == 1
         });
         materials.sort_by_key(|m| (m.pieces(), std::cmp::Reverse(*m)));
@@ -423,6 +439,10 @@ impl Game for Chess {
         notation::parse_fen(text).map_err(Error::illegal_position)
     }
 
+    fn check_position(position: &Position) -> Result<()> {
+        position.check_legal().map_err(Error::illegal_position)
+    }
+
     fn format_position(position: &Position) -> String {
         notation::format_fen(position)
     }
@@ -439,11 +459,11 @@ impl Game for Chess {
         position.flipped()
     }
 
-    fn legal_moves(position: &Position, _rules: ChessRules) -> Vec<ChessMove> {
+    fn legal_moves(position: &Position, _rules: ChessRules) -> Vec<Move> {
         position.legal_moves()
     }
 
-    fn play(position: &Position, mv: ChessMove) -> Position {
+    fn play(position: &Position, mv: Move) -> Position {
         position.play(mv)
     }
 
@@ -457,11 +477,11 @@ impl Game for Chess {
         }
     }
 
-    fn move_names(position: &Position, mv: ChessMove) -> (String, String) {
+    fn move_names(position: &Position, mv: Move) -> (String, String) {
         (notation::san(position, mv), notation::uci(mv))
     }
 
-    fn parse_move(position: &Position, text: &str, _rules: ChessRules) -> Option<ChessMove> {
+    fn parse_move(position: &Position, text: &str, _rules: ChessRules) -> Option<Move> {
         notation::parse_move(position, text)
     }
 }

@@ -4,13 +4,14 @@
 use anyhow::{Context, Result, bail};
 
 use super::board::{Kind, Square, file, rank, square_name};
-use super::{ChessMove, Piece, Position};
+use super::{Move, Piece, Position};
 use crate::counted::counted;
 use crate::material::Side;
 
 /// Parses a FEN (`8/8/8/4k3/8/8/8/R3K3 w - - 0 1`; the last four fields may be left out) into a
-/// legal position; an en passant square must be one that a double step has just produced and
-/// from which a capture is possible.
+/// legal position. An en passant square must be one that a double step has just produced; where
+/// no capture can use it, the position has no en passant right (standard FEN names the square
+/// after every double step).
 pub fn parse_fen(text: &str) -> Result<Position> {
     let fields: Vec<&str> = text.split_whitespace().collect();
     if !(2..=6).contains(&fields.len()) {
@@ -132,7 +133,7 @@ pub fn format_fen(position: &Position) -> String {
 }
 
 /// A move in UCI notation (`a1a8`, `e7e8q`).
-pub fn uci(mv: ChessMove) -> String {
+pub fn uci(mv: Move) -> String {
     let promotion = mv
         .promotion
         .map_or(String::new(), |k| k.letter().to_ascii_lowercase().to_string());
@@ -141,7 +142,7 @@ pub fn uci(mv: ChessMove) -> String {
 
 /// A legal move in SAN (`Ra8+`, `Nbxd5`, `Qh4#`, `exd6`, `bxa8=N`), disambiguated by file, rank
 /// or both.
-pub fn san(position: &Position, mv: ChessMove) -> String {
+pub fn san(position: &Position, mv: Move) -> String {
     let piece = position.piece_at(mv.from).expect("a legal move starts on a piece");
     let mut out = String::new();
     let capture = position.piece_at(mv.to).is_some() || position.is_en_passant(mv);
@@ -189,16 +190,16 @@ pub fn san(position: &Position, mv: ChessMove) -> String {
 /// promotion optional (`e8Q`), coordinates in either case and with a dash (`E7-E8Q`), a move
 /// typed in lower case where only one reads the same (`nf3`; `bxc4` is the b-pawn's capture
 /// when it has one, an upper-case `B` always a bishop).
-pub fn parse_move(position: &Position, text: &str) -> Option<ChessMove> {
+pub fn parse_move(position: &Position, text: &str) -> Option<Move> {
     let plain = |name: &str| name.trim_end_matches(['+', '#']).replace('=', "");
     let typed = plain(text.trim());
     let coordinates = typed.to_ascii_lowercase().replace('-', "");
-    let named: Vec<(ChessMove, String)> = position
+    let named: Vec<(Move, String)> = position
         .legal_moves()
         .into_iter()
         .map(|mv| (mv, plain(&san(position, mv))))
         .collect();
-    let found = |same: &dyn Fn(&(ChessMove, String)) -> bool| {
+    let found = |same: &dyn Fn(&(Move, String)) -> bool| {
         let mut hits = named.iter().filter(|m| same(m));
         let first = hits.next().map(|(mv, _)| *mv);
         if hits.next().is_some() { None } else { first }

@@ -134,7 +134,11 @@ impl Board {
     }
 
     /// The piece on a square, if any.
+    ///
+    /// # Panics
+    /// If `square` is not one of the board's 32.
     pub fn piece_at(&self, square: usize) -> Option<(Side, usize)> {
+        assert!(square < SQUARES, "dark chess has no square {square}");
         Side::BOTH.into_iter().find_map(|side| {
             (0..KINDS)
                 .find(|&kind| self.masks[side.index()][kind] >> square & 1 == 1)

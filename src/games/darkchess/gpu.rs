@@ -26,7 +26,7 @@ use std::fmt::Write;
 
 use anyhow::{Result, bail};
 
-use super::DarkRules;
+use super::DarkChessRules;
 use super::board::{CANNON, GEOMETRY, MAX_GROUP, SQUARES};
 use super::index::{DarkIndex, MAX_GROUPS, SquareSets};
 use super::moves::CaptureRules;
@@ -84,7 +84,7 @@ pub struct DarkGpu {
 impl DarkGpu {
     /// The GPU rules of `index`'s material under `rules`; `tables` must hold every table its
     /// captures reach.
-    pub fn new(index: &DarkIndex, rules: DarkRules, tables: &TableSet) -> Result<DarkGpu> {
+    pub fn new(index: &DarkIndex, rules: DarkChessRules, tables: &TableSet) -> Result<DarkGpu> {
         if index.states() > u64::from(u32::MAX) {
             bail!("{} has too many states for the GPU", index.material());
         }
@@ -177,7 +177,7 @@ fn set_words(sizes: &[bool; MAX_GROUP + 1]) -> Vec<u32> {
 }
 
 /// The WGSL constants of the rules and the data layouts.
-fn prelude(rules: DarkRules, index: &DarkIndex, set_directory: &[u32], max_successors: u32) -> String {
+fn prelude(rules: DarkChessRules, index: &DarkIndex, set_directory: &[u32], max_successors: u32) -> String {
     let groups = index.groups();
     let adjacent = CaptureRules::new(rules).adjacent;
     let constants = [

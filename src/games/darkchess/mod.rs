@@ -22,9 +22,11 @@ pub mod space;
 
 use anyhow::{Result, bail};
 
-use self::board::{Board, KINDS, LETTERS, MAX_COUNTS};
+pub use self::board::Board;
+use self::board::{KINDS, LETTERS, MAX_COUNTS};
 use self::index::DarkIndex;
-use self::moves::{CaptureRules, Move};
+use self::moves::CaptureRules;
+pub use self::moves::Move;
 use self::space::DarkSpace;
 use super::{Game, RuleOption, Rules};
 use crate::error::Error;
@@ -55,17 +57,17 @@ pub enum Stalemate {
 
 /// The dark chess rule options.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct DarkRules {
+pub struct DarkChessRules {
     /// How the cannon captures (option `cannon`).
     pub cannon: Cannon,
     /// What a side with pieces but no legal move gets (option `stalemate`).
     pub stalemate: Stalemate,
 }
 
-impl DarkRules {
-    /// Stepping cannons and drawn stalemates: the rules of the earlier dark chess generator
-    /// whose figures docs/reference.md quotes.
-    pub const STEP_DRAW: DarkRules = DarkRules {
+impl DarkChessRules {
+    /// Stepping cannons and drawn stalemates: the rules of the other dark chess generator whose
+    /// published figures the tests reproduce.
+    pub const STEP_DRAW: DarkChessRules = DarkChessRules {
         cannon: Cannon::Step,
         stalemate: Stalemate::Draw,
     };
@@ -79,7 +81,7 @@ impl DarkRules {
     }
 }
 
-impl Rules for DarkRules {
+impl Rules for DarkChessRules {
     const OPTIONS: &'static [RuleOption] = &[
         RuleOption {
             name: "cannon",
@@ -126,16 +128,55 @@ pub struct Position {
     pub side_to_move: Side,
 }
 
+impl Position {
+    /// Checks what a position read from text has by construction: one piece a square, no more
+    /// pieces of a kind than a side has, and pieces on the side not to move (a side whose last
+    /// piece is taken has lost, with the move: the game's last position).
+    pub fn check_legal(&self) -> Result<()> {
+        let masks = &self.board.masks;
+        let mut seen = 0;
+        for mask in masks.iter().flatten() {
+            if seen & mask != 0 {
+                let square = (seen & mask).trailing_zeros() as usize;
+                bail!("two pieces stand on {}", board::square_name(square));
+            }
+            seen |= mask;
+        }
+        for side in Side::BOTH {
+            let counts = &masks[side.index()];
+            if let Some(kind) = (0..KINDS).find(|&k| counts[k].count_ones() > u32::from(MAX_COUNTS[k])) {
+                bail!(
+                    "{} has more than {} of '{}'",
+                    GameId::DarkChess.side_name(side),
+                    MAX_COUNTS[kind],
+                    LETTERS[kind] as char
+                );
+            }
+        }
+        if seen == 0 {
+            bail!("the board is empty");
+        }
+        let waiting = self.side_to_move.other();
+        if self.board.side_mask(waiting) == 0 {
+            bail!(
+                "{} has no pieces but is not to move (a side whose last piece is taken has lost, with the move)",
+                GameId::DarkChess.side_name(waiting)
+            );
+        }
+        Ok(())
+    }
+}
+
 impl Game for DarkChess {
     const ID: GameId = GameId::DarkChess;
     const INDEX_VERSION: u32 = 1;
-    type Rules = DarkRules;
+    type Rules = DarkChessRules;
     type Position = Position;
     type Move = Move;
     type Index = DarkIndex;
     type Space<'t> = DarkSpace<'t>;
 
-    fn check_material(material: &Material) -> Result<()> {
+    fn check_counts(material: &Material) -> Result<()> {
         if material.game != GameId::DarkChess {
             bail!("material {material} is not a darkchess material");
         }
@@ -173,21 +214,29 @@ impl Game for DarkChess {
         all
     }
 
-    fn index(material: &Material, _rules: DarkRules) -> Result<DarkIndex> {
+    fn index(material: &Material, _rules: DarkChessRules) -> Result<DarkIndex> {
         Self::check_material(material)?;
         DarkIndex::new(material)
     }
 
-    fn space<'t>(index: &'t DarkIndex, rules: DarkRules, tables: &'t TableSet) -> Result<DarkSpace<'t>> {
+    fn space<'t>(index: &'t DarkIndex, rules: DarkChessRules, tables: &'t TableSet) -> Result<DarkSpace<'t>> {
         DarkSpace::new(index, rules, tables)
     }
 
-    fn gpu_rules<'t>(index: &'t DarkIndex, rules: DarkRules, tables: &'t TableSet) -> Result<Box<dyn GpuRules + 't>> {
+    fn gpu_rules<'t>(
+        index: &'t DarkIndex,
+        rules: DarkChessRules,
+        tables: &'t TableSet,
+    ) -> Result<Box<dyn GpuRules + 't>> {
         Ok(Box::new(gpu::DarkGpu::new(index, rules, tables)?))
     }
 
     fn parse_position(text: &str) -> Result<Position> {
         notation::parse_position(text).map_err(Error::illegal_position)
+    }
+
+    fn check_position(position: &Position) -> Result<()> {
+        position.check_legal().map_err(Error::illegal_position)
     }
 
     fn format_position(position: &Position) -> String {
@@ -215,7 +264,7 @@ impl Game for DarkChess {
         }
     }
 
-    fn legal_moves(position: &Position, rules: DarkRules) -> Vec<Move> {
+    fn legal_moves(position: &Position, rules: DarkChessRules) -> Vec<Move> {
         moves::legal_moves(&position.board, position.side_to_move, &CaptureRules::new(rules))
     }
 
@@ -226,7 +275,7 @@ impl Game for DarkChess {
         }
     }
 
-    fn game_over(position: &Position, rules: DarkRules) -> Option<Value> {
+    fn game_over(position: &Position, rules: DarkChessRules) -> Option<Value> {
         if position.board.side_mask(position.side_to_move) == 0 {
             Some(Value::LOST)
         } else if Self::legal_moves(position, rules).is_empty() {
@@ -241,7 +290,7 @@ impl Game for DarkChess {
         (name.clone(), name)
     }
 
-    fn parse_move(position: &Position, text: &str, rules: DarkRules) -> Option<Move> {
+    fn parse_move(position: &Position, text: &str, rules: DarkChessRules) -> Option<Move> {
         let typed = notation::coordinates(text);
         Self::legal_moves(position, rules)
             .into_iter()
@@ -260,9 +309,9 @@ mod tests {
     #[test]
     fn rule_options_parse_in_order_and_reject_unknowns() {
         let step_draw = DarkChess::rules(&options(&[("stalemate", "draw"), ("cannon", "step")]));
-        assert_eq!(step_draw.unwrap(), DarkRules::STEP_DRAW);
+        assert_eq!(step_draw.unwrap(), DarkChessRules::STEP_DRAW);
         assert_eq!(
-            DarkRules::default().options(),
+            DarkChessRules::default().options(),
             [("cannon", "jump"), ("stalemate", "loss")]
         );
         for bad in [[("cannon", "fly")], [("stalemate", "win")], [("flip", "yes")]] {
@@ -305,6 +354,6 @@ mod tests {
         let chess = Material::parse(GameId::Chess, "KQvK").unwrap();
         assert!(DarkChess::check_material(&chess).is_err());
         let lone = Material::parse(GameId::DarkChess, "KAv").unwrap();
-        assert!(DarkChess::index(&lone, DarkRules::default()).is_err());
+        assert!(DarkChess::index(&lone, DarkChessRules::default()).is_err());
     }
 }

@@ -3,7 +3,7 @@
 //! is undone by a step of the same piece back to the square it left, which is empty.
 
 use super::board::{Board, CANNON, GEOMETRY, KINDS, KING, SOLDIER, for_each_square, strength};
-use super::{Cannon, DarkRules};
+use super::{Cannon, DarkChessRules};
 use crate::material::Side;
 
 /// A move from one square to another (a capture when the target holds an enemy piece).
@@ -26,7 +26,7 @@ pub struct CaptureRules {
 
 impl CaptureRules {
     /// The capture tables of a rule set.
-    pub fn new(rules: DarkRules) -> CaptureRules {
+    pub fn new(rules: DarkChessRules) -> CaptureRules {
         let mut adjacent = [0; KINDS];
         for (attacker, victims) in adjacent.iter_mut().enumerate() {
             for victim in 0..KINDS {

@@ -1,13 +1,12 @@
 //! Positions as FEN-like text (`k7/8/8/6PK w`: ranks 4 down to 1, red uppercase, then the side
 //! to move, `w` or `r` for red and `b` for black) and moves as coordinates (`g1g2`).
 
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
 
 use super::Position;
-use super::board::{Board, FILES, KINDS, LETTERS, MAX_COUNTS, RANKS, square_name};
+use super::board::{Board, FILES, LETTERS, RANKS, square_name};
 use super::moves::Move;
 use crate::games::board_text::{self, Shape, format_placement, letter_side, side_letter, side_to_move_letter};
-use crate::material::{GameId, Side};
 
 /// The 4x8 board, ranks 1 to 4.
 const SHAPE: Shape = Shape {
@@ -31,36 +30,12 @@ pub fn parse_position(text: &str) -> Result<Position> {
             "position '{text}': '{extra}' after the side to move (a position is a placement and a side to move, like 'k7/8/8/6PK w')"
         );
     }
-    for side in Side::BOTH {
-        let counts = &board.masks[side.index()];
-        if let Some(kind) = (0..KINDS).find(|&k| counts[k].count_ones() > u32::from(MAX_COUNTS[k])) {
-            bail!(
-                "position '{text}': {} has more than {} of '{}'",
-                side_name(side),
-                MAX_COUNTS[kind],
-                LETTERS[kind] as char
-            );
-        }
-    }
-    if board.side_mask(Side::First) | board.side_mask(Side::Second) == 0 {
-        bail!("position '{text}': the board is empty");
-    }
-    // A side loses when its last piece is taken, with the move: the game's last position.
-    let waiting = parsed.side_to_move.other();
-    if board.side_mask(waiting) == 0 {
-        bail!(
-            "position '{text}': {} has no pieces but is not to move (a side whose last piece is taken has lost, with the move)",
-            side_name(waiting)
-        );
-    }
-    Ok(Position {
+    let position = Position {
         board,
         side_to_move: parsed.side_to_move,
-    })
-}
-
-fn side_name(side: Side) -> &'static str {
-    GameId::DarkChess.side_name(side)
+    };
+    position.check_legal().with_context(|| format!("position '{text}'"))?;
+    Ok(position)
 }
 
 /// Writes a position.
@@ -90,6 +65,7 @@ pub fn move_name(mv: Move) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::material::Side;
 
     #[test]
     fn round_trips_and_rejects_bad_text() {

@@ -3,7 +3,7 @@
 
 use anyhow::Result;
 
-use super::DarkRules;
+use super::DarkChessRules;
 use super::Position;
 use super::board::{Board, GEOMETRY, KINDS, for_each_square};
 use super::index::{DarkIndex, GroupMasks, colex};
@@ -45,7 +45,7 @@ pub struct DarkSpace<'t> {
 
 impl<'t> DarkSpace<'t> {
     /// The space of `index` under `rules`; every table a capture reaches must be in `tables`.
-    pub fn new(index: &'t DarkIndex, rules: DarkRules, tables: &'t TableSet) -> Result<Self> {
+    pub fn new(index: &'t DarkIndex, rules: DarkChessRules, tables: &'t TableSet) -> Result<Self> {
         let material = index.material();
         let mut exits: [[Option<CaptureExit<'t>>; KINDS]; 2] = Default::default();
         for side in Side::BOTH {

@@ -17,7 +17,8 @@ pub mod space;
 
 use anyhow::{Result, bail};
 
-use self::board::{Board, Kind, NONE, SQUARES, geometry};
+pub use self::board::Kind;
+use self::board::{Board, NONE, SQUARES, geometry};
 use self::index::{Layout, MAX_PIECES, Squares, XiangqiIndex};
 use self::moves::{for_each_legal_move, in_check, kings_face};
 use self::space::XiangqiSpace;
@@ -194,7 +195,7 @@ impl Game for Xiangqi {
     type Index = XiangqiIndex;
     type Space<'t> = XiangqiSpace<'t>;
 
-    fn check_material(material: &Material) -> Result<()> {
+    fn check_counts(material: &Material) -> Result<()> {
         if material.game != GameId::Xiangqi {
             bail!("material {material} is not a xiangqi material");
         }
@@ -293,12 +294,13 @@ impl Game for Xiangqi {
     }
 
     fn parse_position(text: &str) -> Result<Position> {
-        let read = |text: &str| -> Result<Position> {
-            let position = notation::parse_fen(text)?;
-            position.check_legal()?;
-            Ok(position)
-        };
-        read(text).map_err(Error::illegal_position)
+        let position = notation::parse_fen(text).map_err(Error::illegal_position)?;
+        Xiangqi::check_position(&position)?;
+        Ok(position)
+    }
+
+    fn check_position(position: &Position) -> Result<()> {
+        position.check_legal().map_err(Error::illegal_position)
     }
 
     fn format_position(position: &Position) -> String {

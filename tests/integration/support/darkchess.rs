@@ -1,7 +1,7 @@
 //! What the dark chess tests share: rule sets, materials, positions, building and probing.
 
 use egtb::games::darkchess::Position;
-use egtb::games::darkchess::{Cannon, DarkChess, DarkRules, Stalemate};
+use egtb::games::darkchess::{Cannon, DarkChess, DarkChessRules, Stalemate};
 use egtb::games::{Game, IndexSpace};
 use egtb::generate::Generator;
 use egtb::material::{GameId, Material};
@@ -12,7 +12,7 @@ use egtb::value::Value;
 use super::{TempDir, temp_dir};
 
 /// The default rules, named: jumping cannons, a side with no move loses.
-pub const JUMP: DarkRules = DarkRules {
+pub const JUMP: DarkChessRules = DarkChessRules {
     cannon: Cannon::Jump,
     stalemate: Stalemate::Loss,
 };
@@ -27,7 +27,7 @@ pub fn material(name: &str) -> Material {
 
 /// Builds a material's table (and its smaller tables) in a fresh folder, kept while the folder
 /// is.
-pub fn build(name: &str, rules: DarkRules) -> (Generator<'static, DarkChess>, TempDir) {
+pub fn build(name: &str, rules: DarkChessRules) -> (Generator<'static, DarkChess>, TempDir) {
     let dir = temp_dir(name);
     let mut generator = Generator::new(&dir, rules, &Silent);
     generator.ensure(&material(name)).expect("table builds");
@@ -35,7 +35,7 @@ pub fn build(name: &str, rules: DarkRules) -> (Generator<'static, DarkChess>, Te
 }
 
 /// The value of a position for its side to move, from the tables (built on demand).
-pub fn probe(generator: &mut Generator<'_, DarkChess>, rules: DarkRules, position: &Position) -> Value {
+pub fn probe(generator: &mut Generator<'_, DarkChess>, rules: DarkChessRules, position: &Position) -> Value {
     if let Some(value) = DarkChess::game_over(position, rules) {
         return value;
     }
@@ -46,7 +46,7 @@ pub fn probe(generator: &mut Generator<'_, DarkChess>, rules: DarkRules, positio
 
 /// The value of a position for its side to move, from solved tables: a side to move without
 /// pieces has lost, anything else is looked up (sides swapped when the material needs it).
-pub fn probe_in(tables: &TableSet, rules: DarkRules, position: &Position) -> Value {
+pub fn probe_in(tables: &TableSet, rules: DarkChessRules, position: &Position) -> Value {
     if position.board.side_mask(position.side_to_move) == 0 {
         return Value::LOST;
     }
