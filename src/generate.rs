@@ -25,6 +25,7 @@ use crate::solver::{Progress, Space, slices};
 use crate::table::lock::TableLock;
 use crate::table::{self, Encoding, Header, LoadedTable, Scratch, SlicedWriter, Table, TableSet};
 use crate::value::Entry;
+use crate::with_game;
 
 /// Which solver builds tables.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -602,6 +603,20 @@ pub fn missing_table<G: Game>(dir: &Path, material: &Material, rules: G::Rules) 
         ),
     }
     .into()
+}
+
+/// Fails unless a table file found in a folder is the table its header names as this build
+/// writes it (game, material, rules, metric, index version and state count), so that a file of
+/// an older build, say, is refused where it is listed or converted, as where it is read.
+pub fn check_as_built(table: &Table) -> Result<()> {
+    let h = &table.header;
+    with_game!(h.game, G => {
+        let rules = G::rules(&h.rules)?;
+        let material = Material::parse(G::ID, &h.material)?;
+        G::check_material(&material)?;
+        let index = G::index(&material, rules)?;
+        table.check_header(&expected_header::<G>(&material, rules, &index))
+    })
 }
 
 /// Opens the existing table of a canonical material for probing, with a clear error naming the

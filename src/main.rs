@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use anyhow::Result;
-use clap::builder::{PossibleValue, StringValueParser, TypedValueParser};
+use clap::builder::{PossibleValue, PossibleValuesParser, StringValueParser, TypedValueParser};
 use clap::{Args, CommandFactory, Parser, Subcommand};
 use clap_complete::Shell;
 use egtb::commands::{self, Env, above_zero, generate::Request, query::Question};
@@ -38,14 +38,14 @@ struct Cli {
     #[arg(long, global = true)]
     json: bool,
     /// Dark chess: how cannons capture (jump over a screen, or step like the others).
-    #[arg(long, global = true, value_parser = Hints(|| DarkChessRules::values("cannon").to_vec()))]
+    #[arg(long, global = true, value_parser = PossibleValuesParser::new(DarkChessRules::values("cannon")))]
     cannon: Option<String>,
     /// Dark chess: what a side with pieces but no legal move gets.
-    #[arg(long, global = true, value_parser = Hints(|| DarkChessRules::values("stalemate").to_vec()))]
+    #[arg(long, global = true, value_parser = PossibleValuesParser::new(DarkChessRules::values("stalemate")))]
     stalemate: Option<String>,
     /// Xiangqi: the repetition rules (`draw`: a repeated position is a draw; `asian`: perpetual
     /// check and perpetual chase lose).
-    #[arg(long, global = true, value_parser = Hints(|| XiangqiRules::values("rules").to_vec()))]
+    #[arg(long, global = true, value_parser = PossibleValuesParser::new(XiangqiRules::values("rules")))]
     rules: Option<String>,
     /// Worker threads of the CPU solver and of reading, checking and writing tables (default:
     /// all cores).
@@ -110,7 +110,7 @@ enum Command {
     /// Generate tables, and every smaller table they need first.
     Generate {
         /// The game.
-        #[arg(value_parser = Hints(game_names))]
+        #[arg(value_parser = PossibleValuesParser::new(GameId::ALL.map(GameId::name)))]
         game: String,
         /// Materials such as KQvKR (first side, v, second side).
         materials: Vec<String>,
@@ -119,7 +119,7 @@ enum Command {
         pieces: Option<usize>,
         /// The solver: auto takes the GPU solver on a hardware GPU, else the CPU solver (a note
         /// says why); gpu runs on a software driver too.
-        #[arg(long, default_value = "auto", value_parser = Hints(backend_names))]
+        #[arg(long, default_value = "auto", value_parser = PossibleValuesParser::new(Backend::ALL.map(Backend::name)))]
         backend: String,
         /// Write new tables uncompressed (raw entries) instead of in zstd blocks.
         #[arg(long, conflicts_with = "level")]
@@ -135,7 +135,7 @@ enum Command {
     /// memory and whether each is present or being built; or the batch as Slurm jobs (--slurm).
     Plan {
         /// The game.
-        #[arg(value_parser = Hints(game_names))]
+        #[arg(value_parser = PossibleValuesParser::new(GameId::ALL.map(GameId::name)))]
         game: String,
         /// Materials such as KQvKR (first side, v, second side).
         materials: Vec<String>,
@@ -164,7 +164,7 @@ enum Command {
     /// Count legal positions, wins, draws and losses, and the longest DTM, per side to move.
     Stats {
         /// The game.
-        #[arg(value_parser = Hints(game_names))]
+        #[arg(value_parser = PossibleValuesParser::new(GameId::ALL.map(GameId::name)))]
         game: String,
         /// A material such as KQvKR (first side, v, second side).
         material: String,
@@ -177,7 +177,7 @@ enum Command {
     /// Build a table with both solvers and compare them byte for byte.
     Verify {
         /// The game.
-        #[arg(value_parser = Hints(game_names))]
+        #[arg(value_parser = PossibleValuesParser::new(GameId::ALL.map(GameId::name)))]
         game: String,
         /// A material such as KQvKR (first side, v, second side).
         material: String,
@@ -188,7 +188,7 @@ enum Command {
     /// legal moves and the values they lead to, read forwards (no GPU needed).
     Audit {
         /// The game.
-        #[arg(value_parser = Hints(game_names))]
+        #[arg(value_parser = PossibleValuesParser::new(GameId::ALL.map(GameId::name)))]
         game: String,
         /// Materials such as KQvKR (first side, v, second side).
         materials: Vec<String>,
@@ -202,7 +202,7 @@ enum Command {
     /// Time both solvers on the same tables in one run.
     Bench {
         /// The game.
-        #[arg(value_parser = Hints(game_names))]
+        #[arg(value_parser = PossibleValuesParser::new(GameId::ALL.map(GameId::name)))]
         game: String,
         /// Materials such as KQvKR (first side, v, second side).
         materials: Vec<String>,
@@ -213,7 +213,7 @@ enum Command {
     /// or the named materials'.
     Compress {
         /// The game (none: every table in the folder).
-        #[arg(value_parser = Hints(game_names))]
+        #[arg(value_parser = PossibleValuesParser::new(GameId::ALL.map(GameId::name)))]
         game: Option<String>,
         /// Materials such as KQvKR (none: every table of the game).
         materials: Vec<String>,
@@ -227,7 +227,7 @@ enum Command {
     /// or the named materials'.
     Decompress {
         /// The game (none: every table in the folder).
-        #[arg(value_parser = Hints(game_names))]
+        #[arg(value_parser = PossibleValuesParser::new(GameId::ALL.map(GameId::name)))]
         game: Option<String>,
         /// Materials such as KQvKR (none: every table of the game).
         materials: Vec<String>,
@@ -376,14 +376,6 @@ impl TypedValueParser for Hints {
     fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
         Some(Box::new((self.0)().into_iter().map(PossibleValue::new)))
     }
-}
-
-fn game_names() -> Vec<&'static str> {
-    GameId::ALL.map(GameId::name).to_vec()
-}
-
-fn backend_names() -> Vec<&'static str> {
-    Backend::ALL.map(Backend::name).to_vec()
 }
 
 /// Answers `query` or `line` about the position on the command line, or about every position on

@@ -33,7 +33,9 @@ use anyhow::{Context, Result, bail};
 use rayon::prelude::*;
 
 use self::blocks::{BlockReader, Blocks};
-pub use self::header::{BLOCK_ENTRIES, Encoding, FORMAT_VERSION, HEADER_BYTES, Header, LEVELS, Layout, Seal};
+pub use self::header::{
+    BLOCK_ENTRIES, Encoding, FORMAT_VERSION, HEADER_BYTES, Header, LEVELS, Layout, NewerFormat, Seal,
+};
 use self::lock::TableLock;
 pub use self::scratch::Scratch;
 pub use self::sliced::SlicedWriter;
@@ -343,7 +345,7 @@ impl Table {
     /// table's checksum is checked now; a compressed table's blocks when they are read.
     pub fn open(path: &Path, expect: &Header) -> Result<Table> {
         let mut table = Table::open_unchecked(path)?;
-        table.expect(expect)?;
+        table.check_header(expect)?;
         if let Body::Raw { .. } = table.body {
             table.verify_raw()?;
             table.body = Body::Raw { verified: true };
@@ -367,7 +369,16 @@ impl Table {
         }
         let header = blocks::read_at(&file, 0..HEADER_BYTES as u64)
             .and_then(|bytes| Header::parse(&bytes))
-            .map_err(damaged_by(path))?;
+            .map_err(|e| match e.downcast_ref::<NewerFormat>() {
+                Some(NewerFormat(format)) => untrusted(
+                    path,
+                    format!(
+                        "table {} was written by a newer egtb (format version {format}, this one reads up to {FORMAT_VERSION}): read it with that one, or delete it and generate it again",
+                        path.display()
+                    ),
+                ),
+                None => damaged(path, format_args!("{e:#}")),
+            })?;
         let body = match header.encoding {
             Encoding::Raw => {
                 let want = HEADER_BYTES as u64 + 2 * header.states();
@@ -399,7 +410,7 @@ impl Table {
 
     /// Fails unless the header is the expected one (checksum and encoding aside): a file of
     /// another table, or of an older build, is as unusable as a damaged one.
-    fn expect(&self, expect: &Header) -> Result<()> {
+    pub fn check_header(&self, expect: &Header) -> Result<()> {
         let (h, path) = (&self.header, self.path.display());
         let mismatch = |what: &str, found: &dyn std::fmt::Display, wanted: &dyn std::fmt::Display| {
             Err(untrusted(
@@ -423,7 +434,7 @@ impl Table {
             return Err(untrusted(
                 &self.path,
                 format!(
-                    "table {path} was built under index scheme version {}, this egtb reads version {}; generate it again",
+                    "table {path} was built under index scheme version {}, this egtb reads version {}; {REBUILD}",
                     h.index_version, expect.index_version
                 ),
             ));
@@ -683,7 +694,7 @@ impl LoadedTable {
     /// every entry.
     pub fn open(path: &Path, expect: &Header) -> Result<LoadedTable> {
         let table = Table::open_unchecked(path)?;
-        table.expect(expect)?;
+        table.check_header(expect)?;
         table.load()
     }
 
@@ -692,7 +703,7 @@ impl LoadedTable {
     /// memory than their reads are worth.
     pub fn open_on_disk(path: &Path, expect: &Header) -> Result<LoadedTable> {
         let table = Table::open_unchecked(path)?;
-        table.expect(expect)?;
+        table.check_header(expect)?;
         table.load_on_disk()
     }
 

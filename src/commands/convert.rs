@@ -8,7 +8,7 @@ use serde_json::json;
 use super::{Env, parse_material};
 use crate::counted::{bytes, counted};
 use crate::games::Game;
-use crate::generate::{missing_table, table_path};
+use crate::generate::{check_as_built, missing_table, table_path};
 use crate::material::GameId;
 use crate::progress::Bar;
 use crate::table::{Encoding, Table, convert, table_files};
@@ -51,7 +51,10 @@ pub fn run(env: &Env, encoding: Encoding, files: &[PathBuf], game: Option<GameId
     let (mut before, mut after, mut unchanged) = (0, 0, 0);
     let bar = Bar::new();
     for path in files {
-        let converted = convert(path, encoding, &bar).inspect_err(|_| bar.finish())?;
+        let converted = Table::open_unchecked(path)
+            .and_then(|table| check_as_built(&table))
+            .and_then(|()| convert(path, encoding, &bar))
+            .inspect_err(|_| bar.finish())?;
         before += converted.before;
         after += converted.after;
         let file = name(path);

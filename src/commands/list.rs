@@ -9,6 +9,7 @@ use serde_json::json;
 use super::{Env, options_json};
 use crate::counted::{bytes, counted};
 use crate::error::error_line;
+use crate::generate::check_as_built;
 use crate::table::{Table, table_files};
 
 /// One table file found in the folder.
@@ -141,6 +142,7 @@ fn inspect(root: &Path, path: &Path) -> Listed {
             });
             let check = table
                 .check_place(root)
+                .and_then(|()| check_as_built(&table))
                 .and_then(|()| table.verify())
                 .map_err(|e| error_line(&e));
             Listed {

@@ -118,6 +118,22 @@ pub struct Seal {
     pub checksum: u32,
 }
 
+/// A header of a format newer than this build reads: a table of a newer egtb, not a damaged one.
+#[derive(Debug)]
+pub struct NewerFormat(pub u32);
+
+impl std::fmt::Display for NewerFormat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "table format version {}, this egtb reads versions {FIRST_FORMAT_VERSION} to {FORMAT_VERSION}",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for NewerFormat {}
+
 /// What a table file says about itself.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Header {
@@ -212,7 +228,10 @@ impl Header {
                 .with_context(|| format!("header lacks '{key}'"))
         };
         let format: u32 = field("format")?.parse().context("bad format version")?;
-        if !(FIRST_FORMAT_VERSION..=FORMAT_VERSION).contains(&format) {
+        if format > FORMAT_VERSION {
+            return Err(NewerFormat(format).into());
+        }
+        if format < FIRST_FORMAT_VERSION {
             bail!("table format version {format}, this egtb reads versions {FIRST_FORMAT_VERSION} to {FORMAT_VERSION}");
         }
         if field("entry_bytes")? != "2" {

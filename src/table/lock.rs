@@ -83,7 +83,9 @@ impl TableLock {
         let prefix = format!("{}.tmp", name.to_string_lossy());
         let Ok(listing) = fs::read_dir(dir) else { return Ok(()) };
         for entry in listing.filter_map(|e| e.ok()) {
-            if entry.file_name().to_string_lossy().starts_with(&prefix) {
+            // Only files: a writer leaves nothing else, and a folder of that name is not ours.
+            let file = entry.file_type().is_ok_and(|t| t.is_file());
+            if file && entry.file_name().to_string_lossy().starts_with(&prefix) {
                 fs::remove_file(entry.path())
                     .with_context(|| format!("cannot remove stale {}", entry.path().display()))?;
             }

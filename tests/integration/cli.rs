@@ -56,7 +56,7 @@ fn bad_positions_and_materials_are_reported_in_one_line() {
             &["audit", "darkchess"],
             "name a material (for example KRvKC) or give --pieces N",
         ),
-        (&["generate", "chss", "KQvK"], "unknown game"),
+        (&["generate", "chss", "KQvK"], "a similar value exists: 'chess'"),
         (&["generate", "chess"], "nothing to generate"),
         (&["generate", "chess", "--pieces", "1"], "at least 2 pieces, one a side"),
         (&["plan", "xiangqi", "--pieces", "0"], "give --pieces 2 or more"),
@@ -172,6 +172,32 @@ fn corrupt_and_truncated_tables_are_never_trusted() {
     let (listed, error) = listed_bad(&dir);
     assert!(listed.contains("BAD: holds the table of KQvK"), "{listed}");
     assert!(error.contains("(chess/KRvK.egtb)"), "{error}");
+    std::fs::remove_file(&krvk).unwrap();
+
+    // A table of a build whose index differs is refused where it is listed and converted too,
+    // not only where it is read; one of a newer build is not called damaged.
+    let header_with = |from: &str, to: &str| {
+        let mut bytes = good.clone();
+        let at = bytes.windows(from.len()).position(|w| w == from.as_bytes()).unwrap();
+        bytes[at..at + from.len()].copy_from_slice(to.as_bytes());
+        std::fs::write(&path, bytes).unwrap();
+    };
+    header_with("\nindex=3\n", "\nindex=2\n");
+    let (listed, _) = listed_bad(&dir);
+    assert!(
+        listed.contains("BAD: table ") && listed.contains("index scheme version 2"),
+        "{listed}"
+    );
+    let error = fails(&dir, &["decompress", "chess"]);
+    assert!(error.contains("delete it and generate it again"), "{error}");
+    let header = String::from_utf8_lossy(&std::fs::read(&path).unwrap()[..300]).to_string();
+    assert!(header.contains("encoding=zstd"), "left compressed: {header}");
+    header_with("\nformat=3\n", "\nformat=9\n");
+    let error = fails(&dir, &["query", fen]);
+    assert!(
+        error.contains("was written by a newer egtb (format version 9") && !error.contains("damaged"),
+        "{error}"
+    );
 }
 
 /// `egtb list` over a folder where a table does not verify: every table is listed, then the
@@ -393,10 +419,11 @@ fn query_and_line_answer_a_list_of_positions_read_from_the_standard_input() {
         succeeded(egtb_reading(&dir, &plain, &good), &plain)
     );
     let fly = ["query", "-", "--cannon", "fly"];
-    let error = failed(egtb_reading(&dir, &fly, &good), &fly);
+    let output = egtb_reading(&dir, &fly, &good);
+    assert_eq!(output.status.code(), Some(2), "a mistyped command line");
     assert_eq!(
-        error,
-        "egtb: error: darkchess option cannon=fly: expected jump or step\n"
+        failed(output, &fly),
+        "egtb: error: invalid value 'fly' for '--cannon <CANNON>' [possible values: jump, step] (see egtb --help)\n"
     );
 }
 
