@@ -526,7 +526,7 @@ async fn check_game<G: Game>(client: &Client, base: &str, fen: &str) {
         "return getComputedStyle(document.querySelector('#moves tr.win')).color",
     )
     .await;
-    assert_eq!(colour, "rgb(46, 157, 58)", "{}: a winning move is green", G::ID);
+    assert_eq!(colour, "rgb(35, 122, 46)", "{}: a winning move is green", G::ID);
     check_best_line::<G>(client, &mut prober, &position).await;
 
     let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
@@ -1497,6 +1497,212 @@ async fn the_page_declares_its_icon_so_no_favicon_is_asked_for() {
     client.goto(&base).await.unwrap();
     let icon = "const link = document.querySelector('link[rel=icon]'); return link ? link.href : ''";
     assert_eq!(eval(&client, icon).await, "data:,");
+    client.close().await.unwrap();
+}
+
+/// The squares of the board in the tab order, each with its label.
+async fn tabbable_squares(client: &Client) -> Vec<(String, String)> {
+    let script = "return [...document.querySelectorAll('#board .square[tabindex=\"0\"]')] \
+                  .map(s => [s.dataset.square, s.getAttribute('aria-label')])";
+    let squares = eval(client, script).await;
+    squares
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p[0].as_str().unwrap().to_string(), p[1].as_str().unwrap().to_string()))
+        .collect()
+}
+
+/// Presses a WebDriver key (Tab, Enter) on the element that has the focus, as a person would.
+async fn press(client: &Client, key: &str) {
+    client.active_element().await.unwrap().send_keys(key).await.unwrap();
+}
+
+/// The square focused, or "board" for the board itself, or the tag of another element.
+async fn focused(client: &Client) -> String {
+    let script = "const e = document.activeElement; \
+                  return e.id === 'board' ? 'board' : e.dataset && e.dataset.square ? e.dataset.square : e.tagName";
+    eval(client, script).await.as_str().unwrap().to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_board_plays_from_the_keyboard_with_the_answers_hidden() {
+    let Some(Browser {
+        client,
+        base,
+        _driver,
+        _profile,
+    }) = browser().await
+    else {
+        return;
+    };
+    // Playing with the answers hidden, the move list is gone: the board is the only way to move,
+    // and it must take the keyboard. Its pieces that can move are in the tab order, labelled.
+    let start = start_playing_krvk_as_white(&client, &base).await;
+    let pieces = vec![
+        ("a1".to_string(), "white rook on a1".to_string()),
+        ("e1".to_string(), "white king on e1".to_string()),
+    ];
+    assert_eq!(tabbable_squares(&client).await, pieces);
+    // Tab from the button before the board reaches its first piece; Enter selects it, and the
+    // squares it can go to join the tab order.
+    eval(&client, "document.getElementById('flip').focus(); return true").await;
+    press(&client, "\u{E004}").await;
+    assert_eq!(focused(&client).await, "a1");
+    press(&client, "\u{E007}").await;
+    let wins = winning_moves::<Chess>(start);
+    let rook_move = wins.iter().find(|m| m.starts_with("a1")).unwrap().clone();
+    let to = &rook_move[2..4];
+    let squares = tabbable_squares(&client).await;
+    let target = squares.iter().find(|(square, _)| square == to);
+    assert_eq!(
+        target.map(|(_, label)| label.as_str()),
+        Some(format!("white rook from a1 to {to}").as_str()),
+        "{squares:?}"
+    );
+    assert!(
+        squares.contains(&("a1".to_string(), "white rook on a1, selected".to_string())),
+        "{squares:?}"
+    );
+    assert_eq!(focused(&client).await, "a1", "the focus stays on the piece selected");
+    // Enter on the square plays the move; the table answers, and the focus stays on the board,
+    // from where Tab reaches the pieces again.
+    eval(
+        &client,
+        &format!("document.getElementById('sq-{to}').focus(); return true"),
+    )
+    .await;
+    press(&client, "\u{E007}").await;
+    let reply = best_move::<Chess>(&played::<Chess>(start, &[&rook_move]));
+    let answered = played::<Chess>(start, &[&rook_move, &reply]);
+    wait_for_analysis(&client, &answered).await;
+    assert_eq!(focused(&client).await, "board");
+    press(&client, "\u{E004}").await;
+    let first = tabbable_squares(&client).await[0].0.clone();
+    assert_eq!(focused(&client).await, first);
+    client.close().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_outcomes_read_at_a_contrast_of_at_least_4_5_to_1() {
+    let Some(Browser {
+        client,
+        base,
+        _driver,
+        _profile,
+    }) = browser().await
+    else {
+        return;
+    };
+    client.goto(&format!("{base}?game=chess")).await.unwrap();
+    wait_for_analysis(&client, "8/8/8/4k3/8/8/8/R3K3 w - - 0 1").await;
+    // Each outcome's colour on a move's row, as it is on the page and focused (its background
+    // then darker), by WCAG's contrast ratio.
+    let script = "const lum = (css) => { \
+                    const [r, g, b] = css.match(/[\\d.]+/g).slice(0, 3).map(v => { \
+                      const c = Number(v) / 255; \
+                      return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; }); \
+                    return 0.2126 * r + 0.7152 * g + 0.0722 * b; }; \
+                  const ratio = (a, b) => { const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p); \
+                    return (x + 0.05) / (y + 0.05); }; \
+                  const paper = getComputedStyle(document.body).backgroundColor; \
+                  const body = document.querySelector('#moves tbody'); \
+                  const out = {}; \
+                  for (const category of ['win', 'draw', 'loss']) { \
+                    const row = body.insertRow(); \
+                    row.className = `move ${category}`; \
+                    row.tabIndex = 0; \
+                    row.insertCell().textContent = category; \
+                    const colour = getComputedStyle(row).color; \
+                    row.focus(); \
+                    const focused = getComputedStyle(row).backgroundColor; \
+                    out[category] = Math.min(ratio(colour, paper), ratio(colour, focused)); \
+                    row.remove(); \
+                  } \
+                  return out";
+    let ratios = eval(&client, script).await;
+    for category in ["win", "draw", "loss"] {
+        let ratio = ratios[category].as_f64().unwrap();
+        assert!(ratio >= 4.5, "{category}: contrast {ratio:.2} ({ratios})");
+    }
+    client.close().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn another_game_clears_the_play_status_and_a_position_of_another_game_switches_to_it() {
+    let Some(Browser {
+        client,
+        base,
+        _driver,
+        _profile,
+    }) = browser().await
+    else {
+        return;
+    };
+    let status = "return document.getElementById('play-status').textContent";
+    // A game chosen in the menu ends the play: its "Your move." goes with it.
+    start_playing_krvk_as_white(&client, &base).await;
+    assert_eq!(eval(&client, status).await, "Your move.");
+    choose(&client, "game", "xiangqi").await;
+    wait_for_analysis(&client, "4k4/9/9/9/9/9/9/9/9/3K1R3 w - - 0 1").await;
+    assert_eq!(
+        eval(&client, status).await,
+        "",
+        "the play status after another game was chosen"
+    );
+
+    // A position typed or pasted is read as `egtb query` reads it: its ranks tell the game.
+    start_playing_krvk_as_white(&client, &base).await;
+    for (game, fen) in [
+        ("xiangqi", "3k5/9/9/9/9/9/9/9/4R4/5K3 w - - 0 1"),
+        ("darkchess", "k7/8/8/6AK w"),
+        ("chess", "8/8/8/3k4/8/8/8/4K1Q1 w - - 0 1"),
+    ] {
+        enter_fen(&client, fen).await;
+        let shown = "return [document.getElementById('game').value, document.getElementById('error').hidden]";
+        assert_eq!(eval(&client, shown).await, json!([game, true]), "{fen}");
+        assert_eq!(eval(&client, status).await, "", "{fen}: the play status");
+    }
+    // So is a link that names no game.
+    client.goto(&format!("{base}?fen={}", "k7/8/8/6AK_w")).await.unwrap();
+    wait_for_analysis(&client, "k7/8/8/6AK w").await;
+    let game = eval(&client, "return document.getElementById('game').value").await;
+    assert_eq!(game, "darkchess");
+    client.close().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn statistics_never_round_a_few_positions_to_none_or_all() {
+    let Some(Browser {
+        client,
+        base,
+        _driver,
+        _profile,
+    }) = browser().await
+    else {
+        return;
+    };
+    // Dark chess KAvK, red to move: 29,752 wins and 8 losses of 29,760 positions.
+    client.goto(&format!("{base}?game=darkchess")).await.unwrap();
+    wait_for_analysis(&client, "k7/8/8/6AK w").await;
+    show_stats(&client, "KAvK").await;
+    wait_until(
+        &client,
+        "return document.getElementById('stats-table') !== null",
+        "the statistics",
+    )
+    .await;
+    let red = "return [...document.querySelector('#stats-table tr:nth-child(2)').cells].map(c => c.textContent)";
+    assert_eq!(
+        eval(&client, red).await.as_array().unwrap()[..5],
+        [
+            json!("red"),
+            json!("29,760"),
+            json!("29,752 (>99.9%)"),
+            json!("0 (0.0%)"),
+            json!("8 (<0.1%)")
+        ]
+    );
     client.close().await.unwrap();
 }
 

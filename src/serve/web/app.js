@@ -98,6 +98,12 @@ function parseBoard(fen, game) {
   return grid;
 }
 
+/// The game whose board has as many ranks as position `fen` has, if one has.
+function gameOfFen(fen) {
+  const ranks = fen.trim().split(/\s+/)[0].split("/").length;
+  return Object.keys(GAMES).find((game) => GAMES[game].ranks === ranks) || null;
+}
+
 function sideToMove(fen) {
   return fen.trim().split(/\s+/)[1] === "b" ? 1 : 0;
 }
@@ -157,9 +163,73 @@ function el(name, attrs, parent) {
   return node;
 }
 
+/// Each game's piece names, for the squares' labels read out to a person using the keyboard.
+const PIECE_NAMES = {
+  chess: { K: "king", Q: "queen", R: "rook", B: "bishop", N: "knight", P: "pawn" },
+  xiangqi: { K: "general", A: "advisor", B: "elephant", N: "horse", R: "chariot", C: "cannon", P: "soldier" },
+  darkchess: { K: "general", A: "advisor", E: "elephant", R: "chariot", N: "horse", C: "cannon", P: "soldier" },
+};
+
+/// A piece's name with its side, such as "white rook".
+function pieceName(piece) {
+  const side = GAMES[state.game].sides[piece === piece.toUpperCase() ? 0 : 1];
+  return `${side} ${PIECE_NAMES[state.game][piece.toUpperCase()] || piece}`;
+}
+
+/// Whether the person may move on the board now: not in the editor, not while the table is to
+/// move in play mode.
+function mayMove() {
+  return state.tab !== "edit" && !(state.playing && sideToMove(currentFen()) !== state.playSide);
+}
+
+/// The board from the keyboard: a square holding a piece that can move, and while a piece is
+/// selected each square it can go to, is a button in the tab order (Enter or Space clicks it).
+/// The focus stays on the board as it is redrawn: on the same square where it is still a
+/// button, else on the board itself, from where Tab goes on to its squares.
+function keyboardSquares(svg, grid, focus) {
+  const { wasOnBoard, focusedSquare } = focus;
+  if (!mayMove()) {
+    if (wasOnBoard) svg.focus();
+    return;
+  }
+  const targets = state.selected ? legalFrom(state.selected).map((m) => m.uci.slice(2, 4)) : [];
+  const selectedPiece = state.selected ? pieceAt(grid, state.selected) : null;
+  for (const square of svg.querySelectorAll(".square")) {
+    const name = square.dataset.square;
+    const piece = pieceAt(grid, name);
+    let label = null;
+    if (targets.includes(name)) {
+      label = `${selectedPiece ? pieceName(selectedPiece) : "piece"} from ${state.selected} to ${name}${piece ? `, taking the ${pieceName(piece)}` : ""}`;
+    } else if (legalFrom(name).length) {
+      label = `${pieceName(piece)} on ${name}${state.selected === name ? ", selected" : ""}`;
+    }
+    if (!label) continue;
+    square.setAttribute("tabindex", "0");
+    square.setAttribute("role", "button");
+    square.setAttribute("aria-label", label);
+    square.addEventListener("keydown", (event) => {
+      if (event.key !== "Enter" && event.key !== " ") return;
+      event.preventDefault();
+      squareClicked(name);
+    });
+  }
+  if (!wasOnBoard) return;
+  const again = focusedSquare && svg.querySelector(`.square[tabindex][data-square="${focusedSquare}"]`);
+  (again || svg).focus();
+}
+
+function pieceAt(grid, name) {
+  const s = squareAt(name, state.game);
+  return grid[s.row][s.file];
+}
+
 function drawBoard() {
   const g = GAMES[state.game];
   const svg = $("board");
+  // Where the focus is, before the squares that may hold it are replaced.
+  const focused = document.activeElement;
+  const wasOnBoard = focused === svg || svg.contains(focused);
+  const focus = { wasOnBoard, focusedSquare: wasOnBoard && focused !== svg ? focused.dataset.square : null };
   svg.replaceChildren();
   const width = g.points ? (g.files - 1) * CELL : g.files * CELL;
   const height = g.points ? (g.ranks - 1) * CELL : g.ranks * CELL;
@@ -212,6 +282,7 @@ function drawBoard() {
     }
   }
   drawArrows(svg);
+  keyboardSquares(svg, grid, focus);
 }
 
 function drawXiangqiLines(svg, width, height) {
@@ -811,7 +882,14 @@ async function showStats() {
       th.textContent = h;
       head.appendChild(th);
     }
-    const percent = (n, total) => (total ? ((100 * n) / total).toFixed(1) : "0.0");
+    // A share rounded to 0.0% or 100.0% says none or all: a few positions, or all but a few,
+    // read "<0.1%" and ">99.9%".
+    const percent = (n, total) => {
+      const text = total ? ((100 * n) / total).toFixed(1) : "0.0";
+      if (n > 0 && text === "0.0") return "<0.1";
+      if (n < total && text === "100.0") return ">99.9";
+      return text;
+    };
     for (const [side, s] of Object.entries(stats.sides)) {
       const row = table.insertRow();
       row.insertCell().textContent = side;
@@ -931,6 +1009,8 @@ function setGame(game, fen) {
   state.history = [{ fen: fen || GAMES[game].start, move: null }];
   state.cursor = 0;
   state.playing = false;
+  // The last game's play status ("Your move.") would outlive its game.
+  $("play-status").textContent = "";
   $("game").value = game;
   buildRuleOptions();
   if (state.tab === "edit") buildPalette();
@@ -954,7 +1034,7 @@ async function init() {
     showError(`The server's rule options could not be read: ${e.message}`);
   }
   const params = new URLSearchParams(location.search);
-  const game = GAMES[params.get("game")] ? params.get("game") : "chess";
+  const game = GAMES[params.get("game")] ? params.get("game") : gameOfFen(params.get("fen") || "") || "chess";
   for (const { name } of RULES[game]) {
     if (params.get(name)) state.options[name] = params.get(name);
   }
@@ -989,7 +1069,15 @@ async function init() {
   $("fen-form").addEventListener("submit", (event) => {
     event.preventDefault();
     const fen = $("fen").value.trim();
-    if (fen) setPosition(fen);
+    if (!fen) return;
+    // A position of another game is read as the command line's query reads it: its ranks tell
+    // the game, which the board switches to.
+    const game = gameOfFen(fen);
+    if (game && game !== state.game) {
+      setGame(game, fen);
+    } else {
+      setPosition(fen);
+    }
   });
   $("back").addEventListener("click", () => navigate(-1));
   $("forward").addEventListener("click", () => navigate(1));
