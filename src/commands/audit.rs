@@ -5,7 +5,7 @@ use std::time::Instant;
 use anyhow::{Result, bail};
 use serde_json::json;
 
-use super::{Env, requested_materials};
+use super::{Env, requested_materials, rules_json};
 use crate::audit::{Audit, Auditor};
 use crate::counted::{counted, grouped};
 use crate::games::Game;
@@ -52,7 +52,7 @@ pub fn run<G: Game>(env: &Env, request: &Request) -> Result<()> {
         let consistent = reports.iter().all(|(_, audit, _)| audit.is_consistent());
         println!(
             "{}",
-            json!({ "game": G::ID.name(), "tables": tables, "consistent": consistent })
+            json!({ "game": G::ID.name(), "rules": rules_json(rules), "tables": tables, "consistent": consistent })
         );
     }
     let faulty: Vec<&str> = reports

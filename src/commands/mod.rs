@@ -137,7 +137,7 @@ pub fn parse_material<G: Game>(text: &str) -> Result<(Material, bool)> {
 }
 
 /// The canonical materials a batch asks for: those named, and every supported one with at most
-/// `pieces` pieces; an error naming `verb` when there are none.
+/// `pieces` pieces, each once; an error naming `verb` when there are none.
 pub fn requested_materials<G: Game>(names: &[String], pieces: Option<usize>, verb: &str) -> Result<Vec<Material>> {
     let mut materials = names
         .iter()
@@ -160,6 +160,9 @@ pub fn requested_materials<G: Game>(names: &[String], pieces: Option<usize>, ver
         }
         materials.extend(batch);
     }
+    // Each once, in the order first asked for (a material named and in the batch too).
+    let mut seen = std::collections::HashSet::new();
+    materials.retain(|m| seen.insert(*m));
     if materials.is_empty() {
         bail!(
             "nothing to {verb}: name a material (for example {}) or give --pieces N",

@@ -208,13 +208,15 @@ fn ask_move<G: Game>(
 ) -> Result<Option<MoveValue<G::Move>>> {
     loop {
         report.prompt()?;
-        let mut line = String::new();
-        if input.read_line(&mut line)? == 0 {
+        // Bytes, not text: a line that is not UTF-8 is refused as a move, not the end of play.
+        let mut bytes = Vec::new();
+        if input.read_until(b'\n', &mut bytes)? == 0 {
             if !report.json {
                 println!();
             }
             return Ok(None);
         }
+        let line = String::from_utf8_lossy(&bytes);
         let typed = line.trim();
         if typed.is_empty() {
             continue;

@@ -7,7 +7,7 @@ use std::collections::hash_map::Entry;
 use std::fmt::Write as _;
 use std::io::BufRead;
 
-use anyhow::{Result, bail};
+use anyhow::{Result, anyhow, bail};
 use serde_json::json;
 
 use super::{Env, Palette, detect_game, distance_verdict, rules_json, side_title, value_json, verdict};
@@ -106,15 +106,20 @@ pub fn batch(env: &Env, input: impl BufRead, named: Option<GameId>, question: Qu
     let mut probers = Probers::default();
     let mut asked = 0usize;
     let mut failed = Vec::new();
-    for (number, line) in input.lines().enumerate() {
-        let line = line?;
+    // Lines as bytes: one that is not UTF-8 text gets its error in its place like any other.
+    for (number, bytes) in input.split(b'\n').enumerate() {
+        let bytes = bytes?;
+        let line = String::from_utf8_lossy(&bytes);
         let text = line.trim();
         if text.is_empty() || text.starts_with('#') {
             continue;
         }
-        let result = detect_game(text, named).and_then(
-            |(game, position)| crate::with_game!(game, G => answer(env, probers.get::<G>(env)?, position, question)),
-        );
+        let result = match std::str::from_utf8(&bytes) {
+            Err(_) => Err(anyhow!("the line is not UTF-8 text")),
+            Ok(_) => detect_game(text, named).and_then(
+                |(game, position)| crate::with_game!(game, G => answer(env, probers.get::<G>(env)?, position, question)),
+            ),
+        };
         if asked > 0 && !env.json {
             println!();
         }
@@ -242,6 +247,8 @@ fn line_answer<G: Game>(env: &Env, prober: &mut Prober<G>, probed: &Probed<G>) -
             "game": G::ID.name(),
             "rules": rules_json(probed.rules),
             "position": G::format_position(&probed.position),
+            "material": G::material_of(&probed.position).to_string(),
+            "side_to_move": G::ID.side_name(side),
             "value": value_json(probed.value),
             "ruling": ruling_json::<G>(&probed.ruled),
             "line": steps,

@@ -117,6 +117,11 @@ fn an_altered_table_is_caught_where_it_was_altered() {
     assert!(!out.status.success());
     let json: Json = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(json["consistent"], false);
+    assert_eq!(
+        json["rules"],
+        serde_json::json!({}),
+        "the rule options, as other commands give them"
+    );
     assert_eq!(json["tables"][0]["faults"], audit.faults);
     assert_eq!(
         json["tables"][0]["first_faults"].as_array().unwrap().len(),
@@ -128,5 +133,15 @@ fn an_altered_table_is_caught_where_it_was_altered() {
     let json: Json = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(json["tables"][0]["audited"], index.states().div_ceil(7));
     assert!(fails(&dir, &["audit", "chess", "KRvK", "--every", "0"]).contains("--every"));
+    // A table named twice, or named and in the batch, is audited once.
+    let out = egtb(&dir, &["audit", "chess", "KRvK", "KRvK", "--pieces", "2", "--json"]);
+    let json: Json = serde_json::from_slice(&out.stdout).unwrap();
+    let audited: Vec<&str> = json["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["material"].as_str().unwrap())
+        .collect();
+    assert_eq!(audited, ["KRvK", "KvK"]);
     assert!(fails(&dir, &["audit", "chess", "KQvK"]).contains("egtb generate chess KQvK"));
 }

@@ -257,6 +257,11 @@ fn query_line_and_stats_answer_from_the_tables() {
         serde_json::Value::Null
     );
     assert_eq!(ending(&["line", "k7/8/1K6/8/8/8/8/7R w", "--json"]), "checkmate");
+    let line: serde_json::Value = serde_json::from_str(&succeeds(&dir, &["line", fen, "--json"])).unwrap();
+    assert_eq!(
+        (&line["material"], &line["side_to_move"]),
+        (&"KRvK".into(), &"white".into())
+    );
 
     let json: serde_json::Value = serde_json::from_str(&succeeds(&dir, &["query", fen, "--json"])).unwrap();
     assert_eq!(json["value"]["dtm"], 27);
@@ -370,6 +375,35 @@ fn query_and_line_answer_a_list_of_positions_read_from_the_standard_input() {
         assert_eq!(json, one_by_one.concat(), "{question}");
     }
 
+    // A line that is not UTF-8 text is one more line that cannot be answered, in its place.
+    let mut bytes = format!("{rook}\n").into_bytes();
+    bytes.extend_from_slice(b"\xff\xfe bad\n");
+    bytes.extend_from_slice(format!("{mate}\n").as_bytes());
+    for question in ["query", "line"] {
+        let args = [question, "-", "--json"];
+        let out = egtb_reading(&dir, &args, &bytes);
+        let stdout = String::from_utf8(out.stdout.clone()).unwrap();
+        let error = failed(out, &args);
+        assert!(
+            error.contains("1 of 3 positions could not be answered (input line 2)"),
+            "{error}"
+        );
+        let answers: Vec<&str> = stdout.lines().collect();
+        assert_eq!(answers.len(), 3, "{stdout}");
+        assert!(answers[1].contains("the line is not UTF-8 text"), "{stdout}");
+    }
+    // So is a move: refused, and play goes on.
+    let args = ["play", rook, "--json"];
+    let out = egtb_reading(&dir, &args, b"\xe9\nRa5\nquit\n");
+    let events = succeeded(out, &args);
+    let events: Vec<serde_json::Value> = events.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let kinds: Vec<&str> = events.iter().map(|e| e["event"].as_str().unwrap()).collect();
+    assert_eq!(
+        kinds[2..],
+        ["rejected", "move", "position", "move", "position", "end"],
+        "{events:?}"
+    );
+
     // A position that cannot be answered gets its error in its place; the rest are answered and
     // the command fails, naming the input lines.
     let xiangqi = "3k5/9/9/9/9/9/9/9/9/4K3R w";
@@ -402,7 +436,7 @@ fn query_and_line_answer_a_list_of_positions_read_from_the_standard_input() {
         "{text}"
     );
 
-    let error = failed(egtb_reading(&dir, &args, &"nonsense\n".repeat(12)), &args);
+    let error = failed(egtb_reading(&dir, &args, "nonsense\n".repeat(12)), &args);
     assert!(
         error.contains("12 of 12 positions could not be answered (input lines 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, ...)"),
         "{error}"

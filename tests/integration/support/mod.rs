@@ -86,13 +86,13 @@ pub fn egtb_command(tables: &Path, args: &[&str]) -> Command {
 }
 
 /// Runs the egtb binary on a tables folder with `input` on its standard input.
-pub fn egtb_reading(tables: &Path, args: &[&str], input: &str) -> Output {
+pub fn egtb_reading(tables: &Path, args: &[&str], input: impl AsRef<[u8]>) -> Output {
     let mut child = egtb_command(tables, args)
         .stdin(Stdio::piped())
         .spawn()
         .expect("egtb runs");
     // A command refused before it reads its input closes the pipe: the refusal is what is tested.
-    if let Err(e) = child.stdin.take().unwrap().write_all(input.as_bytes()) {
+    if let Err(e) = child.stdin.take().unwrap().write_all(input.as_ref()) {
         assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "{args:?}: {e}");
     }
     child.wait_with_output().expect("egtb runs")
