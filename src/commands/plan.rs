@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use serde_json::json;
 
 use super::{Env, above_zero, options_json, requested_materials};
@@ -88,7 +88,7 @@ fn print_plan(env: &Env, plan: &Plan) -> Result<()> {
             "tables": tables,
         });
         println!("{out}");
-        return Ok(());
+        return usable(plan);
     }
     let rules: Vec<String> = plan.rules.iter().map(|(k, v)| format!("{k}={v}")).collect();
     let rules = match rules.is_empty() {
@@ -141,7 +141,28 @@ fn print_plan(env: &Env, plan: &Plan) -> Result<()> {
         ),
         None => println!("Nothing to build: all {} present.", counted(present, "table")),
     }
-    Ok(())
+    usable(plan)
+}
+
+/// Fails, once the plan is printed, when a table's file is there but cannot be used: generate
+/// stops at it until it is deleted, so the plan cannot run as it stands.
+fn usable(plan: &Plan) -> Result<()> {
+    let bad: Vec<String> = plan
+        .tables
+        .iter()
+        .filter(|t| matches!(t.presence, Presence::Bad(_)))
+        .map(|t| t.material.to_string())
+        .collect();
+    if bad.is_empty() {
+        return Ok(());
+    }
+    let (does, it) = if bad.len() == 1 { ("does", "it") } else { ("do", "them") };
+    bail!(
+        "{} of {} {does} not verify ({}): delete {it} and plan again",
+        bad.len(),
+        counted(plan.tables.len(), "table"),
+        bad.join(", ")
+    )
 }
 
 fn run_slurm(env: &Env, plan: &Plan, request: &SlurmRequest) -> Result<()> {

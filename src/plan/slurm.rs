@@ -66,7 +66,7 @@ fn path_text(path: &Path) -> Result<&str> {
 pub fn script(plan: &Plan, options: &JobOptions) -> Result<String> {
     for table in &plan.tables {
         if let Presence::Bad(why) = &table.presence {
-            bail!("{why}; delete {} and plan again", table.path.display());
+            bail!("{why}");
         }
     }
     let tables = std::path::absolute(&plan.dir)?;

@@ -135,6 +135,19 @@ fn a_table_that_does_not_verify_stops_the_script() {
     assert!(matches!(plan.tables[1].presence, Presence::Bad(_)));
     let err = script(&plan, &options(&dir)).unwrap_err().to_string();
     assert!(err.contains("KRvK.egtb") && err.contains("delete"), "{err}");
+    assert_eq!(err.matches("delete").count(), 1, "the fix named once: {err}");
+    // The plan itself is printed, bad table and all, and fails as generate would.
+    for json in [false, true] {
+        let args = [&["plan", "chess", "KRvK"][..], if json { &["--json"] } else { &[] }].concat();
+        let out = egtb(&dir, &args);
+        let stdout = String::from_utf8(out.stdout.clone()).unwrap();
+        assert!(stdout.contains("bad"), "{stdout}");
+        let error = failed(out, &args);
+        assert!(
+            error.contains("1 of 2 tables does not verify (KRvK): delete it and plan again"),
+            "{error}"
+        );
+    }
 }
 
 /// `egtb plan` from the command line: bad input in one line, the plan as JSON.
