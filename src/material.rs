@@ -179,8 +179,12 @@ impl Material {
             for letter in letters.bytes() {
                 let Some(kind) = game.kind_of_letter(letter) else {
                     let known = String::from_utf8_lossy(game.kind_letters());
+                    let synonyms = match game {
+                        GameId::Xiangqi => ", or H for N and B for E",
+                        _ => "",
+                    };
                     bail!(
-                        "material '{text}': '{}' is no {game} piece (expected {known})",
+                        "material '{text}': '{}' is no {game} piece (expected {known}{synonyms})",
                         letter as char
                     );
                 };
@@ -365,6 +369,11 @@ mod tests {
                 .unwrap_err()
                 .to_string()
                 .contains("'X'")
+        );
+        let xiangqi = Material::parse(GameId::Xiangqi, "KQvK").unwrap_err().to_string();
+        assert!(
+            xiangqi.ends_with("(expected KRCNPAE, or H for N and B for E)"),
+            "{xiangqi}"
         );
         assert!(Material::parse(GameId::Chess, "KQK").is_err());
         assert!(Material::parse(GameId::Chess, "v").is_err());

@@ -151,14 +151,15 @@ fn parse_size(text: &str) -> Result<u64> {
     let text = text.trim();
     let digits = text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len());
     let (number, unit) = text.split_at(digits);
-    let number: u64 = number.parse().context("no number")?;
+    const FORM: &str = "give a whole number of bytes, with K, M, G or T after it for KiB to TiB (16G)";
+    let number: u64 = number.parse().ok().context(FORM)?;
     let shift = match unit.trim().trim_end_matches("iB").trim_end_matches('B') {
         "" => 0,
         "K" | "k" => 10,
         "M" | "m" => 20,
         "G" | "g" => 30,
         "T" | "t" => 40,
-        other => bail!("unknown unit '{other}'"),
+        _ => bail!(FORM),
     };
     number.checked_mul(1 << shift).context("too large")
 }
@@ -202,6 +203,8 @@ mod tests {
         assert_eq!(parse_size("8G").unwrap(), 8 << 30);
         assert_eq!(parse_size("512MiB").unwrap(), 512 << 20);
         assert_eq!(parse_size(" 2T ").unwrap(), 2 << 40);
+        let error = parse_size("1.5G").unwrap_err().to_string();
+        assert!(error.contains("a whole number of bytes"), "{error}");
         assert!(parse_size("lots").is_err());
         assert!(parse_size("3X").is_err());
         assert!(parse_size("99999999999T").is_err());

@@ -174,12 +174,11 @@ pub fn submit(script: &str, path: &Path) -> Result<Vec<Submitted>> {
         let stderr = String::from_utf8_lossy(&output.stderr);
         let why = stderr.lines().rfind(|l| !l.trim().is_empty()).unwrap_or("no message");
         let ids: Vec<&str> = submitted.iter().map(|s| s.job_id.as_str()).collect();
-        bail!(
-            "submitting {} failed after {} jobs ({}): {why}",
-            path.display(),
-            submitted.len(),
-            ids.join(" ")
-        );
+        let done = match ids.is_empty() {
+            true => "before any job was submitted".to_string(),
+            false => format!("after {} ({})", counted(ids.len(), "job"), ids.join(" ")),
+        };
+        bail!("submitting {} failed {done}: {why}", path.display());
     }
     Ok(submitted)
 }
