@@ -1706,6 +1706,56 @@ async fn statistics_never_round_a_few_positions_to_none_or_all() {
     client.close().await.unwrap();
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_does_not_answer_is_said_in_words_and_the_tabs_say_which_is_open() {
+    let Some(Browser {
+        client,
+        base,
+        _driver,
+        _profile,
+    }) = browser().await
+    else {
+        return;
+    };
+    client.goto(&format!("{base}?game=chess")).await.unwrap();
+    wait_for_analysis(&client, "8/8/8/4k3/8/8/8/R3K3 w - - 0 1").await;
+    // The tabs are tabs to a screen reader, the open one selected.
+    click(&client, Locator::Css("#tabs button[data-tab=play]")).await;
+    let tabs = "return [document.getElementById('tabs').getAttribute('role'), \
+                ...[...document.querySelectorAll('#tabs button')] \
+                .map(b => `${b.getAttribute('role')} ${b.dataset.tab} ${b.getAttribute('aria-selected')}`)]";
+    assert_eq!(
+        eval(&client, tabs).await,
+        json!([
+            "tablist",
+            "tab analysis false",
+            "tab play true",
+            "tab edit false",
+            "tab stats false"
+        ])
+    );
+    // A server gone, or an answer that is not the API's (a proxy's error page): the page says so
+    // in words, not as "Failed to fetch" or a JSON parser's complaint.
+    let error = "return document.getElementById('error').textContent";
+    for (fake, expected) in [
+        (
+            "Promise.reject(new TypeError('Failed to fetch'))",
+            "The server did not answer (Failed to fetch): is egtb serve still running?",
+        ),
+        (
+            "Promise.resolve(new Response('<html>Bad gateway</html>', {status: 502}))",
+            "The server's answer could not be read (HTTP 502)",
+        ),
+    ] {
+        eval(&client, &format!("window.fetch = () => {fake}; return true")).await;
+        submit_fen(&client, "8/8/8/4k3/8/8/8/R3K2K w - - 0 1").await;
+        let script = format!("return document.getElementById('error').textContent === {expected:?}");
+        wait_until(&client, &script, expected).await;
+        assert_eq!(eval(&client, error).await, expected);
+    }
+    client.close().await.unwrap();
+}
+
 /// Submits a position the server refuses and waits for its reason on the page.
 async fn enter_fen_expecting_error(client: &Client, fen: &str, reason: &str) {
     submit_fen(client, fen).await;

@@ -399,9 +399,22 @@ function optionsQuery() {
   return params;
 }
 
+/// Asks the server; a failure says what went wrong in words, not as the browser's own message
+/// ("Failed to fetch") or a parser's on a page that is not the API's JSON (a proxy's error).
 async function api(path, params) {
-  const response = await fetch(`${path}?${params.toString()}`);
-  const body = await response.json();
+  let response;
+  try {
+    response = await fetch(`${path}?${params.toString()}`);
+  } catch (e) {
+    throw new Error(`The server did not answer (${e.message}): is egtb serve still running?`);
+  }
+  let body;
+  try {
+    body = await response.json();
+  } catch {
+    const status = `${response.status} ${response.statusText}`.trim();
+    throw new Error(`The server's answer could not be read (HTTP ${status})`);
+  }
   if (!response.ok) throw new Error(body.error || `HTTP ${response.status}`);
   return body;
 }
@@ -957,7 +970,10 @@ function ruledLost(stats) {
 
 function switchTab(tab) {
   state.tab = tab;
-  for (const b of document.querySelectorAll("#tabs button")) b.classList.toggle("active", b.dataset.tab === tab);
+  for (const b of document.querySelectorAll("#tabs button")) {
+    b.classList.toggle("active", b.dataset.tab === tab);
+    b.setAttribute("aria-selected", String(b.dataset.tab === tab));
+  }
   for (const t of ["analysis", "play", "edit", "stats"]) $(`tab-${t}`).hidden = t !== tab && !(t === "analysis" && tab === "play");
   if (tab === "edit") buildPalette();
   if (tab === "stats" || tab === "play") loadMaterials();
