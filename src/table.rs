@@ -581,8 +581,13 @@ impl Table {
         let rules = h.rules.iter().map(|(k, v)| (k.as_str(), v.as_str()));
         let place = path_of(dir, h.game, &h.material, rules);
         if place != self.path {
+            let under = match h.rules.is_empty() {
+                true => String::new(),
+                false => format!(" under {}", h.rules_text()),
+            };
             bail!(
-                "holds the table of {} (its place: {}); {REBUILD}",
+                "holds the {} table {}{under} (its place: {}); {REBUILD}",
+                h.game,
                 h.material,
                 place.display()
             );

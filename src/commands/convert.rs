@@ -94,7 +94,11 @@ pub fn run(env: &Env, encoding: Encoding, files: &[PathBuf], game: Option<GameId
             true => String::new(),
             false => format!(" built under {}", under.join(" ")),
         };
-        println!("No {which}tables{under} in {}.", env.tables.display());
+        let absent = match env.tables.exists() {
+            true => "",
+            false => ": the folder does not exist",
+        };
+        println!("No {which}tables{under} in {}{absent}.", env.tables.display());
     } else if unchanged == files.len() {
         println!(
             "{}, {}: all left as they were (verified)",
