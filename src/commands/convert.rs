@@ -2,11 +2,12 @@
 
 use std::path::PathBuf;
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 use serde_json::json;
 
 use super::{Env, parse_material};
 use crate::counted::{bytes, counted};
+use crate::error::error_line;
 use crate::games::Game;
 use crate::generate::{check_as_built, missing_table, table_path};
 use crate::material::GameId;
@@ -50,14 +51,32 @@ pub fn run(env: &Env, encoding: Encoding, files: &[PathBuf], game: Option<GameId
     let mut rows = Vec::new();
     let (mut before, mut after, mut unchanged) = (0, 0, 0);
     let bar = Bar::new();
+    // A table that cannot be converted gets its error in its place; the others are converted.
+    let mut failed = Vec::new();
     for path in files {
-        let converted = Table::open_unchecked(path)
+        let file = name(path);
+        let converted = match Table::open_unchecked(path)
             .and_then(|table| check_as_built(&table))
             .and_then(|()| convert(path, encoding, &bar))
-            .inspect_err(|_| bar.finish())?;
+        {
+            Ok(converted) => converted,
+            // One table asked for: its error is the command's.
+            Err(e) if files.len() == 1 => {
+                bar.finish();
+                return Err(e);
+            }
+            Err(e) => {
+                let error = error_line(&e);
+                if !env.json {
+                    bar.suspend(|| println!("{file:<width$}  error: {error}"));
+                }
+                rows.push(json!({ "file": file, "error": error }));
+                failed.push(file);
+                continue;
+            }
+        };
         before += converted.before;
         after += converted.after;
-        let file = name(path);
         let rewritten = converted.from != converted.to;
         unchanged += usize::from(!rewritten);
         if !env.json {
@@ -84,6 +103,7 @@ pub fn run(env: &Env, encoding: Encoding, files: &[PathBuf], game: Option<GameId
         }));
     }
     bar.finish();
+    let converted = files.len() - failed.len();
     if env.json {
         let out = json!({ "tables": rows, "bytes_before": before, "bytes_after": after });
         println!("{out}");
@@ -99,10 +119,12 @@ pub fn run(env: &Env, encoding: Encoding, files: &[PathBuf], game: Option<GameId
             false => ": the folder does not exist",
         };
         println!("No {which}tables{under} in {}{absent}.", env.tables.display());
-    } else if unchanged == files.len() {
+    } else if converted == 0 {
+        // Every table failed, each error printed: the closing error says so.
+    } else if unchanged == converted {
         println!(
             "{}, {}: all left as they were (verified)",
-            counted(files.len(), "table"),
+            counted(converted, "table"),
             bytes(before)
         );
     } else {
@@ -118,9 +140,20 @@ pub fn run(env: &Env, encoding: Encoding, files: &[PathBuf], game: Option<GameId
         };
         println!(
             "{}: {} -> {} ({ratio}{left})",
-            counted(files.len(), "table"),
+            counted(converted, "table"),
             bytes(before),
             bytes(after)
+        );
+    }
+    if !failed.is_empty() {
+        /// Files named in the error; every one is in the output.
+        const NAMED: usize = 5;
+        let more = if failed.len() > NAMED { ", ..." } else { "" };
+        bail!(
+            "{} of {} could not be converted ({}{more}); each error is printed in its place",
+            failed.len(),
+            counted(files.len(), "table"),
+            failed[..failed.len().min(NAMED)].join(", ")
         );
     }
     Ok(())

@@ -7,6 +7,7 @@ use serde_json::json;
 
 use super::{Env, requested_materials, rules_json};
 use crate::counted::{bytes, counted, grouped, per_second};
+use crate::error::error_line;
 use crate::games::Game;
 use crate::generate::{Backend, Generator};
 use crate::progress::{Bar, peak_memory};
@@ -43,7 +44,11 @@ pub fn run<G: Game>(env: &Env, request: &Request) -> Result<()> {
     // Lean: a batch's memory is that of its largest table and its exits, not of all of them.
     let result = generator.ensure_batch(&materials);
     bar.finish();
-    result?;
+    // A batch stopped by an error still reports the tables it finished, then fails.
+    let failure = match result {
+        Err(e) if generator.built.is_empty() && !env.json => return Err(e),
+        result => result.err(),
+    };
     let wall = start.elapsed().as_secs_f64();
     let mut solvers: Vec<&str> = generator
         .built
@@ -92,9 +97,10 @@ pub fn run<G: Game>(env: &Env, request: &Request) -> Result<()> {
             "seconds": wall,
             "peak_memory_bytes": peak,
             "peak_bytes_per_state_of_largest": peak_per_state,
+            "error": failure.as_ref().map(error_line),
         });
         println!("{out}");
-        return Ok(());
+        return failure.map_or(Ok(()), Err);
     }
     println!(
         "{:<16}{:>14}{:>11}{:>16}{:>12}  file",
@@ -122,6 +128,9 @@ pub fn run<G: Game>(env: &Env, request: &Request) -> Result<()> {
     }
     for note in &generator.notes {
         println!("note: {note}");
+    }
+    if let Some(failure) = failure {
+        return Err(failure);
     }
     let peak = peak.map_or("unknown".to_string(), |b| bytes(b).to_string())
         + &peak_per_state.map_or(String::new(), |r| {

@@ -203,6 +203,52 @@ fn corrupt_and_truncated_tables_are_never_trusted() {
     );
 }
 
+#[test]
+fn a_batch_stopped_by_an_error_reports_the_tables_it_finished() {
+    let dir = temp_dir("stopped-batch");
+    std::fs::create_dir_all(dir.join("chess")).unwrap();
+    std::fs::write(dir.join("chess").join("KRvK.egtb"), b"not a table").unwrap();
+    let args = ["generate", "chess", "--pieces", "3", "--json"];
+    let out = egtb(&dir, &args);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let error = failed(out, &args);
+    assert!(error.contains("KRvK.egtb is damaged"), "{error}");
+    assert_eq!(
+        json["error"].as_str(),
+        Some(&error["egtb: error: ".len()..error.len() - 1])
+    );
+    let built: Vec<&str> = json["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["material"].as_str().unwrap())
+        .collect();
+    assert!(built.contains(&"KvK") && !built.contains(&"KRvK"), "{built:?}");
+    let args = ["generate", "chess", "--pieces", "3"];
+    let out = egtb(&dir, &args);
+    let text = String::from_utf8(out.stdout.clone()).unwrap();
+    failed(out, &args);
+    assert!(
+        text.lines().any(|l| l.starts_with("KvK ") && l.contains("reused")),
+        "{text}"
+    );
+
+    // So does a conversion: the other tables are converted, the damaged one named in its place.
+    let args = ["decompress", "chess", "--json"];
+    let out = egtb(&dir, &args);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let error = failed(out, &args);
+    assert!(error.contains("could not be converted (chess/KRvK.egtb)"), "{error}");
+    let rows = json["tables"].as_array().unwrap();
+    assert!(rows.len() > 1, "{json}");
+    for row in rows {
+        match row["file"] == "chess/KRvK.egtb" {
+            true => assert!(row["error"].as_str().unwrap().contains("is damaged"), "{row}"),
+            false => assert_eq!(row["to"], "raw", "{row}"),
+        }
+    }
+}
+
 /// `egtb list` over a folder where a table does not verify: every table is listed, then the
 /// command fails naming the bad ones. Its output and its error.
 fn listed_bad(dir: &Path) -> (String, String) {
