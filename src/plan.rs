@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
+use crate::counted::counted;
 use crate::error::error_line;
 use crate::games::{Game, IndexSpace, Rules};
 use crate::generate::{expected_header, table_path};
@@ -68,8 +69,10 @@ pub fn check_memory(material: &Material, states: u64, loaded_states: u64) -> Res
     memory::ensure_available(
         estimate_peak_bytes(states, loaded_states, 0),
         &format!(
-            "generating {material} ({states} states at {WORKING_BYTES_PER_STATE} bytes, and {loaded_states} \
-             states of smaller tables at {LOADED_BYTES_PER_STATE})"
+            "generating {material} ({} at {WORKING_BYTES_PER_STATE} bytes, and {} of smaller tables at \
+             {LOADED_BYTES_PER_STATE})",
+            counted(states, "state"),
+            counted(loaded_states, "state")
         ),
     )
 }

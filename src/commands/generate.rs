@@ -132,8 +132,11 @@ pub fn run<G: Game>(env: &Env, request: &Request) -> Result<()> {
     if let Some(failure) = failure {
         return Err(failure);
     }
+    // Below a million states the program itself is most of the peak: a figure a state would
+    // only say how small the table is.
+    let telling = largest.is_some_and(|states| states >= 1 << 20);
     let peak = peak.map_or("unknown".to_string(), |b| bytes(b).to_string())
-        + &peak_per_state.map_or(String::new(), |r| {
+        + &peak_per_state.filter(|_| telling).map_or(String::new(), |r| {
             format!(" ({r:.2} bytes a state of the largest table)")
         });
     if solvers.is_empty() {

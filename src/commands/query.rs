@@ -11,7 +11,7 @@ use anyhow::{Result, anyhow, bail};
 use serde_json::json;
 
 use super::{Env, Palette, detect_game, distance_verdict, rules_json, side_title, value_json, verdict};
-use crate::counted::counted;
+use crate::counted::{counted, grouped};
 use crate::error::{error_line, one_line};
 use crate::games::ending::{Ending, ending};
 use crate::games::{Game, check_options};
@@ -144,7 +144,7 @@ pub fn batch(env: &Env, input: impl BufRead, named: Option<GameId>, question: Qu
         let more = if failed.len() > NAMED { ", ..." } else { "" };
         bail!(
             "{} of {} could not be answered (input {} {}{more}); each error is printed in its place",
-            failed.len(),
+            grouped(failed.len() as u64),
             counted(asked, "position"),
             if failed.len() == 1 { "line" } else { "lines" },
             failed[..failed.len().min(NAMED)].join(", ")

@@ -5,7 +5,7 @@ use anyhow::{Result, bail};
 use serde_json::json;
 
 use super::{Env, parse_material, rules_json};
-use crate::counted::counted;
+use crate::counted::{counted, grouped};
 use crate::games::{Game, IndexSpace, Rules};
 use crate::generate::{Backend, Generator, expected_header, table_path};
 use crate::progress::Bar;
@@ -118,9 +118,9 @@ pub fn run<G: Game>(env: &Env, material: &str, gpu: &GpuOptions) -> Result<()> {
         if !cpu.rulings.is_empty() || !gpu.rulings.is_empty() {
             println!(
                 "rulings: CPU {} in {}, GPU {} in {}: {}",
-                cpu.rulings.len(),
+                grouped(cpu.rulings.len() as u64),
                 counted(cpu.rounds, "round"),
-                gpu.rulings.len(),
+                grouped(gpu.rulings.len() as u64),
                 counted(gpu.rounds, "round"),
                 if rulings_identical { "identical" } else { "different" }
             );
