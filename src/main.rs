@@ -531,9 +531,57 @@ fn report_panics_in_one_line(server: bool) {
             eprintln!("egtb: error: {}", panic_line(info.payload(), info.location()));
         }
         if first && !server {
+            egtb::table::remove_temporary_files();
             std::process::exit(101);
         }
     }));
+}
+
+/// The write end of the pipe that [`on_interrupt`] tells the interrupt thread through.
+#[cfg(unix)]
+static INTERRUPTS: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(-1);
+
+/// The handler of SIGINT and SIGTERM: passes the signal on to the interrupt thread, through a
+/// pipe, since a handler may do little else safely.
+#[cfg(unix)]
+extern "C" fn on_interrupt(signal: libc::c_int) {
+    let byte = signal as u8;
+    // SAFETY: write(2) is async-signal-safe; the buffer is one byte on this stack.
+    unsafe { libc::write(INTERRUPTS.load(Ordering::Relaxed), (&raw const byte).cast(), 1) };
+}
+
+/// Ctrl-C or a request to terminate ends the run in one line, after removing the temporary files
+/// of the tables being written: finished tables stay, and the same command goes on from them.
+#[cfg(unix)]
+fn end_cleanly_when_interrupted() {
+    let mut pipe = [0; 2];
+    // SAFETY: pipe(2) fills the two descriptors of a fresh pipe.
+    if unsafe { libc::pipe(pipe.as_mut_ptr()) } != 0 {
+        return;
+    }
+    INTERRUPTS.store(pipe[1], Ordering::Relaxed);
+    std::thread::spawn(move || {
+        let mut signal = 0u8;
+        // SAFETY: reads one byte from the pipe's read end into a local.
+        if unsafe { libc::read(pipe[0], (&raw mut signal).cast(), 1) } != 1 {
+            return;
+        }
+        let left = match egtb::table::remove_temporary_files() {
+            0 => String::new(),
+            n => format!(
+                "; removed {} of tables not finished (finished tables are kept: the same command goes on from them)",
+                counted(n, "temporary file")
+            ),
+        };
+        eprintln!("\negtb: interrupted{left}");
+        std::process::exit(128 + i32::from(signal));
+    });
+    let handler = on_interrupt as extern "C" fn(libc::c_int);
+    // SAFETY: the handler only writes to the pipe, which stays open for the life of the process.
+    unsafe {
+        libc::signal(libc::SIGINT, handler as libc::sighandler_t);
+        libc::signal(libc::SIGTERM, handler as libc::sighandler_t);
+    }
 }
 
 fn main() -> ExitCode {
@@ -550,6 +598,8 @@ fn main() -> ExitCode {
         // SAFETY: no other thread exists yet.
         unsafe { std::env::set_var("NODEVICE_SELECT", "1") };
     }
+    #[cfg(unix)]
+    end_cleanly_when_interrupted();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         // Help and version go to stdout as clap writes them.

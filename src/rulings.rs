@@ -85,7 +85,7 @@ pub fn write(path: &Path, material: &str, rulings: &[Ruling]) -> Result<()> {
     );
     let dir = path.parent().context("rulings path has no folder")?;
     fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let tmp = path.with_extension(format!("rulings.tmp{}", std::process::id()));
+    let tmp = crate::table::temporary(path.with_extension(format!("rulings.tmp{}", std::process::id())));
     let result = fs::write(&tmp, text).and_then(|_| fs::rename(&tmp, path));
     if result.is_err() {
         let _ = fs::remove_file(&tmp);

@@ -28,6 +28,7 @@ use std::fs::{self, File};
 use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use anyhow::{Context, Result, bail};
 use rayon::prelude::*;
@@ -209,7 +210,31 @@ fn write_atomically(path: &Path, fill: impl FnOnce(&mut File) -> Result<Header>)
 fn temp_path(path: &Path, kind: &str) -> Result<PathBuf> {
     let dir = path.parent().context("table path has no folder")?;
     fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    Ok(path.with_extension(format!("{EXTENSION}.tmp{kind}{}", std::process::id())))
+    Ok(temporary(path.with_extension(format!(
+        "{EXTENSION}.tmp{kind}{}",
+        std::process::id()
+    ))))
+}
+
+/// Every temporary file name this process has used, for [`remove_temporary_files`]. Each holds
+/// the process id, so that no other process's file is ever among them.
+static TEMPORARY: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// `path`, recorded as a temporary file of this process.
+pub(crate) fn temporary(path: PathBuf) -> PathBuf {
+    let mut names = TEMPORARY.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if !names.contains(&path) {
+        names.push(path.clone());
+    }
+    path
+}
+
+/// Removes the temporary files this process still has (those of tables being written, which
+/// are otherwise removed when they are done or renamed into place): what an interrupted run
+/// must not leave behind. Returns how many it removed.
+pub fn remove_temporary_files() -> usize {
+    let names = TEMPORARY.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    names.iter().filter(|path| fs::remove_file(path).is_ok()).count()
 }
 
 /// A temporary file of this process beside a table (see [`temp_path`]), open to read and write,

@@ -256,3 +256,39 @@ fn a_pawn_table_killed_while_its_slices_are_solved_is_built_again_whole() {
         assert!(temporary.is_empty(), "{temporary:?}");
     }
 }
+
+/// Ctrl-C (SIGINT) or SIGTERM while a pawn table's slices are solved, its temporary files on
+/// disk: the run ends in one line with the signal's exit status, and leaves no temporary file
+/// behind, only the finished tables; run again, it finishes.
+#[test]
+fn an_interrupted_run_removes_its_temporary_files() {
+    let dir = temp_dir("interrupted");
+    let generate = ["generate", "chess", "KPvKP", "--json", "--threads", "1"];
+    summary(egtb(&dir, &generate));
+    let path = dir.join("chess").join("KPvKP.egtb");
+    let whole = fs::read(&path).unwrap();
+    for (signal, status) in [(libc::SIGINT, 130), (libc::SIGTERM, 143)] {
+        fs::remove_file(&path).unwrap();
+        let child = egtb_command(&dir, &generate).spawn().unwrap();
+        let writing = |name: &String| name.starts_with("KPvKP.egtb.tmp");
+        let start = Instant::now();
+        while !leftovers(&dir).iter().any(writing) {
+            assert!(start.elapsed() < Duration::from_secs(60), "no temporary file seen");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        // SAFETY: a signal to the child this test started, which has not been waited for.
+        assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, signal) }, 0);
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(status), "{stderr}");
+        assert!(
+            stderr.trim_start().starts_with("egtb: interrupted; removed ") && stderr.trim().lines().count() == 1,
+            "{stderr}"
+        );
+        let temporary: Vec<String> = leftovers(&dir).into_iter().filter(|f| !f.ends_with(".lock")).collect();
+        assert!(temporary.is_empty(), "{temporary:?}");
+        all_verify(&dir);
+        summary(egtb(&dir, &generate));
+        assert_eq!(fs::read(&path).unwrap(), whole);
+    }
+}
