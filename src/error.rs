@@ -7,6 +7,7 @@ use std::fmt;
 use std::io::ErrorKind;
 use std::path::PathBuf;
 
+use crate::counted::grouped;
 use crate::material::Material;
 
 /// A failure of the library, by kind.
@@ -117,7 +118,9 @@ impl From<anyhow::Error> for Error {
 }
 
 /// `message` as one line, the way errors are shown: control characters (a newline or a terminal
-/// escape inside a position or a material given on the command line, say) written as escapes.
+/// escape inside a position or a material given on the command line, say) written as escapes,
+/// and the middle of a line longer than [`LONGEST_LINE`] characters left out (an input of a
+/// million characters echoed in its error), keeping its start and the fix at its end.
 pub fn one_line(message: &str) -> String {
     let mut line = String::with_capacity(message.len());
     for c in message.chars() {
@@ -126,8 +129,21 @@ pub fn one_line(message: &str) -> String {
             false => line.push(c),
         }
     }
-    line
+    let chars = line.chars().count();
+    if chars <= LONGEST_LINE {
+        return line;
+    }
+    let (head, tail) = (LONGEST_LINE * 2 / 3, LONGEST_LINE / 3);
+    let start: String = line.chars().take(head).collect();
+    let end: String = line.chars().skip(chars - tail).collect();
+    format!(
+        "{start} ... ({} characters left out) ... {end}",
+        grouped((chars - head - tail) as u64)
+    )
 }
+
+/// The most characters of an error line shown whole.
+pub const LONGEST_LINE: usize = 1_500;
 
 /// An error with its causes (`{:#}`), as [`one_line`], followed by the fix where the cause
 /// names none: a full disk says so, and how to go on.
@@ -154,6 +170,19 @@ mod tests {
             one_line("material 'KQ\nvK'\t\u{1b}[31m é"),
             "material 'KQ\\nvK'\\t\\u{1b}[31m é"
         );
+    }
+
+    #[test]
+    fn a_long_line_keeps_its_start_and_end() {
+        let message = format!("position '{}': rank 1 has 9 squares; the fix", "8/".repeat(5_000));
+        let line = one_line(&message);
+        assert!(line.chars().count() < LONGEST_LINE + 100, "{line}");
+        assert!(
+            line.starts_with("position '8/8/") && line.ends_with("has 9 squares; the fix"),
+            "{line}"
+        );
+        assert!(line.contains(" ... (8,542 characters left out) ... "), "{line}");
+        assert_eq!(one_line("short"), "short");
     }
 
     #[test]

@@ -129,7 +129,7 @@ pub fn batch(env: &Env, input: impl BufRead, named: Option<GameId>, question: Qu
             Err(e) => {
                 failed.push((number + 1).to_string());
                 match env.json {
-                    true => println!("{}", json!({ "input": text, "error": format!("{e:#}") })),
+                    true => println!("{}", json!({ "input": text, "error": error_line(&e) })),
                     false => println!("{}\nerror: {}", one_line(text), error_line(&e)),
                 }
             }
