@@ -132,9 +132,11 @@ impl Pace {
     }
 
     /// The time left at `elapsed`, `done` of `total` states counted done: what the table under
-    /// way has still to take at the pace so far, then the tables after it at that pace. None
-    /// before a table is done, and once the table under way has taken longer than the pace
-    /// allows: the pace does not hold for it, and an estimate would only mislead.
+    /// way has still to take at the pace so far, then the tables after it at that pace. A table
+    /// under way that has taken longer than the pace allows (tables differ in speed: a batch's
+    /// first, small ones set a pace its larger ones miss) counts as about to end, so the time
+    /// left is that of the tables after it. None before a table is done, and for the last table
+    /// once it is past its time: there is nothing left to estimate from.
     fn left(&self, done: u64, total: u64, elapsed: Duration) -> Option<Duration> {
         let per_sec = self.rate()?;
         let solved_by = Duration::from_nanos(self.solved_by_nanos.load(Ordering::Relaxed));
@@ -143,7 +145,7 @@ impl Pace {
         let taken = elapsed.saturating_sub(solved_by).as_secs_f64();
         let current_left = current as f64 / per_sec - taken;
         let after = (not_done - current) as f64 / per_sec;
-        (current_left >= 0.0).then(|| Duration::from_secs_f64(current_left + after))
+        (current_left >= 0.0 || after > 0.0).then(|| Duration::from_secs_f64(current_left.max(0.0) + after))
     }
 }
 
@@ -374,15 +376,17 @@ mod tests {
         pace.started(600);
         assert_eq!(pace.rate(), Some(100.0 / 60.0));
         assert_eq!(pace.left(100, 1_000, minute), Some(9 * minute));
-        // Counting down while the table under way takes its time, and unknown once it takes
-        // longer than the pace allows.
+        // Counting down while the table under way takes its time; once it takes longer than the
+        // pace allows, the tables after it.
         assert_eq!(pace.left(100, 1_000, 3 * minute), Some(7 * minute));
-        assert_eq!(pace.left(100, 1_000, 8 * minute), None);
+        assert_eq!(pace.left(100, 1_000, 8 * minute), Some(3 * minute));
         // 700 states in 7 minutes: the last 300 take 3 more.
         pace.finish_current(7 * minute);
         pace.started(300);
         assert_eq!(pace.left(700, 1_000, 7 * minute), Some(3 * minute));
         assert_eq!(pace.left(700, 1_000, 10 * minute), Some(Duration::ZERO));
+        // The last table past its time: unknown.
+        assert_eq!(pace.left(700, 1_000, 11 * minute), None);
     }
 
     #[test]
