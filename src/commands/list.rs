@@ -10,6 +10,7 @@ use super::{Env, options_json};
 use crate::counted::{bytes, counted};
 use crate::error::error_line;
 use crate::generate::check_as_built;
+use crate::material::GameId;
 use crate::table::{Table, table_files};
 
 /// One table file found in the folder.
@@ -24,6 +25,7 @@ struct Listed {
 
 /// What a table's header says of it.
 struct About {
+    game: GameId,
     material: String,
     rules: Vec<(String, String)>,
     states: u64,
@@ -43,6 +45,7 @@ pub fn run(env: &Env) -> Result<()> {
                 json!({
                     "file": l.file,
                     "bytes": l.bytes,
+                    "game": l.about.as_ref().map(|a| a.game.name()),
                     "material": l.about.as_ref().map(|a| &a.material),
                     "rules": l.about.as_ref().map(|a| options_json(&a.rules)),
                     "states": l.about.as_ref().map(|a| a.states),
@@ -135,6 +138,7 @@ fn inspect(root: &Path, path: &Path) -> Listed {
         Ok(table) => {
             let h = &table.header;
             let about = Some(About {
+                game: h.game,
                 material: h.material.clone(),
                 rules: h.rules.clone(),
                 states: h.states(),

@@ -14,17 +14,20 @@ fn json(tables: &Path, args: &[&str]) -> Value {
     serde_json::from_str(&succeeds(tables, &args)).expect("JSON output")
 }
 
-/// `egtb list --json` by file: (encoding, bytes, ok).
+/// The size of a file in the tables folder.
 fn file_bytes(tables: &Path, file: &str) -> u64 {
     fs::metadata(tables.join(file)).unwrap().len()
 }
 
+/// `egtb list --json` by file: (file, encoding, bytes, ok); each table's game is its folder's.
 fn listing(tables: &Path) -> Vec<(String, String, u64, bool)> {
     json(tables, &["list"])
         .as_array()
         .unwrap()
         .iter()
         .map(|t| {
+            let folder = t["file"].as_str().unwrap().split('/').next().unwrap();
+            assert_eq!(t["game"].as_str(), Some(folder), "{t}");
             (
                 t["file"].as_str().unwrap().to_string(),
                 t["encoding"].as_str().unwrap_or("?").to_string(),
