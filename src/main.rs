@@ -28,7 +28,13 @@ use egtb::with_game;
 #[command(
     name = "egtb",
     version,
-    about = "Endgame tablebases for chess, xiangqi and Chinese dark chess"
+    about = "Endgame tablebases for chess, xiangqi and Chinese dark chess",
+    after_help = "Environment:\n  \
+        EGTB_TABLES          the folder holding the tables (--tables)\n  \
+        EGTB_MAX_MEMORY      the memory generation may count on, for example 16G or 512M\n  \
+        EGTB_PROGRESS_EVERY  seconds between progress lines when stderr is no terminal (0: none)\n  \
+        NO_COLOR             no colours in the output\n  \
+        RUST_BACKTRACE       a panic's full report instead of one line"
 )]
 struct Cli {
     /// Folder holding the tables.
@@ -573,7 +579,13 @@ fn end_cleanly_when_interrupted() {
                 counted(n, "temporary file")
             ),
         };
-        eprintln!("\negtb: interrupted{left}");
+        // Below the progress bars, on a terminal.
+        let below = if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+            "\n"
+        } else {
+            ""
+        };
+        eprintln!("{below}egtb: interrupted{left}");
         std::process::exit(128 + i32::from(signal));
     });
     let handler = on_interrupt as extern "C" fn(libc::c_int);

@@ -155,10 +155,19 @@ impl Bar {
         let bars = MultiProgress::new();
         let bar = bars.add(ProgressBar::new(0));
         bar.set_style(style());
-        let every = std::env::var("EGTB_PROGRESS_EVERY")
-            .ok()
-            .and_then(|s| s.trim().parse::<f64>().ok())
-            .unwrap_or(LOG_EVERY_SECONDS);
+        let every = match std::env::var("EGTB_PROGRESS_EVERY") {
+            Err(_) => LOG_EVERY_SECONDS,
+            Ok(text) => text.trim().parse::<f64>().unwrap_or_else(|_| {
+                static WARNED: std::sync::Once = std::sync::Once::new();
+                WARNED.call_once(|| {
+                    eprintln!(
+                        "egtb: warning: EGTB_PROGRESS_EVERY={text} is not a number of seconds; \
+                         progress lines every {LOG_EVERY_SECONDS} s"
+                    )
+                });
+                LOG_EVERY_SECONDS
+            }),
+        };
         // 0 or less turns the lines off, and so does an interval too long to be a duration.
         let every = Duration::try_from_secs_f64(every).ok().filter(|every| !every.is_zero());
         let log = every.filter(|_| !std::io::stderr().is_terminal()).map(|every| Log {

@@ -540,6 +540,25 @@ fn progress_goes_to_a_log_as_plain_lines() {
     );
     assert_eq!(run("3600", "KQvK"), "", "a short run printed progress");
     assert_eq!(run("1e20", "KRvKN"), "", "an interval too long to be a duration");
+    assert_eq!(
+        run("soon", "KBvK"),
+        "egtb: warning: EGTB_PROGRESS_EVERY=soon is not a number of seconds; progress lines every 30 s\n"
+    );
+}
+
+/// `--help` names every environment variable egtb reads.
+#[test]
+fn the_help_names_the_environment_variables() {
+    let help = succeeds(&temp_dir("help"), &["--help"]);
+    for name in [
+        "EGTB_TABLES",
+        "EGTB_MAX_MEMORY",
+        "EGTB_PROGRESS_EVERY",
+        "NO_COLOR",
+        "RUST_BACKTRACE",
+    ] {
+        assert!(help.contains(&format!("\n  {name} ")), "{name}: {help}");
+    }
 }
 
 #[test]
