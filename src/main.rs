@@ -367,8 +367,8 @@ fn run(cli: Cli) -> Result<()> {
     }
 }
 
-/// A value parser that takes any text, which the library then checks with errors of its own,
-/// and names the values a shell completes and `--help` lists.
+/// A value parser that takes any text, which the command then checks with errors of its own (a
+/// side's names depend on the game), and names the values a shell completes and `--help` lists.
 #[derive(Clone)]
 struct Hints(fn() -> Vec<&'static str>);
 
