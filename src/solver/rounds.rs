@@ -29,6 +29,14 @@ impl Reason {
         }
     }
 
+    /// The reason as a JSON key ("perpetual_check").
+    pub fn key(self) -> &'static str {
+        match self {
+            Reason::PerpetualCheck => "perpetual_check",
+            Reason::PerpetualChase => "perpetual_chase",
+        }
+    }
+
     /// The reason's code in files.
     pub fn code(self) -> u8 {
         match self {

@@ -768,7 +768,7 @@ async fn the_page_shows_and_plays_every_game_in_headless_chromium() {
     let (ok, out, err) = egtb_with_input(&["--json", "--rules", "asian", "stats", "xiangqi", "KRvKN"], "");
     assert!(ok, "{err}");
     let stats: Json = serde_json::from_str(&out).unwrap();
-    let ruled = &stats["sides"]["black"]["ruled_lost"]["perpetual check"];
+    let ruled = &stats["sides"]["black"]["ruled_lost"]["perpetual_check"];
     let count = ruled["count"].as_u64().unwrap();
     assert!(count > 0, "{stats}");
     let listed = eval(&client, "return document.getElementById('stats-ruled').textContent").await;

@@ -170,7 +170,7 @@ fn a_rulings_file_lost_or_replaced_fails_its_table_in_one_line() {
     succeeds(&dir, &under_asian_rules(&["generate", "xiangqi", "KRvKN"]));
     let stats = succeeds(&dir, &under_asian_rules(&["--json", "stats", "xiangqi", "KRvKN"]));
     let stats: serde_json::Value = serde_json::from_str(&stats).unwrap();
-    let ruled = &stats["sides"]["black"]["ruled_lost"]["perpetual check"];
+    let ruled = &stats["sides"]["black"]["ruled_lost"]["perpetual_check"];
     assert!(ruled["count"].as_u64().unwrap() > 100, "{stats}");
     let fen = ruled["example"].as_str().unwrap().to_string();
     let path = table_path::<Xiangqi>(&dir, &material("KRvKN"), ASIAN);

@@ -951,7 +951,7 @@ function ruledLost(stats) {
     for (const [reason, r] of Object.entries(s.ruled_lost || {})) {
       if (!r.count) continue;
       const item = document.createElement("li");
-      item.append(`${side} to move, ${reason}: ${r.count.toLocaleString("en")} `);
+      item.append(`${side} to move, ${reason.replace("_", " ")}: ${r.count.toLocaleString("en")} `);
       item.appendChild(openButton("open-ruled", r.example, "open an example"));
       items.push(item);
     }
