@@ -610,6 +610,12 @@ fn main() -> ExitCode {
         // SAFETY: no other thread exists yet.
         unsafe { std::env::set_var("NODEVICE_SELECT", "1") };
     }
+    // An empty EGTB_TABLES names no folder, as an unset one does (clap would call it a missing
+    // value of --tables, which the user never typed).
+    if std::env::var_os("EGTB_TABLES").is_some_and(|value| value.is_empty()) {
+        // SAFETY: no other thread exists yet.
+        unsafe { std::env::remove_var("EGTB_TABLES") };
+    }
     #[cfg(unix)]
     end_cleanly_when_interrupted();
     let cli = match Cli::try_parse() {

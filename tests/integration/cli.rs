@@ -546,10 +546,11 @@ fn progress_goes_to_a_log_as_plain_lines() {
     );
 }
 
-/// `--help` names every environment variable egtb reads.
+/// `--help` names every environment variable egtb reads; an empty `EGTB_TABLES` is as unset.
 #[test]
 fn the_help_names_the_environment_variables() {
-    let help = succeeds(&temp_dir("help"), &["--help"]);
+    let dir = temp_dir("help");
+    let help = succeeds(&dir, &["--help"]);
     for name in [
         "EGTB_TABLES",
         "EGTB_MAX_MEMORY",
@@ -559,6 +560,17 @@ fn the_help_names_the_environment_variables() {
     ] {
         assert!(help.contains(&format!("\n  {name} ")), "{name}: {help}");
     }
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_egtb"))
+        .arg("list")
+        .current_dir(&*dir)
+        .env("EGTB_TABLES", "")
+        .output()
+        .unwrap();
+    let listed = succeeded(out, &["list"]);
+    assert!(
+        listed.starts_with("No tables in tables: the folder does not exist"),
+        "{listed}"
+    );
 }
 
 #[test]
