@@ -108,9 +108,9 @@ fn print_report<G: Game>(material: &str, audit: &Audit, seconds: f64) {
         )
     };
     println!(
-        "{} {material}: {sampled} ({}{ruled}) in {seconds:.1} s: {verdict}",
+        "{} {material}: {sampled} ({} holding a legal position{ruled}) in {seconds:.1} s: {verdict}",
         G::ID,
-        counted(audit.positions, "position")
+        grouped(audit.positions)
     );
     for fault in &audit.first_faults {
         let position = fault.position.as_deref().unwrap_or("(no legal position)");

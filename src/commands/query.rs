@@ -57,6 +57,15 @@ impl<G: Game> Probed<G> {
     }
 }
 
+/// How the game ended at `at` (the probed position, or the end of its line) as a JSON key:
+/// `ruling` where a ruling ended it, else [`Ending::key`].
+fn ending_key<G: Game>(probed: &Probed<G>, at: &G::Position) -> Option<&'static str> {
+    match &probed.ruled {
+        Some(end) if end.position == *at => Some("ruling"),
+        _ => ending::<G>(at, probed.rules).map(Ending::key),
+    }
+}
+
 /// How the game ended at `position`, in words, when it has: where `query` starts and where
 /// `line` ends.
 fn ending_words<G: Game>(position: &G::Position, rules: G::Rules) -> Option<String> {
@@ -198,7 +207,7 @@ fn value_answer<G: Game>(env: &Env, prober: &mut Prober<G>, probed: &Probed<G>) 
             "side_to_move": G::ID.side_name(side),
             "value": value_json(probed.value),
             "ruling": ruling_json::<G>(&probed.ruled),
-            "ending": ending::<G>(&probed.position, probed.rules).map(Ending::key),
+            "ending": ending_key(probed, &probed.position),
             "moves": moves,
         });
         writeln!(out, "{json}")?;
@@ -252,7 +261,7 @@ fn line_answer<G: Game>(env: &Env, prober: &mut Prober<G>, probed: &Probed<G>) -
             "value": value_json(probed.value),
             "ruling": ruling_json::<G>(&probed.ruled),
             "line": steps,
-            "ending": ending::<G>(&last, probed.rules).map(Ending::key),
+            "ending": ending_key(probed, &last),
         });
         writeln!(out, "{json}")?;
         return Ok(out);

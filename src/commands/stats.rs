@@ -64,7 +64,7 @@ pub fn run<G: Game>(env: &Env, material: &str, by_dtm: bool) -> Result<()> {
         );
     }
     if let Some(counts) = &counts {
-        print_dtm_counts::<G>(counts);
+        print_dtm_counts::<G>(counts, G::may_rule(&material, rules));
     }
     if !rulings.is_empty() {
         let rounds = rounds(&rulings);
@@ -92,10 +92,16 @@ fn nonzero(counts: &[u64]) -> impl Iterator<Item = [u64; 2]> + '_ {
         .map(|(plies, positions)| [plies, positions])
 }
 
-/// The positions at each DTM, a row per DTM that some side has, a column per side.
-fn print_dtm_counts<G: Game>(counts: &DtmCounts) {
+/// The positions at each DTM, a row per DTM that some side has, a column per side; `ruled`:
+/// whether positions lost by a ruling are among those at 0.
+fn print_dtm_counts<G: Game>(counts: &DtmCounts, ruled: bool) {
     let [first, second] = G::ID.side_names();
-    println!("Positions by DTM (wins at odd plies, losses at even; 0: no move left):");
+    let ended = if ruled {
+        "no move left, or lost by a ruling"
+    } else {
+        "no move left"
+    };
+    println!("Positions by DTM (wins at odd plies, losses at even; 0: {ended}):");
     println!("{:>14}{first:>14}{second:>14}", "plies");
     let longest = counts[0].len().max(counts[1].len());
     for plies in 0..longest {

@@ -173,6 +173,9 @@ fn a_rulings_file_lost_or_replaced_fails_its_table_in_one_line() {
     let ruled = &stats["sides"]["black"]["ruled_lost"]["perpetual_check"];
     assert!(ruled["count"].as_u64().unwrap() > 100, "{stats}");
     let fen = ruled["example"].as_str().unwrap().to_string();
+    // Ruled losses are among the positions at DTM 0, which the counts by DTM say.
+    let by_dtm = succeeds(&dir, &under_asian_rules(&["stats", "xiangqi", "KRvKN", "--by-dtm"]));
+    assert!(by_dtm.contains("0: no move left, or lost by a ruling)"), "{by_dtm}");
     let path = table_path::<Xiangqi>(&dir, &material("KRvKN"), ASIAN);
     let file = rulings_path(&path);
     let good = std::fs::read(&file).unwrap();
@@ -236,6 +239,14 @@ fn kraavkc_perpetual_cannon_chases_of_the_rook_lose_and_keep_to_the_definition()
     assert_eq!(json["value"]["dtm"], 0, "{json}");
     assert_eq!(json["ruling"]["reason"], "perpetual chase", "{json}");
     assert_eq!(json["ruling"]["order"], 1, "{json}");
+    // The game ends there by the ruling, as a mate ends it.
+    assert_eq!(json["ending"], "ruling", "{json}");
+    let out = egtb(&dir, &["--json", "--rules", "asian", "line", &fen]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (&json["line"], &json["ending"]),
+        (&serde_json::json!([]), &"ruling".into())
+    );
     let text = succeeds(&dir, &["--rules", "asian", "query", &fen]);
     assert!(
         text.contains("has lost by the rules: perpetual chase (order 1)"),

@@ -47,10 +47,10 @@ pub fn format_position(position: &Position) -> String {
     format!("{placement} {}", side_to_move_letter(position.side_to_move))
 }
 
-/// A typed move's coordinates as [`move_name`] writes them: lower case, a dash between the
-/// squares dropped (`G1-G2` is `g1g2`).
+/// A typed move's coordinates as [`move_name`] writes them: lower case, a dash or a capture's `x`
+/// between the squares dropped (`G1-G2` is `g1g2`, `a1xa4` is `a1a4`).
 pub fn coordinates(text: &str) -> String {
-    text.trim().to_ascii_lowercase().replace('-', "")
+    text.trim().to_ascii_lowercase().replace(['-', 'x'], "")
 }
 
 /// A move in coordinates, `g1g2`.
@@ -95,5 +95,6 @@ mod tests {
     fn typed_coordinates_are_read_in_either_case_and_with_a_dash() {
         assert_eq!(coordinates(" G1-G2 "), "g1g2");
         assert_eq!(coordinates("b2b3"), "b2b3");
+        assert_eq!(coordinates("a1xA4"), "a1a4");
     }
 }
