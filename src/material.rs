@@ -60,11 +60,12 @@ impl GameId {
         }
     }
 
-    /// The kind a material letter names, synonyms included.
-    fn kind_of_letter(self, letter: u8) -> Option<usize> {
+    /// The kind a piece letter names, either case, synonyms included: in xiangqi and dark chess
+    /// B (bishop) is the elephant E and H the horse N.
+    pub fn kind_of_letter(self, letter: u8) -> Option<usize> {
         let letter = match (self, letter.to_ascii_uppercase()) {
-            (GameId::Xiangqi, b'B') => b'E',
-            (GameId::Xiangqi, b'H') => b'N',
+            (GameId::Xiangqi | GameId::DarkChess, b'B') => b'E',
+            (GameId::Xiangqi | GameId::DarkChess, b'H') => b'N',
             (_, l) => l,
         };
         self.kind_letters().iter().position(|&l| l == letter)
@@ -180,8 +181,8 @@ impl Material {
                 let Some(kind) = game.kind_of_letter(letter) else {
                     let known = String::from_utf8_lossy(game.kind_letters());
                     let synonyms = match game {
-                        GameId::Xiangqi => ", or H for N and B for E",
-                        _ => "",
+                        GameId::Xiangqi | GameId::DarkChess => ", or H for N and B for E",
+                        GameId::Chess => "",
                     };
                     bail!(
                         "material '{text}': '{}' is no {game} piece (expected {known}{synonyms})",
@@ -352,6 +353,10 @@ mod tests {
         assert_eq!(Material::parse(GameId::Chess, "RKvK").unwrap().to_string(), "KRvK");
         let x = Material::parse(GameId::Xiangqi, "KHBBvK").unwrap();
         assert_eq!(x.to_string(), "KNEEvK");
+        assert_eq!(
+            Material::parse(GameId::DarkChess, "KHvKB").unwrap().to_string(),
+            "KNvKE"
+        );
         assert_eq!(
             Material::parse(GameId::Xiangqi, "KRvKAAEE")
                 .unwrap()

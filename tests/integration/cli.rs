@@ -29,7 +29,10 @@ fn bad_positions_and_materials_are_reported_in_one_line() {
             &["query", "4k4/9/9/9/9/9/9/9/9/3KQ3 w"],
             "'Q' is no xiangqi piece (KABNRCP or E, H; red uppercase)",
         ),
-        (&["query", "k7/8/8/K6B w"], "'B' is no dark chess piece (KAERNCP"),
+        (
+            &["query", "k7/8/8/K6Q w"],
+            "'Q' is no dark chess piece (KAERNCP or B, H",
+        ),
         (&["query", "8/8/8/4k3/8/8/8/R3K3 w - - 0 1 x"], "has 7 fields"),
         (&["generate", "chess", "KXvK"], "'X'"),
         (&["generate", "chess", "KQK"], "'v'"),

@@ -7,6 +7,7 @@ use super::Position;
 use super::board::{Board, FILES, LETTERS, RANKS, square_name};
 use super::moves::Move;
 use crate::games::board_text::{self, Shape, format_placement, letter_side, side_letter, side_to_move_letter};
+use crate::material::GameId;
 
 /// The 4x8 board, ranks 1 to 4.
 const SHAPE: Shape = Shape {
@@ -19,8 +20,8 @@ const SHAPE: Shape = Shape {
 pub fn parse_position(text: &str) -> Result<Position> {
     let mut board = Board::default();
     let parsed = board_text::parse(text, SHAPE, |file, rank, c| {
-        let Some(kind) = LETTERS.iter().position(|&l| l == c.to_ascii_uppercase() as u8) else {
-            bail!("'{c}' is no dark chess piece (KAERNCP, red uppercase)");
+        let Some(kind) = u8::try_from(c).ok().and_then(|l| GameId::DarkChess.kind_of_letter(l)) else {
+            bail!("'{c}' is no dark chess piece (KAERNCP or B, H; red uppercase)");
         };
         board.masks[letter_side(c).index()][kind] |= 1 << (rank * FILES + file);
         Ok(())
@@ -73,6 +74,11 @@ mod tests {
             assert_eq!(format_position(&parse_position(text).unwrap()), text);
         }
         assert_eq!(parse_position("k7/8/8/6PK r").unwrap().side_to_move, Side::First);
+        // H and B read as the horse and the elephant, as in xiangqi.
+        assert_eq!(
+            format_position(&parse_position("k7/8/8/h1B4K b").unwrap()),
+            "k7/8/8/n1E4K b"
+        );
         for bad in [
             "k7/8/8/6PK",
             "k7/8/8/6PK x",
