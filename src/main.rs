@@ -116,7 +116,7 @@ enum Command {
     /// Generate tables, and every smaller table they need first.
     Generate {
         /// The game.
-        #[arg(value_parser = PossibleValuesParser::new(GameId::ALL.map(GameId::name)))]
+        #[arg(value_parser = game_names())]
         game: String,
         /// Materials such as KQvKR (first side, v, second side).
         materials: Vec<String>,
@@ -141,7 +141,7 @@ enum Command {
     /// memory and whether each is present or being built; or the batch as Slurm jobs (--slurm).
     Plan {
         /// The game.
-        #[arg(value_parser = PossibleValuesParser::new(GameId::ALL.map(GameId::name)))]
+        #[arg(value_parser = game_names())]
         game: String,
         /// Materials such as KQvKR (first side, v, second side).
         materials: Vec<String>,
@@ -170,7 +170,7 @@ enum Command {
     /// Count legal positions, wins, draws and losses, and the longest DTM, per side to move.
     Stats {
         /// The game.
-        #[arg(value_parser = PossibleValuesParser::new(GameId::ALL.map(GameId::name)))]
+        #[arg(value_parser = game_names())]
         game: String,
         /// A material such as KQvKR (first side, v, second side).
         material: String,
@@ -183,7 +183,7 @@ enum Command {
     /// Build a table with both solvers and compare them byte for byte.
     Verify {
         /// The game.
-        #[arg(value_parser = PossibleValuesParser::new(GameId::ALL.map(GameId::name)))]
+        #[arg(value_parser = game_names())]
         game: String,
         /// A material such as KQvKR (first side, v, second side).
         material: String,
@@ -194,7 +194,7 @@ enum Command {
     /// legal moves and the values they lead to, read forwards (no GPU needed).
     Audit {
         /// The game.
-        #[arg(value_parser = PossibleValuesParser::new(GameId::ALL.map(GameId::name)))]
+        #[arg(value_parser = game_names())]
         game: String,
         /// Materials such as KQvKR (first side, v, second side).
         materials: Vec<String>,
@@ -208,7 +208,7 @@ enum Command {
     /// Time both solvers on the same tables in one run.
     Bench {
         /// The game.
-        #[arg(value_parser = PossibleValuesParser::new(GameId::ALL.map(GameId::name)))]
+        #[arg(value_parser = game_names())]
         game: String,
         /// Materials such as KQvKR (first side, v, second side).
         materials: Vec<String>,
@@ -219,7 +219,7 @@ enum Command {
     /// or the named materials'.
     Compress {
         /// The game (none: every table in the folder).
-        #[arg(value_parser = PossibleValuesParser::new(GameId::ALL.map(GameId::name)))]
+        #[arg(value_parser = game_names())]
         game: Option<String>,
         /// Materials such as KQvKR (none: every table of the game).
         materials: Vec<String>,
@@ -233,7 +233,7 @@ enum Command {
     /// or the named materials'.
     Decompress {
         /// The game (none: every table in the folder).
-        #[arg(value_parser = PossibleValuesParser::new(GameId::ALL.map(GameId::name)))]
+        #[arg(value_parser = game_names())]
         game: Option<String>,
         /// Materials such as KQvKR (none: every table of the game).
         materials: Vec<String>,
@@ -365,6 +365,11 @@ fn run(cli: Cli) -> Result<()> {
             Ok(())
         }
     }
+}
+
+/// The games' names, the values a game argument takes.
+fn game_names() -> PossibleValuesParser {
+    PossibleValuesParser::new(GameId::ALL.map(GameId::name))
 }
 
 /// A value parser that takes any text, which the command then checks with errors of its own (a
