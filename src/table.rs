@@ -223,9 +223,7 @@ static TEMPORARY: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 /// `path`, recorded as a temporary file of this process.
 pub(crate) fn temporary(path: PathBuf) -> PathBuf {
     let mut names = TEMPORARY.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    if !names.contains(&path) {
-        names.push(path.clone());
-    }
+    names.push(path.clone());
     path
 }
 

@@ -2,6 +2,7 @@
 //! for one position, or for a list of them read line by line (`-`), each told by its game.
 
 use std::any::Any;
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 use std::fmt::Write as _;
@@ -123,9 +124,10 @@ pub fn batch(env: &Env, input: impl BufRead, named: Option<GameId>, question: Qu
         if text.is_empty() || text.starts_with('#') {
             continue;
         }
-        let result = match std::str::from_utf8(&bytes) {
-            Err(_) => Err(anyhow!("the line is not UTF-8 text")),
-            Ok(_) => detect_game(text, named).and_then(
+        // The lossy text is borrowed exactly when the bytes were UTF-8.
+        let result = match line {
+            Cow::Owned(_) => Err(anyhow!("the line is not UTF-8 text")),
+            Cow::Borrowed(_) => detect_game(text, named).and_then(
                 |(game, position)| crate::with_game!(game, G => answer(env, probers.get::<G>(env)?, position, question)),
             ),
         };

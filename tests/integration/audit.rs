@@ -14,7 +14,7 @@ use egtb::table::{self, Table};
 use egtb::value::{BROKEN, Value};
 use serde_json::Value as Json;
 
-use crate::support::{egtb, fails, succeeds, temp_dir};
+use crate::support::{egtb, fails, materials, succeeds, temp_dir};
 
 /// Generates the table of `name` (and its smaller ones) and audits every slot of it.
 fn audit_all<G: Game>(name: &str, rules: G::Rules, options: &[&str]) -> egtb::audit::Audit {
@@ -136,12 +136,7 @@ fn an_altered_table_is_caught_where_it_was_altered() {
     // A table named twice, or named and in the batch, is audited once.
     let out = egtb(&dir, &["audit", "chess", "KRvK", "KRvK", "--pieces", "2", "--json"]);
     let json: Json = serde_json::from_slice(&out.stdout).unwrap();
-    let audited: Vec<&str> = json["tables"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["material"].as_str().unwrap())
-        .collect();
+    let audited = materials(&json);
     assert_eq!(audited, ["KRvK", "KvK"]);
     assert!(fails(&dir, &["audit", "chess", "KQvK"]).contains("egtb generate chess KQvK"));
 }

@@ -14,7 +14,7 @@ use egtb::material::{GameId, Material};
 use egtb::table::lock::TableLock;
 use serde_json::Value;
 
-use crate::support::{Rng, egtb, egtb_command, temp_dir};
+use crate::support::{Rng, egtb, egtb_command, materials, temp_dir};
 
 /// The `--json` summary of a finished generate.
 fn summary(output: std::process::Output) -> Value {
@@ -53,18 +53,19 @@ fn leftovers(tables: &Path) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// Files in the chess folder that are neither tables nor lock files: temporary files of tables
+/// being written. (A lock file stays where a kill fell between a table's rename and its lock's
+/// release; it is empty and harmless.)
+fn temporary_files(tables: &Path) -> Vec<String> {
+    leftovers(tables)
+        .into_iter()
+        .filter(|f| !f.ends_with(".lock"))
+        .collect()
+}
+
 /// Whether every table of a `--json` plan or generate summary has `field` equal to `value`.
 fn every_table(summary: &Value, field: &str, value: Value) -> bool {
     summary["tables"].as_array().unwrap().iter().all(|t| t[field] == value)
-}
-
-/// The materials of a `--json` plan or generate summary, in its order.
-fn materials(summary: &Value) -> Vec<String> {
-    let tables = summary["tables"].as_array().unwrap();
-    tables
-        .iter()
-        .map(|t| t["material"].as_str().unwrap().to_string())
-        .collect()
 }
 
 /// `--pieces 4` under the Asian rules builds the tables its plan lists, in the plan's order, each
@@ -214,9 +215,8 @@ fn a_batch_killed_at_random_moments_finishes_when_run_again() {
     let tables = out["tables"].as_array().unwrap();
     assert_eq!(tables.len(), 6, "{out}");
     assert_eq!(all_verify(&dir), 6);
-    // A temporary file is removed by the next builder of its table. (A lock file stays only when
-    // the kill fell between a table's rename and its lock's release; it is empty and harmless.)
-    let temporary: Vec<String> = leftovers(&dir).into_iter().filter(|f| !f.ends_with(".lock")).collect();
+    // A temporary file is removed by the next builder of its table.
+    let temporary = temporary_files(&dir);
     assert!(temporary.is_empty(), "{temporary:?}");
     let again = summary(egtb(&dir, &batch));
     assert!(every_table(&again, "reused", true.into()), "{again}");
@@ -252,7 +252,7 @@ fn a_pawn_table_killed_while_its_slices_are_solved_is_built_again_whole() {
         }
         summary(egtb(&dir, &generate));
         assert_eq!(fs::read(&path).unwrap(), whole, "round {round}");
-        let temporary: Vec<String> = leftovers(&dir).into_iter().filter(|f| !f.ends_with(".lock")).collect();
+        let temporary = temporary_files(&dir);
         assert!(temporary.is_empty(), "{temporary:?}");
     }
 }
@@ -285,7 +285,7 @@ fn an_interrupted_run_removes_its_temporary_files() {
             stderr.trim_start().starts_with("egtb: interrupted; removed ") && stderr.trim().lines().count() == 1,
             "{stderr}"
         );
-        let temporary: Vec<String> = leftovers(&dir).into_iter().filter(|f| !f.ends_with(".lock")).collect();
+        let temporary = temporary_files(&dir);
         assert!(temporary.is_empty(), "{temporary:?}");
         all_verify(&dir);
         summary(egtb(&dir, &generate));

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::support::{egtb, egtb_command, egtb_reading, failed, fails, succeeded, succeeds, temp_dir};
+use crate::support::{egtb, egtb_command, egtb_reading, failed, fails, materials, succeeded, succeeds, temp_dir};
 
 #[test]
 fn bad_positions_and_materials_are_reported_in_one_line() {
@@ -220,13 +220,11 @@ fn a_batch_stopped_by_an_error_reports_the_tables_it_finished() {
         json["error"].as_str(),
         Some(&error["egtb: error: ".len()..error.len() - 1])
     );
-    let built: Vec<&str> = json["tables"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["material"].as_str().unwrap())
-        .collect();
-    assert!(built.contains(&"KvK") && !built.contains(&"KRvK"), "{built:?}");
+    let built = materials(&json);
+    assert!(
+        built.contains(&"KvK".to_string()) && !built.contains(&"KRvK".to_string()),
+        "{built:?}"
+    );
     let args = ["generate", "chess", "--pieces", "3"];
     let out = egtb(&dir, &args);
     let text = String::from_utf8(out.stdout.clone()).unwrap();

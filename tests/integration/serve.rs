@@ -646,18 +646,16 @@ async fn check_best_line<G: Game>(client: &Client, prober: &mut Prober<G>, posit
     enter_fen(client, &G::format_position(position)).await;
 }
 
-/// A browser session and a server to point it at. The driver and the browser's profile folder
-/// must outlive the session.
-struct Browser {
-    client: Client,
-    base: String,
+/// What a browser session needs as long as it runs: the driver and the browser's profile folder.
+struct Running {
     _driver: Driver,
     _profile: TempDir,
 }
 
-/// Starts a server and a headless browser, or `None` (with a note) where the browser cannot run
-/// and `EGTB_REQUIRE_BROWSER=1` does not ask for it.
-async fn browser() -> Option<Browser> {
+/// Starts a server and a headless browser: the session, the server's address and what must
+/// outlive the session; or `None` (with a note) where the browser cannot run and
+/// `EGTB_REQUIRE_BROWSER=1` does not ask for it.
+async fn browser() -> Option<(Client, String, Running)> {
     let (driver, program) = match start_driver().await {
         Ok(found) => found,
         Err(why) if required("EGTB_REQUIRE_BROWSER") => {
@@ -671,23 +669,16 @@ async fn browser() -> Option<Browser> {
     let base = egtb::serve::url(start().await);
     let profile = temp_dir("serve-chromium");
     let client = connect(&driver, &program, &profile).await;
-    Some(Browser {
-        client,
-        base,
+    let running = Running {
         _driver: driver,
         _profile: profile,
-    })
+    };
+    Some((client, base, running))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_page_shows_and_plays_every_game_in_headless_chromium() {
-    let Some(Browser {
-        client,
-        base,
-        _driver,
-        _profile,
-    }) = browser().await
-    else {
+    let Some((client, base, _running)) = browser().await else {
         return;
     };
 
@@ -1044,13 +1035,7 @@ fn best_move<G: Game>(fen: &str) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn back_in_play_mode_takes_back_the_tables_answer_with_the_move_it_answered() {
-    let Some(Browser {
-        client,
-        base,
-        _driver,
-        _profile,
-    }) = browser().await
-    else {
+    let Some((client, base, _running)) = browser().await else {
         return;
     };
     let start = start_playing_krvk_as_white(&client, &base).await;
@@ -1093,13 +1078,7 @@ async fn back_in_play_mode_takes_back_the_tables_answer_with_the_move_it_answere
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_best_lines_last_step_taking_the_last_piece_announces_the_end() {
-    let Some(Browser {
-        client,
-        base,
-        _driver,
-        _profile,
-    }) = browser().await
-    else {
+    let Some((client, base, _running)) = browser().await else {
         return;
     };
     let fen = "k7/8/8/6AK w";
@@ -1143,13 +1122,7 @@ async fn the_best_lines_last_step_taking_the_last_piece_announces_the_end() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_linked_fen_with_underscores_shows_the_side_to_move_the_server_read() {
-    let Some(Browser {
-        client,
-        base,
-        _driver,
-        _profile,
-    }) = browser().await
-    else {
+    let Some((client, base, _running)) = browser().await else {
         return;
     };
     client
@@ -1164,13 +1137,7 @@ async fn a_linked_fen_with_underscores_shows_the_side_to_move_the_server_read() 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn play_status_keeps_the_tables_move_and_a_practice_position_clears_it() {
-    let Some(Browser {
-        client,
-        base,
-        _driver,
-        _profile,
-    }) = browser().await
-    else {
+    let Some((client, base, _running)) = browser().await else {
         return;
     };
     let start = start_playing_krvk_as_white(&client, &base).await;
@@ -1204,13 +1171,7 @@ async fn play_status_keeps_the_tables_move_and_a_practice_position_clears_it() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn statistics_show_the_last_material_asked_for_and_a_note_while_computing() {
-    let Some(Browser {
-        client,
-        base,
-        _driver,
-        _profile,
-    }) = browser().await
-    else {
+    let Some((client, base, _running)) = browser().await else {
         return;
     };
     client.goto(&format!("{base}?game=chess")).await.unwrap();
@@ -1266,13 +1227,7 @@ async fn statistics_show_the_last_material_asked_for_and_a_note_while_computing(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn statistics_fit_beside_the_board_on_a_desktop_and_scroll_in_their_box_on_a_phone() {
-    let Some(Browser {
-        client,
-        base,
-        _driver,
-        _profile,
-    }) = browser().await
-    else {
+    let Some((client, base, _running)) = browser().await else {
         return;
     };
     let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
@@ -1320,13 +1275,7 @@ async fn statistics_fit_beside_the_board_on_a_desktop_and_scroll_in_their_box_on
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_analysis_tab_says_the_answers_are_hidden_while_playing() {
-    let Some(Browser {
-        client,
-        base,
-        _driver,
-        _profile,
-    }) = browser().await
-    else {
+    let Some((client, base, _running)) = browser().await else {
         return;
     };
     client.goto(&format!("{base}?game=chess")).await.unwrap();
@@ -1355,13 +1304,7 @@ async fn the_analysis_tab_says_the_answers_are_hidden_while_playing() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_hint_to_build_a_missing_table_names_the_rule_options_chosen() {
-    let Some(Browser {
-        client,
-        base,
-        _driver,
-        _profile,
-    }) = browser().await
-    else {
+    let Some((client, base, _running)) = browser().await else {
         return;
     };
     for (query, command) in [
@@ -1395,13 +1338,7 @@ async fn the_hint_to_build_a_missing_table_names_the_rule_options_chosen() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_position_lost_by_a_ruling_is_the_games_end_with_its_moves_listed_only() {
-    let Some(Browser {
-        client,
-        base,
-        _driver,
-        _profile,
-    }) = browser().await
-    else {
+    let Some((client, base, _running)) = browser().await else {
         return;
     };
     let url = format!(
@@ -1452,13 +1389,7 @@ async fn a_position_lost_by_a_ruling_is_the_games_end_with_its_moves_listed_only
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_play_controls_come_before_a_long_move_list() {
-    let Some(Browser {
-        client,
-        base,
-        _driver,
-        _profile,
-    }) = browser().await
-    else {
+    let Some((client, base, _running)) = browser().await else {
         return;
     };
     client.set_window_size(1400, 757).await.unwrap();
@@ -1485,13 +1416,7 @@ async fn the_play_controls_come_before_a_long_move_list() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_page_declares_its_icon_so_no_favicon_is_asked_for() {
-    let Some(Browser {
-        client,
-        base,
-        _driver,
-        _profile,
-    }) = browser().await
-    else {
+    let Some((client, base, _running)) = browser().await else {
         return;
     };
     client.goto(&base).await.unwrap();
@@ -1527,13 +1452,7 @@ async fn focused(client: &Client) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_board_plays_from_the_keyboard_with_the_answers_hidden() {
-    let Some(Browser {
-        client,
-        base,
-        _driver,
-        _profile,
-    }) = browser().await
-    else {
+    let Some((client, base, _running)) = browser().await else {
         return;
     };
     // Playing with the answers hidden, the move list is gone: the board is the only way to move,
@@ -1585,13 +1504,7 @@ async fn the_board_plays_from_the_keyboard_with_the_answers_hidden() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_outcomes_read_at_a_contrast_of_at_least_4_5_to_1() {
-    let Some(Browser {
-        client,
-        base,
-        _driver,
-        _profile,
-    }) = browser().await
-    else {
+    let Some((client, base, _running)) = browser().await else {
         return;
     };
     client.goto(&format!("{base}?game=chess")).await.unwrap();
@@ -1630,13 +1543,7 @@ async fn the_outcomes_read_at_a_contrast_of_at_least_4_5_to_1() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn another_game_clears_the_play_status_and_a_position_of_another_game_switches_to_it() {
-    let Some(Browser {
-        client,
-        base,
-        _driver,
-        _profile,
-    }) = browser().await
-    else {
+    let Some((client, base, _running)) = browser().await else {
         return;
     };
     let status = "return document.getElementById('play-status').textContent";
@@ -1673,13 +1580,7 @@ async fn another_game_clears_the_play_status_and_a_position_of_another_game_swit
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn statistics_never_round_a_few_positions_to_none_or_all() {
-    let Some(Browser {
-        client,
-        base,
-        _driver,
-        _profile,
-    }) = browser().await
-    else {
+    let Some((client, base, _running)) = browser().await else {
         return;
     };
     // Dark chess KAvK, red to move: 29,752 wins and 8 losses of 29,760 positions.
@@ -1708,13 +1609,7 @@ async fn statistics_never_round_a_few_positions_to_none_or_all() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_that_does_not_answer_is_said_in_words_and_the_tabs_say_which_is_open() {
-    let Some(Browser {
-        client,
-        base,
-        _driver,
-        _profile,
-    }) = browser().await
-    else {
+    let Some((client, base, _running)) = browser().await else {
         return;
     };
     client.goto(&format!("{base}?game=chess")).await.unwrap();

@@ -70,6 +70,16 @@ impl Rng {
     }
 }
 
+/// The materials of the tables of a command's `--json` summary (generate, plan, audit), in its
+/// order.
+pub fn materials(summary: &serde_json::Value) -> Vec<String> {
+    let tables = summary["tables"].as_array().unwrap();
+    tables
+        .iter()
+        .map(|t| t["material"].as_str().unwrap().to_string())
+        .collect()
+}
+
 /// The egtb binary on a tables folder (`EGTB_TABLES` unset), its output piped, to be run; the
 /// plain progress lines a piped stderr gets are off, so that stderr holds only errors.
 pub fn egtb_command(tables: &Path, args: &[&str]) -> Command {
