@@ -480,7 +480,7 @@ fn convert(env: &Env, encoding: Encoding, game: Option<String>, materials: &[Str
                 "compress"
             };
             env.refuse_options(command)?;
-            table_files(&env.tables)
+            table_files(&env.tables)?
         }
         Some(game) => with_game!(game, G => commands::convert::files::<G>(env, materials)?),
     };

@@ -25,7 +25,7 @@ pub(crate) mod synthetic;
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fs::{self, File};
-use std::io::{BufWriter, Seek, SeekFrom, Write};
+use std::io::{self, BufWriter, Seek, SeekFrom, Write};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -67,12 +67,16 @@ fn path_of<'a>(dir: &Path, game: GameId, material: &str, rules: impl Iterator<It
     dir.join(game.name()).join(format!("{name}.{EXTENSION}"))
 }
 
-/// The table files under a folder, every game's, sorted by game then name.
-pub fn table_files(dir: &Path) -> Vec<PathBuf> {
+/// The table files under a folder, every game's, sorted by game then name. A game's folder that
+/// is absent holds none; one that cannot be read is an error, not an empty listing.
+pub fn table_files(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     for game in GameId::ALL {
-        let Ok(listing) = fs::read_dir(dir.join(game.name())) else {
-            continue;
+        let folder = dir.join(game.name());
+        let listing = match fs::read_dir(&folder) {
+            Ok(listing) => listing,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+            Err(e) => bail!("cannot read the folder {}: {e}", folder.display()),
         };
         let mut paths: Vec<PathBuf> = listing
             .filter_map(|e| e.ok().map(|e| e.path()))
@@ -81,7 +85,7 @@ pub fn table_files(dir: &Path) -> Vec<PathBuf> {
         paths.sort();
         files.extend(paths);
     }
-    files
+    Ok(files)
 }
 
 /// CRC-32 of entries as stored.

@@ -25,7 +25,7 @@ pub fn files<G: Game>(env: &Env, materials: &[String]) -> Result<Vec<PathBuf>> {
             Ok(table) => env.options.iter().all(|o| table.header.rules.contains(o)),
             Err(_) => true,
         };
-        return Ok(table_files(&env.tables)
+        return Ok(table_files(&env.tables)?
             .into_iter()
             .filter(|p| p.parent() == Some(folder.as_path()) && chosen(p))
             .collect());

@@ -34,7 +34,7 @@ struct About {
 
 /// Prints every table file under the folder, with its material, encoding, size and verification.
 pub fn run(env: &Env) -> Result<()> {
-    let listed: Vec<Listed> = table_files(&env.tables)
+    let listed: Vec<Listed> = table_files(&env.tables)?
         .iter()
         .map(|p| inspect(&env.tables, p))
         .collect();

@@ -23,7 +23,7 @@ pub fn run(env: &Env, bind: &str, port: u16) -> Result<()> {
         defaults: env.options.clone(),
     };
     // The page would only name missing tables: say so before the address.
-    if !env.json && table_files(&env.tables).is_empty() {
+    if !env.json && table_files(&env.tables).is_ok_and(|files| files.is_empty()) {
         println!(
             "note: {} holds no tables yet; build some with egtb generate (for example egtb \
              generate chess KQvK --tables {0}): they are read as they appear",

@@ -124,6 +124,16 @@ fn bad_positions_and_materials_are_reported_in_one_line() {
             "{args:?}: {line}"
         );
     }
+    let chess_is_a_file = dir.join("chess-is-a-file");
+    std::fs::create_dir_all(&chess_is_a_file).unwrap();
+    std::fs::write(chess_is_a_file.join("chess"), "x").unwrap();
+    for args in [&["list"][..], &["compress"]] {
+        let line = fails(&chess_is_a_file, args);
+        assert!(
+            line.contains("cannot read the folder ") && line.contains("chess: "),
+            "{args:?}: {line}"
+        );
+    }
 }
 
 #[test]

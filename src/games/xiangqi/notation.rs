@@ -86,6 +86,19 @@ pub fn iccs(mv: Move) -> String {
 
 /// WXF name of a legal move.
 pub fn wxf(position: &Position, mv: Move) -> String {
+    wxf_spelled(position, mv, Tandem::Marked)
+}
+
+/// How a WXF name gives the origin of a piece that shares its file with one of its kind.
+#[derive(Clone, Copy, PartialEq)]
+enum Tandem {
+    /// `+` for the front piece, `-` for the rear one, as WXF writes it.
+    Marked,
+    /// The file number, as for a piece alone on its file: what players often type.
+    FileNumber,
+}
+
+fn wxf_spelled(position: &Position, mv: Move, spelling: Tandem) -> String {
     let piece = position.cells[usize::from(mv.from)].expect("a move starts on a piece");
     let red = piece.side == Side::First;
     let file_number = |s: u8| {
@@ -99,12 +112,13 @@ pub fn wxf(position: &Position, mv: Move) -> String {
         Kind::Horse => 'H',
         kind => fen_letter(kind),
     };
-    let tandem = matches!(piece.kind, Kind::Rook | Kind::Cannon | Kind::Horse | Kind::Pawn)
-        .then(|| {
-            (0..SQUARES as u8)
-                .find(|&s| s != mv.from && file(s) == file(mv.from) && position.cells[usize::from(s)] == Some(piece))
-        })
-        .flatten();
+    let tandem = (spelling == Tandem::Marked
+        && matches!(piece.kind, Kind::Rook | Kind::Cannon | Kind::Horse | Kind::Pawn))
+    .then(|| {
+        (0..SQUARES as u8)
+            .find(|&s| s != mv.from && file(s) == file(mv.from) && position.cells[usize::from(s)] == Some(piece))
+    })
+    .flatten();
     let origin = match tandem {
         Some(other) if ahead(mv.from, other) => '+',
         Some(_) => '-',
@@ -126,7 +140,8 @@ pub fn wxf(position: &Position, mv: Move) -> String {
 }
 
 /// The legal move named in ICCS (`h2e2`, `H2-E2`) or WXF (`C2.5`; `=` accepted for `.`, N and
-/// B for H and E, letters in either case).
+/// B for H and E, letters in either case). A piece that shares its file with one of its kind may
+/// also be named by its file number (`P5+1` for `P++1`) where that names one move only.
 pub fn parse_move(position: &Position, text: &str) -> Option<Move> {
     let wanted = text.trim();
     let normal = wanted
@@ -135,9 +150,18 @@ pub fn parse_move(position: &Position, text: &str) -> Option<Move> {
         .replace('N', "H")
         .replace('B', "E");
     let coordinates = wanted.to_ascii_lowercase().replace('-', "");
-    Xiangqi::legal_moves(position, Default::default())
+    let moves = Xiangqi::legal_moves(position, Default::default());
+    if let Some(&mv) = moves
+        .iter()
+        .find(|&&mv| iccs(mv) == coordinates || wxf(position, mv) == normal)
+    {
+        return Some(mv);
+    }
+    let mut by_file_number = moves
         .into_iter()
-        .find(|&mv| iccs(mv) == coordinates || wxf(position, mv) == normal)
+        .filter(|&mv| wxf_spelled(position, mv, Tandem::FileNumber) == normal);
+    let mv = by_file_number.next()?;
+    by_file_number.next().is_none().then_some(mv)
 }
 
 #[cfg(test)]
@@ -160,6 +184,18 @@ mod tests {
         for bad in ["H6+6", "d1e4", "", "R8.10"] {
             assert_eq!(parse_move(&position, bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn a_piece_sharing_its_file_is_named_by_its_file_where_that_is_unambiguous() {
+        // Both pawns have crossed the river; the rear one cannot step onto the front one.
+        let position = parse_fen("3k5/9/9/4P4/4P4/9/9/9/9/4K4 w").unwrap();
+        let front = parse_move(&position, "P++1").unwrap();
+        assert_eq!(iccs(front), "e6e7");
+        assert_eq!(parse_move(&position, "P5+1"), Some(front));
+        assert_eq!(wxf(&position, front), "P++1");
+        assert_eq!(parse_move(&position, "P5.4"), None, "either pawn can go to file 4");
+        assert_eq!(iccs(parse_move(&position, "P-.4").unwrap()), "e5f5");
     }
 
     #[test]
