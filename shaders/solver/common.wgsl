@@ -4,9 +4,10 @@
 // Words while solving (src/solver/working.rs): UNRESOLVED | hp (its HP counter, EXIT_LOSS set
 // when every exit wins for the opponent), DUE | t (resolved at DTM t unless a move does better),
 // BROKEN, a final entry (DTM + 1; DRAW only for a terminal draw), or a final entry tagged FRESH:
-// resolved at that DTM, its parents not yet updated. The layer sweep queues the FRESH (and the
-// DUE) states of its DTM and clears the tag, so that a sweep repeated because the queue
-// overflowed finds only the states not yet queued.
+// resolved at that DTM, its parents not yet updated. The layer sweep queues the FRESH and the DUE
+// states of its DTM and clears the tag, so that a sweep repeated because the queue overflowed
+// finds only the states not yet queued; in an even layer it queues the PENDING states too, for
+// the kernel that places them.
 
 fn thread_index(wg: vec3<u32>, groups: vec3<u32>, local: u32) -> u32 {
     return (wg.y * groups.x + wg.x) * WORKGROUP + local;

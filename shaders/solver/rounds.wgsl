@@ -21,7 +21,7 @@
 // before this module (src/solver/gpu/rounds.rs).
 
 // RULE_CHANGED: a pass removed a mark; RULE_STABLE: the last pass removed none (the passes
-// recorded after it return at once); RULE_PASSES: the pruning passes run.
+// recorded after it return at once).
 @group(3) @binding(0) var<storage, read_write> rule_control: array<atomic<u32>>;
 
 // A bit per state: its answers are wanted by the next answer pass.
@@ -29,7 +29,6 @@
 
 const RULE_CHANGED: u32 = 0u;
 const RULE_STABLE: u32 = 1u;
-const RULE_PASSES: u32 = 2u;
 
 fn half_shift(state: u32) -> u32 {
     return 16u * (state & 1u);
@@ -124,7 +123,6 @@ fn rule_settle() {
     if rule_stable() {
         return;
     }
-    atomicAdd(&rule_control[RULE_PASSES], 1u);
     if atomicExchange(&rule_control[RULE_CHANGED], 0u) == 0u {
         atomicStore(&rule_control[RULE_STABLE], 1u);
     }

@@ -113,10 +113,9 @@ fn flag_error(bits: u32) {
     atomicOr(&control[CTRL_ERROR], bits);
 }
 
-// Replaces the word `old` of a state with `entry`, in one 16-bit half of a shared word whose
-// other half may change concurrently: a compare-and-swap loop. Concurrent writers of a half
-// write the same entry.
-fn set_entry(state: u32, old: u32, entry: u32) {
+// Writes `entry` into one 16-bit half of a shared word whose other half may change
+// concurrently: a compare-and-swap loop. Concurrent writers of a half write the same entry.
+fn set_entry(state: u32, entry: u32) {
     let chunk = state >> CHUNK_SHIFT;
     let local = state & CHUNK_MASK;
     let shift = 16u * (local & 1u);
@@ -139,7 +138,7 @@ fn decrement_hp(state: u32) -> u32 {
     return (old >> shift) & 0xFFFFu;
 }
 
-var<workgroup> group_max: atomic<u32>;
+var<workgroup> group_last_due: atomic<u32>;
 var<workgroup> group_active: atomic<u32>;
 var<workgroup> group_broken: atomic<u32>;
 
@@ -192,7 +191,7 @@ fn initialise(
                 flag_error(ERROR_DTM);
             }
             if last != 0u {
-                atomicMax(&group_max, last);
+                atomicMax(&group_last_due, last);
             }
             if hp > HP {
                 flag_error(ERROR_HP);
@@ -218,9 +217,9 @@ fn initialise(
     }
     workgroupBarrier();
     if local == 0u {
-        let pending = atomicLoad(&group_max);
-        if pending != 0u {
-            atomicMax(&control[CTRL_LAST_PENDING], pending);
+        let last_due = atomicLoad(&group_last_due);
+        if last_due != 0u {
+            atomicMax(&control[CTRL_LAST_DUE], last_due);
         }
         let broken = atomicLoad(&group_broken);
         if broken != 0u {
@@ -239,9 +238,9 @@ fn fresh(entry: u32) -> u32 {
     return FRESH | entry;
 }
 
-// Resolves an unresolved state (entry `old`) at `entry`, leaving its block for sweep `next`.
-fn resolve(state: u32, old: u32, entry: u32, next: u32) {
-    set_entry(state, old, fresh(entry));
+// Resolves an unresolved state at `entry`, leaving its block for sweep `next`.
+fn resolve(state: u32, entry: u32, next: u32) {
+    set_entry(state, fresh(entry));
     atomicStore(&active_blocks[active_flag(next, state >> BLOCK_SHIFT)], 1u);
 }
 
@@ -265,7 +264,7 @@ fn resolve_parents(state: u32, t: u32, next: u32) {
             continue;
         }
         if (t & 1u) == 0u {
-            resolve(parent, pe, resolved + 1u, next);
+            resolve(parent, resolved + 1u, next);
             continue;
         }
         // A due state never loses by its moves: a due win is saved by its exit, a due loss has
@@ -278,7 +277,7 @@ fn resolve_parents(state: u32, t: u32, next: u32) {
             continue;
         }
         if (old & EXIT_LOSS) == 0u {
-            resolve(parent, old - 1u, resolved + 1u, next);
+            resolve(parent, resolved + 1u, next);
         } else {
             // Its word is now PENDING: the next sweep queues it for `place`.
             atomicAdd(&control[CTRL_TO_PLACE], 1u);
@@ -356,9 +355,9 @@ fn place(
     let exit_loss = game_expand(state, &children).exit_loss;
     atomicSub(&control[CTRL_TO_PLACE], 1u);
     if exit_loss <= layer.t {
-        set_entry(state, PENDING, layer.t + 1u);
+        set_entry(state, layer.t + 1u);
     } else {
-        set_entry(state, PENDING, DUE | exit_loss);
+        set_entry(state, DUE | exit_loss);
         atomicStore(&active_blocks[active_flag(layer.next, state >> BLOCK_SHIFT)], 1u);
         // Not a state of this layer after all: out of the queue and the layer's count.
         atomicStore(&queue[1u + i], NOT_QUEUED);
@@ -401,7 +400,7 @@ fn advance() {
     if offered > QUEUE_CAPACITY {
         return;
     }
-    if found == 0u && t >= atomicLoad(&control[CTRL_LAST_PENDING]) {
+    if found == 0u && t >= atomicLoad(&control[CTRL_LAST_DUE]) {
         atomicStore(&control[CTRL_DONE], 1u);
     } else if t >= MAX_LAYER {
         flag_error(ERROR_DTM);

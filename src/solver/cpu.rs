@@ -2,8 +2,9 @@
 //!
 //! Working memory is the table itself, 2 bytes a state: an unresolved state's word holds its HP
 //! counter or the layer its exits resolve it at (see [`super::working`]). HP counts the distinct
-//! in-table children, plus one when an exit saves the position (a drawn or lost child), so that
-//! HP reaches 0 exactly when every child is a win for the opponent.
+//! in-table children, plus one when an exit into a drawn child saves the position, so that HP
+//! reaches 0 exactly when every child is a win for the opponent (an exit into a lost child makes
+//! the state due at its win instead).
 //!
 //! Layer `t` sweeps the states selecting those resolved at DTM `t`. Every state of a layer has
 //! the same outcome (parity), so within a layer no two updates conflict and the result is the
@@ -17,7 +18,7 @@
 //! state order, so that the smaller tables are read in order too.
 
 use std::ops::Range;
-use std::sync::atomic::{AtomicU16, AtomicU64, Ordering::AcqRel, Ordering::Relaxed, Ordering::Release};
+use std::sync::atomic::{AtomicU16, AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
 
@@ -77,7 +78,7 @@ pub fn solve<S: Space + ?Sized>(space: &S, progress: &dyn Progress) -> Vec<Entry
 /// Which states a layer must read.
 struct Frontier {
     /// Per layer parity, a bit per granule: a state of the granule was resolved at that layer by
-    /// an update of the previous layer (or, for layer 0, is a terminal loss).
+    /// an update of the previous layer, or turned pending (or, for layer 0, is a terminal loss).
     touched: [Vec<AtomicU64>; 2],
     /// Per block, a lower bound of the due layers still waiting in it.
     next_due: Vec<AtomicU16>,
@@ -162,7 +163,7 @@ fn initialise<S: Space + ?Sized>(space: &S, entries: &mut [Entry], progress: &dy
     let n = entries.len() as u64;
     let runs = space.expansion_order().unwrap_or_else(|| runs(0..n).collect());
     let covered: u64 = runs.iter().map(|run| run.end - run.start).sum();
-    assert_eq!(covered, n, "an expansion order has every state once");
+    assert_eq!(covered, n, "an expansion order covers as many states as the table");
     let (shared, entries) = (&frontier, atomic_u16(entries));
     let (last_due, broken) = runs
         .into_par_iter()
@@ -310,9 +311,9 @@ impl<S: Space + ?Sized> Sweeper<'_, S> {
         for block in frontier.blocks_of(span) {
             let first = block * BLOCK;
             if frontier.next_due[block].load(Relaxed) == t {
-                // Updates of this layer may lower the bound while the block is swept: they
-                // write the entry first, so the sweep sees the entry or the lowered bound.
-                frontier.next_due[block].swap(NONE_DUE, AcqRel);
+                // The bound is rebuilt from the entries below; placing a pending state of the
+                // block (this thread, the span's only sweeper) may lower it meanwhile.
+                frontier.next_due[block].store(NONE_DUE, Relaxed);
                 let mut next_due = NONE_DUE;
                 for (state, entry) in entries.iter().enumerate().skip(first).take(BLOCK) {
                     let e = entry.load(Relaxed);
@@ -329,7 +330,7 @@ impl<S: Space + ?Sized> Sweeper<'_, S> {
                     found += 1;
                     self.found(state);
                 }
-                frontier.next_due[block].fetch_min(next_due, Release);
+                frontier.next_due[block].fetch_min(next_due, Relaxed);
                 continue;
             }
             // No state of the block is due at `t`: only the touched granules can hold states of
@@ -367,8 +368,8 @@ impl<S: Space + ?Sized> Sweeper<'_, S> {
             entry.store(self.t + 1, Relaxed);
             true
         } else {
-            entry.store(DUE | exit_loss, Release);
-            self.frontier.next_due[state / BLOCK].fetch_min(exit_loss, Release);
+            entry.store(DUE | exit_loss, Relaxed);
+            self.frontier.next_due[state / BLOCK].fetch_min(exit_loss, Relaxed);
             false
         }
     }
@@ -450,11 +451,9 @@ fn atomic_u16(v: &mut [u16]) -> &[AtomicU16] {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Mutex;
-
     use super::*;
     use crate::solver::Silent;
-    use crate::solver::test_graph::Graph;
+    use crate::solver::test_graph::{Graph, Recorded};
     use crate::value::{BROKEN, Value};
 
     /// A graph followed by `broken` slots that hold no position, as an index's slots may.
@@ -481,19 +480,6 @@ mod tests {
         }
     }
 
-    /// Each phase's name and total, and the units advanced in it.
-    #[derive(Default)]
-    struct Recorded(Mutex<Vec<(String, u64, u64)>>);
-
-    impl Progress for Recorded {
-        fn phase(&self, name: &str, total: u64) {
-            self.0.lock().unwrap().push((name.to_string(), total, 0));
-        }
-        fn advance(&self, done: u64) {
-            self.0.lock().unwrap().last_mut().expect("a phase begun").2 += done;
-        }
-    }
-
     #[test]
     fn matches_the_definition_on_random_graphs_with_exits_and_cycles() {
         for seed in 0..40 {
@@ -513,7 +499,7 @@ mod tests {
         let entries = solve(&space, &recorded);
         assert_eq!(entries[..500], reference);
         assert!(entries[500..].iter().all(|&e| e == BROKEN));
-        let phases = recorded.0.into_inner().unwrap();
+        let phases = recorded.phases();
         let expected = [("moves".to_string(), 800, 800), ("layers".to_string(), 500, decisive)];
         assert_eq!(phases, expected);
     }

@@ -103,11 +103,6 @@ impl Exits {
         }
     }
 
-    /// Whether any exit was recorded.
-    pub fn any(&self) -> bool {
-        self.saves || self.loss.is_some()
-    }
-
     /// The value of a position whose every move was recorded here (at least one).
     pub fn value(&self) -> Value {
         match (self.win, self.saves) {
@@ -209,14 +204,6 @@ impl Successors {
     /// The number of distinct states pushed or counted since the last [`Successors::clear`].
     pub fn count(&mut self) -> usize {
         self.distinct().len() + self.unique
-    }
-
-    /// Renumbers every state pushed: a space that numbers a part of a larger one's states
-    /// from 0 lists them in the larger one's numbers, then maps them into its own.
-    pub fn renumber(&mut self, f: impl Fn(u64) -> u64) {
-        for state in self.plain.iter_mut().chain(&mut self.mapped) {
-            *state = f(*state);
-        }
     }
 }
 

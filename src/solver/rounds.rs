@@ -68,7 +68,7 @@ pub struct Ruling {
 }
 
 /// A space whose ruled states are terminal losses.
-pub struct Ruled<'s, S: Space + ?Sized> {
+struct Ruled<'s, S: Space + ?Sized> {
     space: &'s S,
     /// A bit per state: ruled lost.
     ruled: Vec<u64>,

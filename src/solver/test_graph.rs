@@ -1,8 +1,30 @@
 //! An explicit random game graph for testing solvers: children, parents and exit values per
 //! state, with a definition-level reference solution.
 
-use super::{Exits, Node, Space, Successors};
+use std::sync::Mutex;
+
+use super::{Exits, Node, Progress, Space, Successors};
 use crate::value::{Entry, Value};
+
+/// Progress that records each phase's name and total, and the units advanced in it.
+#[derive(Default)]
+pub(crate) struct Recorded(Mutex<Vec<(String, u64, u64)>>);
+
+impl Recorded {
+    /// The phases recorded so far: name, total, units advanced.
+    pub fn phases(self) -> Vec<(String, u64, u64)> {
+        self.0.into_inner().unwrap()
+    }
+}
+
+impl Progress for Recorded {
+    fn phase(&self, name: &str, total: u64) {
+        self.0.lock().unwrap().push((name.to_string(), total, 0));
+    }
+    fn advance(&self, done: u64) {
+        self.0.lock().unwrap().last_mut().expect("a phase begun").2 += done;
+    }
+}
 
 /// An explicit game graph: children per state, exit values, what "no move" is worth.
 pub(crate) struct Graph {

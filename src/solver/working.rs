@@ -17,7 +17,8 @@ use crate::value::{BROKEN, Entry};
 
 /// Tag of an unresolved state's word: its HP counter is in the low byte.
 pub const UNRESOLVED: Entry = 0x8000;
-/// Flag of an unresolved word: the exits are all wins for the opponent (a pending exit loss).
+/// Flag of an unresolved word: the exits are all wins for the opponent (its loss waits for its
+/// slowest exit).
 pub const EXIT_LOSS: Entry = 0x0100;
 /// Mask of the HP counter in an unresolved word.
 pub const HP: Entry = 0x00FF;

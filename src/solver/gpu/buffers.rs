@@ -36,9 +36,10 @@ pub(super) struct Layout {
 impl Layout {
     /// The layout of `states` states with chunks of at most `split_bytes` bytes.
     pub fn new(states: u32, split_bytes: u64) -> Result<Layout> {
-        // Two bytes a state: the largest power of two of states whose chunk fits the split.
+        // Two bytes a state: the largest power of two of states whose chunk fits the split, at
+        // most 2^31 (a chunk's states are numbered by a u32's low 31 bits).
         let fit = (split_bytes / 2).max(1);
-        let shift = (63 - fit.leading_zeros()).max(MIN_CHUNK_SHIFT);
+        let shift = (63 - fit.leading_zeros()).clamp(MIN_CHUNK_SHIFT, 31);
         if 2u64 << shift > split_bytes {
             bail!(
                 "GPU split size of {split_bytes} bytes is too small (at least {})",
@@ -49,7 +50,7 @@ impl Layout {
         let chunks = u64::from(states).div_ceil(per_chunk).max(1);
         Ok(Layout {
             states,
-            shift: shift.min(31),
+            shift,
             chunks: chunks as u32,
         })
     }
@@ -279,5 +280,10 @@ mod tests {
         assert!(Layout::new(10, 11).is_err());
         let whole = Layout::new(1000, 128 << 20).unwrap();
         assert_eq!(whole.chunks, 1);
+        // A split beyond 4 GiB still cuts a table of more than 2^31 states into chunks.
+        let large = Layout::new(3_000_000_000, 1 << 34).unwrap();
+        assert_eq!((large.shift, large.chunks), (31, 2));
+        let total: u64 = (0..large.chunks).map(|c| large.states_in(c)).sum();
+        assert_eq!(total, 3_000_000_000);
     }
 }

@@ -154,13 +154,14 @@ impl Gpu {
     /// Fails, naming `what` and the fix, unless a pipeline may bind `storage` storage buffers,
     /// at most `in_group` of them in one bind group.
     pub(super) fn check_storage_bindings(&self, what: &str, storage: u32, in_group: u32) -> Result<()> {
-        if storage > self.limits.max_storage_buffers_per_shader_stage
-            || in_group > self.limits.max_bindings_per_bind_group
-        {
-            bail!(
-                "{what} needs {storage} storage bindings, the device allows {}; use --backend cpu (or a larger --gpu-split-mib, if one was set)",
-                self.limits.max_storage_buffers_per_shader_stage
-            );
+        let fix = "use --backend cpu (or a larger --gpu-split-mib, if one was set)";
+        let most = self.limits.max_storage_buffers_per_shader_stage;
+        if storage > most {
+            bail!("{what} needs {storage} storage bindings, the device allows {most}; {fix}");
+        }
+        let most = self.limits.max_bindings_per_bind_group;
+        if in_group > most {
+            bail!("{what} needs {in_group} bindings in one group, the device allows {most}; {fix}");
         }
         Ok(())
     }
@@ -193,6 +194,45 @@ impl Gpu {
             bail!("GPU rejected {what}: {e}");
         }
         Ok(value)
+    }
+
+    /// The compute pipeline of kernel `entry` of `module`, checked.
+    pub(super) fn pipeline(
+        &self,
+        module: &wgpu::ShaderModule,
+        layout: &wgpu::PipelineLayout,
+        entry: &str,
+    ) -> Result<wgpu::ComputePipeline> {
+        self.checked(&format!("the '{entry}' kernel"), || {
+            self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(entry),
+                layout: Some(layout),
+                module,
+                entry_point: Some(entry),
+                compilation_options: Default::default(),
+                cache: None,
+            })
+        })
+    }
+
+    /// The pipelines of kernels `entries` of `module`, compiled side by side: the kernels that
+    /// walk a state's moves (the game's move generation, inlined) take most of a driver's
+    /// compile time.
+    pub(super) fn pipelines<const N: usize>(
+        &self,
+        module: &wgpu::ShaderModule,
+        layout: &wgpu::PipelineLayout,
+        entries: [&str; N],
+    ) -> [Result<wgpu::ComputePipeline>; N] {
+        std::thread::scope(|scope| {
+            entries
+                .map(|entry| (entry, scope.spawn(move || self.pipeline(module, layout, entry))))
+                .map(|(entry, compiling)| {
+                    compiling
+                        .join()
+                        .unwrap_or_else(|_| Err(anyhow!("compiling the '{entry}' kernel failed")))
+                })
+        })
     }
 
     /// Submits `commands`, waits (at most `timeout`) for them and for the mapping of `readback`,

@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use anyhow::{Result, anyhow, bail};
+use anyhow::{Result, bail};
 
 use super::GpuRules;
 use super::buffers::{BLOCK_SHIFT, FIRST_CHUNK_BINDING, Layout, StateBuffers};
@@ -75,13 +75,13 @@ impl SweepShape {
 const MAX_RUNS_PER_THREAD: u64 = 64;
 // The initialisation gathers a workgroup's active blocks in the bits of one word.
 const _: () = assert!(WORKGROUP.is_multiple_of(1 << BLOCK_SHIFT) && WORKGROUP <= 32 << BLOCK_SHIFT);
-/// Control header words: the current layer, the largest pending layer, the stop flag, error
-/// bits, the sweeps done, the first state of the window of the per-state kernels (written by the
-/// host before each of their submissions), the states whose loss is still to be placed (see
-/// `place` in shaders/solver/solver.wgsl), the broken states the initialisation has met (modulo
-/// 2^32); then the states found in each layer.
+/// Control header words: the current layer, the latest layer an exit resolves a state at (the
+/// CPU solver's `last_due`), the stop flag, error bits, the sweeps done, the first state of the
+/// window of the per-state kernels (written by the host before each of their submissions), the
+/// states whose loss is still to be placed (see `place` in shaders/solver/solver.wgsl), the broken
+/// states the initialisation has met (modulo 2^32); then the states found in each layer.
 pub(super) const CTRL_LAYER: usize = 0;
-const CTRL_LAST_PENDING: usize = 1;
+const CTRL_LAST_DUE: usize = 1;
 pub(super) const CTRL_DONE: usize = 2;
 pub(super) const CTRL_ERROR: usize = 3;
 pub(super) const CTRL_SWEEP: usize = 4;
@@ -129,7 +129,7 @@ pub(super) struct Kernels {
     /// [`SweepShape`]'s threads.
     pub sweep_grid: (u32, u32),
     /// Sizes the propagation kernel's grid to the layer's queue, and the placing kernel's to
-    /// the states it has to place.
+    /// the same queue, or to nothing in a layer with no state to place.
     pub plan: wgpu::ComputePipeline,
     plan_group: wgpu::BindGroup,
     /// The grids of the propagation kernel (bytes 0 to 11) and of the placing kernel (12 to
@@ -151,7 +151,8 @@ impl Kernels {
     ) -> Result<Kernels> {
         let layout = states.layout;
         let data_bindings = data.bindings.len() as u32;
-        let storage_bindings = FIRST_CHUNK_BINDING + layout.chunks + data_bindings;
+        // The propagation planner binds the grid buffer besides the solver's and the game's.
+        let storage_bindings = FIRST_CHUNK_BINDING + layout.chunks + data_bindings + 1;
         gpu.check_storage_bindings(
             &format!("the table, in bindings of at most {} bytes,", states.max_chunk_bytes()),
             storage_bindings,
@@ -188,18 +189,7 @@ impl Kernels {
         // buffer as bound for storage in the dispatch that reads it as its indirect grid.
         let kernel_layout = pipeline_layout(&[Some(&solver_layout), Some(&game_layout)]);
         let plan_pipeline_layout = pipeline_layout(&[Some(&solver_layout), Some(&game_layout), Some(&plan_layout)]);
-        let pipeline = |module: &wgpu::ShaderModule, layout: &wgpu::PipelineLayout, entry: &str| {
-            gpu.checked(&format!("the '{entry}' kernel"), || {
-                gpu.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                    label: Some(entry),
-                    layout: Some(layout),
-                    module,
-                    entry_point: Some(entry),
-                    compilation_options: Default::default(),
-                    cache: None,
-                })
-            })
-        };
+        let pipeline = |module, layout, entry| gpu.pipeline(module, layout, entry);
         let solver_buffers: Vec<&wgpu::Buffer> = [control, &states.queue, &states.active]
             .into_iter()
             .chain(&states.chunks)
@@ -210,18 +200,8 @@ impl Kernels {
             24,
             wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::INDIRECT,
         )?;
-        // The kernels that expand states or list parents (the game's move generation, inlined)
-        // take most of the compile time: the driver compiles them side by side.
-        let (module, shared_layout, compile) = (&solver, &kernel_layout, &pipeline);
-        let [initialise, place, propagate] = std::thread::scope(|scope| {
-            let compiling = ["initialise", "place", "propagate"]
-                .map(|entry| (entry, scope.spawn(move || compile(module, shared_layout, entry))));
-            compiling.map(|(entry, thread)| {
-                thread
-                    .join()
-                    .unwrap_or_else(|_| Err(anyhow!("compiling the '{entry}' kernel failed")))
-            })
-        });
+        let [initialise, place, propagate] =
+            gpu.pipelines(&solver, &kernel_layout, ["initialise", "place", "propagate"]);
         Ok(Kernels {
             initialise: initialise?,
             select: pipeline(&sweep, &kernel_layout, "select_layer")?,
@@ -269,7 +249,7 @@ pub(super) fn prelude(
         ("WINDOW_STATES", window_states.min(u64::from(u32::MAX))),
         ("WORKGROUP", WORKGROUP),
         ("CTRL_LAYER", CTRL_LAYER as u64),
-        ("CTRL_LAST_PENDING", CTRL_LAST_PENDING as u64),
+        ("CTRL_LAST_DUE", CTRL_LAST_DUE as u64),
         ("CTRL_DONE", CTRL_DONE as u64),
         ("CTRL_ERROR", CTRL_ERROR as u64),
         ("CTRL_SWEEP", CTRL_SWEEP as u64),

@@ -2,11 +2,11 @@
 //!
 //! A game takes part through [`GpuRules`]: a WGSL rules module and the u32 data buffers it reads.
 //! The module is joined with the generic kernels of `shaders/solver/solver.wgsl` (see its header for the
-//! functions a module defines and the helpers it may call). A layer is a sweep over all entries
-//! (`shaders/solver/select.wgsl`, plain loads at the width of memory) that selects the layer's
-//! states into a queue, then a kernel that works through the queue, resolving parents with every
-//! thread busy (after a kernel, sized to them, that places the few pending losses the queue
-//! holds). Everything stays on the GPU between layers: each submission runs several layers,
+//! functions a module defines and the helpers it may call). A layer is a sweep over the blocks
+//! flagged active (`shaders/solver/select.wgsl`, plain loads at the width of memory) that selects
+//! the layer's states into a queue, then a kernel that works through the queue, resolving parents
+//! with every thread busy (after a kernel, run only in layers that have some, that places the
+//! pending losses the queue holds). Everything stays on the GPU between layers: each submission runs several layers,
 //! a one-thread kernel between two layers decides whether to go on (or to sweep a layer again
 //! whose queue overflowed), and the host only reads back a few control words to report progress.
 //! The kernels that run a thread per state (expanding every state first, marking the draws last)
@@ -332,7 +332,7 @@ impl<'g> Solver<'g> {
         let mut run = Submissions::new(gpu, control, layers_per_submission, self.timeout)?;
 
         progress.phase("moves", states);
-        let (mut layer, mut broken, mut broken_word) = (0, 0, 0u32);
+        let (mut broken, mut broken_word) = (0, 0u32);
         for window in self.windows.iter() {
             gpu.set_window(control, window.start);
             let head = run.submit(kernels, 0, |passes| {
@@ -341,7 +341,6 @@ impl<'g> Solver<'g> {
                     dispatch(pass, kernels.state_grid);
                 });
             })?;
-            layer = head.control[CTRL_LAYER];
             // A window has fewer than 2^32 states, so its count is the word's change.
             broken += u64::from(head.control[CTRL_BROKEN].wrapping_sub(broken_word));
             broken_word = head.control[CTRL_BROKEN];
@@ -350,6 +349,9 @@ impl<'g> Solver<'g> {
 
         // Every state but the broken ones is found at some layer, unless it is drawn.
         progress.phase("layers", states - broken);
+        // The layer a submission starts at, and how many of its states the submission before
+        // reported already (a layer whose queue overflowed goes on in the next submission).
+        let (mut layer, mut reported) = (0, 0);
         let layers = loop {
             let batch = run.submit(kernels, layer, |passes| {
                 for _ in 0..layers_per_submission {
@@ -369,8 +371,11 @@ impl<'g> Solver<'g> {
                     });
                 }
             })?;
-            progress.advance(batch.found.iter().map(|&f| u64::from(f)).sum());
-            layer = batch.control[CTRL_LAYER];
+            let found: u64 = batch.found.iter().map(|&f| u64::from(f)).sum();
+            progress.advance(found - reported);
+            let next = batch.control[CTRL_LAYER];
+            reported = batch.found.get((next - layer) as usize).map_or(0, |&f| u64::from(f));
+            layer = next;
             if batch.control[CTRL_DONE] != 0 {
                 break layer + 1;
             }

@@ -32,7 +32,8 @@ const RULED_STATES: &str = "ruled_states";
 /// The game's expansion, and its name under [`RULED_WGSL`]'s wrapper.
 const EXPAND: &str = "fn game_expand(";
 const UNRULED_EXPAND: &str = "fn unruled_game_expand(";
-/// Words of the rule passes' control buffer (see rounds.wgsl).
+/// Words of the rule passes' control buffer (see rounds.wgsl): two used, the buffer kept at
+/// 16 bytes.
 const RULE_CONTROL_WORDS: u64 = 4;
 const RULE_STABLE: usize = 1;
 /// Answer and pruning passes recorded per submission between two reads of the control word.
@@ -213,13 +214,13 @@ fn add(mut a: KernelTime, b: KernelTime) -> KernelTime {
 }
 
 /// The program of the rule passes: the solver program (so that the game's functions find
-/// everything they call), the rule buffers cut into `chunks`, rounds.wgsl, the game's rule module
-/// and `extra`; and its game data.
+/// everything they call), the rule buffers cut into the chunks of `rule_layout`, rounds.wgsl, the
+/// game's rule module and `extra`; and its game data.
 fn rule_module(
     gpu: &Gpu,
     rules: &dyn GpuRules,
     rounds: &dyn GpuRounds,
-    chunks: Layout,
+    rule_layout: Layout,
     extra: &str,
 ) -> Result<(wgpu::ShaderModule, Vec<(String, wgpu::Buffer)>)> {
     let data = rules
@@ -230,6 +231,8 @@ fn rule_module(
     // The rule passes run a thread per state in one dispatch: no windows.
     let states = u32::try_from(rules.states())
         .map_err(|_| anyhow::anyhow!("the GPU's rule passes take up to 2^32 - 1 states (use --backend cpu)"))?;
+    // The solver program's prelude states the table's own size and layout (the rule passes
+    // never bind its chunks); the probe's `rule_layout` is not the table's.
     let layout = Layout::new(states, gpu.max_binding_bytes())?;
     let max_dim = gpu.limits.max_compute_workgroups_per_dimension;
     let mut source = solver_program(
@@ -237,7 +240,7 @@ fn rule_module(
         rules,
         &data,
     );
-    source.push_str(&rule_chunks_wgsl(chunks));
+    source.push_str(&rule_chunks_wgsl(rule_layout));
     source.push_str(ROUNDS_WGSL);
     source.push_str(&rounds.rule_wgsl());
     source.push_str(extra);
@@ -272,16 +275,7 @@ impl RuleLayouts {
     }
 
     fn pipeline(&self, gpu: &Gpu, module: &wgpu::ShaderModule, entry: &str) -> Result<wgpu::ComputePipeline> {
-        gpu.checked(&format!("the '{entry}' kernel"), || {
-            gpu.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(entry),
-                layout: Some(&self.pipeline),
-                module,
-                entry_point: Some(entry),
-                compilation_options: Default::default(),
-                cache: None,
-            })
-        })
+        gpu.pipeline(module, &self.pipeline, entry)
     }
 }
 
@@ -358,17 +352,11 @@ impl<'g> RulePasses<'g> {
             .chain(&marks)
             .chain(&answers)
             .collect();
-        // The three kernels that walk a state's moves take most of the compile time: the driver
-        // compiles them side by side.
-        let [candidates, answer, prune] = std::thread::scope(|scope| {
-            ["rule_candidates", "rule_answer", "rule_prune"]
-                .map(|entry| scope.spawn(|| layouts.pipeline(gpu, &module, entry)))
-                .map(|compiling| {
-                    compiling
-                        .join()
-                        .unwrap_or_else(|_| Err(anyhow!("compiling a rule pass failed")))
-                })
-        });
+        let [candidates, answer, prune] = gpu.pipelines(
+            &module,
+            &layouts.pipeline,
+            ["rule_candidates", "rule_answer", "rule_prune"],
+        );
         Ok(RulePasses {
             gpu,
             candidates: candidates?,
@@ -472,7 +460,7 @@ pub(crate) fn probe(
         bail!("the rules have no rounds to probe");
     };
     // One chunk, as large as the chunk accessors address.
-    let one_chunk = Layout::new(u32::MAX, u64::MAX)?;
+    let one_chunk = Layout::new(1 << 31, u64::MAX)?;
     let (module, data) = rule_module(gpu, rules, rounds, one_chunk, extra)?;
     let layouts = RuleLayouts::new(gpu, data.len(), one_chunk.chunks);
     let pipeline = layouts.pipeline(gpu, &module, kernel)?;

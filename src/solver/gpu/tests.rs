@@ -9,7 +9,7 @@ use crate::games::darkchess::DarkChess;
 use crate::games::xiangqi::Xiangqi;
 use crate::generate::Generator;
 use crate::material::Material;
-use crate::solver::test_graph::Graph;
+use crate::solver::test_graph::{Graph, Recorded};
 use crate::solver::{Silent, cpu};
 use crate::value::{BROKEN, DRAW, Value};
 
@@ -262,12 +262,23 @@ fn layers_overflowing_a_small_queue_match_the_cpu_solver() {
         return;
     };
     for (seed, graph) in graphs().skip(1).step_by(3) {
+        // One layer a submission at most: a layer that overflows its queue spans submissions.
         let options = GpuOptions {
             queue_capacity: Some(1 + seed as u32),
+            layers_per_submission: 1 + (seed % 2) as u32,
             ..GpuOptions::default()
         };
-        let solution = gpu.solve(&GraphRules::new(&graph), &options, &Silent).unwrap();
-        assert_eq!(solution.entries, cpu::solve(&graph, &Silent), "seed {seed}");
+        let recorded = Recorded::default();
+        let solution = gpu.solve(&GraphRules::new(&graph), &options, &recorded).unwrap();
+        let expected = cpu::solve(&graph, &Silent);
+        assert_eq!(solution.entries, expected, "seed {seed}");
+        let decisive = expected.iter().filter(|&&e| e != DRAW).count() as u64;
+        let layers = recorded.phases().into_iter().find(|phase| phase.0 == "layers");
+        assert_eq!(
+            layers.map(|phase| phase.2),
+            Some(decisive),
+            "seed {seed}: states counted once"
+        );
         if let Some(time) = &solution.kernel_time {
             assert!(
                 time.sweeps.len() > solution.layers as usize,
