@@ -311,15 +311,36 @@ impl<'p, G: Game> Generator<'p, G> {
             if !self.memory_checked.insert(m) || table_path::<G>(&self.dir, &m, self.rules).exists() {
                 continue;
             }
-            let index = G::index(&m, self.rules)?;
-            let sub_states = G::sub_materials(&m)
-                .iter()
-                .map(|sub| Ok(G::index(sub, self.rules)?.states()))
-                .collect::<Result<Vec<_>>>()?;
-            plan::check_memory(&m, index.working_states(), plan::held_states(sub_states))?;
-            missing.push((m, index.states()));
+            missing.push((m, self.check_solve_memory(&m)?));
         }
         Ok(missing)
+    }
+
+    /// Refuses when solving `material` on the CPU would need more memory than this process can
+    /// count on; returns its states.
+    fn check_solve_memory(&self, material: &Material) -> Result<u64> {
+        let index = G::index(material, self.rules)?;
+        plan::check_memory(
+            material,
+            index.working_states(),
+            plan::held_states(self.exit_states(material)?),
+        )?;
+        Ok(index.states())
+    }
+
+    /// Refuses when solving `material` on the GPU would need more host memory than this process
+    /// can count on.
+    fn check_gpu_solve_memory(&self, material: &Material) -> Result<()> {
+        let states = G::index(material, self.rules)?.states();
+        plan::check_gpu_host_memory(material, states, self.exit_states(material)?.iter().sum())
+    }
+
+    /// The states of each smaller table `material`'s exits reach.
+    fn exit_states(&self, material: &Material) -> Result<Vec<u64>> {
+        G::sub_materials(material)
+            .iter()
+            .map(|sub| Ok(G::index(sub, self.rules)?.states()))
+            .collect()
     }
 
     /// Builds the table of a material, or verifies its existing file; with it, the table when
@@ -438,10 +459,21 @@ impl<'p, G: Game> Generator<'p, G> {
         Ok(())
     }
 
+    /// Solves a material on the CPU and on the GPU, without writing it, its smaller tables built
+    /// first: what `verify` and `bench` compare. Refuses, before any work, a material the GPU
+    /// solver does not take or that either solver lacks the memory for.
+    pub fn solve_both(&mut self, material: &Material) -> Result<(Solved, Solved)> {
+        G::check_gpu_material(material, self.rules)?;
+        self.check_solve_memory(material)?;
+        self.check_gpu_solve_memory(material)?;
+        self.ensure_smaller(material)?;
+        Ok((self.solve(material, Backend::Cpu)?, self.solve(material, Backend::Gpu)?))
+    }
+
     /// Solves a material whose smaller tables are available, without writing it.
     pub fn solve(&mut self, material: &Material, backend: Backend) -> Result<Solved> {
         let index = self.prepare(material)?;
-        match self.try_gpu(&index, backend)? {
+        match self.try_gpu(material, &index, backend)? {
             Some(solved) => Ok(solved),
             None => self.solve_on_cpu(&index),
         }
@@ -458,7 +490,7 @@ impl<'p, G: Game> Generator<'p, G> {
         header: &Header,
     ) -> Result<SolvedTo> {
         let index = self.prepare(material)?;
-        if let Some(solved) = self.try_gpu(&index, backend)? {
+        if let Some(solved) = self.try_gpu(material, &index, backend)? {
             return Ok(SolvedTo::Memory(solved));
         }
         let start = Instant::now();
@@ -498,13 +530,13 @@ impl<'p, G: Game> Generator<'p, G> {
 
     /// The GPU solve of a material, when `backend` takes the GPU: `None` when it is the CPU's
     /// (asked for, or chosen by `auto`, with a note saying why).
-    fn try_gpu(&mut self, index: &G::Index, backend: Backend) -> Result<Option<Solved>> {
+    fn try_gpu(&mut self, material: &Material, index: &G::Index, backend: Backend) -> Result<Option<Solved>> {
         if backend == Backend::Cpu {
             return Ok(None);
         }
         let found = match Gpu::absent_hardware().filter(|_| backend == Backend::Auto) {
             Some(reason) => Err(anyhow!(reason)),
-            None => self.solve_on_gpu(index, backend),
+            None => self.solve_on_gpu(material, index, backend),
         };
         match found {
             Ok(solved) => Ok(Some(solved)),
@@ -534,7 +566,8 @@ impl<'p, G: Game> Generator<'p, G> {
         })
     }
 
-    fn solve_on_gpu(&mut self, index: &G::Index, backend: Backend) -> Result<Solved> {
+    fn solve_on_gpu(&mut self, material: &Material, index: &G::Index, backend: Backend) -> Result<Solved> {
+        self.check_gpu_solve_memory(material)?;
         let gpu = match self.gpu.get_or_insert_with(|| Gpu::open().map_err(Error::from)) {
             Ok(gpu) => gpu,
             Err(e) => return Err(e.clone().into()),

@@ -77,6 +77,27 @@ pub fn check_memory(material: &Material, states: u64, loaded_states: u64) -> Res
     )
 }
 
+/// Bytes of host memory a state of the table takes in a GPU solve: its entries read back.
+pub const GPU_HOST_BYTES_PER_STATE: u64 = 2;
+/// Bytes of host memory a state of a smaller table takes in a GPU solve: its entries packed for
+/// the upload, and the upload's staging copy.
+pub const GPU_HOST_BYTES_PER_EXIT_STATE: u64 = 4;
+
+/// An error, before the GPU solver starts, when its host memory would be more than this process
+/// can count on: it reads back the whole table (`states`) and uploads every smaller table its
+/// exits reach whole (`exit_states` in all).
+pub fn check_gpu_host_memory(material: &Material, states: u64, exit_states: u64) -> Result<()> {
+    memory::ensure_available(
+        BASE_BYTES + GPU_HOST_BYTES_PER_STATE * states + GPU_HOST_BYTES_PER_EXIT_STATE * exit_states,
+        &format!(
+            "solving {material} on the GPU ({} read back at {GPU_HOST_BYTES_PER_STATE} bytes, and {} of \
+             smaller tables uploaded at {GPU_HOST_BYTES_PER_EXIT_STATE})",
+            counted(states, "state"),
+            counted(exit_states, "state")
+        ),
+    )
+}
+
 /// Whether a table's file is there.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Presence {

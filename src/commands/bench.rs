@@ -40,10 +40,7 @@ pub fn run<G: Game>(env: &Env, materials: &[String], gpu: &GpuOptions) -> Result
     let mut solvers = (String::new(), String::new());
     let result = materials.iter().try_for_each(|name| {
         let (material, _) = parse_material::<G>(name)?;
-        G::check_gpu_material(&material)?;
-        generator.ensure_smaller(&material)?;
-        let cpu = generator.solve(&material, Backend::Cpu)?;
-        let gpu = generator.solve(&material, Backend::Gpu)?;
+        let (cpu, gpu) = generator.solve_both(&material)?;
         if cpu.entries != gpu.entries {
             bail!("{material}: the GPU table differs from the CPU table (run egtb verify)");
         }

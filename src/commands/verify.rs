@@ -25,13 +25,7 @@ pub fn run<G: Game>(env: &Env, material: &str, gpu: &GpuOptions) -> Result<()> {
     let (material, _) = parse_material::<G>(material)?;
     let bar = Bar::new();
     let mut generator = Generator::<G>::new(&env.tables, rules, &bar).with_backend(Backend::Cpu, gpu.clone());
-    let solved = (|| {
-        G::check_gpu_material(&material)?;
-        generator.ensure_smaller(&material)?;
-        let cpu = generator.solve(&material, Backend::Cpu)?;
-        let gpu = generator.solve(&material, Backend::Gpu)?;
-        anyhow::Ok((cpu, gpu))
-    })();
+    let solved = generator.solve_both(&material);
     bar.finish();
     let (cpu, gpu) = solved?;
     let index = G::index(&material, rules)?;

@@ -13,7 +13,7 @@ use std::borrow::Cow;
 
 use anyhow::{Result, anyhow, bail};
 
-use crate::counted::one_of;
+use crate::counted::{counted, one_of};
 use crate::error::Error;
 use crate::material::{GameId, Material, Side};
 use crate::solver::gpu::GpuRules;
@@ -210,6 +210,18 @@ pub fn split_state(state: u64, per_side: u64) -> (Side, u64) {
     }
 }
 
+/// Fails unless the GPU solver can number the `states` states of `material`: its kernels number
+/// states in 32 bits.
+pub fn check_gpu_states(material: &Material, states: u64) -> Result<()> {
+    if states > u64::from(u32::MAX) {
+        bail!(
+            "{material} has {}, more than the GPU solver numbers in 32 bits (use --backend cpu)",
+            counted(states, "state")
+        );
+    }
+    Ok(())
+}
+
 /// A game: its materials, index spaces, positions, moves and notation.
 pub trait Game: Sized + Send + Sync + 'static {
     /// Which game this is.
@@ -279,9 +291,9 @@ pub trait Game: Sized + Send + Sync + 'static {
     }
 
     /// Checks, before any table is built, that the GPU solver takes this canonical material (a
-    /// clear error naming the CPU solver if not).
-    fn check_gpu_material(_material: &Material) -> Result<()> {
-        Ok(())
+    /// clear error naming the CPU solver if not): by default, that [`check_gpu_states`] passes.
+    fn check_gpu_material(material: &Material, rules: Self::Rules) -> Result<()> {
+        check_gpu_states(material, Self::index(material, rules)?.states())
     }
 
     /// The GPU twin of the solver's view: a WGSL rules module and its data.

@@ -54,6 +54,11 @@ fn bad_fens_give_one_clear_error_each() {
         ("8/8/8/4k3/8/8/8/P3K3 w", "first or last rank"),
         ("p7/8/8/4k3/8/8/8/4K3 w", "first or last rank"),
         ("4k3/8/8/3pP3/8/8/8/4K3 w - c6", "no pawn"),
+        // Before d7-d5 the bishop on f8 gave check to the king on a3, black to move.
+        (
+            "5b2/8/8/3pP3/8/K7/8/7k w - d6 0 1",
+            "en passant square d6: no double step can have passed it, as white would have been in check before it",
+        ),
         ("8/8/8/8/8/8/8/R3K3 w", "black must have exactly one king, found 0"),
         ("8/8/8/4k3/8/8/8/R3KK2 w", "white must have exactly one king, found 2"),
         ("8/8/8/4k3/8/8/8/RRRQQK2 w", "7 pieces"),

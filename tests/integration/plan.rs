@@ -15,7 +15,7 @@ use egtb::plan::{Plan, Presence, estimate_peak_bytes};
 use egtb::solver::Silent;
 use egtb::table::lock::TableLock;
 
-use crate::support::{egtb, egtb_command, failed, succeeded, temp_dir};
+use crate::support::{egtb, egtb_command, failed, succeeded, succeeds, temp_dir};
 
 fn options(dir: &Path) -> JobOptions {
     JobOptions {
@@ -316,4 +316,47 @@ fn a_batch_stops_before_its_first_table_when_a_later_one_is_beyond_the_memory_li
 
     let beyond = failed(egtb(&dir, &["generate", "chess", "--pieces", "7"]), &["generate"]);
     assert!(beyond.contains("at most 6 pieces"), "{beyond}");
+}
+
+#[test]
+fn verify_and_bench_refuse_a_material_beyond_the_memory_limit_or_the_gpu_before_any_work() {
+    let dir = temp_dir("plan-verify-memory");
+    let material = Material::parse(GameId::Chess, "KQvKR").unwrap();
+    let plan = Plan::new::<Chess>(&dir, Default::default(), &[material]).unwrap();
+    let peak = plan.tables[plan.position(&material).unwrap()].peak_bytes;
+    for command in ["verify", "bench"] {
+        let out = egtb_command(&dir, &[command, "chess", "KQvKR"])
+            .env("EGTB_MAX_MEMORY", (peak - 1).to_string())
+            .output()
+            .unwrap();
+        let refused = failed(out, &[command]);
+        assert!(refused.contains("generating KQvKR ("), "{command}: {refused}");
+    }
+    // Xiangqi KRCvKRC has over 7 billion states: more than the GPU solver numbers.
+    let beyond = failed(egtb(&dir, &["verify", "xiangqi", "KRCvKRC"]), &["verify"]);
+    assert!(
+        beyond.contains("more than the GPU solver numbers in 32 bits (use --backend cpu)"),
+        "{beyond}"
+    );
+    let files: Vec<_> = std::fs::read_dir(&*dir).map_or(Vec::new(), |d| d.collect());
+    assert!(files.is_empty(), "nothing is built: {files:?}");
+
+    // The GPU solver's host memory is more than the CPU solver's, which solves a pawn table a
+    // slice at a time: the whole table read back and every smaller table uploaded.
+    succeeds(
+        &dir,
+        &["generate", "chess", "KQvK", "KRvK", "KBvK", "KNvK", "--backend", "cpu"],
+    );
+    let kpvk = Material::parse(GameId::Chess, "KPvK").unwrap();
+    let plan = Plan::new::<Chess>(&dir, Default::default(), &[kpvk]).unwrap();
+    let cpu_peak = plan.tables[plan.position(&kpvk).unwrap()].peak_bytes;
+    let on = |backend: &str| {
+        egtb_command(&dir, &["generate", "chess", "KPvK", "--backend", backend])
+            .env("EGTB_MAX_MEMORY", cpu_peak.to_string())
+            .output()
+            .unwrap()
+    };
+    let refused = failed(on("gpu"), &["generate"]);
+    assert!(refused.contains("solving KPvK on the GPU ("), "{refused}");
+    succeeded(on("cpu"), &["generate"]);
 }

@@ -26,8 +26,8 @@ use anyhow::{Result, bail};
 
 use super::board::{DIAGONAL, Geometry, Kind, MAX_MEN, Men, PAWN_SQUARES, SYMMETRIES, TRANSPOSE, geometry};
 use super::index::{ChessIndex, Group, IndexTables, MIRROR, index_tables};
-use crate::games::IndexSpace;
 use crate::games::exit_entries::ExitEntries;
+use crate::games::{IndexSpace, check_gpu_states};
 use crate::material::{GameId, Material, Side};
 use crate::solver::gpu::{GpuData, GpuRules};
 use crate::table::TableSet;
@@ -108,9 +108,7 @@ impl ChessGpu {
     /// The GPU rules of `index`'s material; `tables` must hold every table its captures and
     /// promotions reach.
     pub fn new(index: &ChessIndex, tables: &TableSet) -> Result<ChessGpu> {
-        if index.states() > u64::from(u32::MAX) {
-            bail!("{} has too many states for the GPU", index.material());
-        }
+        check_gpu_states(index.material(), index.states())?;
         check_material(index.material())?;
         let men = index.men();
         let mut exit_entries = ExitEntries::default();

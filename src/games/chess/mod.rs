@@ -19,7 +19,7 @@ pub mod space;
 use anyhow::{Result, bail};
 
 use crate::error::Error;
-use crate::games::{Game, RuleOption, Rules};
+use crate::games::{Game, IndexSpace, RuleOption, Rules, check_gpu_states};
 use crate::material::{GameId, Material, Side, materials_within};
 use crate::solver::gpu::GpuRules;
 use crate::table::TableSet;
@@ -169,7 +169,8 @@ impl Position {
     }
 
     /// The enemy pawn whose double step passed `target`, checked: it stands just past the
-    /// square, and the square and the one behind it are empty.
+    /// square, the square and the one behind it are empty, and the side to move was not in check
+    /// before the double step (the position it was played from was legal).
     fn double_step_past(&self, target: Square) -> Result<Square> {
         let waiting = self.turn.other();
         let name = board::square_name(target);
@@ -188,6 +189,14 @@ impl Position {
         }
         if self.board[target as usize].is_some() || self.board[origin as usize].is_some() {
             bail!("en passant square {name}: the squares the pawn came over are not empty");
+        }
+        let mut before = self.clone();
+        before.board[origin as usize] = before.board[pawn as usize].take();
+        if before.in_check() {
+            let side = GameId::Chess.side_name(self.turn);
+            bail!(
+                "en passant square {name}: no double step can have passed it, as {side} would have been in check before it"
+            );
         }
         Ok(pawn)
     }
@@ -423,8 +432,9 @@ impl Game for Chess {
         ChessSpace::new(index, tables)
     }
 
-    fn check_gpu_material(material: &Material) -> Result<()> {
-        gpu::check_material(material)
+    fn check_gpu_material(material: &Material, rules: ChessRules) -> Result<()> {
+        gpu::check_material(material)?;
+        check_gpu_states(material, Self::index(material, rules)?.states())
     }
 
     fn gpu_rules<'t>(

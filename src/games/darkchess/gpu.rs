@@ -30,9 +30,9 @@ use super::DarkChessRules;
 use super::board::{CANNON, GEOMETRY, MAX_GROUP, SQUARES};
 use super::index::{DarkIndex, MAX_GROUPS, SquareSets};
 use super::moves::CaptureRules;
-use crate::games::IndexSpace;
 use crate::games::binomial::BINOMIAL;
 use crate::games::exit_entries::ExitEntries;
+use crate::games::{IndexSpace, check_gpu_states};
 use crate::material::Side;
 use crate::solver::gpu::{GpuData, GpuRules};
 use crate::table::TableSet;
@@ -85,9 +85,7 @@ impl DarkGpu {
     /// The GPU rules of `index`'s material under `rules`; `tables` must hold every table its
     /// captures reach.
     pub fn new(index: &DarkIndex, rules: DarkChessRules, tables: &TableSet) -> Result<DarkGpu> {
-        if index.states() > u64::from(u32::MAX) {
-            bail!("{} has too many states for the GPU", index.material());
-        }
+        check_gpu_states(index.material(), index.states())?;
         let groups = index.groups();
         let mut material = vec![0u32; EXIT_BASE + MAX_GROUPS * EXIT_WORDS];
         let mut set_sizes = [false; MAX_GROUP + 1];

@@ -10,13 +10,14 @@
 //! sides checking cancels, and a checker against a chaser loses), and against a chase must not
 //! chase either (both sides chasing cancels). Positions of the sets are lost for X.
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 use rayon::prelude::*;
 
 use super::board::{Board, Kind, NONE, geometry, rank};
 use super::index::{MAX_PIECES, XiangqiIndex};
 use super::moves::{for_each_legal_move, in_check, targets};
 use super::space::XiangqiSpace;
+use crate::counted::counted;
 use crate::material::{Material, Side};
 use crate::memory;
 use crate::solver::rounds::Reason;
@@ -285,6 +286,10 @@ impl Draws {
     /// Finds the drawn positions of `entries` and their drawing moves, after checking that the
     /// memory their graph needs (estimated from a sample of them) is there.
     fn find(space: &XiangqiSpace, index: &XiangqiIndex, entries: &[Entry]) -> Result<Draws> {
+        check_draws(
+            &index.material,
+            entries.par_iter().filter(|&&e| e == DRAW).count() as u64,
+        )?;
         let drawn = Ranks::of(entries, |e| e == DRAW);
         let states: Vec<u64> = entries
             .par_iter()
@@ -292,7 +297,6 @@ impl Draws {
             .filter(|&(_, &e)| e == DRAW)
             .map(|(state, _)| state as u64)
             .collect();
-        assert!(states.len() < u32::MAX as usize, "fewer than 2^32 draws");
         memory::ensure_available(
             Draws::estimate_chunk_bytes(space, index, &drawn, &states) + Draws::bytes_beside(states.len()),
             &format!(
@@ -341,6 +345,18 @@ impl Draws {
 /// KCvKC's 124 bytes a state, rounded up (KCPvKC's graph is the largest, 4.3 GiB, 97 a state;
 /// KRCvKR's 44). Generation checks the graph's own estimate when the first round builds it.
 pub const GRAPH_BYTES_PER_STATE: u64 = 128;
+
+/// Fails unless the drawn positions of `material` can be numbered in 32 bits, as the rounds'
+/// graph numbers them.
+fn check_draws(material: &Material, draws: u64) -> Result<()> {
+    if draws >= u64::from(u32::MAX) {
+        bail!(
+            "the Asian rulings of {material} number its drawn positions in 32 bits, and it has {}; use --rules draw",
+            counted(draws, "drawn position")
+        );
+    }
+    Ok(())
+}
 
 /// Drawn positions whose moves [`Draws::find`] lists to estimate the graph's memory.
 const SAMPLE: usize = 2048;
@@ -594,6 +610,17 @@ mod tests {
             board.make(slot, mv.to);
             threats(board, mover, &before)
         })
+    }
+
+    #[test]
+    fn a_table_with_2_to_the_32_draws_is_refused_in_one_line() {
+        let material = Material::parse(GameId::Xiangqi, "KRCvKRC").unwrap();
+        assert!(check_draws(&material, u64::from(u32::MAX) - 1).is_ok());
+        let error = check_draws(&material, u64::from(u32::MAX)).unwrap_err().to_string();
+        assert!(
+            error.starts_with("the Asian rulings of KRCvKRC number its drawn positions in 32 bits"),
+            "{error}"
+        );
     }
 
     fn bit(square: &str) -> u128 {

@@ -25,9 +25,10 @@ use anyhow::{Result, bail};
 use super::board::{FILES, Geometry, Kind, NONE, SQUARES, geometry};
 use super::index::{Layout, MAX_PIECES, XiangqiIndex};
 use super::space::ExitMap;
-use crate::games::IndexSpace;
 use crate::games::binomial::binomial;
 use crate::games::exit_entries::ExitEntries;
+use crate::games::{IndexSpace, check_gpu_states};
+use crate::material::Material;
 use crate::solver::gpu::{GpuData, GpuRounds, GpuRules};
 use crate::solver::rounds::Reason;
 use crate::table::TableSet;
@@ -122,15 +123,22 @@ pub struct XiangqiGpu {
     asian: bool,
 }
 
+/// Checks that the GPU rules take `material`: at most `GPU_PIECES` pieces.
+pub fn check_material(material: &Material) -> Result<()> {
+    let pieces = material.pieces();
+    if pieces > GPU_PIECES {
+        bail!(
+            "the GPU solver takes xiangqi materials of up to {GPU_PIECES} pieces, {material} has {pieces} (use --backend cpu)"
+        );
+    }
+    Ok(())
+}
+
 impl XiangqiGpu {
     /// The GPU rules of `index`'s material; `tables` must hold every table its captures reach.
     pub fn new(index: &XiangqiIndex, tables: &TableSet) -> Result<XiangqiGpu> {
-        if index.states() > u64::from(u32::MAX) {
-            bail!("{} has too many states for the GPU", index.material);
-        }
-        if index.layout.pieces > GPU_PIECES {
-            bail!("{} has more than {GPU_PIECES} pieces for the GPU", index.material);
-        }
+        check_gpu_states(&index.material, index.states())?;
+        check_material(&index.material)?;
         let g = geometry();
         let offsets = &geo_words().offsets;
         let layout = &index.layout;
