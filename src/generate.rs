@@ -19,6 +19,7 @@ use crate::games::{Game, IndexSpace, Rules};
 use crate::material::Material;
 use crate::plan;
 use crate::rulings;
+use crate::shell;
 use crate::solver::gpu::{Gpu, GpuOptions, KernelTime};
 use crate::solver::rounds::Ruling;
 use crate::solver::{Progress, Space, slices};
@@ -632,7 +633,7 @@ pub fn missing_table<G: Game>(dir: &Path, material: &Material, rules: G::Rules) 
             "egtb generate {} {material}{} --tables {}",
             G::ID,
             rules.flags(),
-            dir.display()
+            shell::quote(&dir.to_string_lossy())
         ),
     }
     .into()
@@ -655,12 +656,29 @@ pub fn check_as_built(table: &Table) -> Result<()> {
 /// Opens the existing table of a canonical material for probing, with a clear error naming the
 /// command that builds it when it is missing.
 pub fn open_table<G: Game>(dir: &Path, material: &Material, rules: G::Rules) -> Result<(G::Index, Table)> {
+    let (index, path, expect) = existing_table::<G>(dir, material, rules)?;
+    Ok((index, Table::open(&path, &expect)?))
+}
+
+/// Opens the existing table of a canonical material as [`open_table`] does, its header checked
+/// but not its entries: for a pass over every entry ([`Table::map_reduce`]), which checks them
+/// as it reads them, so that a raw table is not read twice.
+pub fn open_table_for_pass<G: Game>(dir: &Path, material: &Material, rules: G::Rules) -> Result<(G::Index, Table)> {
+    let (index, path, expect) = existing_table::<G>(dir, material, rules)?;
+    let table = Table::open_unchecked(&path)?;
+    table.check_header(&expect)?;
+    Ok((index, table))
+}
+
+/// The index, path and expected header of the existing table of a canonical material; an error
+/// naming the command that builds it when it is missing.
+fn existing_table<G: Game>(dir: &Path, material: &Material, rules: G::Rules) -> Result<(G::Index, PathBuf, Header)> {
     G::check_material(material)?;
     let index = G::index(material, rules)?;
     let path = table_path::<G>(dir, material, rules);
     if !path.exists() {
         return Err(missing_table::<G>(dir, material, rules));
     }
-    let table = Table::open(&path, &expected_header::<G>(material, rules, &index))?;
-    Ok((index, table))
+    let expect = expected_header::<G>(material, rules, &index);
+    Ok((index, path, expect))
 }

@@ -66,6 +66,7 @@ pub mod probe;
 pub mod progress;
 pub mod rulings;
 pub mod serve;
+pub mod shell;
 pub mod solver;
 pub mod stats;
 pub mod table;

@@ -172,22 +172,19 @@ impl Material {
                 game.example_material()
             );
         };
-        if first.len() + second.len() > MOST_PIECES {
+        if first.chars().count() + second.chars().count() > MOST_PIECES {
             bail!("material '{text}' has more than {MOST_PIECES} pieces, more than a game has");
         }
         let mut material = Material::empty(game);
         for (side, letters) in [first, second].into_iter().enumerate() {
-            for letter in letters.bytes() {
-                let Some(kind) = game.kind_of_letter(letter) else {
+            for letter in letters.chars() {
+                let Some(kind) = u8::try_from(letter).ok().and_then(|b| game.kind_of_letter(b)) else {
                     let known = String::from_utf8_lossy(game.kind_letters());
                     let synonyms = match game {
                         GameId::Xiangqi | GameId::DarkChess => ", or H for N and B for E",
                         GameId::Chess => "",
                     };
-                    bail!(
-                        "material '{text}': '{}' is no {game} piece (expected {known}{synonyms})",
-                        letter as char
-                    );
+                    bail!("material '{text}': '{letter}' is no {game} piece (expected {known}{synonyms})");
                 };
                 material.counts[side][kind] += 1;
             }
@@ -382,6 +379,10 @@ mod tests {
         );
         assert!(Material::parse(GameId::Chess, "KQK").is_err());
         assert!(Material::parse(GameId::Chess, "v").is_err());
+        let accented = Material::parse(GameId::Chess, "KQvKé").unwrap_err().to_string();
+        assert!(accented.contains("'é' is no chess piece"), "{accented}");
+        let wide = Material::parse(GameId::Chess, "KQvK車").unwrap_err().to_string();
+        assert!(wide.contains("'車' is no chess piece"), "{wide}");
     }
 
     #[test]

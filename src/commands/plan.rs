@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, Result, bail};
+use clap::builder::PossibleValuesParser;
 use serde_json::json;
 
 use super::{Env, above_zero, options_json, requested_materials};
@@ -42,8 +43,8 @@ pub struct SlurmRequest {
     /// Folder of the jobs' logs (default: slurm-logs in the tables folder).
     #[arg(long, requires = "slurm")]
     pub logs: Option<PathBuf>,
-    /// The jobs' solver: gpu, cpu or auto (egtb generate's default when not given).
-    #[arg(long, requires = "slurm")]
+    /// The jobs' solver (egtb generate's default when not given).
+    #[arg(long, requires = "slurm", value_parser = PossibleValuesParser::new(Backend::ALL.map(Backend::name)))]
     pub backend: Option<String>,
     /// Run the script (sbatch) and print the job ids instead of printing it.
     #[arg(long, requires = "slurm")]
@@ -166,9 +167,6 @@ fn usable(plan: &Plan) -> Result<()> {
 }
 
 fn run_slurm(env: &Env, plan: &Plan, request: &SlurmRequest) -> Result<()> {
-    if let Some(backend) = &request.backend {
-        Backend::parse(backend)?;
-    }
     let logs = request.logs.clone().unwrap_or_else(|| plan.dir.join("slurm-logs"));
     let options = JobOptions {
         egtb: std::env::current_exe().context("cannot find the egtb executable")?,

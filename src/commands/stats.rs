@@ -6,7 +6,7 @@ use serde_json::json;
 use super::{Env, parse_material, rules_json};
 use crate::counted::{counted, grouped, plies};
 use crate::games::{Game, IndexSpace};
-use crate::generate::open_table;
+use crate::generate::open_table_for_pass;
 use crate::material::{Material, Side};
 use crate::rulings;
 use crate::solver::rounds::{Reason, Ruling};
@@ -18,7 +18,7 @@ use crate::value::Value;
 pub fn run<G: Game>(env: &Env, material: &str, by_dtm: bool) -> Result<()> {
     let rules = env.rules::<G>()?;
     let (material, flipped) = parse_material::<G>(material)?;
-    let (index, table) = open_table::<G>(&env.tables, &material, rules)?;
+    let (index, table) = open_table_for_pass::<G>(&env.tables, &material, rules)?;
     let (stats, counts) = if by_dtm {
         let (stats, [first, second]) = file_stats_by_dtm(&index, &table)?;
         (stats, Some(if flipped { [second, first] } else { [first, second] }))

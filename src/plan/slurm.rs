@@ -11,6 +11,7 @@ use anyhow::{Context, Result, bail};
 
 use super::{Plan, Presence};
 use crate::counted::counted;
+use crate::shell::quote;
 
 /// What every job asks of the cluster, and where things are.
 #[derive(Clone, Debug)]
@@ -43,16 +44,6 @@ pub struct Submitted {
 /// The shell variable holding a table's job id.
 fn job_var(material: &str) -> String {
     format!("job_{material}")
-}
-
-/// A word for bash, quoted only when it needs to be.
-pub fn shell_quote(word: &str) -> String {
-    let plain = |b: u8| b.is_ascii_alphanumeric() || b"/._-+=:,@%".contains(&b);
-    if !word.is_empty() && word.bytes().all(plain) {
-        word.to_string()
-    } else {
-        format!("'{}'", word.replace('\'', r"'\''"))
-    }
 }
 
 fn path_text(path: &Path) -> Result<&str> {
@@ -90,7 +81,7 @@ pub fn script(plan: &Plan, options: &JobOptions) -> Result<String> {
     )?;
     writeln!(out, "# Prints one line per job: the material and the job id.")?;
     writeln!(out, "set -euo pipefail")?;
-    writeln!(out, "mkdir -p {}", shell_quote(path_text(&logs)?))?;
+    writeln!(out, "mkdir -p {}", quote(path_text(&logs)?))?;
     let log_pattern = logs.join("%x-%j.out");
     for table in &to_build {
         let name = table.material.to_string();
@@ -108,11 +99,11 @@ pub fn script(plan: &Plan, options: &JobOptions) -> Result<String> {
         if let Some(backend) = &options.backend {
             generate.extend(["--backend".to_string(), backend.clone()]);
         }
-        let command: Vec<String> = generate.iter().map(|w| shell_quote(w)).collect();
+        let command: Vec<String> = generate.iter().map(|w| quote(w)).collect();
         // `--option=value` words, the value quoted as a shell word where it needs to be.
         let mut args = vec![
             "--parsable".to_string(),
-            format!("--job-name={}", shell_quote(&format!("egtb-{}-{name}", plan.game))),
+            format!("--job-name={}", quote(&format!("egtb-{}-{name}", plan.game))),
             format!("--cpus-per-task={}", options.cpus_per_job),
         ];
         if options.mem_from_estimate {
@@ -122,7 +113,7 @@ pub fn script(plan: &Plan, options: &JobOptions) -> Result<String> {
             args.push(format!("--gres=gpu:{gpus}"));
         }
         if let Some(partition) = &options.partition {
-            args.push(format!("--partition={}", shell_quote(partition)));
+            args.push(format!("--partition={}", quote(partition)));
         }
         // The ids of the jobs of the tables it reads that are in this batch, expanded by bash.
         let waits: Vec<String> = table
@@ -135,8 +126,8 @@ pub fn script(plan: &Plan, options: &JobOptions) -> Result<String> {
             args.push(format!("--dependency=afterok:{}", waits.join(":")));
         }
         args.push("--kill-on-invalid-dep=yes".to_string());
-        args.push(format!("--output={}", shell_quote(path_text(&log_pattern)?)));
-        args.push(format!("--wrap={}", shell_quote(&command.join(" "))));
+        args.push(format!("--output={}", quote(path_text(&log_pattern)?)));
+        args.push(format!("--wrap={}", quote(&command.join(" "))));
         let var = job_var(&name);
         writeln!(
             out,

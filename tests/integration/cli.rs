@@ -107,6 +107,10 @@ fn bad_positions_and_materials_are_reported_in_one_line() {
         assert!(line.contains(needle), "{args:?}: '{line}' lacks '{needle}'");
     }
     assert_eq!(egtb(&dir, &["gen"]).status.code(), Some(2), "a mistyped command line");
+    let backend = ["plan", "chess", "KQvK", "--slurm", "--backend", "gpux"];
+    let output = egtb(&dir, &backend);
+    assert_eq!(output.status.code(), Some(2), "a mistyped command line");
+    assert!(failed(output, &backend).contains("[possible values: gpu, cpu, auto]"));
     assert_eq!(egtb(&dir, &["query", "hello"]).status.code(), Some(1), "bad input");
     let file = dir.join("not-a-folder");
     std::fs::write(&file, "x").unwrap();
@@ -124,6 +128,11 @@ fn bad_positions_and_materials_are_reported_in_one_line() {
             "{args:?}: {line}"
         );
     }
+    // The command that builds a missing table pastes as it is printed.
+    let spaced = dir.join("tables with a space");
+    let line = fails(&spaced, &["query", "8/8/8/4k3/8/8/8/R3K3 w"]);
+    let quoted = format!("egtb generate chess KRvK --tables '{}'", spaced.display());
+    assert!(line.contains(&quoted), "{line}");
     let chess_is_a_file = dir.join("chess-is-a-file");
     std::fs::create_dir_all(&chess_is_a_file).unwrap();
     std::fs::write(chess_is_a_file.join("chess"), "x").unwrap();
@@ -170,6 +179,16 @@ fn corrupt_and_truncated_tables_are_never_trusted() {
     assert!(fails(&dir, &["query", fen]).contains("truncated"));
     std::fs::write(&path, &good[..100]).unwrap();
     assert!(fails(&dir, &["stats", "chess", "KQvK"]).contains("truncated"));
+
+    // A raw table's entries are checked by the one pass that `stats` makes over them.
+    std::fs::write(&path, &good).unwrap();
+    succeeds(&dir, &["decompress", "chess", "KQvK"]);
+    let raw = std::fs::read(&path).unwrap();
+    let mut flipped = raw.clone();
+    let last = flipped.len() - 1;
+    flipped[last] ^= 0x40;
+    std::fs::write(&path, &flipped).unwrap();
+    assert!(fails(&dir, &["stats", "chess", "KQvK"]).contains("corrupt (checksum mismatch)"));
 
     std::fs::write(&path, &good).unwrap();
     let listed = succeeds(&dir, &["list"]);
