@@ -66,11 +66,6 @@ impl<G: Game> TableCache<G> {
         }
     }
 
-    /// The folder the tables are read from.
-    pub fn dir(&self) -> &Path {
-        &self.dir
-    }
-
     /// The table of a canonical material under `rules`, opened on first use and again when its
     /// file has changed since.
     pub fn get(&self, material: &Material, rules: G::Rules) -> Result<Arc<OpenTable<G>>> {
@@ -163,16 +158,6 @@ impl<G: Game> Prober<G> {
     /// The rules the prober reads tables of.
     pub fn rules(&self) -> G::Rules {
         self.rules
-    }
-
-    /// The path of the table a position is read from, if it needs one.
-    pub fn table_path(&mut self, position: &G::Position) -> Result<Option<PathBuf>> {
-        G::check_position(position)?;
-        if G::game_over(position, self.rules).is_some() {
-            return Ok(None);
-        }
-        let (material, _) = G::material_of(position).canonical();
-        Ok(Some(self.table(&material)?.1.path.clone()))
     }
 
     fn table(&mut self, material: &Material) -> Result<&OpenTable<G>> {
@@ -393,7 +378,7 @@ mod tests {
     fn refused<G: Game>(position: &G::Position) -> String {
         let mut prober = Prober::<G>::new(Path::new("/nonexistent"), Default::default());
         assert!(prober.moves(position).is_err() && prober.line(position).is_err());
-        assert!(prober.table_path(position).is_err() && prober.ruling(position).is_err());
+        assert!(prober.ruling(position).is_err());
         let err = prober.value(position).unwrap_err();
         assert!(
             matches!(err.downcast_ref(), Some(Error::IllegalPosition { .. })),

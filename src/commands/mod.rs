@@ -150,15 +150,14 @@ pub fn requested_materials<G: Game>(names: &[String], pieces: Option<usize>, ver
                 G::ID.name()
             );
         }
-        let batch = G::materials(pieces);
-        let most = batch.iter().map(Material::pieces).max().unwrap_or(0);
+        let most = G::MOST_PIECES;
         if pieces > most {
             bail!(
                 "{} tables have at most {most} pieces: give --pieces {most} or fewer",
                 G::ID.name()
             );
         }
-        materials.extend(batch);
+        materials.extend(G::materials(pieces));
     }
     // Each once, in the order first asked for (a material named and in the batch too).
     let mut seen = std::collections::HashSet::new();

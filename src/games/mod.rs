@@ -228,6 +228,9 @@ pub trait Game: Sized + Send + Sync + 'static {
     const ID: GameId;
     /// Version of the game's index scheme, recorded in table headers.
     const INDEX_VERSION: u32;
+    /// The most pieces of a material whose tables egtb builds: [`Game::materials`] lists none
+    /// larger, whatever it is asked for.
+    const MOST_PIECES: usize;
     /// The game's rule options.
     type Rules: Rules;
     /// A legal position with its side to move.
@@ -379,5 +382,27 @@ mod tests {
         for game in GameId::ALL {
             with_game!(game, G => options_round_trip::<G>());
         }
+    }
+
+    /// The largest materials the game lists have [`Game::MOST_PIECES`] pieces, and are built.
+    fn most_pieces<G: Game>(listed_up_to: usize) {
+        let largest = G::materials(listed_up_to)
+            .into_iter()
+            .max_by_key(Material::pieces)
+            .unwrap();
+        assert_eq!(largest.pieces(), listed_up_to.min(G::MOST_PIECES), "{}", G::ID);
+        G::check_material(&largest).unwrap();
+    }
+
+    #[test]
+    fn no_game_lists_a_material_larger_than_its_most_pieces() {
+        most_pieces::<chess::Chess>(chess::Chess::MOST_PIECES + 1);
+        most_pieces::<xiangqi::Xiangqi>(xiangqi::Xiangqi::MOST_PIECES + 1);
+        // Listing every dark chess material up to a whole set takes long: the whole set itself.
+        most_pieces::<darkchess::DarkChess>(4);
+        let two_sets = "KAAEERRNNCCPPPPPvKAAEERRNNCCPPPPP";
+        let whole = Material::parse(GameId::DarkChess, two_sets).unwrap();
+        assert_eq!(whole.pieces(), darkchess::DarkChess::MOST_PIECES);
+        darkchess::DarkChess::check_material(&whole).unwrap();
     }
 }

@@ -367,6 +367,7 @@ pub struct Chess;
 impl Game for Chess {
     const ID: GameId = GameId::Chess;
     const INDEX_VERSION: u32 = 3;
+    const MOST_PIECES: usize = MAX_PIECES;
     type Rules = ChessRules;
     type Position = Position;
     type Move = Move;

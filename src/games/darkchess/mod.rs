@@ -23,7 +23,7 @@ pub mod space;
 use anyhow::{Result, bail};
 
 pub use self::board::Board;
-use self::board::{KINDS, LETTERS, MAX_COUNTS};
+use self::board::{KINDS, LETTERS, MAX_COUNTS, MAX_SIDE_PIECES};
 use self::index::DarkIndex;
 use self::moves::CaptureRules;
 pub use self::moves::Move;
@@ -170,6 +170,7 @@ impl Position {
 impl Game for DarkChess {
     const ID: GameId = GameId::DarkChess;
     const INDEX_VERSION: u32 = 1;
+    const MOST_PIECES: usize = 2 * MAX_SIDE_PIECES;
     type Rules = DarkChessRules;
     type Position = Position;
     type Move = Move;
