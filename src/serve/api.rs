@@ -2,7 +2,8 @@
 //! and signed `dtm`, and every legal move best first with the outcome it leaves the opponent.
 //!
 //! Sign convention of `dtm` (plies): positive when the side to move wins, negative when it
-//! loses, 0 when it has already lost (mated, or no pieces left in dark chess), null for a draw.
+//! loses, 0 when it has already lost (mated, without a legal move where that loses, without
+//! pieces, or by a ruling), null for a draw.
 //! A move's `category` and `dtm` are those of the position after it, from the opponent's view:
 //! the winning moves are the ones whose category is `loss`.
 
@@ -30,9 +31,12 @@ use crate::table::{EXTENSION, Table};
 use crate::value::Value;
 
 /// The longest position text accepted.
-pub const MAX_FEN: usize = 200;
+const MAX_FEN: usize = 200;
+/// The longest query string accepted: room for a FEN of [`MAX_FEN`] characters percent-encoded
+/// (a space takes 3) and the rule options beside it.
+const MAX_QUERY: usize = 4 * MAX_FEN;
 /// The longest material name accepted.
-pub const MAX_MATERIAL: usize = 40;
+const MAX_MATERIAL: usize = 40;
 /// The longest rule option value accepted.
 const MAX_OPTION: usize = 16;
 
@@ -96,7 +100,7 @@ impl Params {
     /// Parses a URL query string, checking names and lengths.
     pub fn parse(query: Option<&str>) -> Result<Params, ApiError> {
         let query = query.unwrap_or("");
-        if query.len() > 4 * MAX_FEN {
+        if query.len() > MAX_QUERY {
             return Err(ApiError::bad_request("query string too long"));
         }
         let pairs: Vec<(String, String)> =
@@ -165,27 +169,28 @@ pub struct Api {
     stats: Mutex<HashMap<String, Arc<Json>>>,
 }
 
-/// Runs `$body` with `$G` the game type and `$cache` its table cache.
-macro_rules! with_game {
-    ($api:expr, $game:expr, $G:ident, $cache:ident => $body:expr) => {
-        match $game {
-            GameId::Chess => {
-                type $G = Chess;
-                let $cache = &$api.chess;
-                $body
-            }
-            GameId::Xiangqi => {
-                type $G = Xiangqi;
-                let $cache = &$api.xiangqi;
-                $body
-            }
-            GameId::DarkChess => {
-                type $G = DarkChess;
-                let $cache = &$api.darkchess;
-                $body
-            }
-        }
-    };
+/// A game whose table cache an [`Api`] holds: `crate::with_game!` then reaches both the game's
+/// type and its cache.
+trait Cached: Game {
+    fn cache(api: &Api) -> &Arc<TableCache<Self>>;
+}
+
+impl Cached for Chess {
+    fn cache(api: &Api) -> &Arc<TableCache<Chess>> {
+        &api.chess
+    }
+}
+
+impl Cached for Xiangqi {
+    fn cache(api: &Api) -> &Arc<TableCache<Xiangqi>> {
+        &api.xiangqi
+    }
+}
+
+impl Cached for DarkChess {
+    fn cache(api: &Api) -> &Arc<TableCache<DarkChess>> {
+        &api.darkchess
+    }
 }
 
 impl Api {
@@ -243,21 +248,26 @@ impl Api {
         })
     }
 
+    /// A prober of game `G` over the shared tables, under `rules`.
+    fn prober<G: Cached>(&self, rules: G::Rules) -> Prober<G> {
+        Prober::shared(Arc::clone(G::cache(self)), rules)
+    }
+
     /// A position's value and every legal move, best first.
     pub fn position(&self, game: GameId, params: &Params) -> Result<Json, ApiError> {
-        with_game!(self, game, G, cache => {
+        crate::with_game!(game, G => {
             let rules = self.rules::<G>(params)?;
             let position = parse::<G>(params.fen()?)?;
-            position_json::<G>(&mut Prober::shared(Arc::clone(cache), rules), rules, &position)
+            position_json::<G>(&mut self.prober::<G>(rules), rules, &position)
         })
     }
 
     /// The best-play line from a position to the end of the game.
     pub fn mainline(&self, game: GameId, params: &Params) -> Result<Json, ApiError> {
-        with_game!(self, game, G, cache => {
+        crate::with_game!(game, G => {
             let rules = self.rules::<G>(params)?;
             let position = parse::<G>(params.fen()?)?;
-            mainline_json::<G>(&mut Prober::shared(Arc::clone(cache), rules), &position)
+            mainline_json::<G>(&mut self.prober::<G>(rules), &position)
         })
     }
 
@@ -271,7 +281,7 @@ impl Api {
             return Err(ApiError::bad_request("statistics take no 'fen'"));
         }
         params.no_choice()?;
-        with_game!(self, game, G, cache => {
+        crate::with_game!(game, G => {
             let rules = self.rules::<G>(params)?;
             let (canonical, flipped) =
                 parse_material::<G>(material).map_err(|e| ApiError::bad_request(format!("{e:#}")))?;
@@ -279,7 +289,7 @@ impl Api {
             if let Some(done) = self.stats.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
                 return Ok((**done).clone());
             }
-            let open = cache.get(&canonical, rules).map_err(ApiError::from_table_error)?;
+            let open = G::cache(self).get(&canonical, rules).map_err(ApiError::from_table_error)?;
             let stats = file_stats(&open.0, &open.1).map_err(ApiError::from_table_error)?;
             let rulings = rulings::of(&open.1.path, &open.1.header).map_err(ApiError::from_table_error)?;
             let report = stats_json::<G>(&open.0, stats, &rulings, rules, &canonical, flipped);
@@ -311,11 +321,11 @@ impl Api {
                 "unknown outcome '{outcome}' (expected win, draw or loss)"
             )));
         }
-        with_game!(self, game, G, cache => {
+        crate::with_game!(game, G => {
             let rules = self.rules::<G>(params)?;
             let (canonical, flipped) =
                 parse_material::<G>(material).map_err(|e| ApiError::bad_request(format!("{e:#}")))?;
-            let mut prober = Prober::shared(Arc::clone(cache), rules);
+            let mut prober = self.prober::<G>(rules);
             let table_side = if flipped { side.other() } else { side };
             let seed = RandomState::new().build_hasher().finish();
             let found = prober
@@ -401,20 +411,11 @@ fn parse<G: Game>(fen: &str) -> Result<G::Position, ApiError> {
 }
 
 /// A value's signed DTM for the side to move (see the module's convention).
-pub fn signed_dtm(value: Value) -> Option<i32> {
+fn signed_dtm(value: Value) -> Option<i32> {
     match value {
         Value::Win(d) => Some(i32::from(d)),
         Value::Loss(d) => Some(-i32::from(d)),
         Value::Draw => None,
-    }
-}
-
-/// The value of the position after a move, from the value the move has for the mover.
-fn child_value(mover: Value) -> Value {
-    match mover {
-        Value::Win(d) => Value::Loss(d - 1),
-        Value::Loss(d) => Value::Win(d - 1),
-        Value::Draw => Value::Draw,
     }
 }
 
@@ -428,7 +429,7 @@ fn position_json<G: Game>(prober: &mut Prober<G>, rules: G::Rules, position: &G:
         .into_iter()
         .map(|m| {
             let child = G::play(position, m.mv);
-            let after = child_value(m.value);
+            let after = Value::child_of(m.value);
             let child_end = match after {
                 Value::Draw | Value::Loss(0) => ending::<G>(&child, rules),
                 _ => None,
@@ -439,6 +440,8 @@ fn position_json<G: Game>(prober: &mut Prober<G>, rules: G::Rules, position: &G:
                 "category": after.outcome(),
                 "dtm": signed_dtm(after),
                 "capture": G::material_of(&child).pieces() < pieces,
+                // Only chess promotes, and its coordinates then name the piece as a fifth letter
+                // (e7e8q); xiangqi's and dark chess's have four.
                 "promotion": G::ID == GameId::Chess && m.coords.len() == 5,
                 "checkmate": child_end == Some(Ending::Checkmate),
                 "stalemate": child_end == Some(Ending::Stalemate),
