@@ -8,9 +8,9 @@
 //! the winning moves are the ones whose category is `loss`.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasher, Hasher, RandomState};
+use std::hash::{BuildHasher, Hash, Hasher, RandomState};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::{Value as Json, json};
 
@@ -27,7 +27,7 @@ use crate::material::{GameId, Side};
 use crate::probe::{Prober, TableCache};
 use crate::rulings;
 use crate::stats::file_stats;
-use crate::table::{EXTENSION, Table};
+use crate::table::{Table, table_files};
 use crate::value::Value;
 
 /// The longest position text accepted.
@@ -43,7 +43,7 @@ const MAX_OPTION: usize = 16;
 /// A failed request: the HTTP status and the reason, one line (control characters escaped).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ApiError {
-    /// The HTTP status: 400, 404 or 500.
+    /// The HTTP status: 400, 404, 405 or 500.
     pub status: u16,
     /// The reason, one line.
     pub message: String,
@@ -166,7 +166,7 @@ pub struct Api {
     chess: Arc<TableCache<Chess>>,
     xiangqi: Arc<TableCache<Xiangqi>>,
     darkchess: Arc<TableCache<DarkChess>>,
-    stats: Mutex<HashMap<String, Arc<Json>>>,
+    stats: Memo<String, Arc<Json>>,
 }
 
 /// A game whose table cache an [`Api`] holds: `crate::with_game!` then reaches both the game's
@@ -193,6 +193,43 @@ impl Cached for DarkChess {
     }
 }
 
+/// Values computed once per key. A request for a key whose value is being computed waits for
+/// that computation instead of starting another: a double click on "Show" costs one pass over
+/// the table, not two. A failed computation leaves no entry, so the next request tries again.
+struct Memo<K, V> {
+    slots: Mutex<HashMap<K, Arc<Mutex<Option<V>>>>>,
+}
+
+impl<K: Clone + Eq + Hash, V: Clone> Memo<K, V> {
+    fn new() -> Memo<K, V> {
+        Memo {
+            slots: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The value of `key`, computed by `compute` unless it was before.
+    fn get_or_try<E>(&self, key: K, compute: impl FnOnce() -> Result<V, E>) -> Result<V, E> {
+        let slot = {
+            let mut slots = self.slots.lock().unwrap_or_else(PoisonError::into_inner);
+            Arc::clone(slots.entry(key.clone()).or_default())
+        };
+        let mut value = slot.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(done) = &*value {
+            return Ok(done.clone());
+        }
+        match compute() {
+            Ok(computed) => {
+                *value = Some(computed.clone());
+                Ok(computed)
+            }
+            Err(e) => {
+                self.slots.lock().unwrap_or_else(PoisonError::into_inner).remove(&key);
+                Err(e)
+            }
+        }
+    }
+}
+
 impl Api {
     /// An API over the tables in `tables`; `defaults` are rule options (`key`, `value`) applied
     /// to every game that has them unless a request says otherwise. A default no game has, or
@@ -205,7 +242,7 @@ impl Api {
             chess: Arc::new(TableCache::new(tables)),
             xiangqi: Arc::new(TableCache::new(tables)),
             darkchess: Arc::new(TableCache::new(tables)),
-            stats: Mutex::new(HashMap::new()),
+            stats: Memo::new(),
         })
     }
 
@@ -271,8 +308,8 @@ impl Api {
         })
     }
 
-    /// A material's statistics as `egtb stats --json` gives them, computed once per material
-    /// and rule set.
+    /// A material's statistics as `egtb stats --json` gives them, computed once per table,
+    /// spelling of the sides and rule set, whatever the order of the letters asked for.
     pub fn stats(&self, game: GameId, material: &str, params: &Params) -> Result<Json, ApiError> {
         if material.len() > MAX_MATERIAL {
             return Err(ApiError::bad_request("material name too long"));
@@ -285,19 +322,14 @@ impl Api {
             let rules = self.rules::<G>(params)?;
             let (canonical, flipped) =
                 parse_material::<G>(material).map_err(|e| ApiError::bad_request(format!("{e:#}")))?;
-            let key = format!("{game}/{material}/{:?}", rules.options());
-            if let Some(done) = self.stats.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
-                return Ok((**done).clone());
-            }
-            let open = G::cache(self).get(&canonical, rules).map_err(ApiError::from_table_error)?;
-            let stats = file_stats(&open.0, &open.1).map_err(ApiError::from_table_error)?;
-            let rulings = rulings::of(&open.1.path, &open.1.header).map_err(ApiError::from_table_error)?;
-            let report = stats_json::<G>(&open.0, stats, &rulings, rules, &canonical, flipped);
-            self.stats
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .insert(key, Arc::new(report.clone()));
-            Ok(report)
+            let key = format!("{game}/{canonical}/{flipped}/{:?}", rules.options());
+            let report = self.stats.get_or_try(key, || {
+                let open = G::cache(self).get(&canonical, rules).map_err(ApiError::from_table_error)?;
+                let stats = file_stats(&open.0, &open.1).map_err(ApiError::from_table_error)?;
+                let rulings = rulings::of(&open.1.path, &open.1.header).map_err(ApiError::from_table_error)?;
+                Ok(Arc::new(stats_json::<G>(&open.0, stats, &rulings, rules, &canonical, flipped)))
+            })?;
+            Ok((*report).clone())
         })
     }
 
@@ -347,35 +379,30 @@ impl Api {
         })
     }
 
-    /// The tables present in the folder, read from their headers.
-    pub fn tables(&self) -> Json {
+    /// The tables present in the folder, read from their headers; a game's folder that cannot
+    /// be read is a 500 naming it, not a listing without its tables.
+    pub fn tables(&self) -> Result<Json, ApiError> {
+        let files = table_files(&self.tables).map_err(|e| ApiError {
+            status: 500,
+            message: error_line(&e),
+        })?;
         let mut listed = Vec::new();
-        for game in GameId::ALL {
-            let Ok(entries) = std::fs::read_dir(self.tables.join(game.name())) else {
+        for path in files {
+            let Ok(table) = Table::open_unchecked(&path) else {
                 continue;
             };
-            let mut paths: Vec<_> = entries
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == EXTENSION))
-                .collect();
-            paths.sort();
-            for path in paths {
-                let Ok(table) = Table::open_unchecked(&path) else {
-                    continue;
-                };
-                let h = &table.header;
-                let rules: serde_json::Map<String, Json> =
-                    h.rules.iter().map(|(k, v)| (k.clone(), v.clone().into())).collect();
-                listed.push(json!({
-                    "game": h.game.name(),
-                    "material": h.material,
-                    "rules": rules,
-                    "states": h.states(),
-                    "bytes": table.file_bytes(),
-                }));
-            }
+            let h = &table.header;
+            let rules: serde_json::Map<String, Json> =
+                h.rules.iter().map(|(k, v)| (k.clone(), v.clone().into())).collect();
+            listed.push(json!({
+                "game": h.game.name(),
+                "material": h.material,
+                "rules": rules,
+                "states": h.states(),
+                "bytes": table.file_bytes(),
+            }));
         }
-        json!({ "tables": listed })
+        Ok(json!({ "tables": listed }))
     }
 
     /// The rules of a request: the defaults this game has, then the request's options.
@@ -468,9 +495,12 @@ fn position_json<G: Game>(prober: &mut Prober<G>, rules: G::Rules, position: &G:
     }))
 }
 
+/// The best line from a position, with the ruling its result rests on and how the game ends at
+/// the line's last position (`ruling`, or [`Ending::key`]), as `egtb line --json` says them.
 fn mainline_json<G: Game>(prober: &mut Prober<G>, position: &G::Position) -> Result<Json, ApiError> {
     let value = prober.value(position).map_err(ApiError::from_table_error)?;
     let line = prober.line(position).map_err(ApiError::from_table_error)?;
+    let ruled = prober.ruled_end(position).map_err(ApiError::from_table_error)?;
     let side = G::side_to_move(position);
     let winner = value.winner(side);
     let mut current = position.clone();
@@ -487,13 +517,19 @@ fn mainline_json<G: Game>(prober: &mut Prober<G>, position: &G::Position) -> Res
             })
         })
         .collect();
+    let ending = match &ruled {
+        Some(end) if end.position == current => Some("ruling"),
+        _ => ending::<G>(&current, prober.rules()).map(Ending::key),
+    };
     Ok(json!({
         "game": G::ID.name(),
         "fen": G::format_position(position),
         "category": value.outcome(),
         "dtm": signed_dtm(value),
         "winner": winner.map(|s| G::ID.side_name(s)),
+        "ruling": ruling_json::<G>(&ruled),
         "mainline": steps,
+        "ending": ending,
     }))
 }
 
@@ -502,6 +538,9 @@ mod tests {
     use super::*;
     use crate::material::Material;
     use anyhow::Context;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::mpsc;
+    use std::time::Duration;
 
     fn status(err: Error) -> u16 {
         let err = anyhow::Error::from(err).context("while answering");
@@ -529,5 +568,33 @@ mod tests {
             .context("a message alone decides nothing")
             .unwrap_err();
         assert_eq!(ApiError::from_table_error(untyped).status, 500);
+    }
+
+    #[test]
+    fn a_value_asked_for_while_it_is_computed_waits_for_it_and_a_failure_is_not_kept() {
+        let memo = Memo::<&str, u32>::new();
+        let computed = AtomicUsize::new(0);
+        let (started, computing) = mpsc::channel();
+        std::thread::scope(|scope| {
+            let first = scope.spawn(|| {
+                memo.get_or_try("KRvK", || {
+                    started.send(()).unwrap();
+                    std::thread::sleep(Duration::from_millis(200));
+                    computed.fetch_add(1, Ordering::Relaxed);
+                    Ok::<_, ()>(7)
+                })
+            });
+            computing.recv().unwrap();
+            let second = memo.get_or_try("KRvK", || {
+                computed.fetch_add(1, Ordering::Relaxed);
+                Ok::<_, ()>(8)
+            });
+            assert_eq!(second, Ok(7));
+            assert_eq!(first.join().unwrap(), Ok(7));
+        });
+        assert_eq!(computed.load(Ordering::Relaxed), 1);
+        assert_eq!(memo.get_or_try("KQvK", || Err::<u32, _>("damaged")), Err("damaged"));
+        assert_eq!(memo.slots.lock().unwrap().len(), 1, "a failure leaves no entry");
+        assert_eq!(memo.get_or_try("KQvK", || Ok::<_, &str>(9)), Ok(9));
     }
 }

@@ -1,14 +1,15 @@
-//! `egtb serve`: the JSON API agrees with the tables under concurrent load and with `egtb stats`,
-//! bad input gets 400 or 404 (never 500), the command prints its address or refuses with one
-//! line, and the page works in headless Chromium driven over WebDriver: moves and colours as the
-//! table says, a move played by clicking, play mode's answer, a promotion chosen, a longest win
-//! opened from the statistics, a random position to practise. Screenshots of each game's board,
-//! of the choice of a promotion and of the practice go to `target/screenshots/`.
+//! `egtb serve`: the JSON API agrees with the tables under concurrent load and with `egtb stats`
+//! and `egtb line`, bad input gets 400 or 404 (never 500), another method than GET 405, the
+//! command prints its address or refuses with one line, and the page works in headless Chromium
+//! driven over WebDriver: moves and colours as the table says, a move played by clicking, play
+//! mode's answer, a promotion chosen, a longest win opened from the statistics, a random position
+//! to practise. Screenshots of each game's board, of the choice of a promotion and of the
+//! practice go to `target/screenshots/`.
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
@@ -111,6 +112,7 @@ async fn mainline_stats_and_tables_answer_as_the_prober_and_stats_do() {
     assert_eq!(got, expected);
     assert_eq!(line["winner"], "white");
     assert_eq!(line["dtm"], json!(prober.value(&position).unwrap().dtm()));
+    assert_eq!((&line["ruling"], &line["ending"]), (&Json::Null, &json!("checkmate")));
 
     // The statistics are `egtb stats --json`'s, the sides spelt either way.
     for material in ["KRvK", "KvKR"] {
@@ -135,6 +137,82 @@ async fn mainline_stats_and_tables_answer_as_the_prober_and_stats_do() {
         .collect();
     for (game, material) in api_check::MATERIALS {
         assert!(names.contains(&format!("{game}/{material}")), "{names:?}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_mainline_ended_by_a_ruling_says_so_as_egtb_line_does() {
+    let addr = start_with(&[("rules", "asian")]).await.unwrap();
+    let (status, line) = get(
+        addr,
+        &format!(
+            "/api/xiangqi/mainline?fen={}",
+            BEFORE_PERPETUAL_CHECK.replace(' ', "%20")
+        ),
+    )
+    .await;
+    assert_eq!(status, 200, "{line}");
+    let args = ["--rules", "asian", "line", BEFORE_PERPETUAL_CHECK, "--json"];
+    let expected: Json = serde_json::from_str(&succeeds(tables(), &args)).unwrap();
+    assert_eq!(expected["ending"], "ruling", "{expected}");
+    assert_eq!(line["ruling"], expected["ruling"], "{line}");
+    assert_eq!(line["ending"], expected["ending"], "{line}");
+    let last = line["mainline"].as_array().unwrap().last().unwrap();
+    assert_eq!(last["fen"], PERPETUAL_CHECK, "{line}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn statistics_are_computed_once_for_every_order_of_the_letters() {
+    let dir = temp_dir("serve-stats-once");
+    api_check::generate_one::<Chess>(&dir, "KRvK");
+    let addr = start_on(&dir, &[]).await.unwrap();
+    let (status, first) = get(addr, "/api/chess/stats/KRvK").await;
+    assert_eq!(status, 200, "{first}");
+    // The table damaged on disk: the statistics already computed are answered again for the
+    // same table named another way, which reads nothing.
+    let path = dir.join("chess/KRvK.egtb");
+    let bytes = std::fs::metadata(&path).unwrap().len();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_len(bytes / 2)
+        .unwrap();
+    let (status, again) = get(addr, "/api/chess/stats/RKvK").await;
+    assert_eq!((status, &again), (200, &first));
+    // The sides swapped are another answer, computed from the damaged table: a 500 naming it.
+    let (status, swapped) = get(addr, "/api/chess/stats/KvKR").await;
+    assert_eq!(status, 500, "{swapped}");
+    let error = swapped["error"].as_str().unwrap();
+    assert!(error.contains(&path.display().to_string()), "{error}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_folder_that_cannot_be_read_is_an_error_not_an_empty_listing() {
+    let dir = temp_dir("serve-unreadable");
+    // A file where the chess tables' folder should be: reading it as a folder fails.
+    std::fs::write(dir.join("chess"), "").unwrap();
+    let addr = start_on(&dir, &[]).await.unwrap();
+    let (status, body) = get(addr, "/api/tables").await;
+    assert_eq!(status, 500, "{body}");
+    let error = body["error"].as_str().unwrap();
+    assert!(error.contains("cannot read the folder"), "{error}");
+    assert!(error.contains(&dir.join("chess").display().to_string()), "{error}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn another_method_than_get_gets_405_with_a_reason() {
+    let addr = start().await;
+    for (method, path) in [
+        ("POST", "/api/chess?fen=8/8/8/4k3/8/8/8/R3K3%20w"),
+        ("DELETE", "/api/tables"),
+    ] {
+        let (status, body) = send(addr, method, path).await;
+        assert_eq!(status, 405, "{method} {path}: {body}");
+        let error = body["error"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{method} {path}: {body}"));
+        assert!(error.contains(method) && error.contains("GET"), "{error}");
     }
 }
 
@@ -1714,8 +1792,48 @@ async fn serve_prints_its_address_and_answers_there() {
     assert!(address.starts_with("egtb: serving the tables in "), "{address}");
 }
 
+/// Runs `egtb` on the tables in `dir` expecting it to stop, as a refused `serve` does; fails
+/// if it runs on for 30 seconds (serving, where it should have refused).
+fn stops(dir: &Path, args: &[&str]) -> Output {
+    let mut process = KillOnDrop(egtb_command(dir, args).spawn().unwrap());
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = process.0.try_wait().unwrap() {
+            break status;
+        }
+        assert!(start.elapsed() < Duration::from_secs(30), "{args:?} still runs");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let mut output = Output {
+        status,
+        stdout: Vec::new(),
+        stderr: Vec::new(),
+    };
+    process
+        .0
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_end(&mut output.stdout)
+        .unwrap();
+    process
+        .0
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_end(&mut output.stderr)
+        .unwrap();
+    output
+}
+
 #[test]
-fn serve_refuses_a_bad_address_with_one_line() {
+fn serve_refuses_a_bad_address_and_a_folder_it_cannot_read_with_one_line() {
     let args = ["serve", "--bind", "not-an-address"];
     failed(egtb(tables(), &args), &args);
+    // A file where the chess tables' folder should be, as `egtb list` refuses it.
+    let dir = temp_dir("serve-unreadable-folder");
+    std::fs::write(dir.join("chess"), "").unwrap();
+    let args = ["serve", "--port", "0"];
+    let error = failed(stops(&dir, &args), &args);
+    assert!(error.contains("cannot read the folder"), "{error}");
 }
