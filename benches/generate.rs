@@ -5,18 +5,19 @@
 //! `cargo bench --bench generate -- [game:]MATERIAL...` (default: chess KQvKR KRvKN KRRvKR).
 //! `EGTB_BENCH_THREADS=N` sets the worker threads.
 
+#[path = "../tests/integration/support/temp.rs"]
+mod temp;
+
 use std::path::Path;
 use std::time::Instant;
 
 use anyhow::Result;
 use egtb::games::Game;
-use egtb::games::chess::Chess;
-use egtb::games::darkchess::DarkChess;
-use egtb::games::xiangqi::Xiangqi;
 use egtb::generate::Generator;
 use egtb::material::{GameId, Material};
 use egtb::progress::peak_memory;
 use egtb::solver::Silent;
+use egtb::with_game;
 
 fn bench<G: Game>(dir: &Path, name: &str) -> Result<()> {
     let (material, _) = Material::parse(G::ID, name)?.canonical();
@@ -54,7 +55,8 @@ fn main() -> Result<()> {
     if args.is_empty() {
         args = ["KQvKR", "KRvKN", "KRRvKR"].map(String::from).to_vec();
     }
-    let root = std::env::temp_dir().join(format!("egtb-bench-{}", std::process::id()));
+    // Removed when the bench ends, on an error too.
+    let root = temp::temp_dir("generate-bench");
     println!("threads: {}", rayon::current_num_threads());
     println!(
         "{:<10}{:<14}{:>12}{:>10}{:>14}{:>11}{:>12}",
@@ -63,12 +65,7 @@ fn main() -> Result<()> {
     for arg in &args {
         let (game, name) = arg.split_once(':').unwrap_or(("chess", arg));
         let dir = root.join(arg.replace(':', "-"));
-        match GameId::parse(game)? {
-            GameId::Chess => bench::<Chess>(&dir, name)?,
-            GameId::Xiangqi => bench::<Xiangqi>(&dir, name)?,
-            GameId::DarkChess => bench::<DarkChess>(&dir, name)?,
-        }
+        with_game!(GameId::parse(game)?, G => bench::<G>(&dir, name))?;
     }
-    std::fs::remove_dir_all(&root)?;
     Ok(())
 }

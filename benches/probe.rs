@@ -6,6 +6,11 @@
 //! `cargo bench --bench probe -- [game:]MATERIAL...` (default: chess KQvKR). The tables are read
 //! from `EGTB_TABLES` when set (and built there when missing), else built in a temporary folder.
 
+#[path = "../tests/integration/support/rng.rs"]
+mod rng;
+#[path = "../tests/integration/support/temp.rs"]
+mod temp;
+
 use std::fs::{self, File};
 use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
@@ -13,13 +18,12 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use egtb::games::Game;
-use egtb::games::chess::Chess;
-use egtb::games::darkchess::DarkChess;
-use egtb::games::xiangqi::Xiangqi;
 use egtb::generate::{Generator, table_path};
 use egtb::material::{GameId, Material};
 use egtb::solver::Silent;
 use egtb::table::{Encoding, Table, convert};
+use egtb::with_game;
+use rng::Rng;
 
 /// Cold probes per table and encoding (each drops the file from the page cache first).
 const COLD: usize = 15;
@@ -35,19 +39,6 @@ fn drop_from_page_cache(path: &Path) -> Result<()> {
     Ok(())
 }
 
-/// A small deterministic generator of probe states.
-struct Lcg(u64);
-
-impl Lcg {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        (self.0 >> 11) % n
-    }
-}
-
 fn median(mut times: Vec<Duration>) -> Duration {
     times.sort();
     times[times.len() / 2]
@@ -56,7 +47,7 @@ fn median(mut times: Vec<Duration>) -> Duration {
 fn bench_file(path: &Path, label: &str) -> Result<()> {
     let header = Table::open_unchecked(path)?.header;
     let states = header.states();
-    let mut rng = Lcg(7);
+    let mut rng = Rng::new(7);
     let mut cold = Vec::new();
     for _ in 0..COLD {
         drop_from_page_cache(path)?;
@@ -106,7 +97,8 @@ fn main() -> Result<()> {
     if args.is_empty() {
         args = vec!["KQvKR".to_string()];
     }
-    let temporary = std::env::temp_dir().join(format!("egtb-probe-bench-{}", std::process::id()));
+    // Removed when the bench ends, on an error too; tables in `EGTB_TABLES` stay.
+    let temporary = temp::temp_dir("probe-bench");
     let dir: PathBuf = std::env::var_os("EGTB_TABLES").map_or(temporary.join("tables"), PathBuf::from);
     let scratch = temporary.join("copies");
     fs::create_dir_all(&scratch)?;
@@ -116,12 +108,7 @@ fn main() -> Result<()> {
     );
     for arg in &args {
         let (game, name) = arg.split_once(':').unwrap_or(("chess", arg));
-        match GameId::parse(game)? {
-            GameId::Chess => bench::<Chess>(&dir, &scratch, name)?,
-            GameId::Xiangqi => bench::<Xiangqi>(&dir, &scratch, name)?,
-            GameId::DarkChess => bench::<DarkChess>(&dir, &scratch, name)?,
-        }
+        with_game!(GameId::parse(game)?, G => bench::<G>(&dir, &scratch, name))?;
     }
-    fs::remove_dir_all(&temporary)?;
     Ok(())
 }

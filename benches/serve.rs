@@ -4,23 +4,26 @@
 
 #[path = "../tests/integration/support/api_check.rs"]
 mod api_check;
+#[path = "../tests/integration/support/load.rs"]
+mod load;
+#[path = "../tests/integration/support/temp.rs"]
+mod temp;
 
 use std::time::Duration;
 
-use egtb::serve::{ServeOptions, load};
+use egtb::serve::ServeOptions;
 
 const QUERIES: usize = 20_000;
 const CONNECTIONS: usize = 32;
 
 fn main() {
-    let dir = std::env::temp_dir().join(format!("egtb-serve-bench-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = temp::temp_dir("serve-bench");
     api_check::generate(&dir);
     let requests = api_check::requests(&dir, 1500);
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let report = runtime.block_on(async {
         let options = ServeOptions {
-            tables: dir.clone(),
+            tables: dir.to_path_buf(),
             bind: "127.0.0.1".parse().unwrap(),
             port: 0,
             defaults: Vec::new(),
@@ -29,7 +32,7 @@ fn main() {
         let paths = (0..QUERIES)
             .map(|i| requests[i % requests.len()].path.clone())
             .collect();
-        load::run(addr, paths, CONNECTIONS, Duration::from_secs(600))
+        load::run(addr, "GET", paths, CONNECTIONS, Duration::from_secs(600))
             .await
             .unwrap()
     });
@@ -41,14 +44,8 @@ fn main() {
         }
     }
     println!(
-        "{} queries ({} distinct positions) on {CONNECTIONS} connections, every answer correct: {:.2} s, {:.0} queries/s, latency p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+        "{} queries ({} distinct positions) on {CONNECTIONS} connections, every answer correct: {report}",
         report.answers.len(),
         requests.len(),
-        report.elapsed.as_secs_f64(),
-        report.throughput(),
-        report.latency_quantile(0.50).as_secs_f64() * 1e3,
-        report.latency_quantile(0.99).as_secs_f64() * 1e3,
-        report.latency_quantile(1.0).as_secs_f64() * 1e3,
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }

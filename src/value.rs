@@ -69,6 +69,17 @@ impl Value {
         }
     }
 
+    /// The value of the position a move leads to, from the value `mover` the move has for the
+    /// side making it: the inverse of [`Value::parent_of`]. A move is never worth `Win(0)` or
+    /// `Loss(0)` (those are positions already over).
+    pub fn child_of(mover: Value) -> Value {
+        match mover {
+            Value::Win(d) => Value::Loss(d - 1),
+            Value::Loss(d) => Value::Win(d - 1),
+            Value::Draw => Value::Draw,
+        }
+    }
+
     /// The entry storing this value.
     pub fn entry(self) -> Entry {
         match self {

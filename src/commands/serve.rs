@@ -22,8 +22,10 @@ pub fn run(env: &Env, bind: &str, port: u16) -> Result<()> {
         port,
         defaults: env.options.clone(),
     };
-    // The page would only name missing tables: say so before the address.
-    if !env.json && table_files(&env.tables).is_ok_and(|files| files.is_empty()) {
+    // A folder that cannot be read stops the server here, as it stops `egtb list`. One without
+    // tables: the page would only name missing tables, so say so before the address.
+    let files = table_files(&env.tables)?;
+    if !env.json && files.is_empty() {
         println!(
             "note: {} holds no tables yet; build some with egtb generate (for example egtb \
              generate chess KQvK --tables {0}): they are read as they appear",

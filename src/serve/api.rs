@@ -2,14 +2,15 @@
 //! and signed `dtm`, and every legal move best first with the outcome it leaves the opponent.
 //!
 //! Sign convention of `dtm` (plies): positive when the side to move wins, negative when it
-//! loses, 0 when it has already lost (mated, or no pieces left in dark chess), null for a draw.
+//! loses, 0 when it has already lost (mated, without a legal move where that loses, without
+//! pieces, or by a ruling), null for a draw.
 //! A move's `category` and `dtm` are those of the position after it, from the opponent's view:
 //! the winning moves are the ones whose category is `loss`.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasher, Hasher, RandomState};
+use std::hash::{BuildHasher, Hash, Hasher, RandomState};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::{Value as Json, json};
 
@@ -26,20 +27,23 @@ use crate::material::{GameId, Side};
 use crate::probe::{Prober, TableCache};
 use crate::rulings;
 use crate::stats::file_stats;
-use crate::table::{EXTENSION, Table};
+use crate::table::{Table, table_files};
 use crate::value::Value;
 
 /// The longest position text accepted.
-pub const MAX_FEN: usize = 200;
+const MAX_FEN: usize = 200;
+/// The longest query string accepted: room for a FEN of [`MAX_FEN`] characters percent-encoded
+/// (a space takes 3) and the rule options beside it.
+const MAX_QUERY: usize = 4 * MAX_FEN;
 /// The longest material name accepted.
-pub const MAX_MATERIAL: usize = 40;
+const MAX_MATERIAL: usize = 40;
 /// The longest rule option value accepted.
 const MAX_OPTION: usize = 16;
 
 /// A failed request: the HTTP status and the reason, one line (control characters escaped).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ApiError {
-    /// The HTTP status: 400, 404 or 500.
+    /// The HTTP status: 400, 404, 405 or 500.
     pub status: u16,
     /// The reason, one line.
     pub message: String,
@@ -96,7 +100,7 @@ impl Params {
     /// Parses a URL query string, checking names and lengths.
     pub fn parse(query: Option<&str>) -> Result<Params, ApiError> {
         let query = query.unwrap_or("");
-        if query.len() > 4 * MAX_FEN {
+        if query.len() > MAX_QUERY {
             return Err(ApiError::bad_request("query string too long"));
         }
         let pairs: Vec<(String, String)> =
@@ -162,30 +166,68 @@ pub struct Api {
     chess: Arc<TableCache<Chess>>,
     xiangqi: Arc<TableCache<Xiangqi>>,
     darkchess: Arc<TableCache<DarkChess>>,
-    stats: Mutex<HashMap<String, Arc<Json>>>,
+    stats: Memo<String, Arc<Json>>,
 }
 
-/// Runs `$body` with `$G` the game type and `$cache` its table cache.
-macro_rules! with_game {
-    ($api:expr, $game:expr, $G:ident, $cache:ident => $body:expr) => {
-        match $game {
-            GameId::Chess => {
-                type $G = Chess;
-                let $cache = &$api.chess;
-                $body
+/// A game whose table cache an [`Api`] holds: `crate::with_game!` then reaches both the game's
+/// type and its cache.
+trait Cached: Game {
+    fn cache(api: &Api) -> &Arc<TableCache<Self>>;
+}
+
+impl Cached for Chess {
+    fn cache(api: &Api) -> &Arc<TableCache<Chess>> {
+        &api.chess
+    }
+}
+
+impl Cached for Xiangqi {
+    fn cache(api: &Api) -> &Arc<TableCache<Xiangqi>> {
+        &api.xiangqi
+    }
+}
+
+impl Cached for DarkChess {
+    fn cache(api: &Api) -> &Arc<TableCache<DarkChess>> {
+        &api.darkchess
+    }
+}
+
+/// Values computed once per key. A request for a key whose value is being computed waits for
+/// that computation instead of starting another: a double click on "Show" costs one pass over
+/// the table, not two. A failed computation leaves no entry, so the next request tries again.
+struct Memo<K, V> {
+    slots: Mutex<HashMap<K, Arc<Mutex<Option<V>>>>>,
+}
+
+impl<K: Clone + Eq + Hash, V: Clone> Memo<K, V> {
+    fn new() -> Memo<K, V> {
+        Memo {
+            slots: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The value of `key`, computed by `compute` unless it was before.
+    fn get_or_try<E>(&self, key: K, compute: impl FnOnce() -> Result<V, E>) -> Result<V, E> {
+        let slot = {
+            let mut slots = self.slots.lock().unwrap_or_else(PoisonError::into_inner);
+            Arc::clone(slots.entry(key.clone()).or_default())
+        };
+        let mut value = slot.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(done) = &*value {
+            return Ok(done.clone());
+        }
+        match compute() {
+            Ok(computed) => {
+                *value = Some(computed.clone());
+                Ok(computed)
             }
-            GameId::Xiangqi => {
-                type $G = Xiangqi;
-                let $cache = &$api.xiangqi;
-                $body
-            }
-            GameId::DarkChess => {
-                type $G = DarkChess;
-                let $cache = &$api.darkchess;
-                $body
+            Err(e) => {
+                self.slots.lock().unwrap_or_else(PoisonError::into_inner).remove(&key);
+                Err(e)
             }
         }
-    };
+    }
 }
 
 impl Api {
@@ -200,7 +242,7 @@ impl Api {
             chess: Arc::new(TableCache::new(tables)),
             xiangqi: Arc::new(TableCache::new(tables)),
             darkchess: Arc::new(TableCache::new(tables)),
-            stats: Mutex::new(HashMap::new()),
+            stats: Memo::new(),
         })
     }
 
@@ -243,26 +285,31 @@ impl Api {
         })
     }
 
+    /// A prober of game `G` over the shared tables, under `rules`.
+    fn prober<G: Cached>(&self, rules: G::Rules) -> Prober<G> {
+        Prober::shared(Arc::clone(G::cache(self)), rules)
+    }
+
     /// A position's value and every legal move, best first.
     pub fn position(&self, game: GameId, params: &Params) -> Result<Json, ApiError> {
-        with_game!(self, game, G, cache => {
+        crate::with_game!(game, G => {
             let rules = self.rules::<G>(params)?;
             let position = parse::<G>(params.fen()?)?;
-            position_json::<G>(&mut Prober::shared(Arc::clone(cache), rules), rules, &position)
+            position_json::<G>(&mut self.prober::<G>(rules), rules, &position)
         })
     }
 
     /// The best-play line from a position to the end of the game.
     pub fn mainline(&self, game: GameId, params: &Params) -> Result<Json, ApiError> {
-        with_game!(self, game, G, cache => {
+        crate::with_game!(game, G => {
             let rules = self.rules::<G>(params)?;
             let position = parse::<G>(params.fen()?)?;
-            mainline_json::<G>(&mut Prober::shared(Arc::clone(cache), rules), &position)
+            mainline_json::<G>(&mut self.prober::<G>(rules), &position)
         })
     }
 
-    /// A material's statistics as `egtb stats --json` gives them, computed once per material
-    /// and rule set.
+    /// A material's statistics as `egtb stats --json` gives them, computed once per table,
+    /// spelling of the sides and rule set, whatever the order of the letters asked for.
     pub fn stats(&self, game: GameId, material: &str, params: &Params) -> Result<Json, ApiError> {
         if material.len() > MAX_MATERIAL {
             return Err(ApiError::bad_request("material name too long"));
@@ -271,23 +318,18 @@ impl Api {
             return Err(ApiError::bad_request("statistics take no 'fen'"));
         }
         params.no_choice()?;
-        with_game!(self, game, G, cache => {
+        crate::with_game!(game, G => {
             let rules = self.rules::<G>(params)?;
             let (canonical, flipped) =
                 parse_material::<G>(material).map_err(|e| ApiError::bad_request(format!("{e:#}")))?;
-            let key = format!("{game}/{material}/{:?}", rules.options());
-            if let Some(done) = self.stats.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
-                return Ok((**done).clone());
-            }
-            let open = cache.get(&canonical, rules).map_err(ApiError::from_table_error)?;
-            let stats = file_stats(&open.0, &open.1).map_err(ApiError::from_table_error)?;
-            let rulings = rulings::of(&open.1.path, &open.1.header).map_err(ApiError::from_table_error)?;
-            let report = stats_json::<G>(&open.0, stats, &rulings, rules, &canonical, flipped);
-            self.stats
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .insert(key, Arc::new(report.clone()));
-            Ok(report)
+            let key = format!("{game}/{canonical}/{flipped}/{:?}", rules.options());
+            let report = self.stats.get_or_try(key, || {
+                let open = G::cache(self).get(&canonical, rules).map_err(ApiError::from_table_error)?;
+                let stats = file_stats(&open.0, &open.1).map_err(ApiError::from_table_error)?;
+                let rulings = rulings::of(&open.1.path, &open.1.header).map_err(ApiError::from_table_error)?;
+                Ok(Arc::new(stats_json::<G>(&open.0, stats, &rulings, rules, &canonical, flipped)))
+            })?;
+            Ok((*report).clone())
         })
     }
 
@@ -311,11 +353,11 @@ impl Api {
                 "unknown outcome '{outcome}' (expected win, draw or loss)"
             )));
         }
-        with_game!(self, game, G, cache => {
+        crate::with_game!(game, G => {
             let rules = self.rules::<G>(params)?;
             let (canonical, flipped) =
                 parse_material::<G>(material).map_err(|e| ApiError::bad_request(format!("{e:#}")))?;
-            let mut prober = Prober::shared(Arc::clone(cache), rules);
+            let mut prober = self.prober::<G>(rules);
             let table_side = if flipped { side.other() } else { side };
             let seed = RandomState::new().build_hasher().finish();
             let found = prober
@@ -337,35 +379,30 @@ impl Api {
         })
     }
 
-    /// The tables present in the folder, read from their headers.
-    pub fn tables(&self) -> Json {
+    /// The tables present in the folder, read from their headers; a game's folder that cannot
+    /// be read is a 500 naming it, not a listing without its tables.
+    pub fn tables(&self) -> Result<Json, ApiError> {
+        let files = table_files(&self.tables).map_err(|e| ApiError {
+            status: 500,
+            message: error_line(&e),
+        })?;
         let mut listed = Vec::new();
-        for game in GameId::ALL {
-            let Ok(entries) = std::fs::read_dir(self.tables.join(game.name())) else {
+        for path in files {
+            let Ok(table) = Table::open_unchecked(&path) else {
                 continue;
             };
-            let mut paths: Vec<_> = entries
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == EXTENSION))
-                .collect();
-            paths.sort();
-            for path in paths {
-                let Ok(table) = Table::open_unchecked(&path) else {
-                    continue;
-                };
-                let h = &table.header;
-                let rules: serde_json::Map<String, Json> =
-                    h.rules.iter().map(|(k, v)| (k.clone(), v.clone().into())).collect();
-                listed.push(json!({
-                    "game": h.game.name(),
-                    "material": h.material,
-                    "rules": rules,
-                    "states": h.states(),
-                    "bytes": table.file_bytes(),
-                }));
-            }
+            let h = &table.header;
+            let rules: serde_json::Map<String, Json> =
+                h.rules.iter().map(|(k, v)| (k.clone(), v.clone().into())).collect();
+            listed.push(json!({
+                "game": h.game.name(),
+                "material": h.material,
+                "rules": rules,
+                "states": h.states(),
+                "bytes": table.file_bytes(),
+            }));
         }
-        json!({ "tables": listed })
+        Ok(json!({ "tables": listed }))
     }
 
     /// The rules of a request: the defaults this game has, then the request's options.
@@ -401,20 +438,11 @@ fn parse<G: Game>(fen: &str) -> Result<G::Position, ApiError> {
 }
 
 /// A value's signed DTM for the side to move (see the module's convention).
-pub fn signed_dtm(value: Value) -> Option<i32> {
+fn signed_dtm(value: Value) -> Option<i32> {
     match value {
         Value::Win(d) => Some(i32::from(d)),
         Value::Loss(d) => Some(-i32::from(d)),
         Value::Draw => None,
-    }
-}
-
-/// The value of the position after a move, from the value the move has for the mover.
-fn child_value(mover: Value) -> Value {
-    match mover {
-        Value::Win(d) => Value::Loss(d - 1),
-        Value::Loss(d) => Value::Win(d - 1),
-        Value::Draw => Value::Draw,
     }
 }
 
@@ -428,7 +456,7 @@ fn position_json<G: Game>(prober: &mut Prober<G>, rules: G::Rules, position: &G:
         .into_iter()
         .map(|m| {
             let child = G::play(position, m.mv);
-            let after = child_value(m.value);
+            let after = Value::child_of(m.value);
             let child_end = match after {
                 Value::Draw | Value::Loss(0) => ending::<G>(&child, rules),
                 _ => None,
@@ -439,6 +467,8 @@ fn position_json<G: Game>(prober: &mut Prober<G>, rules: G::Rules, position: &G:
                 "category": after.outcome(),
                 "dtm": signed_dtm(after),
                 "capture": G::material_of(&child).pieces() < pieces,
+                // Only chess promotes, and its coordinates then name the piece as a fifth letter
+                // (e7e8q); xiangqi's and dark chess's have four.
                 "promotion": G::ID == GameId::Chess && m.coords.len() == 5,
                 "checkmate": child_end == Some(Ending::Checkmate),
                 "stalemate": child_end == Some(Ending::Stalemate),
@@ -465,9 +495,12 @@ fn position_json<G: Game>(prober: &mut Prober<G>, rules: G::Rules, position: &G:
     }))
 }
 
+/// The best line from a position, with the ruling its result rests on and how the game ends at
+/// the line's last position (`ruling`, or [`Ending::key`]), as `egtb line --json` says them.
 fn mainline_json<G: Game>(prober: &mut Prober<G>, position: &G::Position) -> Result<Json, ApiError> {
     let value = prober.value(position).map_err(ApiError::from_table_error)?;
     let line = prober.line(position).map_err(ApiError::from_table_error)?;
+    let ruled = prober.ruled_end(position).map_err(ApiError::from_table_error)?;
     let side = G::side_to_move(position);
     let winner = value.winner(side);
     let mut current = position.clone();
@@ -484,13 +517,19 @@ fn mainline_json<G: Game>(prober: &mut Prober<G>, position: &G::Position) -> Res
             })
         })
         .collect();
+    let ending = match &ruled {
+        Some(end) if end.position == current => Some("ruling"),
+        _ => ending::<G>(&current, prober.rules()).map(Ending::key),
+    };
     Ok(json!({
         "game": G::ID.name(),
         "fen": G::format_position(position),
         "category": value.outcome(),
         "dtm": signed_dtm(value),
         "winner": winner.map(|s| G::ID.side_name(s)),
+        "ruling": ruling_json::<G>(&ruled),
         "mainline": steps,
+        "ending": ending,
     }))
 }
 
@@ -499,6 +538,9 @@ mod tests {
     use super::*;
     use crate::material::Material;
     use anyhow::Context;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::mpsc;
+    use std::time::Duration;
 
     fn status(err: Error) -> u16 {
         let err = anyhow::Error::from(err).context("while answering");
@@ -526,5 +568,33 @@ mod tests {
             .context("a message alone decides nothing")
             .unwrap_err();
         assert_eq!(ApiError::from_table_error(untyped).status, 500);
+    }
+
+    #[test]
+    fn a_value_asked_for_while_it_is_computed_waits_for_it_and_a_failure_is_not_kept() {
+        let memo = Memo::<&str, u32>::new();
+        let computed = AtomicUsize::new(0);
+        let (started, computing) = mpsc::channel();
+        std::thread::scope(|scope| {
+            let first = scope.spawn(|| {
+                memo.get_or_try("KRvK", || {
+                    started.send(()).unwrap();
+                    std::thread::sleep(Duration::from_millis(200));
+                    computed.fetch_add(1, Ordering::Relaxed);
+                    Ok::<_, ()>(7)
+                })
+            });
+            computing.recv().unwrap();
+            let second = memo.get_or_try("KRvK", || {
+                computed.fetch_add(1, Ordering::Relaxed);
+                Ok::<_, ()>(8)
+            });
+            assert_eq!(second, Ok(7));
+            assert_eq!(first.join().unwrap(), Ok(7));
+        });
+        assert_eq!(computed.load(Ordering::Relaxed), 1);
+        assert_eq!(memo.get_or_try("KQvK", || Err::<u32, _>("damaged")), Err("damaged"));
+        assert_eq!(memo.slots.lock().unwrap().len(), 1, "a failure leaves no entry");
+        assert_eq!(memo.get_or_try("KQvK", || Ok::<_, &str>(9)), Ok(9));
     }
 }

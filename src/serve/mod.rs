@@ -1,14 +1,12 @@
 //! `egtb serve`: a local web application over the tables (a board for every game, analysis,
 //! play against the table, statistics) and the JSON API it is built on.
 //!
-//! Modules: [`api`] (the answers, as JSON), [`router`] (routes and HTTP statuses), [`assets`]
-//! (the page compiled into the binary), [`load`] (a loopback load generator for tests and
-//! benches).
+//! Inside, private: `api` (the answers, as JSON), `router` (routes and HTTP statuses) and
+//! `assets` (the page compiled into the binary). Only starting a server is public.
 
-pub mod api;
-pub mod assets;
-pub mod load;
-pub mod router;
+mod api;
+mod assets;
+mod router;
 
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;

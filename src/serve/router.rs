@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::{Path, RawQuery, State};
-use axum::http::{StatusCode, Uri, header};
+use axum::http::{Method, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use serde_json::{Value as Json, json};
@@ -25,6 +25,8 @@ pub fn router(api: Arc<Api>) -> Router {
         .route("/api/{game}/mainline", get(mainline))
         .route("/api/{game}/stats/{material}", get(stats))
         .route("/api/{game}/random/{material}", get(random))
+        // After the routes: it applies to those present when it is added.
+        .method_not_allowed_fallback(not_allowed)
         .fallback(not_found)
         .with_state(api)
 }
@@ -34,7 +36,7 @@ async fn games(State(api): State<Arc<Api>>) -> Response {
 }
 
 async fn tables(State(api): State<Arc<Api>>) -> Response {
-    answer(move || Ok(api.tables())).await
+    answer(move || api.tables()).await
 }
 
 async fn position(State(api): State<Arc<Api>>, Path(game): Path<String>, RawQuery(query): RawQuery) -> Response {
@@ -64,6 +66,14 @@ async fn random(
 async fn not_found(uri: Uri) -> Response {
     let path: String = uri.path().chars().take(64).collect();
     error(ApiError::not_found(format!("no such page: {path}")))
+}
+
+/// Another method than GET on a route: a JSON error like every other, not an empty body.
+async fn not_allowed(method: Method) -> Response {
+    error(ApiError {
+        status: 405,
+        message: format!("method {method} not allowed: the API answers GET"),
+    })
 }
 
 /// Runs an API call on the blocking pool and turns its result into a JSON response.

@@ -1,6 +1,7 @@
 //! The integration tests, one program: the library through its public API and the egtb binary
 //! as a user meets it, for chess, xiangqi, dark chess and every game together: the command line,
-//! table files, batches and their plans (on a Slurm cluster too), and the server with its page.
+//! table files, batches and their plans (on a Slurm cluster too), `egtb play`, and the server with
+//! its page.
 
 mod support;
 
@@ -21,6 +22,7 @@ mod darkchess_rules;
 mod darkchess_space;
 mod darkchess_values;
 mod plan;
+mod play;
 mod query_consistency;
 mod serve;
 mod slurm;

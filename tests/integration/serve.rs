@@ -1,13 +1,16 @@
-//! `egtb serve`: the JSON API agrees with the tables under concurrent load, bad input gets 400
-//! or 404 (never 500), and the page works in headless Chromium driven over WebDriver: moves and
-//! colours as the table says, a move played by clicking, play mode's answer, a promotion chosen,
-//! a longest win opened from the statistics, a random position to practise. Screenshots of each
-//! game's board, of the choice of a promotion and of the practice go to `target/screenshots/`.
+//! `egtb serve`: the JSON API agrees with the tables under concurrent load and with `egtb stats`
+//! and `egtb line`, bad input gets 400 or 404 (never 500), another method than GET 405, the
+//! command prints its address or refuses with one line, and the page works in headless Chromium
+//! driven over WebDriver: moves and colours as the table says, a move played by clicking, play
+//! mode's answer, a promotion chosen, a longest win opened from the statistics, a random position
+//! to practise. Screenshots of each game's board, of the choice of a promotion and of the
+//! practice go to `target/screenshots/`.
 
+use std::io::{BufRead, BufReader, Read};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::OnceLock;
+use std::process::{Command, Output, Stdio};
+use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
 use egtb::commands::query::move_number;
@@ -16,47 +19,19 @@ use egtb::games::Game;
 use egtb::games::Rules;
 use egtb::games::chess::Chess;
 use egtb::games::darkchess::{Cannon, DarkChess, DarkChessRules};
-use egtb::games::xiangqi::{Repetition, Xiangqi, XiangqiRules};
-use egtb::generate::Generator;
-use egtb::material::{GameId, Material};
+use egtb::games::xiangqi::{Xiangqi, XiangqiRules};
+use egtb::material::GameId;
 use egtb::probe::Prober;
-use egtb::serve::{ServeOptions, load};
-use egtb::solver::Silent;
+use egtb::serve::ServeOptions;
 use egtb::value::Value;
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{Value as Json, json};
 
-use crate::support::{PORTS, TempDir, api_check, egtb_command, egtb_reading, find_program, required, temp_dir};
-
-/// The test tables, generated once for every test of this file. A static is never dropped, so
-/// they live in cargo's scratch folder for integration tests, made anew by each run, rather than
-/// in a temporary folder that nothing would remove.
-fn tables() -> &'static Path {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("serve-tables");
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("the serve tests' tables folder");
-        api_check::generate(&dir);
-        // A pawn's table, for the choice of a promotion on the board.
-        api_check::generate_one::<Chess>(&dir, "KPvK");
-        // A table under the Asian rules, with positions lost by perpetual check, for a server
-        // whose default they are.
-        let (krvkn, _) = Material::parse(GameId::Xiangqi, "KRvKN").unwrap().canonical();
-        Generator::<Xiangqi>::new(&dir, ASIAN, &Silent).ensure(&krvkn).unwrap();
-        dir
-    })
-}
-
-/// The Asian rules of xiangqi.
-const ASIAN: XiangqiRules = XiangqiRules {
-    repetition: Repetition::Asian,
+use crate::support::served::{ASIAN, BEFORE_PERPETUAL_CHECK, PERPETUAL_CHECK, tables};
+use crate::support::{
+    KillOnDrop, PORTS, TempDir, api_check, egtb, egtb_command, failed, find_program, free_ports, load, required,
+    succeeds, temp_dir,
 };
-
-/// A KRvKN position where black, to move, can only go on checking: lost by the Asian rules.
-const PERPETUAL_CHECK: &str = "9/9/4k4/9/9/9/9/3n5/9/R2K5 b - - 0 1";
-/// Red to move wins by reaching [`PERPETUAL_CHECK`].
-const BEFORE_PERPETUAL_CHECK: &str = "9/9/4k4/9/9/9/9/3n5/9/1R1K5 w - - 0 1";
 
 /// Starts a server on a free loopback port of the current runtime.
 async fn start() -> SocketAddr {
@@ -65,8 +40,13 @@ async fn start() -> SocketAddr {
 
 /// Starts a server whose requests default to the rule options `defaults`.
 async fn start_with(defaults: &[(&str, &str)]) -> anyhow::Result<SocketAddr> {
+    start_on(tables(), defaults).await
+}
+
+/// Starts a server on the tables in `dir`.
+async fn start_on(dir: &Path, defaults: &[(&str, &str)]) -> anyhow::Result<SocketAddr> {
     let options = ServeOptions {
-        tables: tables().to_path_buf(),
+        tables: dir.to_path_buf(),
         bind: "127.0.0.1".parse().unwrap(),
         port: 0,
         defaults: defaults.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
@@ -81,7 +61,10 @@ async fn api_answers_agree_with_the_tables_under_concurrent_requests() {
     let requests = api_check::requests(tables(), 400);
     assert!(requests.len() > 1000, "{} requests", requests.len());
     let paths = requests.iter().map(|r| r.path.clone()).collect();
-    let report = load::run(addr, paths, 16, Duration::from_secs(120)).await.unwrap();
+    let report = load::run(addr, "GET", paths, 16, Duration::from_secs(120))
+        .await
+        .unwrap();
+    eprintln!("{} answers on 16 connections: {report}", report.answers.len());
     assert_eq!(report.answers.len(), requests.len());
     for (answer, request) in report.answers.iter().zip(&requests) {
         assert_eq!(answer.status, 200, "{}: {}", request.path, answer.body);
@@ -93,7 +76,12 @@ async fn api_answers_agree_with_the_tables_under_concurrent_requests() {
 
 /// One GET over a fresh connection: status and parsed body.
 async fn get(addr: SocketAddr, path: &str) -> (u16, Json) {
-    let report = load::run(addr, vec![path.to_string()], 1, Duration::from_secs(30))
+    send(addr, "GET", path).await
+}
+
+/// One request without a body over a fresh connection: status and parsed body.
+async fn send(addr: SocketAddr, method: &'static str, path: &str) -> (u16, Json) {
+    let report = load::run(addr, method, vec![path.to_string()], 1, Duration::from_secs(30))
         .await
         .unwrap();
     let answer = &report.answers[0];
@@ -124,13 +112,18 @@ async fn mainline_stats_and_tables_answer_as_the_prober_and_stats_do() {
     assert_eq!(got, expected);
     assert_eq!(line["winner"], "white");
     assert_eq!(line["dtm"], json!(prober.value(&position).unwrap().dtm()));
+    assert_eq!((&line["ruling"], &line["ending"]), (&Json::Null, &json!("checkmate")));
 
-    let (status, stats) = get(addr, "/api/chess/stats/KRvK").await;
-    assert_eq!(status, 200, "{stats}");
-    let white = &stats["sides"]["white"];
-    let total: u64 = ["win", "draw", "loss"].iter().map(|k| white[k].as_u64().unwrap()).sum();
-    assert_eq!(total, white["legal"].as_u64().unwrap());
-    let longest = &white["longest"];
+    // The statistics are `egtb stats --json`'s, the sides spelt either way.
+    for material in ["KRvK", "KvKR"] {
+        let (status, stats) = get(addr, &format!("/api/chess/stats/{material}")).await;
+        assert_eq!(status, 200, "{stats}");
+        let args = ["--json", "stats", "chess", material];
+        let expected: Json = serde_json::from_str(&succeeds(tables(), &args)).unwrap();
+        assert_eq!(stats, expected, "{material}");
+    }
+    let (_, stats) = get(addr, "/api/chess/stats/KRvK").await;
+    let longest = &stats["sides"]["white"]["longest"];
     let position = Chess::parse_position(longest["fen"].as_str().unwrap()).unwrap();
     assert_eq!(json!(prober.value(&position).unwrap().dtm()), longest["plies"]);
 
@@ -144,6 +137,82 @@ async fn mainline_stats_and_tables_answer_as_the_prober_and_stats_do() {
         .collect();
     for (game, material) in api_check::MATERIALS {
         assert!(names.contains(&format!("{game}/{material}")), "{names:?}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_mainline_ended_by_a_ruling_says_so_as_egtb_line_does() {
+    let addr = start_with(&[("rules", "asian")]).await.unwrap();
+    let (status, line) = get(
+        addr,
+        &format!(
+            "/api/xiangqi/mainline?fen={}",
+            BEFORE_PERPETUAL_CHECK.replace(' ', "%20")
+        ),
+    )
+    .await;
+    assert_eq!(status, 200, "{line}");
+    let args = ["--rules", "asian", "line", BEFORE_PERPETUAL_CHECK, "--json"];
+    let expected: Json = serde_json::from_str(&succeeds(tables(), &args)).unwrap();
+    assert_eq!(expected["ending"], "ruling", "{expected}");
+    assert_eq!(line["ruling"], expected["ruling"], "{line}");
+    assert_eq!(line["ending"], expected["ending"], "{line}");
+    let last = line["mainline"].as_array().unwrap().last().unwrap();
+    assert_eq!(last["fen"], PERPETUAL_CHECK, "{line}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn statistics_are_computed_once_for_every_order_of_the_letters() {
+    let dir = temp_dir("serve-stats-once");
+    api_check::generate_one::<Chess>(&dir, "KRvK");
+    let addr = start_on(&dir, &[]).await.unwrap();
+    let (status, first) = get(addr, "/api/chess/stats/KRvK").await;
+    assert_eq!(status, 200, "{first}");
+    // The table damaged on disk: the statistics already computed are answered again for the
+    // same table named another way, which reads nothing.
+    let path = dir.join("chess/KRvK.egtb");
+    let bytes = std::fs::metadata(&path).unwrap().len();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_len(bytes / 2)
+        .unwrap();
+    let (status, again) = get(addr, "/api/chess/stats/RKvK").await;
+    assert_eq!((status, &again), (200, &first));
+    // The sides swapped are another answer, computed from the damaged table: a 500 naming it.
+    let (status, swapped) = get(addr, "/api/chess/stats/KvKR").await;
+    assert_eq!(status, 500, "{swapped}");
+    let error = swapped["error"].as_str().unwrap();
+    assert!(error.contains(&path.display().to_string()), "{error}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_folder_that_cannot_be_read_is_an_error_not_an_empty_listing() {
+    let dir = temp_dir("serve-unreadable");
+    // A file where the chess tables' folder should be: reading it as a folder fails.
+    std::fs::write(dir.join("chess"), "").unwrap();
+    let addr = start_on(&dir, &[]).await.unwrap();
+    let (status, body) = get(addr, "/api/tables").await;
+    assert_eq!(status, 500, "{body}");
+    let error = body["error"].as_str().unwrap();
+    assert!(error.contains("cannot read the folder"), "{error}");
+    assert!(error.contains(&dir.join("chess").display().to_string()), "{error}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn another_method_than_get_gets_405_with_a_reason() {
+    let addr = start().await;
+    for (method, path) in [
+        ("POST", "/api/chess?fen=8/8/8/4k3/8/8/8/R3K3%20w"),
+        ("DELETE", "/api/tables"),
+    ] {
+        let (status, body) = send(addr, method, path).await;
+        assert_eq!(status, 405, "{method} {path}: {body}");
+        let error = body["error"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{method} {path}: {body}"));
+        assert!(error.contains(method) && error.contains("GET"), "{error}");
     }
 }
 
@@ -297,7 +366,7 @@ async fn bad_input_gets_400_or_404_with_a_reason_never_500() {
             "unknown parameter",
         ),
         (format!("/api/chess?fen={long}"), 400, "longer than"),
-        ("/api/chess?fen=%FF%FE".into(), 400, ""),
+        ("/api/chess?fen=%FF%FE".into(), 400, "has 1 field"),
         ("/api/go?fen=x".into(), 404, "unknown game"),
         (
             "/api/darkchess?fen=k7/8/8/6AK%20w&cannon=step".into(),
@@ -309,11 +378,23 @@ async fn bad_input_gets_400_or_404_with_a_reason_never_500() {
             400,
             "stalemate",
         ),
-        ("/api/xiangqi?fen=4k4/9/9/9/9/9/9/9/9/4K4%20w".into(), 400, ""),
-        ("/api/xiangqi?fen=9/9/9/9/9/9/9/9/9/9%20w".into(), 400, ""),
+        (
+            "/api/xiangqi?fen=4k4/9/9/9/9/9/9/9/9/4K4%20w".into(),
+            400,
+            "the kings face each other",
+        ),
+        (
+            "/api/xiangqi?fen=9/9/9/9/9/9/9/9/9/9%20w".into(),
+            400,
+            "red must have exactly one king",
+        ),
         ("/api/chess/stats/KXvK".into(), 400, "'X'"),
         ("/api/chess/stats/KQ%0AvK".into(), 400, "'KQ\\nvK'"),
-        ("/api/chess/stats/KQQQQQvK".into(), 400, ""),
+        (
+            "/api/chess/stats/KQQQQQvK".into(),
+            400,
+            "has 7 pieces; chess tables support at most 6",
+        ),
         ("/api/chess/stats/KBBvK".into(), 404, "egtb generate chess KBBvK"),
         ("/api/chess/mainline?fen=8/8/8/8/8/8/8/8%20w".into(), 400, "king"),
         (
@@ -335,7 +416,7 @@ async fn bad_input_gets_400_or_404_with_a_reason_never_500() {
             "choose a random position",
         ),
         ("/no/such/page".into(), 404, "no such page"),
-        ("/api/chess/stats".into(), 404, ""),
+        ("/api/chess/stats".into(), 404, "no such page"),
     ];
     for (path, status, reason) in cases {
         let (got, body) = get(addr, &path).await;
@@ -353,17 +434,10 @@ async fn bad_input_gets_400_or_404_with_a_reason_never_500() {
 
 // ----- the page in headless Chromium -----------------------------------------------------
 
-/// A chromedriver process, ended when dropped.
+/// A chromedriver process, ended when dropped, and its address.
 struct Driver {
-    child: Child,
+    _process: KillOnDrop,
     url: String,
-}
-
-impl Drop for Driver {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 /// Starts chromedriver on a free port, or says why not.
@@ -371,10 +445,7 @@ async fn start_driver() -> Result<(Driver, PathBuf), String> {
     let browser = find_program(&["chromium", "chromium-browser", "google-chrome"]).ok_or("no chromium on PATH")?;
     let driver = find_program(&["chromedriver"]).ok_or("no chromedriver on PATH")?;
     let _ports = PORTS.lock().await;
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map_err(|e| e.to_string())?
-        .port();
+    let [port] = free_ports();
     let child = Command::new(driver)
         .arg(format!("--port={port}"))
         .stdout(Stdio::null())
@@ -382,7 +453,7 @@ async fn start_driver() -> Result<(Driver, PathBuf), String> {
         .spawn()
         .map_err(|e| format!("cannot start chromedriver: {e}"))?;
     let driver = Driver {
-        child,
+        _process: KillOnDrop(child),
         url: format!("http://127.0.0.1:{port}"),
     };
     let start = Instant::now();
@@ -447,6 +518,13 @@ async fn fen_shown(client: &Client) -> String {
         .as_str()
         .unwrap()
         .to_string()
+}
+
+/// Saves what the browser shows as `target/screenshots/{name}.png`.
+async fn save_screenshot(client: &Client, name: &str) {
+    let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
+    std::fs::create_dir_all(&shots).unwrap();
+    std::fs::write(shots.join(format!("{name}.png")), client.screenshot().await.unwrap()).unwrap();
 }
 
 /// Clicks the element a locator finds.
@@ -529,15 +607,12 @@ async fn check_game<G: Game>(client: &Client, base: &str, fen: &str) {
     assert_eq!(colour, "rgb(35, 122, 46)", "{}: a winning move is green", G::ID);
     check_best_line::<G>(client, &mut prober, &position).await;
 
-    let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
-    std::fs::create_dir_all(&shots).unwrap();
     eval(
         client,
         "document.activeElement.blur(); window.scrollTo(0, 0); return true",
     )
     .await;
-    let png = client.screenshot().await.unwrap();
-    std::fs::write(shots.join(format!("{}.png", G::ID.name())), png).unwrap();
+    save_screenshot(client, G::ID.name()).await;
 
     // A move played by clicking its two squares.
     let best = &moves[0];
@@ -711,8 +786,6 @@ async fn the_page_shows_and_plays_every_game_in_headless_chromium() {
         }
     }
 
-    let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
-
     // A server whose default is the Asian rules: the page offers both rulesets, starts on the
     // server's and reads the table built under it.
     let asian = egtb::serve::url(start_with(&[("rules", "asian")]).await.unwrap());
@@ -743,8 +816,7 @@ async fn the_page_shows_and_plays_every_game_in_headless_chromium() {
     let status = eval(&client, "return document.getElementById('play-status').textContent").await;
     assert!(status.as_str().unwrap().starts_with("Game over"), "{status}");
     eval(&client, "window.scrollTo(0, 0); return true").await;
-    let png = client.screenshot().await.unwrap();
-    std::fs::write(shots.join("ruling.png"), png).unwrap();
+    save_screenshot(&client, "ruling").await;
     click(&client, Locator::Id("play-stop")).await;
 
     // The statistics count the positions lost by each ruling, as `egtb stats` does, and open an
@@ -756,9 +828,8 @@ async fn the_page_shows_and_plays_every_game_in_headless_chromium() {
         "the rulings",
     )
     .await;
-    let (ok, out, err) = egtb_with_input(&["--json", "--rules", "asian", "stats", "xiangqi", "KRvKN"], "");
-    assert!(ok, "{err}");
-    let stats: Json = serde_json::from_str(&out).unwrap();
+    let args = ["--json", "--rules", "asian", "stats", "xiangqi", "KRvKN"];
+    let stats: Json = serde_json::from_str(&succeeds(tables(), &args)).unwrap();
     let ruled = &stats["sides"]["black"]["ruled_lost"]["perpetual_check"];
     let count = ruled["count"].as_u64().unwrap();
     assert!(count > 0, "{stats}");
@@ -856,8 +927,7 @@ async fn the_page_shows_and_plays_every_game_in_headless_chromium() {
         eval(&client, "return document.getElementById('play-side').value").await,
         "1"
     );
-    let png = client.screenshot().await.unwrap();
-    std::fs::write(shots.join("practice.png"), png).unwrap();
+    save_screenshot(&client, "practice").await;
     click(&client, Locator::Css("#tabs button[data-tab=analysis]")).await;
 
     // A line that black starts opens with "1...".
@@ -935,8 +1005,7 @@ async fn the_page_shows_and_plays_every_game_in_headless_chromium() {
     )
     .await;
     assert_eq!(pieces, "qrbn");
-    let png = client.screenshot().await.unwrap();
-    std::fs::write(shots.join("promotion.png"), png).unwrap();
+    save_screenshot(&client, "promotion").await;
     click(&client, Locator::Css("#promotion button[data-promotion=n]")).await;
     wait_for_analysis(&client, "4N3/8/8/8/8/2k5/8/K7 b - - 0 1").await;
     assert_eq!(eval(&client, promotion_shown).await, json!(false));
@@ -1147,12 +1216,11 @@ async fn play_status_keeps_the_tables_move_and_a_practice_position_clears_it() {
     let reply = prober.moves(&Chess::parse_position(&after).unwrap()).unwrap().remove(0);
     click_move(&client, &mine).await;
     wait_for_analysis(&client, &played::<Chess>(start, &[&mine, &reply.coords])).await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // The status is written once the best line is in as well.
     let status = "return document.getElementById('play-status').textContent";
-    assert_eq!(
-        eval(&client, status).await,
-        format!("The table played {}. Your move.", reply.name).as_str()
-    );
+    let named = format!("The table played {}. Your move.", reply.name);
+    let script = format!("return document.getElementById('play-status').textContent === {named:?}");
+    wait_until(&client, &script, &named).await;
 
     // A practice position loaded while playing stops the game: no "Your move." is left over.
     choose(&client, "random-material", "KRvK").await;
@@ -1183,6 +1251,10 @@ async fn statistics_show_the_last_material_asked_for_and_a_note_while_computing(
          return true",
     )
     .await;
+    let filled = "return ['stats-material', 'random-material'].every(id => \
+                  [...document.getElementById(id).options].some(o => o.value === 'KRvK'))";
+    wait_until(&client, filled, "the material menus").await;
+    // Time for a second filling, which must not come.
     tokio::time::sleep(Duration::from_millis(800)).await;
     let listed = "return ['stats-material', 'random-material'].map(id => \
                   [...document.getElementById(id).options].map(o => o.value).join(' '))";
@@ -1230,8 +1302,6 @@ async fn statistics_fit_beside_the_board_on_a_desktop_and_scroll_in_their_box_on
     let Some((client, base, _running)) = browser().await else {
         return;
     };
-    let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
-    std::fs::create_dir_all(&shots).unwrap();
     // A large material's counts (nine digits, as KRBvKR's), put in the page in place of
     // KRvK's: the widest table the statistics draw.
     let large = "const fetched = window.fetch; \
@@ -1261,8 +1331,7 @@ async fn statistics_fit_beside_the_board_on_a_desktop_and_scroll_in_their_box_on
             "the statistics",
         )
         .await;
-        let png = client.screenshot().await.unwrap();
-        std::fs::write(shots.join(format!("stats-{width}.png")), png).unwrap();
+        save_screenshot(&client, &format!("stats-{width}")).await;
         let w = eval(&client, widths).await;
         let w: Vec<u64> = w.as_array().unwrap().iter().map(|n| n.as_u64().unwrap()).collect();
         assert!(w[2] <= w[3], "at {width} px the page scrolls sideways: {w:?}");
@@ -1290,9 +1359,7 @@ async fn the_analysis_tab_says_the_answers_are_hidden_while_playing() {
         eval(&client, note).await,
         "The answers are hidden while you play: tick Show answers in the Play tab to see them."
     );
-    let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
-    std::fs::create_dir_all(&shots).unwrap();
-    std::fs::write(shots.join("answers-hidden.png"), client.screenshot().await.unwrap()).unwrap();
+    save_screenshot(&client, "answers-hidden").await;
     click(&client, Locator::Css("#tabs button[data-tab=play]")).await;
     click(&client, Locator::Id("show-answers")).await;
     click(&client, Locator::Css("#tabs button[data-tab=analysis]")).await;
@@ -1345,8 +1412,6 @@ async fn a_position_lost_by_a_ruling_is_the_games_end_with_its_moves_listed_only
         "{base}?game=xiangqi&rules=asian&fen={}",
         PERPETUAL_CHECK.replace(' ', "%20")
     );
-    let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
-    std::fs::create_dir_all(&shots).unwrap();
     for playing in [false, true] {
         client.goto(&url).await.unwrap();
         wait_for_analysis(&client, PERPETUAL_CHECK).await;
@@ -1372,11 +1437,7 @@ async fn a_position_lost_by_a_ruling_is_the_games_end_with_its_moves_listed_only
         );
         let note = eval(&client, "return document.getElementById('line').textContent").await;
         assert_eq!(note, "The game is over: these moves are listed for analysis only.");
-        std::fs::write(
-            shots.join(format!("ruled-end-{playing}.png")),
-            client.screenshot().await.unwrap(),
-        )
-        .unwrap();
+        save_screenshot(&client, &format!("ruled-end-{playing}")).await;
         // Neither the suggested move, nor a listed one, nor one on the board is played.
         click(&client, Locator::Id("suggest")).await;
         click(&client, Locator::Css("#moves tr")).await;
@@ -1408,9 +1469,7 @@ async fn the_play_controls_come_before_a_long_move_list() {
         json!([true, true]),
         "Start in view above a move list taller than the window"
     );
-    let shots = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
-    std::fs::create_dir_all(&shots).unwrap();
-    std::fs::write(shots.join("play-tab.png"), client.screenshot().await.unwrap()).unwrap();
+    save_screenshot(&client, "play-tab").await;
     client.close().await.unwrap();
 }
 
@@ -1659,199 +1718,36 @@ async fn enter_fen_expecting_error(client: &Client, fen: &str, reason: &str) {
     assert_eq!(fen_shown(client).await, fen);
 }
 
-// ----- the terminal and the command line -------------------------------------------------
+// ----- the command -----------------------------------------------------------------------
 
-/// Runs `egtb` on the test tables with `input` piped in.
-fn egtb_with_input(args: &[&str], input: &str) -> (bool, String, String) {
-    let out = egtb_reading(tables(), args, input);
-    (
-        out.status.success(),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
+/// The lines a process prints, read on a thread of their own so that a wait for one can end.
+fn lines_of(process: &mut KillOnDrop) -> Receiver<String> {
+    let out = BufReader::new(process.0.stdout.take().unwrap());
+    let (send, lines) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in out.lines().map_while(Result::ok) {
+            if send.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    lines
 }
 
-#[test]
-fn play_auto_plays_the_best_line_to_the_end() {
-    let fen = "8/8/8/4k3/8/8/8/R3K3 w - - 0 1";
-    let (ok, out, err) = egtb_with_input(&["play", fen, "--auto"], "");
-    assert!(ok, "{err}");
-    let mut prober = Prober::<Chess>::new(tables(), Default::default());
-    let line = prober.line(&Chess::parse_position(fen).unwrap()).unwrap();
-    let played: Vec<&str> = out
-        .lines()
-        .filter_map(|l| l.split(" plays ").nth(1))
-        .filter_map(|rest| rest.split_whitespace().next())
-        .collect();
-    let best: Vec<&str> = line.iter().map(|(m, _)| m.name.as_str()).collect();
-    assert_eq!(played, best);
-    assert!(out.trim_end().ends_with("Game over: checkmate, White wins"), "{out}");
-
-    // Under the Asian rules the game ends at the position lost by a ruling, as the line does.
-    let (ok, out, err) = egtb_with_input(&["--rules", "asian", "play", BEFORE_PERPETUAL_CHECK, "--auto"], "");
-    assert!(ok, "{err}");
-    let played: Vec<&str> = out.lines().filter(|l| l.contains(" plays ")).collect();
-    assert_eq!(played, ["Red plays R8.9 (b0a0)"], "{out}");
-    assert!(
-        out.trim_end()
-            .ends_with("Game over: lost by the rules (perpetual check, order 1), Red wins"),
-        "{out}"
-    );
+/// The next line printed, failing after 30 seconds without one.
+fn next_line(lines: &Receiver<String>) -> String {
+    lines
+        .recv_timeout(Duration::from_secs(30))
+        .unwrap_or_else(|e| panic!("no line from egtb serve: {e}"))
 }
 
-#[test]
-fn play_reads_moves_in_either_notation_and_explains_illegal_ones() {
-    // Xiangqi, red to move: a WXF move, then nonsense, then an ICCS move, then the input ends.
-    let fen = "3k5/9/9/9/9/9/9/9/4R4/5K3 w - - 0 1";
-    let position = Xiangqi::parse_position(fen).unwrap();
-    let mut prober = Prober::<Xiangqi>::new(tables(), Default::default());
-    let first = prober
-        .moves(&position)
-        .unwrap()
-        .into_iter()
-        .find(|m| m.value.dtm().is_some_and(|d| d > 1))
-        .unwrap();
-    let after = Xiangqi::play(&position, first.mv);
-    let reply = prober.moves(&after).unwrap().remove(0);
-    let mine = Xiangqi::play(&after, reply.mv);
-    let second = prober.moves(&mine).unwrap().remove(0);
-    let input = format!("{}\nZ9+9\n{}\n", first.name, second.coords);
-    let (ok, out, err) = egtb_with_input(&["play", fen, "--side", "red"], &input);
-    assert!(ok, "{err}");
-    assert!(out.contains("'Z9+9' is no legal move here. Legal moves:"), "{out}");
-    assert!(
-        out.contains(&format!("Black plays {} ({})", reply.name, reply.coords)),
-        "{out}"
-    );
-    let final_fen = Xiangqi::format_position(&Xiangqi::play(&mine, second.mv));
-    assert!(out.contains(&final_fen) || out.contains("Game over"), "{out}");
-    assert!(
-        out.contains("1 ") && out.contains(" a  b  c"),
-        "the board is drawn: {out}"
-    );
-
-    // A promotion typed without its piece asks for the piece instead of refusing the move.
-    let pawn = "8/4P3/8/8/8/2k5/8/K7 w - - 0 1";
-    let (ok, out, err) = egtb_with_input(
-        &["play", pawn],
-        "e7e8
-e8
-e8=N
-",
-    );
-    assert!(ok, "{err}");
-    let ask = "promotes a pawn: say to what, e8=Q (e7e8q), e8=R (e7e8r), e8=B (e7e8b) or e8=N (e7e8n)";
-    for typed in ["e7e8", "e8"] {
-        assert!(out.contains(&format!("'{typed}' {ask}")), "{out}");
-    }
-    assert!(out.contains("4N3/8/8/8/8/2k5/8/K7 b - - 0 1"), "{out}");
-
-    // Each game's prompt says how its moves are typed: dark chess by coordinates alone.
-    for (fen, how) in [
-        (
-            "8/8/8/4k3/8/8/8/R3K3 w - - 0 1",
-            "Type moves in either notation (for example Qb7 or d5b7)",
-        ),
-        (
-            "k7/8/8/6AK w",
-            "Type moves as coordinates, from and to (for example b2b3)",
-        ),
-    ] {
-        let (ok, out, err) = egtb_with_input(&["play", fen], "quit\n");
-        assert!(ok, "{err}");
-        assert!(out.contains(how), "{out}");
-    }
-}
-
-/// `play --json` tells the game as one object a line: the start, each position with its value
-/// as the prober gives it, each move with who made it, each input refused with its reason, and
-/// the end with the winner.
-#[test]
-fn play_in_json_tells_the_game_as_events() {
-    let fen = "8/4P3/8/8/8/2k5/8/K7 w - - 0 1";
-    let (ok, out, err) = egtb_with_input(&["play", fen, "--json"], "e8\ne8=Q\n");
-    assert!(ok, "{err}");
-    let events: Vec<Json> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    let kinds: Vec<&str> = events.iter().map(|e| e["event"].as_str().unwrap()).collect();
-    let expected = [
-        "start", "position", "rejected", "move", "position", "move", "position", "end",
-    ];
-    assert_eq!(kinds, expected, "{out}");
-    assert_eq!(events[0]["you"], json!("white"));
-    let mut prober = Prober::<Chess>::new(tables(), Default::default());
-    let mut position = Chess::parse_position(fen).unwrap();
-    let value = prober.value(&position).unwrap();
-    assert_eq!(events[1]["value"], json!({ "outcome": "win", "dtm": value.dtm() }));
-    assert_eq!(events[1]["position"], json!(fen));
-    assert!(
-        events[2]["error"].as_str().unwrap().contains("promotes a pawn"),
-        "{out}"
-    );
-    assert_eq!(events[2]["input"], json!("e8"));
-    assert_eq!(
-        events[3],
-        json!({"event": "move", "by": "you", "side": "white", "move": "e8=Q", "coords": "e7e8q"})
-    );
-    // Then the table's best answer and the person's turn again, until the input ends.
-    let queen = prober
-        .moves(&position)
-        .unwrap()
-        .into_iter()
-        .find(|m| m.name == "e8=Q")
-        .unwrap();
-    position = Chess::play(&position, queen.mv);
-    assert_eq!(events[4]["position"], json!(Chess::format_position(&position)));
-    let reply = prober.moves(&position).unwrap().remove(0);
-    assert_eq!(events[5]["by"], json!("table"));
-    assert_eq!(events[5]["move"], json!(reply.name));
-    let last = events.last().unwrap();
-    assert_eq!(last["event"], json!("end"));
-    assert_eq!(last["reason"], json!("unfinished"));
-
-    // The table against itself, to the mate: the end names the winner.
-    let (ok, out, err) = egtb_with_input(&["play", "8/8/8/4k3/8/8/8/R3K3 w", "--auto", "--json"], "");
-    assert!(ok, "{err}");
-    let end: Json = serde_json::from_str(out.lines().last().unwrap()).unwrap();
-    assert_eq!(end["reason"], json!("checkmate"));
-    assert_eq!(end["winner"], json!("white"));
-    assert_eq!(end["text"], json!("Game over: checkmate, White wins"));
-    assert!(out.lines().all(|l| l.starts_with('{')), "{out}");
-
-    // Under the Asian rules a ruling ends the game, and the position says which.
-    let args = ["--rules", "asian", "play", BEFORE_PERPETUAL_CHECK, "--auto", "--json"];
-    let (ok, out, err) = egtb_with_input(&args, "");
-    assert!(ok, "{err}");
-    let events: Vec<Json> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    let end = events.last().unwrap();
-    assert_eq!(
-        (&end["reason"], &end["winner"]),
-        (&json!("ruling"), &json!("red")),
-        "{out}"
-    );
-    let ruled = &events[events.len() - 2];
-    assert_eq!(ruled["position"], json!(PERPETUAL_CHECK));
-    assert_eq!(ruled["ruling"]["reason"], json!("perpetual check"), "{out}");
-}
-
-#[test]
-fn play_and_serve_refuse_bad_arguments_with_one_line() {
-    for args in [
-        vec!["play", "8/8/8/4k3/8/8/8/R3K3 w", "--side", "green"],
-        vec!["play", "8/8/8/4k3/8/8/8/RR2K3 w"],
-        vec!["serve", "--bind", "not-an-address"],
-    ] {
-        let (ok, _, err) = egtb_with_input(&args, "");
-        assert!(!ok, "{args:?}");
-        assert!(
-            err.starts_with("egtb: error:") && err.lines().count() == 1,
-            "{args:?}: {err}"
-        );
-    }
+/// Starts `egtb serve` on the tables in `dir`, its output piped, killed when dropped.
+fn serve_process(dir: &Path, args: &[&str]) -> KillOnDrop {
+    KillOnDrop(egtb_command(dir, args).stderr(Stdio::null()).spawn().unwrap())
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn serve_prints_its_address_and_answers_there() {
-    use std::io::BufRead;
     for json in [false, true] {
         let args: &[&str] = if json {
             &["--json", "serve", "--port", "0"]
@@ -1859,10 +1755,8 @@ async fn serve_prints_its_address_and_answers_there() {
             &["serve", "--port", "0"]
         };
         let ports = PORTS.lock().await;
-        let mut child = egtb_command(tables(), args).stderr(Stdio::null()).spawn().unwrap();
-        let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
-        let mut line = String::new();
-        out.read_line(&mut line).unwrap();
+        let mut server = serve_process(tables(), args);
+        let line = next_line(&lines_of(&mut server));
         drop(ports);
         let url = match json {
             true => {
@@ -1878,8 +1772,6 @@ async fn serve_prints_its_address_and_answers_there() {
         };
         let addr: SocketAddr = url.trim_start_matches("http://").trim_end_matches('/').parse().unwrap();
         let (status, listing) = get(addr, "/api/tables").await;
-        let _ = child.kill();
-        let _ = child.wait();
         assert_eq!(status, 200, "{args:?}");
         assert!(!listing["tables"].as_array().unwrap().is_empty(), "{args:?}");
     }
@@ -1888,20 +1780,60 @@ async fn serve_prints_its_address_and_answers_there() {
     // address says so.
     let empty = temp_dir("serve-empty");
     let ports = PORTS.lock().await;
-    let mut child = egtb_command(&empty, &["serve", "--port", "0"])
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
-    let (mut note, mut address) = (String::new(), String::new());
-    out.read_line(&mut note).unwrap();
-    let noted = note.starts_with("note: ") && note.contains("holds no tables yet; build some with egtb generate");
-    if noted {
-        out.read_line(&mut address).unwrap();
-    }
+    let mut server = serve_process(&empty, &["serve", "--port", "0"]);
+    let lines = lines_of(&mut server);
+    let note = next_line(&lines);
+    assert!(
+        note.starts_with("note: ") && note.contains("holds no tables yet; build some with egtb generate"),
+        "{note}"
+    );
+    let address = next_line(&lines);
     drop(ports);
-    let _ = child.kill();
-    let _ = child.wait();
-    assert!(noted, "{note}");
     assert!(address.starts_with("egtb: serving the tables in "), "{address}");
+}
+
+/// Runs `egtb` on the tables in `dir` expecting it to stop, as a refused `serve` does; fails
+/// if it runs on for 30 seconds (serving, where it should have refused).
+fn stops(dir: &Path, args: &[&str]) -> Output {
+    let mut process = KillOnDrop(egtb_command(dir, args).spawn().unwrap());
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = process.0.try_wait().unwrap() {
+            break status;
+        }
+        assert!(start.elapsed() < Duration::from_secs(30), "{args:?} still runs");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let mut output = Output {
+        status,
+        stdout: Vec::new(),
+        stderr: Vec::new(),
+    };
+    process
+        .0
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_end(&mut output.stdout)
+        .unwrap();
+    process
+        .0
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_end(&mut output.stderr)
+        .unwrap();
+    output
+}
+
+#[test]
+fn serve_refuses_a_bad_address_and_a_folder_it_cannot_read_with_one_line() {
+    let args = ["serve", "--bind", "not-an-address"];
+    failed(egtb(tables(), &args), &args);
+    // A file where the chess tables' folder should be, as `egtb list` refuses it.
+    let dir = temp_dir("serve-unreadable-folder");
+    std::fs::write(dir.join("chess"), "").unwrap();
+    let args = ["serve", "--port", "0"];
+    let error = failed(stops(&dir, &args), &args);
+    assert!(error.contains("cannot read the folder"), "{error}");
 }

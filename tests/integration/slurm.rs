@@ -4,12 +4,11 @@
 //! plan is run again. With `EGTB_REQUIRE_SLURM=1` a missing Slurm is a failure, else a skip.
 
 use std::io::Read;
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::support::{PORTS, TempDir, egtb_command, find_program, required, succeeded, temp_dir};
+use crate::support::{PORTS, TempDir, egtb_command, find_program, free_ports, required, succeeded, temp_dir};
 
 const DAEMONS: [&str; 3] = ["munged", "slurmctld", "slurmd"];
 const CLIENTS: [&str; 4] = ["sbatch", "squeue", "sinfo", "scancel"];
@@ -278,29 +277,16 @@ fn set_mode(path: &Path, mode: u32) {
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
 }
 
-/// Two distinct TCP ports nothing listens on now.
-fn free_ports() -> [u16; 2] {
-    let listeners = [0, 1].map(|_| TcpListener::bind("0.0.0.0:0").unwrap());
-    listeners.map(|l| l.local_addr().unwrap().port())
-}
-
-/// Every table file under a tables folder, relative path and bytes, sorted.
-fn table_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut files = Vec::new();
-    for game in ["chess", "xiangqi", "darkchess"] {
-        let Ok(entries) = std::fs::read_dir(dir.join(game)) else {
-            continue;
-        };
-        for entry in entries {
-            let path = entry.unwrap().path();
-            if path.extension().is_some_and(|x| x == "egtb") {
-                let name = format!("{game}/{}", path.file_name().unwrap().to_string_lossy());
-                files.push((name, std::fs::read(&path).unwrap()));
-            }
-        }
-    }
-    files.sort();
+/// Every table file under a tables folder, its path below the folder and its bytes, in the
+/// order `egtb::table::table_files` lists them.
+fn tables_with_bytes(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let files = egtb::table::table_files(dir).unwrap().into_iter();
     files
+        .map(|path| {
+            let name = path.strip_prefix(dir).unwrap().display().to_string();
+            (name, std::fs::read(&path).unwrap())
+        })
+        .collect()
 }
 
 /// Every table in the folder verifies (`egtb list --json`), and the folder holds exactly the
@@ -310,8 +296,8 @@ fn assert_same_tables(cluster: &Cluster, tables: &Path, reference: &Path) {
     for table in listed.as_array().unwrap() {
         assert_eq!(table["ok"], true, "{table}");
     }
-    let ours = table_files(tables);
-    let theirs = table_files(reference);
+    let ours = tables_with_bytes(tables);
+    let theirs = tables_with_bytes(reference);
     let names = |files: &[(String, Vec<u8>)]| files.iter().map(|f| f.0.clone()).collect::<Vec<_>>();
     assert_eq!(names(&ours), names(&theirs));
     for ((name, a), (_, b)) in ours.iter().zip(&theirs) {

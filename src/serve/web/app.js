@@ -45,6 +45,9 @@ const RULES = { chess: [], xiangqi: [], darkchess: [] };
 
 const COLOURS = { win: "#2e9d3a", draw: "#d9a400", loss: "#d2352b" };
 const CELL = 60;
+// How long the table seems to think before its move in play mode, so that the person sees the
+// position their move made before the answer replaces it.
+const TABLE_MOVE_DELAY_MS = 300;
 
 /// The band around the board that holds the coordinates: wider where pieces stand on the edge
 /// lines' points (xiangqi) and would otherwise cover them.
@@ -326,8 +329,26 @@ function drawCoordinates(svg) {
   }
 }
 
-function drawPiece(svg, piece, c, square) {
+/// A piece's character in the game shown: chess draws both sides with the white glyphs (the
+/// colour tells them apart); xiangqi's and dark chess's sides have characters of their own,
+/// else the first side's.
+function glyph(piece) {
   const g = GAMES[state.game];
+  return state.game === "chess" ? g.glyphs[piece.toUpperCase()] : g.glyphs[piece] || g.glyphs[piece.toUpperCase()];
+}
+
+/// Fills a menu of sides with the game's sides, first side first.
+function fillSides(select) {
+  select.replaceChildren();
+  GAMES[state.game].sides.forEach((name, i) => {
+    const option = document.createElement("option");
+    option.value = String(i);
+    option.textContent = name;
+    select.appendChild(option);
+  });
+}
+
+function drawPiece(svg, piece, c, square) {
   const red = piece === piece.toUpperCase();
   const group = el("g", { class: "piece", "data-piece": piece, "data-square": square, "pointer-events": "none" }, svg);
   if (state.game === "chess") {
@@ -336,7 +357,7 @@ function drawPiece(svg, piece, c, square) {
       fill: red ? "#fff" : "#111", stroke: red ? "#111" : "#eee", "stroke-width": 1.2,
       "font-family": "DejaVu Sans, sans-serif",
     }, group);
-    text.textContent = state.letters ? piece : g.glyphs[piece.toUpperCase()];
+    text.textContent = state.letters ? piece : glyph(piece);
     if (state.letters) {
       text.setAttribute("font-size", 38);
       text.setAttribute("y", c.y + 13);
@@ -350,7 +371,7 @@ function drawPiece(svg, piece, c, square) {
     x: c.x, y: c.y + 10, "text-anchor": "middle", "font-size": 28, fill: colour,
     "font-family": "WenQuanYi Zen Hei, Noto Sans CJK SC, serif", "font-weight": "bold",
   }, group);
-  text.textContent = state.letters ? piece : g.glyphs[piece] || g.glyphs[piece.toUpperCase()];
+  text.textContent = state.letters ? piece : glyph(piece);
 }
 
 function drawLastMove(svg) {
@@ -757,7 +778,7 @@ function maybeTableMoves() {
   $("play-status").textContent = "The table is thinking...";
   setTimeout(() => {
     if (state.analysis === a && state.playing) playMove(a.moves[0], true);
-  }, 300);
+  }, TABLE_MOVE_DELAY_MS);
 }
 
 // ----- editor ----------------------------------------------------------------------------
@@ -772,8 +793,7 @@ function buildPalette() {
     button.type = "button";
     button.dataset.piece = piece;
     button.title = piece;
-    const glyph = state.game === "chess" ? g.glyphs[piece.toUpperCase()] : g.glyphs[piece] || g.glyphs[piece.toUpperCase()];
-    button.textContent = state.letters ? piece : glyph;
+    button.textContent = state.letters ? piece : glyph(piece);
     // Drawn as on the board: chess's white outlined in black, the red pieces red.
     const first = piece === piece.toUpperCase();
     button.classList.add(first ? (state.game === "chess" ? "white" : "red") : "black");
@@ -791,13 +811,7 @@ function buildPalette() {
     }
   }
   const side = $("edit-side");
-  side.replaceChildren();
-  g.sides.forEach((name, i) => {
-    const option = document.createElement("option");
-    option.value = String(i);
-    option.textContent = name;
-    side.appendChild(option);
-  });
+  fillSides(side);
   side.value = String(sideToMove(currentFen()));
 }
 
@@ -1006,15 +1020,7 @@ function buildRuleOptions() {
     label.appendChild(select);
     span.appendChild(label);
   }
-  for (const side of [$("play-side"), $("random-side")]) {
-    side.replaceChildren();
-    GAMES[state.game].sides.forEach((name, i) => {
-      const option = document.createElement("option");
-      option.value = String(i);
-      option.textContent = name;
-      side.appendChild(option);
-    });
-  }
+  for (const side of [$("play-side"), $("random-side")]) fillSides(side);
 }
 
 function setGame(game, fen) {

@@ -4,33 +4,27 @@
 
 use std::path::Path;
 
-use egtb::games::chess::Chess;
-use egtb::games::darkchess::DarkChess;
-use egtb::games::xiangqi::Xiangqi;
 use egtb::games::{Game, IndexSpace};
 use egtb::generate::Generator;
-use egtb::material::Material;
+use egtb::material::{GameId, Material};
 use egtb::probe::Prober;
 use egtb::solver::Silent;
 use egtb::value::Value;
+use egtb::with_game;
 use serde_json::{Value as Json, json};
 
 /// The materials the tests and the bench serve.
-pub const MATERIALS: [(&str, &str); 4] = [
-    ("chess", "KQvK"),
-    ("chess", "KRvK"),
-    ("xiangqi", "KRvK"),
-    ("darkchess", "KAvK"),
+pub const MATERIALS: [(GameId, &str); 4] = [
+    (GameId::Chess, "KQvK"),
+    (GameId::Chess, "KRvK"),
+    (GameId::Xiangqi, "KRvK"),
+    (GameId::DarkChess, "KAvK"),
 ];
 
 /// Generates the tables (CPU solver, default rules) into `dir`.
 pub fn generate(dir: &Path) {
     for (game, material) in MATERIALS {
-        match game {
-            "chess" => generate_one::<Chess>(dir, material),
-            "xiangqi" => generate_one::<Xiangqi>(dir, material),
-            _ => generate_one::<DarkChess>(dir, material),
-        }
+        with_game!(game, G => generate_one::<G>(dir, material));
     }
 }
 
@@ -52,11 +46,7 @@ pub struct Request {
 pub fn requests(dir: &Path, per_material: u64) -> Vec<Request> {
     let mut out = Vec::new();
     for (game, material) in MATERIALS {
-        match game {
-            "chess" => sample::<Chess>(dir, material, per_material, &mut out),
-            "xiangqi" => sample::<Xiangqi>(dir, material, per_material, &mut out),
-            _ => sample::<DarkChess>(dir, material, per_material, &mut out),
-        }
+        with_game!(game, G => sample::<G>(dir, material, per_material, &mut out));
     }
     out
 }

@@ -1,16 +1,19 @@
 //! What the integration tests share: fresh table folders, the egtb binary, programs and ports
-//! of the machine, a seeded random source, and the comparison of a GPU-solved table with the
-//! CPU solver's.
+//! of the machine, a seeded random source, a loopback load generator for the server, and the
+//! comparison of a GPU-solved table with the CPU solver's.
 
 pub mod api_check;
 pub mod chess;
 pub mod darkchess;
+pub mod load;
+mod rng;
+pub mod served;
 pub mod space;
+mod temp;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::process::{Child, Command, Output, Stdio};
 
 use egtb::games::Game;
 use egtb::generate::Generator;
@@ -18,57 +21,8 @@ use egtb::material::Material;
 use egtb::solver::Silent;
 use egtb::solver::gpu::{Gpu, GpuOptions};
 
-/// A fresh, empty folder for one test's tables, named after the test and unique in this run.
-pub fn temp_dir(name: &str) -> TempDir {
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "egtb-test-{name}-{}-{}",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    TempDir(dir)
-}
-
-/// A test's folder, removed with what it holds when dropped, unless the test is failing (then it
-/// stays, to be looked at).
-pub struct TempDir(PathBuf);
-
-impl std::ops::Deref for TempDir {
-    type Target = Path;
-
-    fn deref(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        if !std::thread::panicking() {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
-}
-
-/// A small deterministic random source (64-bit linear congruential, high bits): the same seed
-/// gives the same samples, so a failure shows again on the next run.
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-
-    /// A number in `0..n`.
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        (self.0 >> 33) % n
-    }
-}
+pub use rng::Rng;
+pub use temp::{TempDir, temp_dir};
 
 /// The materials of the tables of a command's `--json` summary (generate, plan, audit), in its
 /// order.
@@ -168,6 +122,23 @@ pub fn find_program(names: &[&str]) -> Option<PathBuf> {
 /// Held from choosing a free port until something listens on it: the tests run as threads of
 /// one process, and two of them must not pick the same port in that moment.
 pub static PORTS: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// `N` distinct ports that nothing listens on now. Call it holding [`PORTS`], and hold that until
+/// the ports are listened on: the system may give the same ports to the next caller.
+pub fn free_ports<const N: usize>() -> [u16; N] {
+    let listeners = [(); N].map(|_| std::net::TcpListener::bind("0.0.0.0:0").expect("a free port"));
+    listeners.map(|l| l.local_addr().expect("a bound socket's address").port())
+}
+
+/// A child process, killed and waited for when dropped: a failing test leaves no process behind.
+pub struct KillOnDrop(pub Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
 
 /// Builds each material on the CPU (with what it needs), solves it again on the GPU from the
 /// same smaller tables, and checks that both are equal byte for byte. Returns each material's

@@ -1,7 +1,8 @@
-//! A loopback load generator for the server's tests and benches: a number of connections, each
-//! sending its share of the requests one after another over one HTTP/1.1 keep-alive
-//! connection, every answer kept with its latency for the caller to check.
+//! A loopback load generator, shared by the server's tests and its load bench: a number of
+//! connections, each sending its share of the requests one after another over one HTTP/1.1
+//! keep-alive connection, every answer kept with its latency for the caller to check.
 
+use std::fmt;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -30,13 +31,8 @@ pub struct LoadReport {
 }
 
 impl LoadReport {
-    /// Answers per second.
-    pub fn throughput(&self) -> f64 {
-        self.answers.len() as f64 / self.elapsed.as_secs_f64()
-    }
-
     /// The latency that a fraction `p` (0.99 for p99) of the answers did not exceed.
-    pub fn latency_quantile(&self, p: f64) -> Duration {
+    fn latency_quantile(&self, p: f64) -> Duration {
         let mut latencies: Vec<Duration> = self.answers.iter().map(|a| a.latency).collect();
         latencies.sort();
         let rank = ((latencies.len() as f64 * p).ceil() as usize).clamp(1, latencies.len().max(1));
@@ -44,9 +40,32 @@ impl LoadReport {
     }
 }
 
-/// Sends every path (with its query) to the server on `connections` connections, request `i`
-/// on connection `i % connections`; fails if the whole run takes longer than `limit`.
-pub async fn run(addr: SocketAddr, paths: Vec<String>, connections: usize, limit: Duration) -> Result<LoadReport> {
+/// The run's time, answers per second and latencies: the bench's result, and what a slow test
+/// run shows of itself.
+impl fmt::Display for LoadReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ms = |p| self.latency_quantile(p).as_secs_f64() * 1e3;
+        write!(
+            f,
+            "{:.2} s, {:.0} answers/s, latency p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+            self.elapsed.as_secs_f64(),
+            self.answers.len() as f64 / self.elapsed.as_secs_f64(),
+            ms(0.50),
+            ms(0.99),
+            ms(1.0),
+        )
+    }
+}
+
+/// Sends every path (with its query) to the server with `method` on `connections` connections,
+/// request `i` on connection `i % connections`; fails if the whole run takes longer than `limit`.
+pub async fn run(
+    addr: SocketAddr,
+    method: &'static str,
+    paths: Vec<String>,
+    connections: usize,
+    limit: Duration,
+) -> Result<LoadReport> {
     let paths = Arc::new(paths);
     let start = Instant::now();
     let mut workers = Vec::new();
@@ -59,7 +78,7 @@ pub async fn run(addr: SocketAddr, paths: Vec<String>, connections: usize, limit
             let mut answers = Vec::new();
             for i in (c..paths.len()).step_by(stride) {
                 let sent = Instant::now();
-                let (status, body) = get(&mut stream, &paths[i]).await?;
+                let (status, body) = send(&mut stream, method, &paths[i]).await?;
                 answers.push((
                     i,
                     Answer {
@@ -90,9 +109,10 @@ pub async fn run(addr: SocketAddr, paths: Vec<String>, connections: usize, limit
     })
 }
 
-/// One GET on a keep-alive connection: the status and the body (the server sends a length).
-async fn get(stream: &mut TcpStream, path: &str) -> Result<(u16, String)> {
-    let request = format!("GET {path} HTTP/1.1\r\nHost: localhost\r\n\r\n");
+/// One request without a body on a keep-alive connection: the status and the body of the answer
+/// (the server sends a length).
+async fn send(stream: &mut TcpStream, method: &str, path: &str) -> Result<(u16, String)> {
+    let request = format!("{method} {path} HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\n\r\n");
     stream.write_all(request.as_bytes()).await?;
     let mut buffer = Vec::new();
     let mut chunk = [0u8; 8192];

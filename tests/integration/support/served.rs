@@ -1,0 +1,42 @@
+//! The tables the tests of `egtb serve` and `egtb play` share, built once a run, and the
+//! positions of xiangqi's Asian rules they look at.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use egtb::games::chess::Chess;
+use egtb::games::xiangqi::{Repetition, Xiangqi, XiangqiRules};
+use egtb::generate::Generator;
+use egtb::material::{GameId, Material};
+use egtb::solver::Silent;
+
+use super::api_check;
+
+/// The tables: [`api_check::MATERIALS`], chess KPvK and xiangqi KRvKN under the Asian rules. A
+/// static is never dropped, so they live in cargo's scratch folder for integration tests, made
+/// anew by each run, rather than in a temporary folder that nothing would remove.
+pub fn tables() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("serve-tables");
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("the serve tests' tables folder");
+        api_check::generate(&dir);
+        // A pawn's table, for the choice of a promotion.
+        api_check::generate_one::<Chess>(&dir, "KPvK");
+        // A table under the Asian rules, with positions lost by perpetual check.
+        let (krvkn, _) = Material::parse(GameId::Xiangqi, "KRvKN").unwrap().canonical();
+        Generator::<Xiangqi>::new(&dir, ASIAN, &Silent).ensure(&krvkn).unwrap();
+        dir
+    })
+}
+
+/// The Asian rules of xiangqi.
+pub const ASIAN: XiangqiRules = XiangqiRules {
+    repetition: Repetition::Asian,
+};
+
+/// A KRvKN position where black, to move, can only go on checking: lost by the Asian rules.
+pub const PERPETUAL_CHECK: &str = "9/9/4k4/9/9/9/9/3n5/9/R2K5 b - - 0 1";
+/// Red to move wins by reaching [`PERPETUAL_CHECK`].
+pub const BEFORE_PERPETUAL_CHECK: &str = "9/9/4k4/9/9/9/9/3n5/9/1R1K5 w - - 0 1";
