@@ -114,8 +114,8 @@ pub struct Auditor<G: Game> {
 
 impl<G: Game> Auditor<G> {
     /// Opens and verifies the table of a canonical material in `dir` (loaded whole) and the
-    /// tables its exits lead into (read compressed), with clear errors for any that is missing
-    /// or damaged.
+    /// tables its exits lead into (read from disk a block at a time), with clear errors for any
+    /// that is missing or damaged.
     pub fn open(dir: &Path, material: &Material, rules: G::Rules) -> Result<Auditor<G>> {
         let (index, table) = open_table::<G>(dir, material, rules)?;
         let table = table.load()?;

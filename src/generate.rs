@@ -175,8 +175,9 @@ impl<'p, G: Game> Generator<'p, G> {
         self
     }
 
-    /// Reads smaller tables whose entries take more than `bytes` compressed (see
-    /// [`plan::WHOLE_EXIT_BYTES`], the default), instead of loading them whole.
+    /// Reads smaller tables whose entries take more than `bytes` (see
+    /// [`plan::WHOLE_EXIT_BYTES`], the default) from disk a block at a time, instead of loading
+    /// them whole.
     pub fn with_whole_exit_bytes(mut self, bytes: u64) -> Self {
         self.whole_exit_bytes = bytes;
         self

@@ -66,6 +66,7 @@ pub mod probe;
 pub mod progress;
 pub mod rulings;
 pub mod serve;
+pub mod settings;
 pub mod shell;
 pub mod solver;
 pub mod stats;

@@ -17,6 +17,7 @@ use std::fs;
 use anyhow::{Context, Result, bail};
 
 use crate::counted::bytes;
+use crate::settings;
 
 /// Environment variable capping the memory egtb counts on, in bytes or with a K, M, G or T
 /// suffix (binary units): for a machine shared with other work.
@@ -25,9 +26,9 @@ pub const MAX_MEMORY_VAR: &str = "EGTB_MAX_MEMORY";
 /// Bytes this process can count on now, or `None` where the system does not say (not Linux) and
 /// no cap is set.
 pub fn available_bytes() -> Result<Option<u64>> {
-    let cap = match std::env::var(MAX_MEMORY_VAR) {
-        Ok(text) => Some(parse_size(&text).with_context(|| format!("{MAX_MEMORY_VAR}={text} is not a size"))?),
-        Err(_) => None,
+    let cap = match settings::var(MAX_MEMORY_VAR) {
+        Some(text) => Some(parse_size(&text).with_context(|| format!("{MAX_MEMORY_VAR}={text} is not a size"))?),
+        None => None,
     };
     let meminfo = fs::read_to_string("/proc/meminfo").ok();
     let system = meminfo.as_deref().and_then(mem_available);

@@ -231,7 +231,7 @@ impl Plan {
         self.tables.iter().position(|t| t.material == *material)
     }
 
-    /// The tables still to build (missing or bad), in dependency order.
+    /// The tables not present (missing, being built, or bad), in dependency order.
     pub fn to_build(&self) -> impl Iterator<Item = &PlannedTable> {
         self.tables.iter().filter(|t| t.presence != Presence::Present)
     }

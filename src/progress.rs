@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use indicatif::{HumanDuration, MultiProgress, ProgressBar, ProgressState, ProgressStyle};
 
+use crate::settings;
 use crate::solver::Progress;
 
 /// A progress bar that shows the table, the phase, the rate and the time left; in a batch of
@@ -155,9 +156,9 @@ impl Bar {
         let bars = MultiProgress::new();
         let bar = bars.add(ProgressBar::new(0));
         bar.set_style(style());
-        let every = match std::env::var("EGTB_PROGRESS_EVERY") {
-            Err(_) => LOG_EVERY_SECONDS,
-            Ok(text) => text.trim().parse::<f64>().unwrap_or_else(|_| {
+        let every = match settings::var("EGTB_PROGRESS_EVERY") {
+            None => LOG_EVERY_SECONDS,
+            Some(text) => text.trim().parse::<f64>().unwrap_or_else(|_| {
                 static WARNED: std::sync::Once = std::sync::Once::new();
                 WARNED.call_once(|| {
                     eprintln!(

@@ -90,10 +90,12 @@ fn add_sides(a: [SideStats; 2], b: [SideStats; 2]) -> [SideStats; 2] {
 fn run_stats<I: IndexSpace + ?Sized>(index: &I, first: u64, run: &[Entry]) -> [SideStats; 2] {
     let mut acc = no_stats();
     for (state, &entry) in (first..).zip(run) {
-        let Some(value) = Value::from_entry(entry) else {
+        let weight = u64::from(index.weight(state));
+        // A slot of weight 0 stands for no position of its own (a chess position with an en
+        // passant right, which is counted without it): it is never the longest example.
+        let Some(value) = Value::from_entry(entry).filter(|_| weight > 0) else {
             continue;
         };
-        let weight = u64::from(index.weight(state));
         let s = &mut acc[index.side_to_move(state).index()];
         s.legal += weight;
         match value {
@@ -137,9 +139,9 @@ pub fn file_stats_by_dtm<I: IndexSpace + ?Sized>(index: &I, table: &Table) -> Re
 fn run_dtm_counts<I: IndexSpace + ?Sized>(index: &I, first: u64, run: &[Entry]) -> DtmCounts {
     let mut counts = DtmCounts::default();
     for (state, &entry) in (first..).zip(run) {
-        if let Some(dtm) = Value::from_entry(entry).and_then(Value::dtm) {
-            let row = &mut counts[index.side_to_move(state).index()];
-            add_at(row, usize::from(dtm), u64::from(index.weight(state)));
+        let weight = u64::from(index.weight(state));
+        if let Some(dtm) = Value::from_entry(entry).and_then(Value::dtm).filter(|_| weight > 0) {
+            add_at(&mut counts[index.side_to_move(state).index()], usize::from(dtm), weight);
         }
     }
     counts
@@ -151,4 +153,31 @@ fn add_at(row: &mut Vec<u64>, dtm: usize, positions: u64) {
         row.resize(dtm + 1, 0);
     }
     row[dtm] += positions;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::Game;
+    use crate::games::chess::Chess;
+    use crate::material::{GameId, Material};
+    use crate::value::DRAW;
+
+    #[test]
+    fn a_slot_of_weight_0_counts_for_nothing_not_even_as_the_longest() {
+        let material = Material::parse(GameId::Chess, "KPvKP").unwrap();
+        let index = Chess::index(&material, Default::default()).unwrap();
+        let mut entries = vec![DRAW; index.states() as usize];
+        // A win in 3 plies in white's first legal slot, a longer one in the first en passant slot.
+        let legal = (0..index.per_side()).find(|&s| index.weight(s) > 0).unwrap();
+        let en_passant = 2 * index.per_side();
+        assert_eq!(index.weight(en_passant), 0);
+        entries[legal as usize] = Value::Win(3).entry();
+        entries[en_passant as usize] = Value::Win(41).entry();
+        let [white, _] = table_stats(&index, &entries);
+        assert_eq!(white.longest.map(|l| (l.dtm, l.state)), Some((3, legal)));
+        assert_eq!(white.win, u64::from(index.weight(legal)));
+        let [white_by_dtm, _] = run_dtm_counts(&index, 0, &entries);
+        assert_eq!(white_by_dtm.len(), 4, "{white_by_dtm:?}");
+    }
 }

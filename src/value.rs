@@ -44,7 +44,8 @@ pub type Entry = u16;
 pub const DRAW: Entry = 0;
 /// Entry of a slot that is no legal position (overlap, side not to move in check, duplicate).
 pub const BROKEN: Entry = u16::MAX;
-/// The longest DTM an entry can hold.
+/// The longest DTM the solvers give: its entry (DTM + 1) stays below the tags of their working
+/// words (`0x8000` and up, see [`crate::solver::working`]).
 pub const MAX_DTM: u16 = 0x7FFE;
 
 impl Value {

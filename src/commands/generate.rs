@@ -64,7 +64,7 @@ pub fn run<G: Game>(env: &Env, request: &Request) -> Result<()> {
         solvers.join(", ")
     };
     let peak = peak_memory();
-    // The peak is the largest table's working memory plus the smaller tables it maps.
+    // The peak is the largest table's working memory plus the smaller tables it loads.
     let largest = generator
         .built
         .iter()

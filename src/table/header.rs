@@ -16,8 +16,8 @@ pub const FORMAT_VERSION: u32 = 3;
 const FIRST_FORMAT_VERSION: u32 = 1;
 /// Version 2 names the encoding (raw, or zstd blocks of byte planes, [`Layout::Planes`]).
 const ENCODING_FORMAT_VERSION: u32 = 2;
-/// Bytes before the first entry (raw) or the block index (zstd): one page, so raw entries can be
-/// mapped in place.
+/// Bytes before the first entry (raw) or the block index (zstd): one page, so raw entries start
+/// page aligned.
 pub const HEADER_BYTES: usize = 4096;
 /// Entries per compressed block: 128 KiB of entries, decompressed by one probe in about 0.1 ms.
 pub const BLOCK_ENTRIES: u32 = 1 << 16;
@@ -29,7 +29,7 @@ pub const LEVELS: std::ops::RangeInclusive<i32> = 1..=22;
 /// How the entries are stored after the header.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Encoding {
-    /// Little-endian u16 entries, one per state, mapped as they are.
+    /// Little-endian u16 entries, one per state, read as they are.
     Raw,
     /// Blocks of `block_entries` entries, each compressed apart in `layout`, found through an
     /// index; at a zstd `level` chosen by the user, or (`None`) at the level for the table's
