@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, OnceLock, RwLock};
 
 use anyhow::{Result, bail};
 
@@ -15,8 +15,38 @@ use crate::solver::rounds::Ruling;
 use crate::table::{Table, damaged};
 use crate::value::Value;
 
-/// A material's index space and its open table.
-pub type OpenTable<G> = (<G as Game>::Index, Table);
+/// A material's index space, its open table and the rulings beside it.
+pub struct OpenTable<G: Game> {
+    /// The material's index space.
+    pub index: G::Index,
+    /// Its table.
+    pub table: Table,
+    /// The rulings file, read and checked against the table's seal when first needed.
+    rulings: OnceLock<Vec<Ruling>>,
+}
+
+impl<G: Game> OpenTable<G> {
+    /// The existing table of a canonical material in `dir`; a table whose rulings file is
+    /// missing is refused at once.
+    fn open(dir: &Path, material: &Material, rules: G::Rules) -> Result<OpenTable<G>> {
+        let (index, table) = open_table::<G>(dir, material, rules)?;
+        rulings::check_present(&table.path, &table.header)?;
+        Ok(OpenTable {
+            index,
+            table,
+            rulings: OnceLock::new(),
+        })
+    }
+
+    /// The table's rulings (none for most tables), read once for every prober sharing it.
+    pub fn rulings(&self) -> Result<&[Ruling]> {
+        if self.rulings.get().is_none() {
+            // Two threads may both read the file; the first to finish keeps its copy.
+            let _ = self.rulings.set(rulings::of(&self.table.path, &self.table.header)?);
+        }
+        Ok(self.rulings.get().expect("the rulings were just set"))
+    }
+}
 
 /// The tables of one game in a folder, opened (headers read and verified) once and shared by
 /// every prober on any thread: a server answers each request with its own [`Prober`] over one
@@ -76,7 +106,7 @@ impl<G: Game> TableCache<G> {
         {
             return Ok(Arc::clone(&opened.table));
         }
-        let table = Arc::new(open_table::<G>(&self.dir, material, rules)?);
+        let table = Arc::new(OpenTable::open(&self.dir, material, rules)?);
         if let Some(stamp) = stamp {
             let mut open = self.open.write().unwrap_or_else(|e| e.into_inner());
             let opened = Opened {
@@ -94,8 +124,6 @@ pub struct Prober<G: Game> {
     rules: G::Rules,
     cache: Arc<TableCache<G>>,
     open: HashMap<Material, Arc<OpenTable<G>>>,
-    /// Rulings files read so far, by canonical material.
-    rulings: HashMap<Material, Vec<Ruling>>,
 }
 
 /// The ruling a result rests on: the position where the losing side can only continue a
@@ -151,7 +179,6 @@ impl<G: Game> Prober<G> {
             rules,
             cache,
             open: HashMap::new(),
-            rulings: HashMap::new(),
         }
     }
 
@@ -183,7 +210,7 @@ impl<G: Game> Prober<G> {
         /// Random slots drawn before looking through the slots in order.
         const DRAWS: u32 = 512;
         let rules = self.rules;
-        let (index, table) = self.table(material)?;
+        let OpenTable { index, table, .. } = self.table(material)?;
         let slots = index.per_side();
         let mut random = SplitMix64(seed);
         let matching = |slot: u64| -> Result<Option<G::Position>> {
@@ -222,7 +249,7 @@ impl<G: Game> Prober<G> {
             return Ok(value);
         }
         let (material, position) = G::oriented(position);
-        let (index, table) = self.table(&material)?;
+        let OpenTable { index, table, .. } = self.table(&material)?;
         let state = index.locate(&position);
         match table.value(state)? {
             Some(value) => Ok(value),
@@ -241,19 +268,16 @@ impl<G: Game> Prober<G> {
             return Ok(None);
         }
         let (material, position) = G::oriented(position);
-        let (index, table) = self.table(&material)?;
-        let state = index.locate(&position);
-        let (table_path, header) = (table.path.clone(), table.header.clone());
-        if let std::collections::hash_map::Entry::Vacant(slot) = self.rulings.entry(material) {
-            slot.insert(rulings::of(&table_path, &header)?);
-        }
-        match rulings::find(&self.rulings[&material], state) {
+        let open = self.table(&material)?;
+        let state = open.index.locate(&position);
+        let table_path = &open.table.path;
+        match rulings::find(open.rulings()?, state) {
             Some(ruling) => Ok(Some(ruling)),
             None => Err(damaged(
-                &table_path,
+                table_path,
                 format_args!(
                     "its rulings file {} has no ruling for a lost position with legal moves",
-                    rulings_path(&table_path).display()
+                    rulings_path(table_path).display()
                 ),
             )),
         }

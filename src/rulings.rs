@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 
 use crate::solver::rounds::{Reason, Ruling};
-use crate::table::{Header, Seal, damaged_by};
+use crate::table::{Header, Seal, damaged, damaged_by};
 
 const MAGIC: &str = "EGTB rulings";
 
@@ -29,6 +29,19 @@ pub fn rulings_path(table: &Path) -> PathBuf {
 /// before tables sealed their rulings) takes the rulings file beside it when there is one.
 pub fn of(table: &Path, header: &Header) -> Result<Vec<Ruling>> {
     sealed(table, header).map_err(damaged_by(table))
+}
+
+/// Fails unless the rulings file that `header` seals is beside the table file `table`: what
+/// opening a table for probing checks (the file itself is read when an answer needs it).
+pub fn check_present(table: &Path, header: &Header) -> Result<()> {
+    let path = rulings_path(table);
+    match header.rulings {
+        Some(Seal { count, .. }) if count > 0 && !path.exists() => Err(damaged(
+            table,
+            format_args!("its rulings file {} is missing", path.display()),
+        )),
+        _ => Ok(()),
+    }
 }
 
 fn sealed(table: &Path, header: &Header) -> Result<Vec<Ruling>> {

@@ -25,7 +25,6 @@ use crate::games::xiangqi::Xiangqi;
 use crate::games::{Game, Rules, all_rule_options, check_options, is_rule_option, own_options};
 use crate::material::{GameId, Side};
 use crate::probe::{Prober, TableCache};
-use crate::rulings;
 use crate::stats::file_stats;
 use crate::table::{Table, table_files};
 use crate::value::Value;
@@ -325,9 +324,9 @@ impl Api {
             let key = format!("{game}/{canonical}/{flipped}/{:?}", rules.options());
             let report = self.stats.get_or_try(key, || {
                 let open = G::cache(self).get(&canonical, rules).map_err(ApiError::from_table_error)?;
-                let stats = file_stats(&open.0, &open.1).map_err(ApiError::from_table_error)?;
-                let rulings = rulings::of(&open.1.path, &open.1.header).map_err(ApiError::from_table_error)?;
-                Ok(Arc::new(stats_json::<G>(&open.0, stats, &rulings, rules, &canonical, flipped)))
+                let stats = file_stats(&open.index, &open.table).map_err(ApiError::from_table_error)?;
+                let rulings = open.rulings().map_err(ApiError::from_table_error)?;
+                Ok(Arc::new(stats_json::<G>(&open.index, stats, rulings, rules, &canonical, flipped)))
             })?;
             Ok((*report).clone())
         })

@@ -202,6 +202,13 @@ fn a_rulings_file_lost_or_replaced_fails_its_table_in_one_line() {
     };
     std::fs::remove_file(&file).unwrap();
     every_command_fails("rulings file");
+    // So is a query whose answer needs no ruling: a table opened for probing checks its file.
+    let plain = "3k5/9/9/9/9/9/9/9/4n4/4K3R w";
+    let error = fails(&dir, &under_asian_rules(&["query", plain]));
+    assert!(
+        error.contains("rulings file") && error.contains("is missing"),
+        "{error}"
+    );
     let mut other = good.clone();
     let last = other.len() - 2;
     other[last] = if other[last] == b'1' { b'2' } else { b'1' };
