@@ -124,6 +124,16 @@ impl Value {
         }
     }
 
+    /// The distance in moves, counted for the winner as chess counts them: a win in 2n-1 plies
+    /// is a mate in n, a loss in 2n plies is mated in n; `None` for a draw.
+    pub fn moves(self) -> Option<u16> {
+        match self {
+            Value::Win(d) => Some(d.div_ceil(2)),
+            Value::Loss(d) => Some(d / 2),
+            Value::Draw => None,
+        }
+    }
+
     /// "win", "draw" or "loss".
     pub fn outcome(self) -> &'static str {
         match self {
@@ -135,13 +145,13 @@ impl Value {
 }
 
 impl fmt::Display for Value {
-    /// Moves are counted for the winner: a win in 2n-1 plies is "mate in n".
+    /// Moves are counted for the winner ([`Value::moves`]): a win in 2n-1 plies is "win in n".
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match *self {
-            Value::Win(d) => write!(f, "win in {} ({})", d.div_ceil(2), plies(d)),
-            Value::Loss(0) => write!(f, "lost"),
-            Value::Loss(d) => write!(f, "loss in {} ({})", d / 2, plies(d)),
-            Value::Draw => write!(f, "draw"),
+        match (*self, self.moves()) {
+            (Value::Loss(0), _) => write!(f, "lost"),
+            (Value::Win(d), Some(n)) => write!(f, "win in {n} ({})", plies(d)),
+            (Value::Loss(d), Some(n)) => write!(f, "loss in {n} ({})", plies(d)),
+            _ => write!(f, "draw"),
         }
     }
 }

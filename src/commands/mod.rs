@@ -180,12 +180,12 @@ pub fn side_title(game: GameId, side: Side) -> String {
 /// A value in words for the side to move, for example "White to move wins: mate in 12".
 pub fn verdict(game: GameId, side: Side, value: Value) -> String {
     let who = side_title(game, side);
-    match (game, value) {
-        (_, Value::Draw) => "Draw".to_string(),
-        (_, Value::Loss(0)) => format!("{who} to move has lost: the game is over"),
-        (GameId::DarkChess, _) => distance_verdict(game, side, value),
-        (_, Value::Win(d)) => format!("{who} to move wins: mate in {} ({})", d.div_ceil(2), plies(d)),
-        (_, Value::Loss(d)) => format!("{who} to move loses: mated in {} ({})", d / 2, plies(d)),
+    match (game, value, value.moves()) {
+        (_, Value::Loss(0), _) => format!("{who} to move has lost: the game is over"),
+        (GameId::DarkChess, _, _) => distance_verdict(game, side, value),
+        (_, Value::Win(d), Some(n)) => format!("{who} to move wins: mate in {n} ({})", plies(d)),
+        (_, Value::Loss(d), Some(n)) => format!("{who} to move loses: mated in {n} ({})", plies(d)),
+        _ => "Draw".to_string(),
     }
 }
 
@@ -194,10 +194,10 @@ pub fn verdict(game: GameId, side: Side, value: Value) -> String {
 /// ruling.
 pub fn distance_verdict(game: GameId, side: Side, value: Value) -> String {
     let who = side_title(game, side);
-    match value {
-        Value::Win(d) => format!("{who} to move wins in {} ({})", d.div_ceil(2), plies(d)),
-        Value::Loss(d) => format!("{who} to move loses in {} ({})", d / 2, plies(d)),
-        Value::Draw => "Draw".to_string(),
+    match (value, value.moves()) {
+        (Value::Win(d), Some(n)) => format!("{who} to move wins in {n} ({})", plies(d)),
+        (Value::Loss(d), Some(n)) => format!("{who} to move loses in {n} ({})", plies(d)),
+        _ => "Draw".to_string(),
     }
 }
 
@@ -212,6 +212,11 @@ impl Palette {
         Palette {
             on: std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
         }
+    }
+
+    /// Whether colours are on.
+    pub fn is_on(&self) -> bool {
+        self.on
     }
 
     /// `text` in green for a win, yellow for a draw, red for a loss.

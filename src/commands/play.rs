@@ -10,7 +10,7 @@ use anyhow::{Result, bail};
 use serde_json::json;
 
 use super::query::{headline, ruling_json};
-use super::{Env, rules_json, side_title, value_json};
+use super::{Env, Palette, rules_json, side_title, value_json};
 use crate::counted::one_of;
 use crate::games::Game;
 use crate::games::ending::ending;
@@ -51,7 +51,7 @@ pub fn run<G: Game>(env: &Env, text: &str, side: Option<&str>, auto: bool) -> Re
     let report = Report {
         game: G::ID,
         json: env.json,
-        colour: std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+        colour: Palette::detect().is_on(),
     };
     let stdin = std::io::stdin();
     let mut input = stdin.lock();

@@ -337,9 +337,9 @@ pub fn ruling_json<G: Game>(end: &Option<RuledEnd<G::Position>>) -> serde_json::
 
 /// A move's outcome for the mover, in words.
 fn describe(value: Value) -> String {
-    match value {
-        Value::Win(d) => format!("win   in {:>3} (DTM {d})", d.div_ceil(2)),
-        Value::Draw => "draw".to_string(),
-        Value::Loss(d) => format!("loss  in {:>3} (DTM {d})", d / 2),
+    match (value, value.moves()) {
+        (Value::Win(d), Some(n)) => format!("win   in {n:>3} (DTM {d})"),
+        (Value::Loss(d), Some(n)) => format!("loss  in {n:>3} (DTM {d})"),
+        _ => "draw".to_string(),
     }
 }

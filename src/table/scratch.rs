@@ -17,7 +17,7 @@ use crate::solver::slices::SolvedStore;
 use crate::value::Entry;
 
 /// Entries a thread reads from the file at once.
-const BLOCK_ENTRIES: u32 = 1 << 16;
+const READ_ENTRIES: u32 = 1 << 16;
 
 /// Raw entries in a temporary file, removed when dropped.
 pub struct Scratch {
@@ -38,7 +38,7 @@ impl Scratch {
             .with_context(|| format!("cannot size {}", temp.path.display()))?;
         Ok(Scratch {
             temp,
-            blocks: Blocks::new(states, BLOCK_ENTRIES),
+            blocks: Blocks::new(states, READ_ENTRIES),
             id: next_table_id(),
         })
     }
@@ -124,10 +124,10 @@ mod tests {
         fs::create_dir_all(&dir).unwrap();
         let table = dir.join("t.egtb");
         let path = super::super::temp_path(&table, "-slices").unwrap();
-        let states = 3 * u64::from(BLOCK_ENTRIES) + 5;
+        let states = 3 * u64::from(READ_ENTRIES) + 5;
         let mut scratch = Scratch::beside(&table, states).unwrap();
         let entries: Vec<Entry> = (0..states).map(|s| (s * 7 % 65_521) as Entry).collect();
-        let (low, high) = entries.split_at(BLOCK_ENTRIES as usize + 3);
+        let (low, high) = entries.split_at(READ_ENTRIES as usize + 3);
         scratch.store(low.len() as u64, high).unwrap();
         // A block read before the rest is stored is not served from the cache afterwards.
         assert_eq!(scratch.entry(0), 0);
@@ -150,7 +150,7 @@ mod tests {
 
         let dir = std::env::temp_dir().join(format!("egtb-scratch-release-{}", std::process::id()));
         fs::create_dir_all(&dir).unwrap();
-        let block = u64::from(BLOCK_ENTRIES);
+        let block = u64::from(READ_ENTRIES);
         let states = 4 * block;
         let mut scratch = Scratch::beside(&dir.join("t.egtb"), states).unwrap();
         let entries: Vec<Entry> = (0..states).map(|s| (s % 65_521 + 1) as Entry).collect();

@@ -20,8 +20,10 @@ use crate::solver::slices::SolvedStore;
 use crate::value::Entry;
 
 /// Blocks compressed in parallel per worker thread before their frames are written: enough to
-/// keep the threads busy, few enough that the frames waiting add little to the peak memory.
-const BATCH_BLOCKS_PER_THREAD: usize = 16;
+/// keep the threads busy, few enough that the frames waiting add little to the peak memory. A
+/// setting apart from a whole table's batch (`blocks.rs`): here blocks come complete in bursts,
+/// as slices are solved.
+const SLICE_BATCH_BLOCKS_PER_THREAD: usize = 16;
 
 /// A compressed table being written as its slices are solved; [`SlicedWriter::finish`] names it.
 pub struct SlicedWriter {
@@ -129,7 +131,7 @@ impl SlicedWriter {
         let left: Vec<u64> = (0..self.blocks.count())
             .filter(|&b| self.rows[b as usize].is_none())
             .collect();
-        for batch in left.chunks(BATCH_BLOCKS_PER_THREAD * rayon::current_num_threads()) {
+        for batch in left.chunks(SLICE_BATCH_BLOCKS_PER_THREAD * rayon::current_num_threads()) {
             self.write_blocks(batch, 0, &[])?;
         }
         super::write_atomically(&self.path, |file| {
@@ -185,7 +187,7 @@ impl SolvedStore for SlicedWriter {
                 }
             }
         }
-        for batch in complete.chunks(BATCH_BLOCKS_PER_THREAD * rayon::current_num_threads()) {
+        for batch in complete.chunks(SLICE_BATCH_BLOCKS_PER_THREAD * rayon::current_num_threads()) {
             self.write_blocks(batch, first, entries)?;
         }
         Ok(())
