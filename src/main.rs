@@ -21,7 +21,7 @@ use egtb::games::xiangqi::XiangqiRules;
 use egtb::generate::Backend;
 use egtb::material::GameId;
 use egtb::solver::gpu::GpuOptions;
-use egtb::table::{Encoding, LEVELS, table_files};
+use egtb::table::{Encoding, LEVELS};
 use egtb::with_game;
 
 #[derive(Parser)]
@@ -322,15 +322,12 @@ fn run(cli: Cli) -> Result<()> {
             };
             with_game!(GameId::parse(&game)?, G => commands::plan::run::<G>(&env, &request))
         }
-        Command::Query { position } => ask(&env, &position, Question::Value),
-        Command::Line { position } => ask(&env, &position, Question::Line),
+        Command::Query { position } => commands::query::ask(&env, &position.words, Question::Value),
+        Command::Line { position } => commands::query::ask(&env, &position.words, Question::Line),
         Command::Stats { game, material, by_dtm } => {
             with_game!(GameId::parse(&game)?, G => commands::stats::run::<G>(&env, &material, by_dtm))
         }
-        Command::List => {
-            env.refuse_options("list")?;
-            commands::list::run(&env)
-        }
+        Command::List => commands::list::run(&env),
         Command::Verify { game, material, gpu } => {
             let gpu = gpu.options();
             with_game!(GameId::parse(&game)?, G => commands::verify::run::<G>(&env, &material, &gpu))
@@ -352,8 +349,12 @@ fn run(cli: Cli) -> Result<()> {
             let gpu = gpu.options();
             with_game!(GameId::parse(&game)?, G => commands::bench::run::<G>(&env, &materials, &gpu))
         }
-        Command::Compress { game, materials, level } => convert(&env, compressed(level), game, &materials),
-        Command::Decompress { game, materials } => convert(&env, Encoding::Raw, game, &materials),
+        Command::Compress { game, materials, level } => {
+            commands::convert::run(&env, "compress", compressed(level), game.as_deref(), &materials)
+        }
+        Command::Decompress { game, materials } => {
+            commands::convert::run(&env, "decompress", Encoding::Raw, game.as_deref(), &materials)
+        }
         Command::Serve { port, bind } => commands::serve::run(&env, &bind, port),
         Command::Play { position, side, auto } => {
             let text = position.text();
@@ -387,23 +388,6 @@ impl TypedValueParser for Hints {
     fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
         Some(Box::new((self.0)().into_iter().map(PossibleValue::new)))
     }
-}
-
-/// Answers `query` or `line` about the position on the command line, or about every position on
-/// the standard input, one a line, when the position is `-` (alone or after a game's name, which
-/// every position read must then be of).
-fn ask(env: &Env, position: &PositionArg, question: Question) -> Result<()> {
-    match position.words.as_slice() {
-        [word] if word == "-" => return commands::query::batch(env, std::io::stdin().lock(), None, question),
-        [game, word] if word == "-" => {
-            let game = GameId::parse(game)?;
-            return commands::query::batch(env, std::io::stdin().lock(), Some(game), question);
-        }
-        _ => {}
-    }
-    let text = position.text();
-    let (game, position) = commands::detect_game(&text, None)?;
-    with_game!(game, G => commands::query::run::<G>(env, position, question))
 }
 
 /// The compressed encoding at `--level`, or at the level for each table's size.
@@ -467,24 +451,6 @@ fn threads(text: &str) -> Result<usize, String> {
         )),
         _ => Err(format!("'{text}' is not a number of threads above 0")),
     }
-}
-
-/// Converts every table in the folder, a game's, or the named materials' to `encoding`.
-fn convert(env: &Env, encoding: Encoding, game: Option<String>, materials: &[String]) -> Result<()> {
-    let game = game.map(|name| GameId::parse(&name)).transpose()?;
-    let files = match game {
-        None => {
-            let command = if encoding == Encoding::Raw {
-                "decompress"
-            } else {
-                "compress"
-            };
-            env.refuse_options(command)?;
-            table_files(&env.tables)?
-        }
-        Some(game) => with_game!(game, G => commands::convert::files::<G>(env, materials)?),
-    };
-    commands::convert::run(env, encoding, &files, game)
 }
 
 /// A command-line usage error in one line, like every other error: clap's message, its tip and

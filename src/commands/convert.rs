@@ -13,10 +13,25 @@ use crate::generate::{check_as_built, missing_table, table_path};
 use crate::material::GameId;
 use crate::progress::Bar;
 use crate::table::{Encoding, Table, convert, table_files};
+use crate::with_game;
+
+/// `egtb compress` or `decompress` (`command`): converts every table in the folder, `game`'s, or
+/// the named materials' to `encoding`.
+pub fn run(env: &Env, command: &str, encoding: Encoding, game: Option<&str>, materials: &[String]) -> Result<()> {
+    let game = game.map(GameId::parse).transpose()?;
+    let files = match game {
+        None => {
+            env.refuse_options(command)?;
+            table_files(&env.tables)?
+        }
+        Some(game) => with_game!(game, G => files::<G>(env, materials)?),
+    };
+    convert_files(env, encoding, &files, game)
+}
 
 /// The tables of game `G` to convert: the named materials' under the command line's rules, or
 /// every table of the game in the folder built under the rule options given.
-pub fn files<G: Game>(env: &Env, materials: &[String]) -> Result<Vec<PathBuf>> {
+fn files<G: Game>(env: &Env, materials: &[String]) -> Result<Vec<PathBuf>> {
     let rules = env.rules::<G>()?;
     if materials.is_empty() {
         let folder = env.tables.join(G::ID.name());
@@ -45,7 +60,7 @@ pub fn files<G: Game>(env: &Env, materials: &[String]) -> Result<Vec<PathBuf>> {
 
 /// Converts the tables to `encoding`, printing each one's size before and after, with a progress
 /// bar while each is written; `game`: the game whose tables these are, if one was named.
-pub fn run(env: &Env, encoding: Encoding, files: &[PathBuf], game: Option<GameId>) -> Result<()> {
+fn convert_files(env: &Env, encoding: Encoding, files: &[PathBuf], game: Option<GameId>) -> Result<()> {
     let name = |path: &PathBuf| path.strip_prefix(&env.tables).unwrap_or(path).display().to_string();
     let width = files.iter().map(|p| name(p).len()).max().unwrap_or(0);
     let mut rows = Vec::new();

@@ -65,15 +65,11 @@ impl Env {
     }
 
     /// Fails when a rule option is given to a command over every game's tables, which has no
-    /// game to choose tables of: the error shows the command with the option's game named, or
-    /// (`list`, which takes no game) says that every table is listed.
+    /// game to choose tables of: the error shows the command with the option's game named.
     pub fn refuse_options(&self, command: &str) -> Result<()> {
         let Some((key, value)) = self.options.first() else {
             return Ok(());
         };
-        if command == "list" {
-            bail!("list shows every table, under whichever rules it was built: it takes no --{key}");
-        }
         let game = all_rule_options()
             .find(|(_, option)| option.name == key)
             .map_or("<game>", |(game, _)| game.name());

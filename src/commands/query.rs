@@ -19,6 +19,7 @@ use crate::games::{Game, check_options};
 use crate::material::{GameId, Side};
 use crate::probe::{Prober, RuledEnd};
 use crate::value::Value;
+use crate::with_game;
 
 /// What is asked of a position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -104,6 +105,23 @@ pub fn run<G: Game>(env: &Env, text: &str, question: Question) -> Result<()> {
     let mut prober = Prober::<G>::new(&env.tables, env.rules::<G>()?);
     print!("{}", answer(env, &mut prober, text, question)?);
     Ok(())
+}
+
+/// `egtb query` or `line` (`question`) about the position whose fields are `words`, or about
+/// every position on the standard input, one a line, when the position is `-` (alone or after a
+/// game's name, which every position read must then be of).
+pub fn ask(env: &Env, words: &[String], question: Question) -> Result<()> {
+    match words {
+        [word] if word == "-" => return batch(env, std::io::stdin().lock(), None, question),
+        [game, word] if word == "-" => {
+            let game = GameId::parse(game)?;
+            return batch(env, std::io::stdin().lock(), Some(game), question);
+        }
+        _ => {}
+    }
+    let text = words.join(" ");
+    let (game, position) = super::detect_game(&text, None)?;
+    with_game!(game, G => run::<G>(env, position, question))
 }
 
 /// Answers `question` about every position in `input`, one a line (blank lines and lines
