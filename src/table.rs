@@ -15,12 +15,14 @@
 
 mod blocks;
 mod cache;
+mod convert;
 mod header;
 pub mod lock;
 mod scratch;
 mod sliced;
 #[cfg(test)]
 pub(crate) mod synthetic;
+mod temp;
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -28,18 +30,20 @@ use std::fs::{self, File};
 use std::io::{self, BufWriter, Seek, SeekFrom, Write};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 
 use anyhow::{Context, Result, bail};
 use rayon::prelude::*;
 
 use self::blocks::{BlockReader, Blocks};
+pub use self::convert::{Converted, convert};
 pub use self::header::{
     BLOCK_ENTRIES, Encoding, FORMAT_VERSION, HEADER_BYTES, Header, LEVELS, Layout, NewerFormat, Seal,
 };
-use self::lock::TableLock;
 pub use self::scratch::Scratch;
 pub use self::sliced::SlicedWriter;
+pub use self::temp::remove_temporary_files;
+pub(crate) use self::temp::temporary;
+use self::temp::{TempFile, temp_path};
 use crate::error::Error;
 use crate::material::{GameId, Material};
 use crate::memory;
@@ -206,117 +210,6 @@ fn write_atomically(path: &Path, fill: impl FnOnce(&mut File) -> Result<Header>)
         let _ = fs::remove_file(&tmp);
     }
     result.with_context(|| format!("cannot write table {}", path.display()))
-}
-
-/// A temporary file of this process beside table `path` (`kind` is empty for the file the
-/// table is written to before it is renamed into place), its folder created if need be. Each
-/// is named like the table followed by `.tmp`, so a crashed run's are removed as stale.
-fn temp_path(path: &Path, kind: &str) -> Result<PathBuf> {
-    let dir = path.parent().context("table path has no folder")?;
-    fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    Ok(temporary(path.with_extension(format!(
-        "{EXTENSION}.tmp{kind}{}",
-        std::process::id()
-    ))))
-}
-
-/// Every temporary file name this process has used, for [`remove_temporary_files`]. Each holds
-/// the process id, so that no other process's file is ever among them.
-static TEMPORARY: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
-
-/// `path`, recorded as a temporary file of this process.
-pub(crate) fn temporary(path: PathBuf) -> PathBuf {
-    let mut names = TEMPORARY.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    names.push(path.clone());
-    path
-}
-
-/// Removes the temporary files this process still has (those of tables being written, which
-/// are otherwise removed when they are done or renamed into place): what an interrupted run
-/// must not leave behind. Returns how many it removed.
-pub fn remove_temporary_files() -> usize {
-    let names = TEMPORARY.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    names.iter().filter(|path| fs::remove_file(path).is_ok()).count()
-}
-
-/// A temporary file of this process beside a table (see [`temp_path`]), open to read and write,
-/// removed when dropped: the working files of a table being written.
-struct TempFile {
-    path: PathBuf,
-    file: File,
-}
-
-impl TempFile {
-    /// Creates the temporary file of kind `kind` beside table `table`.
-    fn beside(table: &Path, kind: &str) -> Result<TempFile> {
-        let path = temp_path(table, kind)?;
-        let file = fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .open(&path)
-            .with_context(|| format!("cannot create {}", path.display()))?;
-        Ok(TempFile { path, file })
-    }
-}
-
-impl Drop for TempFile {
-    fn drop(&mut self) {
-        let _ = fs::remove_file(&self.path);
-    }
-}
-
-/// What converting one table did.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Converted {
-    /// The encoding it had.
-    pub from: Encoding,
-    /// The encoding it has.
-    pub to: Encoding,
-    /// The file's size before, in bytes.
-    pub before: u64,
-    /// The file's size after, in bytes.
-    pub after: u64,
-}
-
-/// Rewrites a table in another encoding, in place and atomically, holding the table's lock (a
-/// table already in that encoding is left as it is, see [`Encoding::fulfils`]). The entries are
-/// verified first, then read a run at a time, so that the memory a conversion takes does not
-/// grow with the table.
-pub fn convert(path: &Path, encoding: Encoding, progress: &dyn Progress) -> Result<Converted> {
-    let lock = TableLock::acquire(path)?;
-    lock.remove_stale_temps()?;
-    let table = Table::open_unchecked(path)?;
-    let (from, before) = (table.header.encoding, table.file_bytes());
-    if from.fulfils(encoding) {
-        table.verify()?;
-        return Ok(Converted {
-            from,
-            to: from,
-            before,
-            after: before,
-        });
-    }
-    let header = Header {
-        encoding,
-        index_checksum: 0,
-        ..table.header.clone()
-    };
-    progress.table(&header.material);
-    // A damaged table is refused before anything is written (a pass that keeps a block a
-    // thread); the blocks are checked again as the conversion reads them.
-    table.verify()?;
-    write_from(path, header, &table, progress)?;
-    drop(table);
-    let after = fs::metadata(path)
-        .with_context(|| format!("cannot read {}", path.display()))?
-        .len();
-    Ok(Converted {
-        from,
-        to: encoding,
-        before,
-        after,
-    })
 }
 
 /// How a table file's entries are reached.
