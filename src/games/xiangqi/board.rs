@@ -5,7 +5,7 @@
 //!
 //! A square is `rank * 9 + file` (file 0 = a .. 8 = i, rank 0 = red's back rank .. 9). Every
 //! per-square list is padded with [`NONE`]. Bitboards are `u128` with bit `square` set; on a GPU
-//! a bitboard is the four little-endian u32 words of the same value.
+//! a bitboard is the three little-endian u32 words of the same value (90 squares).
 
 use std::sync::OnceLock;
 

@@ -1,5 +1,6 @@
 //! Xiangqi on the GPU: the data and prelude of `shaders/games/xiangqi.wgsl`, the WGSL twin of
-//! [`super::index`], [`super::moves`] and [`super::space`].
+//! [`super::index`], [`super::moves`] and [`super::space`]; and, under `--rules asian`, of
+//! `shaders/games/xiangqi_asian.wgsl`, the twin of [`super::asian`].
 //!
 //! Three u32 buffers, all computed here from the Rust tables:
 //! - `xq_geo`: the [`Geometry`] arrays as named sections (see `geo_sections`), one word per

@@ -4,8 +4,9 @@
 //!
 //! Here: the rules options and [`Position`]. Then [`board`] (squares, geometry, the working
 //! board), [`index`] (the index space), [`moves`] (moves, un-moves, check), [`space`] (the
-//! solver's view with its exits), [`notation`] (FEN, WXF and ICCS), [`gpu`] (the data of the WGSL
-//! twin, `shaders/games/xiangqi.wgsl`).
+//! solver's view with its exits), [`notation`] (FEN, WXF and ICCS), [`asian`] (the Asian
+//! repetition rules), [`gpu`] (the data of the WGSL twin, `shaders/games/xiangqi.wgsl`, and under
+//! `--rules asian` `shaders/games/xiangqi_asian.wgsl`).
 
 pub mod asian;
 pub mod board;
