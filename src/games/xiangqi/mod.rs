@@ -294,7 +294,7 @@ impl Game for Xiangqi {
         tables: &'t TableSet,
     ) -> Result<Box<dyn GpuRules + 't>> {
         let rules_gpu = gpu::XiangqiGpu::new(index, tables)?;
-        if rules.repetition == Repetition::Asian && asian::rules_apply(&index.material) {
+        if Self::may_rule(&index.material, rules) {
             return Ok(Box::new(rules_gpu.under_asian_rules()));
         }
         Ok(Box::new(rules_gpu))
