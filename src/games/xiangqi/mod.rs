@@ -25,7 +25,7 @@ use self::moves::{for_each_legal_move, in_check, kings_face};
 use self::space::XiangqiSpace;
 use crate::error::Error;
 use crate::games::{Game, IndexSpace, RuleOption, Rules, check_gpu_states};
-use crate::material::{GameId, MAX_KINDS, Material, Side, materials_within};
+use crate::material::{GameId, Material, Side, materials_within};
 use crate::solver::gpu::GpuRules;
 use crate::solver::rounds::{RuledSolution, solve_in_rounds};
 use crate::solver::{Progress, cpu};
@@ -209,11 +209,7 @@ impl Game for Xiangqi {
             if count(Kind::Advisor) > 2 || count(Kind::Elephant) > 2 {
                 bail!("material {material}: at most two advisors and two elephants per side");
             }
-            let attackers: usize = [Kind::Rook, Kind::Cannon, Kind::Horse, Kind::Pawn]
-                .into_iter()
-                .map(count)
-                .sum();
-            if attackers > MAX_ATTACKERS {
+            if Kind::attackers(&material.counts[side.index()]) > MAX_ATTACKERS {
                 bail!(
                     "material {material}: at most {MAX_ATTACKERS} rooks, cannons, horses and pawns per side are supported"
                 );
@@ -235,14 +231,8 @@ impl Game for Xiangqi {
     fn materials(pieces: usize) -> Vec<Material> {
         let mut max = [2u8; 7];
         max[Kind::King.index()] = 1;
-        let attackers = |counts: &[u8; MAX_KINDS]| {
-            [Kind::Rook, Kind::Cannon, Kind::Horse, Kind::Pawn]
-                .map(|kind| usize::from(counts[kind.index()]))
-                .iter()
-                .sum::<usize>()
-        };
         let mut all = materials_within(GameId::Xiangqi, &max, pieces, |counts| {
-            counts[Kind::King.index()] == 1 && attackers(counts) <= MAX_ATTACKERS
+            counts[Kind::King.index()] == 1 && Kind::attackers(counts) <= MAX_ATTACKERS
         });
         all.sort_by_key(|m| (m.pieces(), *m));
         all
