@@ -16,7 +16,7 @@ pub mod moves;
 pub mod notation;
 pub mod space;
 
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
 
 pub use self::board::Kind;
 use self::board::{Board, NONE, SQUARES, geometry};
@@ -292,7 +292,8 @@ impl Game for Xiangqi {
 
     fn parse_position(text: &str) -> Result<Position> {
         let position = notation::parse_fen(text).map_err(Error::illegal_position)?;
-        Xiangqi::check_position(&position)?;
+        let legal = position.check_legal().with_context(|| format!("position '{text}'"));
+        legal.map_err(Error::illegal_position)?;
         Ok(position)
     }
 
