@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 
 use crate::solver::rounds::{Reason, Ruling};
-use crate::table::{Header, Seal, damaged, damaged_by};
+use crate::table::{EXTENSION, Header, Seal, damaged, damaged_by};
 
 const MAGIC: &str = "EGTB rulings";
 
@@ -98,12 +98,19 @@ pub fn write(path: &Path, material: &str, rulings: &[Ruling]) -> Result<()> {
     );
     let dir = path.parent().context("rulings path has no folder")?;
     fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let tmp = crate::table::temporary(path.with_extension(format!("rulings.tmp{}", std::process::id())));
+    let tmp = crate::table::temporary(temp_path(path));
     let result = fs::write(&tmp, text).and_then(|_| fs::rename(&tmp, path));
     if result.is_err() {
         let _ = fs::remove_file(&tmp);
     }
     result.with_context(|| format!("cannot write rulings {}", path.display()))
+}
+
+/// The temporary file that the rulings file `path` is written to, named like the temporary files
+/// of its table (`<table>.egtb.tmp…`) so that one left by a killed run is removed as stale with
+/// them when the table is next built.
+fn temp_path(path: &Path) -> PathBuf {
+    path.with_extension(format!("{EXTENSION}.tmprulings{}", std::process::id()))
 }
 
 /// Reads and verifies the rulings of a table of `material`.
@@ -186,6 +193,20 @@ mod tests {
         let text = fs::read_to_string(&path).unwrap().replace("90 2", "91 2");
         fs::write(&path, text).unwrap();
         assert!(read(&path, "KRvKN").is_err());
+        fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn a_killed_writers_temporary_file_goes_with_its_tables_stale_ones() {
+        let dir = std::env::temp_dir().join(format!("egtb-rulings-stale-{}", std::process::id()));
+        let table = dir.join("KRvKN.rules-asian.egtb");
+        let tmp = temp_path(&rulings_path(&table));
+        fs::create_dir_all(&dir).unwrap();
+        fs::write(&tmp, "partial").unwrap();
+        let lock = crate::table::lock::TableLock::acquire(&table).unwrap();
+        lock.remove_stale_temps().unwrap();
+        assert!(!tmp.exists(), "{} left", tmp.display());
+        drop(lock);
         fs::remove_dir_all(dir).unwrap();
     }
 }

@@ -422,6 +422,12 @@ fn rejects_bad_positions() {
         let error = Xiangqi::parse_position(bad).unwrap_err().to_string();
         assert!(error.contains(message), "'{bad}': {error}");
     }
+    // An illegal position names its text first, as a dark chess one does.
+    let facing = "4k4/9/9/9/9/9/9/9/9/R3K4 w";
+    assert_eq!(
+        Xiangqi::parse_position(facing).unwrap_err().to_string(),
+        format!("position '{facing}': the kings face each other on one file with nothing between them")
+    );
     let red_pawn_flip = Xiangqi::flip(&position("4k4/9/9/9/4P4/9/9/9/9/3K5 w"));
     assert_eq!(
         Xiangqi::format_position(&red_pawn_flip),

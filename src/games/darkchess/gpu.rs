@@ -206,7 +206,7 @@ fn prelude(rules: DarkChessRules, index: &DarkIndex, set_directory: &[u32], max_
         ("EXIT_SOURCE", EXIT_SOURCE),
         ("GROUPS", groups.len()),
         ("THIS_PER_SIDE", index.per_side() as usize),
-        ("THIS_FIRST_SINGLE", first_single(index)),
+        ("THIS_FIRST_SINGLE", index.first_single()),
     ];
     let mut s = String::new();
     for (name, value) in constants {
@@ -247,14 +247,6 @@ fn prelude(rules: DarkChessRules, index: &DarkIndex, set_directory: &[u32], max_
     s
 }
 
-/// The first group after the anchor with a single piece (the group count if none).
-fn first_single(index: &DarkIndex) -> usize {
-    let groups = index.groups();
-    (1..groups.len())
-        .find(|&j| groups[j].count == 1)
-        .unwrap_or(groups.len())
-}
-
 impl GpuRules for DarkGpu {
     fn states(&self) -> u64 {
         self.states
@@ -290,9 +282,12 @@ impl GpuRules for DarkGpu {
 mod tests {
     use super::super::board::{GEOMETRY, SQUARES, SYMMETRIES};
 
-    /// The shader's `symmetry` and `transform`: bit operations in place of the symmetry maps.
+    /// The formulas of the shader's `symmetry` and `transform`, copied here from the WGSL by
+    /// hand (`select` written as `if`): a check of the formulas against the symmetry maps, not of
+    /// the WGSL text, which only the GPU solver's tables test. `transform` is checked apart from
+    /// [`board::transform`](super::super::board::transform), whose bit operations differ.
     #[test]
-    fn symmetries_flip_bits_of_the_square() {
+    fn the_shaders_symmetry_formulas_flip_bits_of_the_square() {
         for g in 0..SYMMETRIES {
             let flip = if g & 1 != 0 { 7 } else { 0 } | if g & 2 != 0 { 24 } else { 0 };
             for s in 0..SQUARES {

@@ -219,6 +219,12 @@ impl DarkIndex {
         &self.groups
     }
 
+    /// The first group after the anchor with a single piece (the group count if none): groups
+    /// from it on are 5-bit fields of the slot.
+    pub fn first_single(&self) -> usize {
+        self.first_single
+    }
+
     /// The groups of one side's pieces.
     #[inline]
     pub fn side_groups(&self, side: Side) -> &[usize] {

@@ -129,9 +129,10 @@ pub struct Position {
 }
 
 impl Position {
-    /// Checks what a position read from text has by construction: one piece a square, no more
-    /// pieces of a kind than a side has, and pieces on the side not to move (a side whose last
-    /// piece is taken has lost, with the move: the game's last position).
+    /// Checks that no two pieces share a square (text cannot put them there; positions built in
+    /// code can), that no side has more pieces of a kind than the game allows, and that the side
+    /// not to move has pieces (a side whose last piece is taken has lost, with the move: the
+    /// game's last position).
     pub fn check_legal(&self) -> Result<()> {
         let masks = &self.board.masks;
         let mut seen = 0;

@@ -16,7 +16,7 @@ const SHAPE: Shape = Shape {
     first_rank: 1,
 };
 
-/// Parses a position, checking piece counts and that both sides have pieces.
+/// Parses a position, checking piece counts and that the side not to move has pieces.
 pub fn parse_position(text: &str) -> Result<Position> {
     let mut board = Board::default();
     let parsed = board_text::parse(text, SHAPE, |file, rank, c| {

@@ -13,12 +13,12 @@
 use anyhow::{Result, bail};
 use rayon::prelude::*;
 
-use super::board::{Board, Kind, NONE, geometry, rank};
+use super::board::{Board, Kind, NONE, crossed, geometry};
 use super::index::{MAX_PIECES, XiangqiIndex};
 use super::moves::{for_each_legal_move, in_check, targets};
 use super::space::XiangqiSpace;
 use crate::counted::counted;
-use crate::material::{Material, Side};
+use crate::material::Material;
 use crate::memory;
 use crate::solver::rounds::Reason;
 use crate::value::{DRAW, Entry, Value};
@@ -26,11 +26,7 @@ use crate::value::{DRAW, Entry, Value};
 /// Whether the Asian rules can change anything in a material: both sides have an attacking
 /// piece (rook, cannon, horse or pawn). In other materials the Asian table is the default one.
 pub fn rules_apply(material: &Material) -> bool {
-    Side::BOTH.into_iter().all(|side| {
-        [Kind::Rook, Kind::Cannon, Kind::Horse, Kind::Pawn]
-            .into_iter()
-            .any(|kind| material.count(side, kind.index()) > 0)
-    })
+    material.counts.iter().all(|counts| Kind::attackers(counts) > 0)
 }
 
 /// What a move is under the rules.
@@ -90,15 +86,6 @@ fn legal(board: &mut Board, slot: usize, to: u8) -> bool {
 /// Whether the piece in `slot` can legally capture what stands on `square`.
 fn can_capture(board: &mut Board, slot: usize, square: u8) -> bool {
     board.squares[slot] != NONE && targets(board, slot).as_slice().contains(&square) && legal(board, slot, square)
-}
-
-/// Whether a pawn of `side` on `square` has crossed the river.
-fn crossed(side: usize, square: u8) -> bool {
-    if side == 0 {
-        rank(square) >= 5
-    } else {
-        rank(square) <= 4
-    }
 }
 
 /// Whether the attack of the piece in `attacker` on the enemy piece on `square` counts as a
@@ -204,7 +191,7 @@ struct Chunk {
 impl Chunk {
     /// The chunk of the drawn `states`, without spare capacity (the graph is built once and
     /// kept for every round).
-    fn build(space: &XiangqiSpace, index: &XiangqiIndex, drawn: &Ranks, states: &[u64]) -> Chunk {
+    fn build(space: &XiangqiSpace, index: &XiangqiIndex, drawn: &NodeNumbers, states: &[u64]) -> Chunk {
         let mut chunk = Chunk::default();
         for &state in states {
             push_draw_node(space, index, drawn, state, &mut chunk);
@@ -290,7 +277,7 @@ impl Draws {
             &index.material,
             entries.par_iter().filter(|&&e| e == DRAW).count() as u64,
         )?;
-        let drawn = Ranks::of(entries, |e| e == DRAW);
+        let drawn = NodeNumbers::of(entries, |e| e == DRAW);
         let states: Vec<u64> = entries
             .par_iter()
             .enumerate()
@@ -313,7 +300,7 @@ impl Draws {
     }
 
     /// The bytes of the chunks of the drawn `states`, estimated from [`SAMPLE`] of them.
-    fn estimate_chunk_bytes(space: &XiangqiSpace, index: &XiangqiIndex, drawn: &Ranks, states: &[u64]) -> u64 {
+    fn estimate_chunk_bytes(space: &XiangqiSpace, index: &XiangqiIndex, drawn: &NodeNumbers, states: &[u64]) -> u64 {
         let sample: Vec<u64> = states.iter().step_by(states.len() / SAMPLE + 1).copied().collect();
         let per_node = Chunk::build(space, index, drawn, &sample).bytes() as f64 / sample.len().max(1) as f64;
         (per_node * states.len() as f64) as u64
@@ -364,15 +351,16 @@ const SAMPLE: usize = 2048;
 /// generations of chase marks.
 const ROUND_BYTES_PER_NODE: usize = 2 * size_of::<bool>() + 2 * size_of::<u128>();
 
-/// The rank of the states with a property among all states (a bit per state and a count per 64),
-/// in 0.19 bytes a state instead of a 4-byte number per state.
-struct Ranks {
+/// The node numbers of the states with a property: a state's number is how many states before
+/// it have the property (a bit per state and a count per 64), in 0.19 bytes a state instead of a
+/// 4-byte number per state.
+struct NodeNumbers {
     bits: Vec<u64>,
     before: Vec<u32>,
 }
 
-impl Ranks {
-    fn of(entries: &[Entry], has: impl Fn(Entry) -> bool + Sync) -> Ranks {
+impl NodeNumbers {
+    fn of(entries: &[Entry], has: impl Fn(Entry) -> bool + Sync) -> NodeNumbers {
         let bits: Vec<u64> = entries
             .par_chunks(64)
             .map(|word| word.iter().enumerate().fold(0, |w, (i, &e)| w | u64::from(has(e)) << i))
@@ -385,11 +373,11 @@ impl Ranks {
                 Some(here)
             })
             .collect();
-        Ranks { bits, before }
+        NodeNumbers { bits, before }
     }
 
-    /// The rank of `state` among those with the property, `None` if it lacks it.
-    fn rank(&self, state: u64) -> Option<u32> {
+    /// The node number of `state`, `None` if it lacks the property.
+    fn node(&self, state: u64) -> Option<u32> {
         let (word, bit) = ((state / 64) as usize, state % 64);
         let w = self.bits[word];
         (w >> bit & 1 == 1).then(|| self.before[word] + (w & ((1 << bit) - 1)).count_ones())
@@ -397,7 +385,7 @@ impl Ranks {
 }
 
 /// Lists the drawing moves of the drawn `state` into `chunk`.
-fn push_draw_node(space: &XiangqiSpace, index: &XiangqiIndex, drawn: &Ranks, state: u64, chunk: &mut Chunk) {
+fn push_draw_node(space: &XiangqiSpace, index: &XiangqiIndex, drawn: &NodeNumbers, state: u64, chunk: &mut Chunk) {
     let mut decoded = index.decode_state(state).expect("a drawn state is legal");
     let mover = decoded.side_to_move;
     let layout = &index.layout;
@@ -411,7 +399,7 @@ fn push_draw_node(space: &XiangqiSpace, index: &XiangqiIndex, drawn: &Ranks, sta
             return;
         }
         let (child, mirrored) = layout.slot_after(&decoded.digits, &board.squares, slot);
-        let Some(child) = drawn.rank(child_base + child) else {
+        let Some(child) = drawn.node(child_base + child) else {
             return;
         };
         let threats = threats(&mut board.clone(), mover, &before);
@@ -753,7 +741,7 @@ mod tests {
         let space = XiangqiSpace::new(&index, generator.tables()).unwrap();
         let draws = Draws::find(&space, &index, &entries).unwrap();
         assert!(draws.len() > 10 * SAMPLE, "a graph larger than the sample");
-        let drawn = Ranks::of(&entries, |e| e == DRAW);
+        let drawn = NodeNumbers::of(&entries, |e| e == DRAW);
         let estimate = Draws::estimate_chunk_bytes(&space, &index, &drawn, &draws.states) as f64;
         let built: usize = draws.chunks.iter().map(Chunk::bytes).sum();
         let ratio = estimate / built as f64;
@@ -766,16 +754,16 @@ mod tests {
     }
 
     #[test]
-    fn ranks_number_the_states_with_the_property_in_order() {
+    fn node_numbers_count_the_states_with_the_property_in_order() {
         let entries: Vec<Entry> = (0..1000u32).map(|i| (i * 7919 % 13 == 0) as Entry).collect();
-        let ranks = Ranks::of(&entries, |e| e == 1);
+        let numbers = NodeNumbers::of(&entries, |e| e == 1);
         let mut next = 0;
         for (state, &e) in entries.iter().enumerate() {
             if e == 1 {
-                assert_eq!(ranks.rank(state as u64), Some(next), "state {state}");
+                assert_eq!(numbers.node(state as u64), Some(next), "state {state}");
                 next += 1;
             } else {
-                assert_eq!(ranks.rank(state as u64), None, "state {state}");
+                assert_eq!(numbers.node(state as u64), None, "state {state}");
             }
         }
         assert!(next > 64, "the property spans several words");

@@ -5,7 +5,7 @@
 //!
 //! A square is `rank * 9 + file` (file 0 = a .. 8 = i, rank 0 = red's back rank .. 9). Every
 //! per-square list is padded with [`NONE`]. Bitboards are `u128` with bit `square` set; on a GPU
-//! a bitboard is the four little-endian u32 words of the same value.
+//! a bitboard is the three little-endian u32 words of the same value (90 squares).
 
 use std::sync::OnceLock;
 
@@ -50,12 +50,25 @@ impl Kind {
         Kind::Elephant,
     ];
 
+    /// The attacking kinds: what [`MAX_ATTACKERS`](super::MAX_ATTACKERS) limits, and what both
+    /// sides need for the Asian rules to change a table.
+    pub const ATTACKERS: [Kind; 4] = [Kind::Rook, Kind::Cannon, Kind::Horse, Kind::Pawn];
+
     /// Index in the material's kind order.
     pub fn index(self) -> usize {
         self as usize
     }
 
-    /// Whether the kind can ever give check (advisors and elephants never leave their half).
+    /// How many attacking pieces ([`Kind::ATTACKERS`]) one side's counts, in kind order, hold.
+    pub fn attackers(counts: &[u8]) -> usize {
+        Kind::ATTACKERS
+            .iter()
+            .map(|kind| usize::from(counts[kind.index()]))
+            .sum()
+    }
+
+    /// Whether the kind can ever give check: the attackers and the king, by facing the other
+    /// (advisors and elephants never leave their half).
     pub fn attacks(self) -> bool {
         !matches!(self, Kind::Advisor | Kind::Elephant)
     }
@@ -88,6 +101,15 @@ fn in_palace(square: u8) -> bool {
     (3..=5).contains(&file(square)) && !(3..=6).contains(&rank(square))
 }
 
+/// Whether a piece of `side` (0 red) on `square` has crossed the river into the other half.
+pub fn crossed(side: usize, square: u8) -> bool {
+    if side == 0 {
+        rank(square) >= 5
+    } else {
+        rank(square) <= 4
+    }
+}
+
 /// Whether two squares lie on the same side of the river.
 fn same_half(a: u8, b: u8) -> bool {
     (rank(a) < 5) == (rank(b) < 5)
@@ -101,7 +123,7 @@ fn red_point(kind: Kind, square: u8) -> bool {
         Kind::King => in_palace(square) && r <= 2,
         Kind::Advisor => in_palace(square) && r <= 2 && (f + r) % 2 == 1,
         Kind::Elephant => r <= 4 && r % 2 == 0 && f % 2 == 0 && (f + r) % 4 == 2,
-        Kind::Pawn => r >= 5 || (r >= 3 && f % 2 == 0),
+        Kind::Pawn => crossed(0, square) || (r >= 3 && f % 2 == 0),
         Kind::Rook | Kind::Cannon | Kind::Horse => true,
     }
 }
@@ -257,8 +279,7 @@ impl Geometry {
 
         let pawn = |side: usize, s: u8| {
             let forward = if side == 0 { 1 } else { -1 };
-            let crossed = if side == 0 { rank(s) >= 5 } else { rank(s) <= 4 };
-            let sideways: &[(i32, i32)] = if crossed { &[(-1, 0), (1, 0)] } else { &[] };
+            let sideways: &[(i32, i32)] = if crossed(side, s) { &[(-1, 0), (1, 0)] } else { &[] };
             [(0, forward)]
                 .iter()
                 .chain(sideways)

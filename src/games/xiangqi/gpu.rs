@@ -1,5 +1,6 @@
 //! Xiangqi on the GPU: the data and prelude of `shaders/games/xiangqi.wgsl`, the WGSL twin of
-//! [`super::index`], [`super::moves`] and [`super::space`].
+//! [`super::index`], [`super::moves`] and [`super::space`]; and, under `--rules asian`, of
+//! `shaders/games/xiangqi_asian.wgsl`, the twin of [`super::asian`].
 //!
 //! Three u32 buffers, all computed here from the Rust tables:
 //! - `xq_geo`: the [`Geometry`] arrays as named sections (see `geo_sections`), one word per
@@ -20,7 +21,7 @@ use std::borrow::Cow;
 use std::fmt::Write;
 use std::sync::OnceLock;
 
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
 
 use super::board::{FILES, Geometry, Kind, NONE, SQUARES, geometry};
 use super::index::{Layout, MAX_PIECES, XiangqiIndex};
@@ -348,7 +349,12 @@ fn section_offsets(sections: &[Section]) -> Vec<(&'static str, usize)> {
 
 /// The descriptor of one index (see [`IX_WORDS`]).
 fn descriptor(index: &XiangqiIndex, offsets: &[(&'static str, usize)]) -> Result<Vec<u32>> {
-    let offset = |name: &str| offsets.iter().find(|(n, _)| *n == name).map_or(0, |&(_, o)| o);
+    let offset = |name: &str| -> Result<usize> {
+        let found = offsets.iter().find(|(n, _)| *n == name);
+        found
+            .map(|&(_, o)| o)
+            .with_context(|| format!("the xiangqi geometry has no section {name}"))
+    };
     let mut words = vec![0u32; IX_WORDS];
     words[IX_GROUPS] = index.layout.groups.len() as u32;
     words[IX_PER_SIDE] = u32::try_from(index.per_side)?;
@@ -357,16 +363,16 @@ fn descriptor(index: &XiangqiIndex, offsets: &[(&'static str, usize)]) -> Result
         // The red king's group uses the reduced points (see `Layout::new`).
         let (points, mirrored, squares) = if group.side == 0 && group.kind == Kind::King {
             (
-                offset("GEO_RED_KING"),
-                offset("GEO_RED_KING_MIRRORED"),
-                offset("GEO_RED_KING_SQUARES"),
+                offset("GEO_RED_KING")?,
+                offset("GEO_RED_KING_MIRRORED")?,
+                offset("GEO_RED_KING_SQUARES")?,
             )
         } else {
             let kind_table = (group.side * 7 + group.kind.index()) * SQUARES;
             (
-                offset("GEO_POINTS") + kind_table,
-                offset("GEO_MIRRORED") + kind_table,
-                offset("GEO_POINT_SQUARES") + kind_table,
+                offset("GEO_POINTS")? + kind_table,
+                offset("GEO_MIRRORED")? + kind_table,
+                offset("GEO_POINT_SQUARES")? + kind_table,
             )
         };
         words[at + G_FIRST] = group.first as u32;
@@ -461,6 +467,15 @@ mod tests {
     use crate::material::{GameId, Material};
     use crate::solver::Silent;
     use crate::solver::gpu::{Gpu, probe};
+
+    #[test]
+    fn a_descriptor_needs_every_geometry_section_it_points_at() {
+        let material = Material::parse(GameId::Xiangqi, "KRvKA").unwrap();
+        let index = Xiangqi::index(&material, Default::default()).unwrap();
+        assert!(descriptor(&index, &geo_words().offsets).is_ok());
+        let err = descriptor(&index, &[]).unwrap_err();
+        assert_eq!(format!("{err:#}"), "the xiangqi geometry has no section GEO_RED_KING");
+    }
 
     /// Moves a probed state may have (a legal position has far fewer).
     const PROBE_MOVES: usize = 64;

@@ -4,8 +4,9 @@
 //!
 //! Here: the rules options and [`Position`]. Then [`board`] (squares, geometry, the working
 //! board), [`index`] (the index space), [`moves`] (moves, un-moves, check), [`space`] (the
-//! solver's view with its exits), [`notation`] (FEN, WXF and ICCS), [`gpu`] (the data of the WGSL
-//! twin, `shaders/games/xiangqi.wgsl`).
+//! solver's view with its exits), [`notation`] (FEN, WXF and ICCS), [`asian`] (the Asian
+//! repetition rules), [`gpu`] (the data of the WGSL twin, `shaders/games/xiangqi.wgsl`, and under
+//! `--rules asian` `shaders/games/xiangqi_asian.wgsl`).
 
 pub mod asian;
 pub mod board;
@@ -15,7 +16,7 @@ pub mod moves;
 pub mod notation;
 pub mod space;
 
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
 
 pub use self::board::Kind;
 use self::board::{Board, NONE, SQUARES, geometry};
@@ -24,7 +25,7 @@ use self::moves::{for_each_legal_move, in_check, kings_face};
 use self::space::XiangqiSpace;
 use crate::error::Error;
 use crate::games::{Game, IndexSpace, RuleOption, Rules, check_gpu_states};
-use crate::material::{GameId, MAX_KINDS, Material, Side, materials_within};
+use crate::material::{GameId, Material, Side, materials_within};
 use crate::solver::gpu::GpuRules;
 use crate::solver::rounds::{RuledSolution, solve_in_rounds};
 use crate::solver::{Progress, cpu};
@@ -208,11 +209,7 @@ impl Game for Xiangqi {
             if count(Kind::Advisor) > 2 || count(Kind::Elephant) > 2 {
                 bail!("material {material}: at most two advisors and two elephants per side");
             }
-            let attackers: usize = [Kind::Rook, Kind::Cannon, Kind::Horse, Kind::Pawn]
-                .into_iter()
-                .map(count)
-                .sum();
-            if attackers > MAX_ATTACKERS {
+            if Kind::attackers(&material.counts[side.index()]) > MAX_ATTACKERS {
                 bail!(
                     "material {material}: at most {MAX_ATTACKERS} rooks, cannons, horses and pawns per side are supported"
                 );
@@ -234,14 +231,8 @@ impl Game for Xiangqi {
     fn materials(pieces: usize) -> Vec<Material> {
         let mut max = [2u8; 7];
         max[Kind::King.index()] = 1;
-        let attackers = |counts: &[u8; MAX_KINDS]| {
-            [Kind::Rook, Kind::Cannon, Kind::Horse, Kind::Pawn]
-                .map(|kind| usize::from(counts[kind.index()]))
-                .iter()
-                .sum::<usize>()
-        };
         let mut all = materials_within(GameId::Xiangqi, &max, pieces, |counts| {
-            counts[Kind::King.index()] == 1 && attackers(counts) <= MAX_ATTACKERS
+            counts[Kind::King.index()] == 1 && Kind::attackers(counts) <= MAX_ATTACKERS
         });
         all.sort_by_key(|m| (m.pieces(), *m));
         all
@@ -293,7 +284,7 @@ impl Game for Xiangqi {
         tables: &'t TableSet,
     ) -> Result<Box<dyn GpuRules + 't>> {
         let rules_gpu = gpu::XiangqiGpu::new(index, tables)?;
-        if rules.repetition == Repetition::Asian && asian::rules_apply(&index.material) {
+        if Self::may_rule(&index.material, rules) {
             return Ok(Box::new(rules_gpu.under_asian_rules()));
         }
         Ok(Box::new(rules_gpu))
@@ -301,7 +292,8 @@ impl Game for Xiangqi {
 
     fn parse_position(text: &str) -> Result<Position> {
         let position = notation::parse_fen(text).map_err(Error::illegal_position)?;
-        Xiangqi::check_position(&position)?;
+        let legal = position.check_legal().with_context(|| format!("position '{text}'"));
+        legal.map_err(Error::illegal_position)?;
         Ok(position)
     }
 

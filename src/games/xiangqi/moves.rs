@@ -4,7 +4,8 @@
 //! check can come under attack from the other side's pieces only when a move (not its own)
 //! vacates or fills one of its `sensitive` squares: its rank and file, where rooks, cannons,
 //! screens and the other king act, and its four diagonal neighbours, the legs of horses that
-//! attack it. An un-move moves an attacker, whose own attack is tested directly.
+//! attack it. Outside the sensitive squares an un-move can change only the moved piece's own
+//! attack, which is tested directly.
 
 use super::board::{Board, Geometry, Kind, NONE, SQUARES, file, geometry};
 

@@ -7,7 +7,7 @@ use super::board::{FILES, Kind, SQUARES, file, rank, square};
 use super::{Move, Piece, Position, Xiangqi};
 use crate::games::Game;
 use crate::games::board_text::{self, Shape, format_placement, letter_side, side_letter, side_to_move_letter};
-use crate::material::Side;
+use crate::material::{GameId, Side};
 
 /// The FEN letter of a kind (red's, uppercase).
 fn fen_letter(kind: Kind) -> char {
@@ -22,20 +22,6 @@ fn fen_letter(kind: Kind) -> char {
     }
 }
 
-/// The kind a FEN letter names (either case, synonyms E and H included).
-fn kind_of_letter(letter: char) -> Option<Kind> {
-    Some(match letter.to_ascii_uppercase() {
-        'K' => Kind::King,
-        'A' => Kind::Advisor,
-        'B' | 'E' => Kind::Elephant,
-        'N' | 'H' => Kind::Horse,
-        'R' => Kind::Rook,
-        'C' => Kind::Cannon,
-        'P' => Kind::Pawn,
-        _ => return None,
-    })
-}
-
 /// The board as FEN writes it: files a to i, ranks 0 to 9.
 const SHAPE: Shape = Shape {
     files: FILES,
@@ -45,12 +31,15 @@ const SHAPE: Shape = Shape {
 
 /// Parses the board and side-to-move fields of a FEN, and the later fields when present (`- - 0
 /// 1`: no castling nor en passant in xiangqi, and the clocks, which tables do not count);
-/// legality is checked by the caller.
+/// legality is checked by the caller ([`Xiangqi::parse_position`]).
 pub fn parse_fen(text: &str) -> Result<Position> {
     let mut cells = [None; SQUARES];
     let parsed = board_text::parse(text, SHAPE, |f, r, c| {
-        let kind =
-            kind_of_letter(c).with_context(|| format!("'{c}' is no xiangqi piece (KABNRCP or E, H; red uppercase)"))?;
+        let kind = u8::try_from(c)
+            .ok()
+            .and_then(|letter| GameId::Xiangqi.kind_of_letter(letter))
+            .map(|k| Kind::ALL[k])
+            .with_context(|| format!("'{c}' is no xiangqi piece (KABNRCP or E, H; red uppercase)"))?;
         let side = letter_side(c);
         cells[usize::from(square(f as u8, r as u8))] = Some(Piece { side, kind });
         Ok(())
