@@ -10,7 +10,7 @@
 //! en passant state of the child (see [`ChessIndex`]), whose moves are the child's plus the en
 //! passant captures; the child without the right is then not reached by that move, so a
 //! double step is un-made from a position only when no en passant capture of that pawn is
-//! possible in it. Every parent position also has the en passant states of its own as parents.
+//! possible in it. Every parent's own en passant states are parents too.
 //!
 //! Pawn slices: a table with pawns is solved a slice at a time (see [`Sliced`] and
 //! `pawn_slices.rs`), each in a numbering of its own; `ChessSpace::expand_position` takes the
@@ -272,8 +272,8 @@ impl<'t> ChessSpace<'t> {
     ) -> Neighbours<'a> {
         let base = next.index() as u64 * self.index.per_side();
         let men = self.index.men();
-        let diagonal = !fast || (!self.index.has_pawns() && ChessIndex::kings_on_diagonal(placement));
-        let counting = counting && !diagonal;
+        let canonicalise_all = !fast || (!self.index.has_pawns() && ChessIndex::kings_on_diagonal(placement));
+        let counting = counting && !canonicalise_all;
         let countable = if counting {
             let [wk, bk] = placement.kings();
             let (pair, _) = self.index.king_pair(wk, bk).expect("the kings of a legal position");
@@ -282,7 +282,7 @@ impl<'t> ChessSpace<'t> {
             Countable::default()
         };
         let mut partial = [0; MAX_MEN];
-        if !diagonal && !countable.men {
+        if !canonicalise_all && !countable.men {
             for i in men.of(moving) {
                 let group = self.index.group_of(i);
                 partial[i] = base + self.index.slot_without(group, slot, placement);
@@ -291,55 +291,41 @@ impl<'t> ChessSpace<'t> {
         Neighbours {
             index: self.index,
             placement,
-            slot,
             moving,
             base,
-            diagonal,
+            canonicalise_all,
             partial,
             countable,
         }
     }
 
-    /// Records the moves of a piece other than a pawn: captures as exits, the rest as children.
-    #[allow(clippy::too_many_arguments)]
+    /// Records the captures of a piece other than a pawn, onto each of `captures`, as exits.
     #[inline]
-    fn piece_moves(
+    fn piece_captures(
         &self,
         placement: Placement,
         side: Side,
         mover: Mover,
-        targets: Bitboard,
-        enemies: Bitboard,
-        neighbours: &impl Neighbourhood,
-        children: &mut Successors,
+        mut captures: Bitboard,
         exits: &mut Exits,
     ) {
         let men = self.index.men();
         let next = side.other();
-        let mut captures = targets & enemies;
         while captures != 0 {
             let to = captures.trailing_zeros() as Square;
             captures &= captures - 1;
             let victim = man_on(men, placement, next, to);
             exits.add(self.exit_value(placement.moved(side, mover, to), Some(victim), None, next));
         }
-        neighbours.push(children, mover, targets & !enemies);
     }
     /// [`Space::expand`] of a slot, given the placement it spells out.
     #[inline]
-    fn expand_slot(
-        &self,
-        side: Side,
-        slot: u64,
-        placement: Placement,
-        children: &mut Successors,
-        solved: SolvedSlices,
-    ) -> Node {
+    fn expand_slot(&self, side: Side, slot: u64, placement: Placement, children: &mut Successors) -> Node {
         if !self.index.is_legal(side, slot, placement) {
             return Node::Broken;
         }
         let neighbours = self.neighbours(placement, slot, side, side.other(), true, children.is_counting());
-        self.expand_position(placement, side, None, &neighbours, children, solved)
+        self.expand_position(placement, side, None, &neighbours, children, None)
     }
 
     /// [`Space::expand`] of a position with an en passant right (`ep_pawn` may be captured).
@@ -378,9 +364,8 @@ impl<'t> ChessSpace<'t> {
             let pawn = match mover {
                 Mover::Man(man) if men.kind[man] == Kind::Pawn => man,
                 _ => {
-                    return self.piece_moves(
-                        placement, side, mover, targets, enemies, neighbours, children, &mut exits,
-                    );
+                    self.piece_captures(placement, side, mover, targets & enemies, &mut exits);
+                    return neighbours.push(children, mover, targets & !enemies);
                 }
             };
             let mut quiet = 0;
@@ -433,13 +418,12 @@ impl<'t> ChessSpace<'t> {
 struct Neighbours<'a> {
     index: &'a ChessIndex,
     placement: Placement,
-    /// The slot of `placement`, unless `diagonal`.
-    slot: u64,
     moving: Side,
     /// First state of the side to move next.
     base: u64,
-    /// Every neighbour needs canonicalising (see [`ChessSpace::neighbours`]).
-    diagonal: bool,
+    /// Every neighbour needs canonicalising: the king pair is on the a1-h8 diagonal, or the
+    /// state is an en passant one (see [`ChessSpace::neighbours`]).
+    canonicalise_all: bool,
     /// `partial[man]`: the next state with the man's group rank taken out.
     partial: [u64; MAX_MEN],
     /// The neighbours to count, not compute, when only their number is wanted (nothing
@@ -459,25 +443,18 @@ pub(super) trait Neighbourhood {
 }
 
 impl Neighbourhood for Neighbours<'_> {
-    /// The slot with the man's group rank replaced (no symmetry applies to a man's move),
-    /// unless every neighbour needs canonicalising.
+    /// Canonicalised fully: only an en passant state of a pawn slice asks (its pawn moves lead
+    /// to the slices solved before), and its neighbours always are.
     #[inline]
-    fn table_state(&self, man: usize, after: Placement) -> u64 {
-        if self.diagonal {
-            let (slot, _) = self.index.canonical(after);
-            return self.base + slot;
-        }
-        let group = self.index.group_of(man);
-        self.base
-            + self.index.slot_without(group, self.slot, self.placement)
-            + self.index.group_rank(group, after) * group.multiplier
+    fn table_state(&self, _: usize, after: Placement) -> u64 {
+        self.base + self.index.canonical(after).0
     }
 
     #[inline]
     fn push(&self, out: &mut Successors, mover: Mover, mut squares: Bitboard) {
         match mover {
             Mover::Man(_) if self.countable.men => out.add_unique(squares.count_ones() as usize),
-            Mover::Man(man) if !self.diagonal => {
+            Mover::Man(man) if !self.canonicalise_all => {
                 let group = self.index.group_of(man);
                 let (partial, multiplier) = (self.partial[man], group.multiplier);
                 let rank = self.index.rank_after_move(group, self.placement, man);
@@ -526,32 +503,12 @@ impl Space for ChessSpace<'_> {
             return self.expand_en_passant(placement, side, pawn, children, None);
         }
         let (side, slot) = self.index.split(state);
-        self.expand_slot(side, slot, self.index.placement(slot), children, None)
+        self.expand_slot(side, slot, self.index.placement(slot), children)
     }
 
+    /// Steps from one slot's placement to the next one's where the index allows, instead of
+    /// decoding every slot.
     fn expand_run(&self, states: Range<u64>, children: &mut Successors, visit: &mut dyn FnMut(Node, &mut Successors)) {
-        self.expand_run_with(states, children, visit, None);
-    }
-
-    fn parents(&self, state: u64, parents: &mut Successors) {
-        self.parents_with(state, parents, true);
-    }
-
-    fn sliced(&self) -> Option<&dyn Sliced> {
-        self.index.solved_by_slices().then_some(self as &dyn Sliced)
-    }
-}
-
-impl ChessSpace<'_> {
-    /// [`Space::expand_run`], stepping from one slot's placement to the next one's where the
-    /// index allows instead of decoding every slot; with `solved`, pawn moves are exits.
-    fn expand_run_with(
-        &self,
-        states: Range<u64>,
-        children: &mut Successors,
-        visit: &mut dyn FnMut(Node, &mut Successors),
-        solved: SolvedSlices,
-    ) {
         // The placement of the state after the last one expanded, when stepped to.
         let mut stepped = None;
         for state in states {
@@ -563,15 +520,13 @@ impl ChessSpace<'_> {
                 let (side, slot) = self.index.split(state);
                 let placement = stepped.unwrap_or_else(|| self.index.placement(slot));
                 stepped = self.index.next_placement(placement);
-                self.expand_slot(side, slot, placement, children, solved)
+                self.expand_slot(side, slot, placement, children)
             };
             visit(node, children);
         }
     }
 
-    /// [`Space::parents`]; without `pawn_moves`, only the parents in the state's pawn slice
-    /// (no pawn un-moves, no en passant states).
-    fn parents_with(&self, state: u64, parents: &mut Successors, pawn_moves: bool) {
+    fn parents(&self, state: u64, parents: &mut Successors) {
         // The solver asks only for legal states: no need to check the slot again.
         let men = self.index.men();
         if self.index.is_en_passant(state) {
@@ -592,15 +547,14 @@ impl ChessSpace<'_> {
         let placement = self.index.placement(slot);
         let mover = side.other();
         let neighbours = self.neighbours(placement, slot, mover, mover, true, false);
-        for_each_unmove(self.geo, men, placement, side, pawn_moves, |piece, to, mut sources| {
+        for_each_unmove(self.geo, men, placement, side, true, |piece, to, mut sources| {
             let pawn_move = matches!(piece, Mover::Man(man) if men.kind[man] == Kind::Pawn);
             if pawn_move && relative_rank(mover, to) == 3 && en_passant_right(self.geo, men, placement, side, to) {
                 // That double step leads to the en passant state, not to this one.
                 sources &= !bit(backward(mover, backward(mover, to)));
             }
             neighbours.push(parents, piece, sources);
-            if self.index.ep_man(mover).is_none() || !pawn_moves {
-                // In a pawn slice, the en passant states are valued after it, not updated.
+            if self.index.ep_man(mover).is_none() {
                 return;
             }
             let mut left = sources;
@@ -612,6 +566,10 @@ impl ChessSpace<'_> {
                     .en_passant_variants(parent, mover, |s| parents.push_mapped(s));
             }
         });
+    }
+
+    fn sliced(&self) -> Option<&dyn Sliced> {
+        self.index.solved_by_slices().then_some(self as &dyn Sliced)
     }
 }
 
