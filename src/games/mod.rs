@@ -159,7 +159,9 @@ pub fn all_rule_options() -> impl Iterator<Item = (GameId, &'static RuleOption)>
 ///
 /// Every game lays its states out the same way: `state = side * per_side + slot`, the first
 /// side to move's slots, then the second side's, equally many; a slot numbers a placement of
-/// the pieces.
+/// the pieces. A game may hold further states after these `2 * per_side` (chess: the positions
+/// with an en passant right); [`IndexSpace::split`] and [`IndexSpace::state`] do not apply to
+/// them, and such a game overrides [`IndexSpace::states`] and [`IndexSpace::side_to_move`].
 pub trait IndexSpace: Send + Sync {
     /// The positions the index numbers.
     type Position;

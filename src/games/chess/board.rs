@@ -374,9 +374,9 @@ impl Geometry {
             && self.between[from as usize][target as usize] & occupied == 0
     }
 
-    /// The tables of the pawnless shader as little-endian u32 words (`symmetry` one square per
-    /// word, then `pattern`, `ray`, `between` with each bitboard as its low word then its high
-    /// word), for upload to a GPU.
+    /// The geometry tables of `shaders/games/chess.wgsl` as little-endian u32 words
+    /// (`symmetry` one square per word, then `pattern`, `ray`, `between` with each bitboard as
+    /// its low word then its high word), for upload to a GPU.
     pub fn gpu_words(&self) -> Vec<u32> {
         let symmetry = self.symmetry.iter().flatten().map(|&s| u32::from(s));
         let boards = self

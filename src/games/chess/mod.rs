@@ -1,18 +1,20 @@
-//! Western chess endgames: kings plus up to four queens, rooks, bishops, knights and pawns.
+//! Western chess endgames: kings plus up to four queens, rooks, bishops, knights and pawns. A
+//! legal position has one king a side, at most 6 pieces, no pawn on the first or last rank, the
+//! side not to move not in check, and an en passant right only where a pawn can have just moved
+//! two squares and can be captured; there is no castling.
 //!
-//! [`Position`] is a legal position: exactly one king a side, at most 6 pieces,
-//! no two pieces on a square, no pawn on the first or last rank, the side not to move not in
-//! check, and an en passant right only where a pawn can have just moved two squares and can be
-//! captured. The board geometry is in
-//! [`board`], the index scheme in [`index`], moves and un-moves in [`moves`], the solver's view in
-//! [`space`] (tables with pawns a slice at a time in `pawn_slices.rs`), FEN, SAN and UCI in [`notation`], the data of the GPU twin
-//! (`shaders/games/chess.wgsl`) in [`gpu`].
+//! Here: the rules options, [`Position`] and its moves. Then [`board`] (squares, geometry, the
+//! placement, attacks), [`index`] (the index space), [`moves`] (moves, un-moves, en passant),
+//! [`space`] (the solver's view with its exits; tables with pawns a slice at a time in
+//! `pawn_slices.rs`), [`notation`] (FEN, SAN and UCI), [`gpu`] (the data of the WGSL twin,
+//! `shaders/games/chess.wgsl`).
 
 pub mod board;
 pub mod gpu;
 pub mod index;
 pub mod moves;
 pub mod notation;
+// Private: it only adds the `Sliced` solving of `ChessSpace`.
 mod pawn_slices;
 pub mod space;
 
