@@ -24,7 +24,7 @@ fn locate_is_invariant_under_symmetry_and_decode_gives_an_image() {
             let state = index.locate(&position);
             beyond_32_bits += u32::try_from(state).is_err() as usize;
             assert!(state < index.states());
-            assert_eq!(index.side_to_move(state), position.turn());
+            assert_eq!(index.side_to_move(state), position.side_to_move());
             let canonical = index.decode(state).expect("a legal position decodes");
             let images: Vec<Position> = (0..8).map(|s| image(&position, s)).collect();
             assert!(images.contains(&canonical), "{name}: {canonical:?}");

@@ -27,15 +27,13 @@ use crate::solver::gpu::GpuRules;
 use crate::table::TableSet;
 use crate::value::Value;
 pub use board::{Kind, Square};
-use board::{MAX_MEN, Men, PAWN_SQUARES, Placement, backward, bit, forward, geometry, relative_rank};
+use board::{MAX_MEN, Men, PAWN_SQUARES, Placement, backward, bit, forward, geometry, rank_mirrored, relative_rank};
 use index::ChessIndex;
 use moves::{for_each_en_passant, for_each_move, promotes};
 use space::ChessSpace;
 
 /// The most pieces (kings included) of a supported material.
 pub const MAX_PIECES: usize = 2 + MAX_MEN;
-/// Kind index of the pawn in material counts.
-const PAWN: usize = 5;
 
 /// Chess tables have no rule options (no castling).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -76,7 +74,8 @@ pub struct Move {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Position {
     board: [Option<Piece>; 64],
-    turn: Side,
+    /// Private, unlike the other games' fields, so that an en passant right stays legal for it.
+    side_to_move: Side,
     /// The square a pawn has just passed with a double step, when the side to move may capture
     /// it en passant.
     en_passant: Option<Square>,
@@ -84,10 +83,10 @@ pub struct Position {
 
 impl Position {
     /// A position from its pieces, checked to be legal; each failure is one clear line.
-    pub fn new(board: [Option<Piece>; 64], turn: Side) -> Result<Position> {
+    pub fn new(board: [Option<Piece>; 64], side_to_move: Side) -> Result<Position> {
         let position = Position {
             board,
-            turn,
+            side_to_move,
             en_passant: None,
         };
         position.check_legal()?;
@@ -97,7 +96,7 @@ impl Position {
     /// Checks what [`Position::new`] checks, and that an en passant right is one that
     /// [`Position::with_legal_en_passant`] gives.
     pub fn check_legal(&self) -> Result<()> {
-        let (board, turn) = (self.board, self.turn);
+        let (board, side_to_move) = (self.board, self.side_to_move);
         let material = self.material();
         material.check_one_king_a_side(Kind::King.index())?;
         let pieces = material.pieces();
@@ -113,10 +112,10 @@ impl Position {
         }
         let (men, placement) = self.men_and_placement();
         let [wk, bk] = placement.kings();
-        if board::file(wk).abs_diff(board::file(bk)) <= 1 && board::rank(wk).abs_diff(board::rank(bk)) <= 1 {
+        if board::kings_touch(wk, bk) {
             bail!("the kings stand on adjacent squares");
         }
-        let waiting = turn.other();
+        let waiting = side_to_move.other();
         if placement.in_check(geometry(), &men, waiting) {
             let name = GameId::Chess.side_name(waiting);
             bail!("{name} is in check but it is not {name}'s move");
@@ -137,8 +136,8 @@ impl Position {
     }
 
     /// The side to move.
-    pub fn turn(&self) -> Side {
-        self.turn
+    pub fn side_to_move(&self) -> Side {
+        self.side_to_move
     }
 
     /// The square behind a pawn that has just moved two squares, when the side to move may
@@ -174,7 +173,7 @@ impl Position {
     /// square, the square and the one behind it are empty, and the side to move was not in check
     /// before the double step (the position it was played from was legal).
     fn double_step_past(&self, target: Square) -> Result<Square> {
-        let waiting = self.turn.other();
+        let waiting = self.side_to_move.other();
         let name = board::square_name(target);
         if relative_rank(waiting, target) != 2 {
             bail!("en passant square {name} is not on the rank a pawn passes on its double step");
@@ -195,7 +194,7 @@ impl Position {
         let mut before = self.clone();
         before.board[origin as usize] = before.board[pawn as usize].take();
         if before.in_check() {
-            let side = GameId::Chess.side_name(self.turn);
+            let side = GameId::Chess.side_name(self.side_to_move);
             bail!(
                 "en passant square {name}: no double step can have passed it, as {side} would have been in check before it"
             );
@@ -207,7 +206,9 @@ impl Position {
     fn may_take_en_passant(&self, pawn: Square) -> bool {
         let (men, placement) = self.men_and_placement();
         let mut possible = false;
-        for_each_en_passant(geometry(), &men, placement, self.turn, pawn, |_, _| possible = true);
+        for_each_en_passant(geometry(), &men, placement, self.side_to_move, pawn, |_, _| {
+            possible = true
+        });
         possible
     }
 
@@ -250,7 +251,7 @@ impl Position {
     }
 
     /// The position of a legal placement.
-    pub fn from_placement(men: &Men, placement: Placement, turn: Side) -> Position {
+    pub fn from_placement(men: &Men, placement: Placement, side_to_move: Side) -> Position {
         let mut board = [None; 64];
         for side in Side::BOTH {
             board[placement.king(side) as usize] = Some(Piece { side, kind: Kind::King });
@@ -263,7 +264,7 @@ impl Position {
         }
         Position {
             board,
-            turn,
+            side_to_move,
             en_passant: None,
         }
     }
@@ -272,31 +273,37 @@ impl Position {
     pub fn legal_moves(&self) -> Vec<Move> {
         let (men, placement) = self.men_and_placement();
         let mut moves = Vec::new();
-        for_each_move(geometry(), &men, placement, self.turn, |_, from, mut targets| {
-            let pawn = self.board[from as usize].is_some_and(|p| p.kind == Kind::Pawn);
-            while targets != 0 {
-                let to = targets.trailing_zeros() as Square;
-                targets &= targets - 1;
-                if pawn && promotes(self.turn, to) {
-                    for kind in Kind::PROMOTIONS {
+        for_each_move(
+            geometry(),
+            &men,
+            placement,
+            self.side_to_move,
+            |_, from, mut targets| {
+                let pawn = self.board[from as usize].is_some_and(|p| p.kind == Kind::Pawn);
+                while targets != 0 {
+                    let to = targets.trailing_zeros() as Square;
+                    targets &= targets - 1;
+                    if pawn && promotes(self.side_to_move, to) {
+                        for kind in Kind::PROMOTIONS {
+                            moves.push(Move {
+                                from,
+                                to,
+                                promotion: Some(kind),
+                            });
+                        }
+                    } else {
                         moves.push(Move {
                             from,
                             to,
-                            promotion: Some(kind),
+                            promotion: None,
                         });
                     }
-                } else {
-                    moves.push(Move {
-                        from,
-                        to,
-                        promotion: None,
-                    });
                 }
-            }
-        });
+            },
+        );
         if let Some(target) = self.en_passant {
-            let pawn = forward(self.turn.other(), target);
-            for_each_en_passant(geometry(), &men, placement, self.turn, pawn, |capturer, _| {
+            let pawn = forward(self.side_to_move.other(), target);
+            for_each_en_passant(geometry(), &men, placement, self.side_to_move, pawn, |capturer, _| {
                 moves.push(Move {
                     from: placement.man(capturer),
                     to: target,
@@ -317,7 +324,7 @@ impl Position {
     pub fn play(&self, mv: Move) -> Position {
         let mut board = self.board;
         if self.is_en_passant(mv) {
-            board[backward(self.turn, mv.to) as usize] = None;
+            board[backward(self.side_to_move, mv.to) as usize] = None;
         }
         let mut piece = board[mv.from as usize].take();
         if let (Some(p), Some(kind)) = (piece.as_mut(), mv.promotion) {
@@ -326,7 +333,7 @@ impl Position {
         board[mv.to as usize] = piece;
         let after = Position {
             board,
-            turn: self.turn.other(),
+            side_to_move: self.side_to_move.other(),
             en_passant: None,
         };
         let double_step = piece.is_some_and(|p| p.kind == Kind::Pawn) && mv.from.abs_diff(mv.to) == 16;
@@ -342,7 +349,7 @@ impl Position {
     /// Whether the side to move is in check.
     pub fn in_check(&self) -> bool {
         let (men, placement) = self.men_and_placement();
-        placement.in_check(geometry(), &men, self.turn)
+        placement.in_check(geometry(), &men, self.side_to_move)
     }
 
     /// The position with ranks mirrored, colours swapped and the other side to move (pawns then
@@ -350,15 +357,15 @@ impl Position {
     pub fn flipped(&self) -> Position {
         let mut board = [None; 64];
         for (sq, piece) in self.board.iter().enumerate() {
-            board[sq ^ 56] = piece.map(|p| Piece {
+            board[usize::from(rank_mirrored(sq as Square))] = piece.map(|p| Piece {
                 side: p.side.other(),
                 kind: p.kind,
             });
         }
         Position {
             board,
-            turn: self.turn.other(),
-            en_passant: self.en_passant.map(|sq| sq ^ 56),
+            side_to_move: self.side_to_move.other(),
+            en_passant: self.en_passant.map(rank_mirrored),
         }
     }
 }
@@ -396,11 +403,11 @@ impl Game for Chess {
     fn sub_materials(material: &Material) -> Vec<Material> {
         let mut subs = material.captures(|kind| kind != Kind::King.index());
         for side in Side::BOTH {
-            if material.count(side, PAWN) == 0 {
+            if material.count(side, Kind::Pawn.index()) == 0 {
                 continue;
             }
             for kind in Kind::PROMOTIONS {
-                let mut promoted = material.without(side, PAWN);
+                let mut promoted = material.without(side, Kind::Pawn.index());
                 promoted.counts[side.index()][kind.index()] += 1;
                 subs.push(promoted.canonical().0);
                 // A capture on the last rank takes a piece (never a pawn, never the king).
@@ -417,11 +424,13 @@ impl Game for Chess {
     }
 
     fn materials(pieces: usize) -> Vec<Material> {
-        let mut max = [MAX_MEN as u8; 6];
+        let mut max = [MAX_MEN as u8; Kind::ALL.len()];
         max[Kind::King.index()] = 1;
         let mut materials = materials_within(GameId::Chess, &max, pieces.min(MAX_PIECES), |counts| {
             counts[Kind::King.index()] == 1
         });
+        // Within a piece count, the most queens first and so on down the kinds (KQvK .. KPvK):
+        // the promotions of a pawn, which keep the piece count, come before it.
         materials.sort_by_key(|m| (m.pieces(), std::cmp::Reverse(*m)));
         materials
     }
@@ -465,7 +474,7 @@ impl Game for Chess {
     }
 
     fn side_to_move(position: &Position) -> Side {
-        position.turn()
+        position.side_to_move()
     }
 
     fn flip(position: &Position) -> Position {

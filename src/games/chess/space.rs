@@ -22,7 +22,8 @@ use anyhow::Result;
 
 use super::Chess;
 use super::board::{
-    Bitboard, Geometry, Kind, MAX_MEN, Men, Mover, Placement, Square, backward, bit, forward, geometry, relative_rank,
+    Bitboard, Geometry, Kind, MAX_MEN, Men, Mover, Placement, Square, backward, bit, forward, geometry, rank_mirrored,
+    relative_rank,
 };
 use super::index::ChessIndex;
 use super::moves::{en_passant_right, for_each_en_passant, for_each_move, for_each_unmove, man_on, men_of, promotes};
@@ -62,9 +63,15 @@ fn route_key(victim: Option<usize>, promoted: Option<(usize, Kind)>) -> usize {
     victim.unwrap_or(MAX_MEN) * PROMOTION_CASES + promotion
 }
 
-/// The route of a move that captures `victim`, promotes a pawn, or both, when `exits` holds the
-/// material it leads to (a case no move makes may have none).
-fn route(men: &Men, exits: &[Exit], victim: Option<usize>, promoted: Option<(usize, Kind)>) -> Option<Route> {
+/// Where a move of `men` that captures `victim`, promotes a pawn (man, new kind), or both lands:
+/// the canonical smaller material, whether it is stored with colours swapped, and per man its
+/// place among that material's men (`None` for the victim). The CPU's routes and the GPU's exits
+/// both take it from here.
+pub(super) fn exit_route(
+    men: &Men,
+    victim: Option<usize>,
+    promoted: Option<(usize, Kind)>,
+) -> (Material, bool, [Option<usize>; MAX_MEN]) {
     let kind_of = |m: usize| match promoted {
         Some((pawn, kind)) if pawn == m => kind,
         _ => men.kind[m],
@@ -77,16 +84,26 @@ fn route(men: &Men, exits: &[Exit], victim: Option<usize>, promoted: Option<(usi
         material.counts[men.side[m].index()][kind_of(m).index()] += 1;
     }
     let (canonical, flip) = material.canonical();
-    let exit = exits.iter().position(|e| e.material == canonical)?;
-    let sub_men = exits[exit].index.men();
+    let sub_men = Men::of_material(&canonical);
     let mut taken = [false; MAX_MEN];
     let mut place = [None; MAX_MEN];
     for m in (0..men.count).filter(|&m| Some(m) != victim) {
         let side = if flip { men.side[m].other() } else { men.side[m] };
-        let p = sub_men.of(side).find(|&p| !taken[p] && sub_men.kind[p] == kind_of(m))?;
+        let p = sub_men
+            .of(side)
+            .find(|&p| !taken[p] && sub_men.kind[p] == kind_of(m))
+            .expect("the smaller material is counted from the surviving men");
         taken[p] = true;
         place[m] = Some(p);
     }
+    (canonical, flip, place)
+}
+
+/// The route of a move that captures `victim`, promotes a pawn, or both, when `exits` holds the
+/// material it leads to (a case no move makes may have none).
+fn route(men: &Men, exits: &[Exit], victim: Option<usize>, promoted: Option<(usize, Kind)>) -> Option<Route> {
+    let (material, flip, place) = exit_route(men, victim, promoted);
+    let exit = exits.iter().position(|e| e.material == material)?;
     Some(Route { exit, flip, place })
 }
 
@@ -211,10 +228,10 @@ impl<'t> ChessSpace<'t> {
         let route = self.routes[route_key(victim, promoted)].expect("every material a move reaches has a table");
         let exit = &self.exits[route.exit];
         let flip = route.flip;
-        let flip_square = |sq: Square| if flip { sq ^ 56 } else { sq };
+        let flip_square = |sq: Square| if flip { rank_mirrored(sq) } else { sq };
         let [wk, bk] = after.kings();
         let mut smaller = if flip {
-            Placement::new([bk ^ 56, wk ^ 56], &[])
+            Placement::new([rank_mirrored(bk), rank_mirrored(wk)], &[])
         } else {
             Placement::new([wk, bk], &[])
         };
