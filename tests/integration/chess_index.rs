@@ -125,7 +125,7 @@ fn broken_slots_decode_to_none_and_weigh_nothing() {
 fn materials_are_checked() {
     for (name, message) in [
         ("KQQRvKNB", "at most 6"),
-        ("KRvKQ", "canonical order"),
+        ("KRvKQ", "material KRvKQ is not canonical (write it as KQvKR)"),
         ("KQvQ", "black must have exactly one king, found 0"),
         ("KKvK", "white must have exactly one king, found 2"),
     ] {

@@ -118,7 +118,7 @@ impl ChessGpu {
         let mut exits = Vec::new();
         for (victim, promotion) in exit_cases(men) {
             let (canonical, flip, place) = exit_route(men, victim, promotion);
-            let sub = ChessIndex::new(&canonical)?;
+            let sub = ChessIndex::new(&canonical);
             let offset = exit_entries.offset(&canonical, tables)?;
             // At most GPU_MEN men (checked above).
             let order = std::array::from_fn(|m| place[m].map_or(NO_MAN, |p| p as u32));
@@ -423,7 +423,7 @@ mod tests {
 
     #[test]
     fn the_prelude_offsets_cover_the_geometry_words() {
-        let index = ChessIndex::new(&Material::parse(GameId::Chess, "KQvKR").unwrap()).unwrap();
+        let index = ChessIndex::new(&Material::parse(GameId::Chess, "KQvKR").unwrap());
         let prelude = prelude(&index, &[], 1);
         let beyond = prelude
             .lines()

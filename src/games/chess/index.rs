@@ -44,8 +44,6 @@
 
 use std::sync::OnceLock;
 
-use anyhow::{Result, bail};
-
 use super::Position;
 use super::board::{
     DIAGONAL, Geometry, Kind, MAX_MEN, MIRROR, Men, Placement, Square, TRANSPOSE, apply_symmetry, backward, bit, file,
@@ -312,14 +310,8 @@ pub struct ChessIndex {
 
 impl ChessIndex {
     /// The index of a canonical material of kings plus at most [`MAX_MEN`] Q, R, B, N, P
-    /// (checked by the caller).
-    pub fn new(material: &Material) -> Result<ChessIndex> {
-        if !material.is_canonical() {
-            bail!(
-                "material {material} is not in canonical order (use {})",
-                material.canonical().0
-            );
-        }
+    /// (checked by the caller, [`crate::games::Game::check_material`]).
+    pub fn new(material: &Material) -> ChessIndex {
         let men = Men::of_material(material);
         let mut groups = [Group::default(); MAX_MEN];
         let mut group_of = [0; MAX_MEN];
@@ -382,7 +374,7 @@ impl ChessIndex {
         for (divisor, g) in group_divisors.iter_mut().zip(&groups[..group_count]) {
             *divisor = Divisor::new(u32::try_from(g.multiplier).expect("a group's weight fits 32 bits"));
         }
-        Ok(ChessIndex {
+        ChessIndex {
             material: *material,
             men,
             pawns,
@@ -406,7 +398,7 @@ impl ChessIndex {
                 let used = k > 0 && groups[..group_count].iter().any(|g| g.len == k + 1);
                 if used { index_tables().unrank(k + 1) } else { &[] }
             }),
-        })
+        }
     }
 
     /// The canonical material the index numbers.
@@ -997,7 +989,7 @@ mod tests {
     #[test]
     fn stepping_to_the_next_slot_matches_decoding_it() {
         for name in ["KQvK", "KQvKR", "KRRvK", "KRPvKR", "KPvKP"] {
-            let index = ChessIndex::new(&Material::parse(crate::material::GameId::Chess, name).unwrap()).unwrap().unwrap();
+            let index = ChessIndex::new(&Material::parse(crate::material::GameId::Chess, name).unwrap());
             let mut stepped = 0;
             for slot in (0..index.per_side())
                 .step_by(101)
@@ -1017,7 +1009,7 @@ mod tests {
 
     #[test]
     fn pawn_slices_are_runs_of_slots_and_bound_the_working_states() {
-        let index = |name| ChessIndex::new(&Material::parse(crate::material::GameId::Chess, name).unwrap()).unwrap();
+        let index = |name| ChessIndex::new(&Material::parse(crate::material::GameId::Chess, name).unwrap());
         let krpvkr = index("KRPvKR");
         assert!(krpvkr.solved_by_slices());
         // Every slot of a slice has the same pawn, and the next slice's pawn is on the next square.

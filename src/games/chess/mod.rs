@@ -437,7 +437,7 @@ impl Game for Chess {
 
     fn index(material: &Material, _rules: ChessRules) -> Result<ChessIndex> {
         Self::check_material(material)?;
-        ChessIndex::new(material)
+        Ok(ChessIndex::new(material))
     }
 
     fn space<'t>(index: &'t ChessIndex, _rules: ChessRules, tables: &'t TableSet) -> Result<ChessSpace<'t>> {

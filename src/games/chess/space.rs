@@ -184,7 +184,7 @@ impl<'t> ChessSpace<'t> {
         for material in Chess::sub_materials(index.material()) {
             exits.push(Exit {
                 material,
-                index: ChessIndex::new(&material)?,
+                index: ChessIndex::new(&material),
                 table: tables.require(&material)?,
             });
         }
