@@ -381,18 +381,19 @@ struct Neighbours {
     slot: u32,
     moving: u32,
     base: u32,
-    diagonal: bool,
+    // Every neighbour needs canonicalising: a diagonal king pair or an en passant state.
+    canonicalise_all: bool,
 }
 
 fn neighbours(p: Placement, slot: u32, moving: u32, next: u32, fast: bool) -> Neighbours {
-    let diagonal = !fast || (THIS.pawn_men == 0u && kings_on_diagonal(p));
-    return Neighbours(p, slot, moving, next * THIS.per_side, diagonal);
+    let canonicalise_all = !fast || (THIS.pawn_men == 0u && kings_on_diagonal(p));
+    return Neighbours(p, slot, moving, next * THIS.per_side, canonicalise_all);
 }
 
 // Pushes the states reached by moving `mover` (NO_MAN: the king) to each of `squares`.
 fn push_moves(out: ptr<function, Successors>, nb: Neighbours, mover: u32, squares: vec2<u32>) {
     var left = squares;
-    if mover != NO_MAN && !nb.diagonal {
+    if mover != NO_MAN && !nb.canonicalise_all {
         let first = THIS.first[mover];
         let multiplier = THIS.multiplier[mover];
         let partial = nb.base + nb.slot - group_rank(THIS, first, nb.p) * multiplier;
@@ -829,7 +830,7 @@ fn push_parent_variants(out: ptr<function, Successors>, p: Placement, mover: u32
 }
 
 // Un-moves as in moves::for_each_unmove and ChessSpace::parents (no un-captures, no
-// un-promotions); a man may not come origin a square origin which it attacks the waiting king, a
+// un-promotions); a man may not come from a square from which it attacks the waiting king, a
 // pawn only steps back. A double step after which the waiting side may capture en passant led
 // to the en passant state, not to this one; every parent's own en passant states are parents
 // too. The solver asks only for legal states.

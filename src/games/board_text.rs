@@ -1,8 +1,9 @@
 //! The board-text skeleton every game's position notation shares (chess FEN, xiangqi FEN, the
 //! dark chess placement): the ranks from the top (the second side's back rank) down, separated
 //! by `/`, a digit counting empty squares, a letter a piece (the first side's uppercase), then
-//! the side to move, `w` or `r` for the first side and `b` for the second, in either case.
-//! Each game maps the letters to its pieces and reads or rejects the fields after.
+//! the side to move, `w` or `r` for the first side and `b` for the second, in either case (chess
+//! refuses all but `w` and `b` before). Each game maps the letters to its pieces and reads or
+//! rejects the fields after.
 
 use anyhow::{Context, Result, bail};
 

@@ -27,10 +27,14 @@ impl ExitEntries {
         }
         let entries = tables.require(material)?.entries();
         let words = entries.len().div_ceil(2);
-        let offset = u32::try_from(self.words.len())?;
-        if u32::try_from(entries.len()).is_err() || u32::try_from(self.words.len() + words).is_err() {
-            bail!("the tables captures reach are too large for the GPU (at {material})");
+        let fits = |n: usize| u32::try_from(n).is_ok();
+        if !fits(entries.len()) || !fits(self.words.len() + words) {
+            bail!(
+                "the smaller tables that captures reach are too large for the GPU (at {material}); use --backend cpu"
+            );
         }
+        // The words so far fit, as their end does.
+        let offset = self.words.len() as u32;
         self.words.try_reserve(words).map_err(|_| {
             anyhow!(
                 "not enough memory for the {:.1} GiB of smaller tables the GPU reads (at {material})",

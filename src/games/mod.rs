@@ -159,7 +159,9 @@ pub fn all_rule_options() -> impl Iterator<Item = (GameId, &'static RuleOption)>
 ///
 /// Every game lays its states out the same way: `state = side * per_side + slot`, the first
 /// side to move's slots, then the second side's, equally many; a slot numbers a placement of
-/// the pieces.
+/// the pieces. A game may hold further states after these `2 * per_side` (chess: the positions
+/// with an en passant right); [`IndexSpace::split`] and [`IndexSpace::state`] do not apply to
+/// them, and such a game overrides [`IndexSpace::states`] and [`IndexSpace::side_to_move`].
 pub trait IndexSpace: Send + Sync {
     /// The positions the index numbers.
     type Position;
@@ -249,10 +251,17 @@ pub trait Game: Sized + Send + Sync + 'static {
         rules_of::<Self>(options).map_err(Error::bad_rules)
     }
 
-    /// Checks that egtb can build tables of this canonical material: an [`Error::BadMaterial`]
-    /// saying why if not.
+    /// Checks that egtb can build tables of this material, which must be canonical (the form
+    /// tables are stored in): an [`Error::BadMaterial`] saying why if not.
     fn check_material(material: &Material) -> Result<()> {
-        Self::check_counts(material).map_err(Error::bad_material)
+        Self::check_counts(material).map_err(Error::bad_material)?;
+        if !material.is_canonical() {
+            let canonical = material.canonical().0;
+            return Err(Error::bad_material(anyhow!(
+                "material {material} is not canonical (write it as {canonical})"
+            )));
+        }
+        Ok(())
     }
     /// Fails, saying why, unless egtb builds tables of a canonical material with these counts of
     /// this game's pieces (the game's part of [`Game::check_material`]).
@@ -350,6 +359,28 @@ pub trait Game: Sized + Send + Sync + 'static {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every game refuses a material with its sides the wrong way round, in the same words
+    /// (dark chess used to take it).
+    #[test]
+    fn every_game_refuses_a_material_that_is_not_canonical() {
+        for (game, name, canonical) in [
+            (GameId::Chess, "KRvKQ", "KQvKR"),
+            (GameId::Xiangqi, "KvKR", "KRvK"),
+            (GameId::DarkChess, "KCvKR", "KRvKC"),
+        ] {
+            let material = Material::parse(game, name).unwrap();
+            let error = with_game!(game, G => G::check_material(&material)).unwrap_err();
+            assert!(
+                matches!(error.downcast_ref(), Some(Error::BadMaterial { .. })),
+                "{game}"
+            );
+            assert_eq!(
+                error.to_string(),
+                format!("material {name} is not canonical (write it as {canonical})")
+            );
+        }
+    }
 
     fn pair(key: &str, value: &str) -> Vec<(String, String)> {
         vec![(key.to_string(), value.to_string())]

@@ -24,7 +24,7 @@ fn locate_is_invariant_under_symmetry_and_decode_gives_an_image() {
             let state = index.locate(&position);
             beyond_32_bits += u32::try_from(state).is_err() as usize;
             assert!(state < index.states());
-            assert_eq!(index.side_to_move(state), position.turn());
+            assert_eq!(index.side_to_move(state), position.side_to_move());
             let canonical = index.decode(state).expect("a legal position decodes");
             let images: Vec<Position> = (0..8).map(|s| image(&position, s)).collect();
             assert!(images.contains(&canonical), "{name}: {canonical:?}");
@@ -125,7 +125,7 @@ fn broken_slots_decode_to_none_and_weigh_nothing() {
 fn materials_are_checked() {
     for (name, message) in [
         ("KQQRvKNB", "at most 6"),
-        ("KRvKQ", "canonical order"),
+        ("KRvKQ", "material KRvKQ is not canonical (write it as KQvKR)"),
         ("KQvQ", "black must have exactly one king, found 0"),
         ("KKvK", "white must have exactly one king, found 2"),
     ] {

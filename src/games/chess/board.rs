@@ -8,7 +8,7 @@
 use std::ops::Range;
 use std::sync::OnceLock;
 
-use crate::material::{Material, Side};
+use crate::material::{GameId, Material, Side};
 
 /// A square, `file + 8 * rank` (a1 = 0, h8 = 63).
 pub type Square = u8;
@@ -19,6 +19,10 @@ pub type Bitboard = u64;
 pub const MAX_MEN: usize = 4;
 /// Number of symmetries of the square board.
 pub const SYMMETRIES: usize = 8;
+/// The symmetry that mirrors the files (a <-> h), the only one of a material with pawns.
+pub const MIRROR: usize = 1;
+/// The symmetry that mirrors the ranks (1 <-> 8), which swapping colours applies.
+pub const RANK_MIRROR: usize = 2;
 /// The symmetry that reflects the board in the a1-h8 diagonal (swaps file and rank).
 pub const TRANSPOSE: usize = 4;
 /// The a1-h8 diagonal.
@@ -42,8 +46,15 @@ pub enum Kind {
 }
 
 impl Kind {
-    /// The kinds whose moves do not depend on their side (every kind but the pawn).
-    pub const ALL: [Kind; 5] = [Kind::King, Kind::Queen, Kind::Rook, Kind::Bishop, Kind::Knight];
+    /// Every kind, in index order.
+    pub const ALL: [Kind; 6] = [
+        Kind::King,
+        Kind::Queen,
+        Kind::Rook,
+        Kind::Bishop,
+        Kind::Knight,
+        Kind::Pawn,
+    ];
     /// The kinds a pawn promotes to.
     pub const PROMOTIONS: [Kind; 4] = [Kind::Queen, Kind::Rook, Kind::Bishop, Kind::Knight];
     /// The kinds that are not kings, in group order.
@@ -56,15 +67,7 @@ impl Kind {
 
     /// The uppercase letter of the kind.
     pub fn letter(self) -> char {
-        b"KQRBNP"[self.index()] as char
-    }
-
-    /// The kind an uppercase or lowercase letter names.
-    pub fn from_letter(letter: char) -> Option<Kind> {
-        Kind::ALL
-            .into_iter()
-            .chain([Kind::Pawn])
-            .find(|k| k.letter() == letter.to_ascii_uppercase())
+        GameId::Chess.kind_letters()[self.index()] as char
     }
 }
 
@@ -105,6 +108,16 @@ pub fn backward(side: Side, sq: Square) -> Square {
 
 /// The squares a pawn may stand on: ranks 2 to 7.
 pub const PAWN_SQUARES: Bitboard = 0x00FF_FFFF_FFFF_FF00;
+
+/// The square with its rank mirrored (a1 <-> a8): symmetry [`RANK_MIRROR`].
+pub fn rank_mirrored(sq: Square) -> Square {
+    sq ^ 56
+}
+
+/// Whether two kings stand on one square or adjacent, which no legal position has.
+pub fn kings_touch(a: Square, b: Square) -> bool {
+    file(a).abs_diff(file(b)) <= 1 && rank(a).abs_diff(rank(b)) <= 1
+}
 
 /// The bitboard of one square.
 pub fn bit(sq: Square) -> Bitboard {
@@ -374,9 +387,9 @@ impl Geometry {
             && self.between[from as usize][target as usize] & occupied == 0
     }
 
-    /// The tables of the pawnless shader as little-endian u32 words (`symmetry` one square per
-    /// word, then `pattern`, `ray`, `between` with each bitboard as its low word then its high
-    /// word), for upload to a GPU.
+    /// The geometry tables of `shaders/games/chess.wgsl` as little-endian u32 words
+    /// (`symmetry` one square per word, then `pattern`, `ray`, `between` with each bitboard as
+    /// its low word then its high word), for upload to a GPU.
     pub fn gpu_words(&self) -> Vec<u32> {
         let symmetry = self.symmetry.iter().flatten().map(|&s| u32::from(s));
         let boards = self
@@ -547,15 +560,11 @@ impl Placement {
     /// sliders.
     #[inline]
     pub fn attacked(self, geo: &Geometry, men: &Men, target: Square, by: Side, occupied: Bitboard) -> bool {
-        if geo.pattern[Kind::King.index()][self.king(by) as usize] & bit(target) != 0 {
-            return true;
-        }
-        men.of(by)
-            .any(|i| geo.attacks_square_of(men.kind[i], by, self.man(i), target, occupied))
+        self.attacked_except(geo, men, target, by, occupied, usize::MAX)
     }
 
     /// Whether `target` is attacked by the pieces of side `by` other than man `skip` (a man
-    /// just captured), with `occupied` blocking sliders.
+    /// just captured; `usize::MAX` for none), with `occupied` blocking sliders.
     #[inline]
     pub fn attacked_except(
         self,

@@ -14,21 +14,24 @@
 //!
 //! The generated prelude specialises the shader to one material: the men's sides and kinds, this
 //! table's index descriptor, its en passant layout and every exit of a capture, a promotion or
-//! both (with its smaller table's descriptor) are WGSL constants, so that every loop over the men has a constant trip count, the compiler
-//! unrolls it and keeps placements in registers, and a capture reads nothing but the smaller
-//! table's entry. Every offset into the buffers is a constant of the prelude too, so the layouts
-//! are written down once, here.
+//! both (with its smaller table's descriptor) are WGSL constants, so that every loop over the men
+//! has a constant trip count, the compiler unrolls it and keeps placements in registers, and a
+//! capture reads nothing but the smaller table's entry. Every offset into the buffers is a
+//! constant of the prelude too, so the layouts are written down once, here.
 
 use std::borrow::Cow;
 use std::fmt::Write;
 
 use anyhow::{Result, bail};
 
-use super::board::{DIAGONAL, Geometry, Kind, MAX_MEN, Men, PAWN_SQUARES, SYMMETRIES, TRANSPOSE, geometry};
-use super::index::{ChessIndex, Group, IndexTables, MIRROR, index_tables};
+use super::board::{
+    DIAGONAL, Geometry, Kind, MAX_MEN, MIRROR, Men, PAWN_SQUARES, RANK_MIRROR, SYMMETRIES, TRANSPOSE, geometry,
+};
+use super::index::{ChessIndex, Group, IndexTables, index_tables};
+use super::space::exit_route;
 use crate::games::exit_entries::ExitEntries;
 use crate::games::{IndexSpace, check_gpu_states};
-use crate::material::{GameId, Material, Side};
+use crate::material::{Material, Side};
 use crate::solver::gpu::{GpuData, GpuRules};
 use crate::table::TableSet;
 
@@ -114,32 +117,11 @@ impl ChessGpu {
         let mut exit_entries = ExitEntries::default();
         let mut exits = Vec::new();
         for (victim, promotion) in exit_cases(men) {
-            let kind_of = |m: usize| match promotion {
-                Some((pawn, kind)) if pawn == m => kind,
-                _ => men.kind[m],
-            };
-            let survivors: Vec<usize> = (0..men.count).filter(|&m| Some(m) != victim).collect();
-            let mut smaller = Material::empty(GameId::Chess);
-            for side in Side::BOTH {
-                smaller.counts[side.index()][Kind::King.index()] = 1;
-            }
-            for &m in &survivors {
-                smaller.counts[men.side[m].index()][kind_of(m).index()] += 1;
-            }
-            let (canonical, flip) = smaller.canonical();
-            let sub = ChessIndex::new(&canonical)?;
+            let (canonical, flip, place) = exit_route(men, victim, promotion);
+            let sub = ChessIndex::new(&canonical);
             let offset = exit_entries.offset(&canonical, tables)?;
-            let sub_men = sub.men();
-            let mut taken = [false; MAX_MEN];
-            let mut order = [NO_MAN; GPU_MEN];
-            for &man in &survivors {
-                let side = if flip { men.side[man].other() } else { men.side[man] };
-                let Some(place) = sub_men.of(side).find(|&p| !taken[p] && sub_men.kind[p] == kind_of(man)) else {
-                    bail!("{canonical} lacks a man of {}", index.material());
-                };
-                taken[place] = true;
-                order[man] = place as u32;
-            }
+            // At most GPU_MEN men (checked above).
+            let order = std::array::from_fn(|m| place[m].map_or(NO_MAN, |p| p as u32));
             exits.push(Exit {
                 key: exit_key(victim, promotion.map(|(p, _)| p), promotion.map(|(_, k)| k)),
                 flip,
@@ -286,28 +268,8 @@ fn max_successors(geo: &Geometry, men: &Men) -> u32 {
         .unwrap_or(0)
 }
 
-/// A bit per kind whose pattern holds whole rays of two squares or more: the sliders, which the
-/// shader stops at the blockers in their pattern.
-fn sliders(geo: &Geometry) -> usize {
-    Kind::ALL
-        .into_iter()
-        .filter(|kind| {
-            (0..64).any(|sq| {
-                geo.ray.iter().any(|rays| {
-                    let line = rays[sq];
-                    line.count_ones() >= 2 && line & !geo.pattern[kind.index()][sq] == 0
-                })
-            })
-        })
-        .fold(0, |bits, kind| bits | 1 << kind.index())
-}
-
-/// The board symmetry that mirrors the ranks (a1 <-> a8), which swapping colours applies.
-fn colour_flip(geo: &Geometry) -> usize {
-    (0..SYMMETRIES)
-        .find(|&s| (0..64).all(|sq| usize::from(geo.symmetry[s][sq]) == sq ^ 56))
-        .expect("the rank mirror is a board symmetry")
-}
+/// A bit per sliding kind, which the shader stops at the blockers in their pattern.
+const SLIDERS: usize = 1 << Kind::Queen as usize | 1 << Kind::Rook as usize | 1 << Kind::Bishop as usize;
 
 /// The WGSL `vec3<u32>` of three words.
 fn vec3(words: &[u32]) -> String {
@@ -333,9 +295,9 @@ fn prelude(index: &ChessIndex, exits: &[Exit], max_successors: u32) -> String {
         ("MEN_SIDE", men_side),
         ("MEN_KIND", men_kind),
         ("KING", Kind::King.index()),
-        ("SLIDERS", sliders(geo)),
+        ("SLIDERS", SLIDERS),
         ("TRANSPOSE", TRANSPOSE),
-        ("COLOUR_FLIP", colour_flip(geo)),
+        ("COLOUR_FLIP", RANK_MIRROR),
         ("GEO_SYMMETRY", 0),
         ("GEO_PATTERN", geo_pattern),
         ("GEO_BETWEEN", geo_between),
@@ -434,19 +396,34 @@ impl GpuRules for ChessGpu {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::games::chess::board::rank_mirrored;
+    use crate::material::GameId;
 
+    /// The kinds whose pattern holds a whole ray of two squares or more are the sliders, and
+    /// the colour flip is the rank mirror.
     #[test]
-    fn queens_rooks_and_bishops_slide() {
-        let expected = [Kind::Queen, Kind::Rook, Kind::Bishop]
-            .iter()
+    fn the_slider_and_colour_flip_constants_match_the_geometry() {
+        let geo = geometry();
+        let slides = |kind: Kind| {
+            (0..64).any(|sq| {
+                geo.ray.iter().any(|rays| {
+                    let line = rays[sq];
+                    line.count_ones() >= 2 && line & !geo.pattern[kind.index()][sq] == 0
+                })
+            })
+        };
+        // A pawn's attacks depend on its side: it has no pattern, and does not slide.
+        let sliders = Kind::ALL
+            .into_iter()
+            .filter(|&k| k != Kind::Pawn && slides(k))
             .fold(0, |b, k| b | 1 << k.index());
-        assert_eq!(sliders(geometry()), expected);
-        assert_eq!(colour_flip(geometry()), 2);
+        assert_eq!(sliders, SLIDERS);
+        assert!((0..64).all(|sq| geo.symmetry[RANK_MIRROR][sq] == rank_mirrored(sq as u8)));
     }
 
     #[test]
     fn the_prelude_offsets_cover_the_geometry_words() {
-        let index = ChessIndex::new(&Material::parse(GameId::Chess, "KQvKR").unwrap()).unwrap();
+        let index = ChessIndex::new(&Material::parse(GameId::Chess, "KQvKR").unwrap());
         let prelude = prelude(&index, &[], 1);
         let beyond = prelude
             .lines()

@@ -44,12 +44,10 @@
 
 use std::sync::OnceLock;
 
-use anyhow::{Result, bail};
-
 use super::Position;
 use super::board::{
-    DIAGONAL, Geometry, Kind, MAX_MEN, Men, Placement, Square, TRANSPOSE, apply_symmetry, backward, bit, file,
-    geometry, rank, relative_rank,
+    DIAGONAL, Geometry, Kind, MAX_MEN, MIRROR, Men, Placement, Square, TRANSPOSE, apply_symmetry, backward, bit, file,
+    geometry, kings_touch, rank, relative_rank,
 };
 use super::moves::en_passant_right;
 use crate::games::IndexSpace;
@@ -61,8 +59,6 @@ use crate::solver::slices;
 pub const KING_PAIRS: usize = 462;
 /// Number of canonical king pairs of a material with pawns.
 pub const PAWN_KING_PAIRS: usize = 1806;
-/// The symmetry that mirrors the files (a <-> h), the only one of a material with pawns.
-pub const MIRROR: usize = 1;
 /// Squares a pawn may stand on.
 const PAWN_SQUARE_COUNT: u64 = 48;
 /// Squares left to the men once the kings stand.
@@ -89,12 +85,8 @@ pub struct IndexTables {
     pub pawn_king_canonical: Vec<u32>,
 }
 
-fn adjacent_or_same(a: Square, b: Square) -> bool {
-    file(a).abs_diff(file(b)) <= 1 && rank(a).abs_diff(rank(b)) <= 1
-}
-
 fn pair_in_table(wk: Square, bk: Square) -> bool {
-    file(wk) <= 3 && rank(wk) <= file(wk) && !adjacent_or_same(wk, bk) && (file(wk) != rank(wk) || rank(bk) <= file(bk))
+    file(wk) <= 3 && rank(wk) <= file(wk) && !kings_touch(wk, bk) && (file(wk) != rank(wk) || rank(bk) <= file(bk))
 }
 
 /// The king pairs `in_table` accepts in increasing `(wK, bK)` order (`wK | bK << 8`), and the
@@ -139,7 +131,7 @@ impl IndexTables {
                 let image = |s| (apply_symmetry(s, wk), apply_symmetry(s, bk));
                 let sym = (0..8).find(|&s| {
                     let (w, b) = image(s);
-                    !adjacent_or_same(wk, bk) && pair_in_table(w, b)
+                    !kings_touch(wk, bk) && pair_in_table(w, b)
                 });
                 sym.map_or(NONE, |s| {
                     let (w, b) = image(s);
@@ -148,12 +140,12 @@ impl IndexTables {
                 })
             })
             .collect();
-        let (pawn_king_pairs, pawn_pair_number) = number_pairs(|wk, bk| file(wk) <= 3 && !adjacent_or_same(wk, bk));
+        let (pawn_king_pairs, pawn_pair_number) = number_pairs(|wk, bk| file(wk) <= 3 && !kings_touch(wk, bk));
         assert_eq!(pawn_king_pairs.len(), PAWN_KING_PAIRS);
         let pawn_king_canonical = (0..64 * 64)
             .map(|i| {
                 let (wk, bk) = ((i / 64) as Square, (i % 64) as Square);
-                if adjacent_or_same(wk, bk) {
+                if kings_touch(wk, bk) {
                     return NONE;
                 }
                 let mirror = file(wk) > 3;
@@ -308,9 +300,6 @@ pub struct ChessIndex {
     group_divisors: [Divisor; MAX_MEN],
     /// Slots of one pawn slice per side (`per_side` without pawns).
     slice_slots: u64,
-    /// Division by `slice_slots` when it fits 32 bits (always with pawns), for placing a slot
-    /// in its slice.
-    slice_divisor: Option<Divisor>,
     per_side: u64,
     geo: &'static Geometry,
     tables: &'static IndexTables,
@@ -321,14 +310,8 @@ pub struct ChessIndex {
 
 impl ChessIndex {
     /// The index of a canonical material of kings plus at most [`MAX_MEN`] Q, R, B, N, P
-    /// (checked by the caller).
-    pub fn new(material: &Material) -> Result<ChessIndex> {
-        if !material.is_canonical() {
-            bail!(
-                "material {material} is not in canonical order (use {})",
-                material.canonical().0
-            );
-        }
+    /// (checked by the caller, [`crate::games::Game::check_material`]).
+    pub fn new(material: &Material) -> ChessIndex {
         let men = Men::of_material(material);
         let mut groups = [Group::default(); MAX_MEN];
         let mut group_of = [0; MAX_MEN];
@@ -391,7 +374,7 @@ impl ChessIndex {
         for (divisor, g) in group_divisors.iter_mut().zip(&groups[..group_count]) {
             *divisor = Divisor::new(u32::try_from(g.multiplier).expect("a group's weight fits 32 bits"));
         }
-        Ok(ChessIndex {
+        ChessIndex {
             material: *material,
             men,
             pawns,
@@ -407,7 +390,6 @@ impl ChessIndex {
             pair_divisor: Divisor::new(u32::try_from(pair_multiplier).expect("at most 62^4 slots a king pair")),
             group_divisors,
             slice_slots,
-            slice_divisor: u32::try_from(slice_slots).ok().map(Divisor::new),
             per_side,
             geo: geometry(),
             tables: index_tables(),
@@ -416,7 +398,7 @@ impl ChessIndex {
                 let used = k > 0 && groups[..group_count].iter().any(|g| g.len == k + 1);
                 if used { index_tables().unrank(k + 1) } else { &[] }
             }),
-        })
+        }
     }
 
     /// The canonical material the index numbers.
@@ -439,15 +421,6 @@ impl ChessIndex {
     /// side without pawns).
     pub fn slice_slots(&self) -> u64 {
         self.slice_slots
-    }
-
-    /// The pawn slice of a slot and the slot's place in it.
-    #[inline]
-    pub fn slice_of(&self, slot: u64) -> (u64, u64) {
-        match self.slice_divisor {
-            Some(divisor) => divisor.div_rem_wide(slot),
-            None => (slot / self.slice_slots, slot % self.slice_slots),
-        }
     }
 
     /// Whether the table is solved a pawn slice at a time: every table with pawns.
@@ -616,16 +589,24 @@ impl ChessIndex {
 
     /// The number of canonical king pairs.
     pub fn king_pair_count(&self) -> usize {
-        if self.pawns { PAWN_KING_PAIRS } else { KING_PAIRS }
+        self.pair_tables().0.len()
+    }
+
+    /// The king pairs and their canonical lookup (see [`IndexTables`]) of this material: those
+    /// with pawns (mirror only) or the pawnless ones.
+    #[inline]
+    fn pair_tables(&self) -> (&'static [u32], &'static [u32]) {
+        let t = self.tables;
+        if self.pawns {
+            (&t.pawn_king_pairs, &t.pawn_king_canonical)
+        } else {
+            (&t.king_pairs, &t.king_canonical)
+        }
     }
 
     /// The squares of the white and the black king of canonical king pair `pair`.
     pub fn pair_kings(&self, pair: usize) -> (Square, Square) {
-        let pairs = if self.pawns {
-            &self.tables.pawn_king_pairs
-        } else {
-            &self.tables.king_pairs
-        };
+        let pairs = self.pair_tables().0;
         ((pairs[pair] & 0xFF) as Square, (pairs[pair] >> 8) as Square)
     }
 
@@ -635,11 +616,7 @@ impl ChessIndex {
     /// one square or adjacent.
     #[inline]
     pub fn king_pair(&self, wk: Square, bk: Square) -> Option<(u32, bool)> {
-        let canonical = if self.pawns {
-            self.tables.pawn_king_canonical[wk as usize * 64 + bk as usize]
-        } else {
-            self.tables.king_canonical[wk as usize * 64 + bk as usize]
-        };
+        let canonical = self.pair_tables().1[wk as usize * 64 + bk as usize];
         (canonical != NONE).then_some((canonical & 0xFFFF, canonical >> 16 == 0))
     }
 
@@ -648,9 +625,9 @@ impl ChessIndex {
     #[inline]
     pub fn canonical(&self, placement: Placement) -> (u64, bool) {
         let [wk, bk] = placement.kings();
+        let canonical = self.pair_tables().1[wk as usize * 64 + bk as usize];
+        debug_assert_ne!(canonical, NONE, "kings on one square or adjacent");
         if self.pawns {
-            let canonical = self.tables.pawn_king_canonical[wk as usize * 64 + bk as usize];
-            debug_assert_ne!(canonical, NONE, "kings on one square or adjacent");
             let mirror = canonical >> 16 != 0;
             let image = if mirror {
                 placement.mapped(MIRROR, self.men.count)
@@ -659,8 +636,6 @@ impl ChessIndex {
             };
             return (self.slot_as_is(canonical & 0xFFFF, image), mirror);
         }
-        let canonical = self.tables.king_canonical[wk as usize * 64 + bk as usize];
-        debug_assert_ne!(canonical, NONE, "kings on one square or adjacent");
         let (pair, sym) = (canonical & 0xFFFF, (canonical >> 16 & 7) as usize);
         let image = if sym == 0 {
             placement
@@ -770,7 +745,7 @@ impl ChessIndex {
         }
         let count = self.men.count;
         let occupied = placement.occupied(count);
-        if occupied.count_ones() as usize != count + 2 || adjacent_or_same(wk, bk) {
+        if occupied.count_ones() as usize != count + 2 || kings_touch(wk, bk) {
             return None;
         }
         let waiting = side.other();
@@ -811,12 +786,7 @@ impl ChessIndex {
             (pawn_ranks[g], rest) = (rank as u32, left);
         }
         let (pair, mut rest) = self.pair_divisor.div_rem_wide(rest);
-        let pairs = if self.pawns {
-            &self.tables.pawn_king_pairs
-        } else {
-            &self.tables.king_pairs
-        };
-        let pair = pairs[pair as usize];
+        let pair = self.pair_tables().0[pair as usize];
         let (wk, bk) = ((pair & 0xFF) as Square, (pair >> 8) as Square);
         let (low, high) = (wk.min(bk), wk.max(bk));
         let mut placement = Placement::new([wk, bk], &[]);
@@ -870,7 +840,7 @@ impl ChessIndex {
     #[inline]
     pub fn is_legal_anywhere(&self, side: Side, placement: Placement) -> bool {
         let [wk, bk] = placement.kings();
-        self.geo.pattern[Kind::King.index()][wk as usize] & bit(bk) == 0 && self.is_legal_apart(side, placement)
+        !kings_touch(wk, bk) && self.is_legal_apart(side, placement)
     }
 
     /// No two pieces on one square and the side not to move not in check (the kings of a slot
@@ -934,10 +904,14 @@ impl IndexSpace for ChessIndex {
             self.material
         );
         if let Some(target) = position.en_passant() {
-            return self.en_passant_state(placement, position.turn(), backward(position.turn(), target));
+            return self.en_passant_state(
+                placement,
+                position.side_to_move(),
+                backward(position.side_to_move(), target),
+            );
         }
         let (slot, _) = self.canonical(placement);
-        position.turn().index() as u64 * self.per_side + slot
+        position.side_to_move().index() as u64 * self.per_side + slot
     }
 
     fn decode(&self, state: u64) -> Option<Position> {
@@ -1015,7 +989,7 @@ mod tests {
     #[test]
     fn stepping_to_the_next_slot_matches_decoding_it() {
         for name in ["KQvK", "KQvKR", "KRRvK", "KRPvKR", "KPvKP"] {
-            let index = ChessIndex::new(&Material::parse(crate::material::GameId::Chess, name).unwrap()).unwrap();
+            let index = ChessIndex::new(&Material::parse(crate::material::GameId::Chess, name).unwrap());
             let mut stepped = 0;
             for slot in (0..index.per_side())
                 .step_by(101)
@@ -1035,12 +1009,12 @@ mod tests {
 
     #[test]
     fn pawn_slices_are_runs_of_slots_and_bound_the_working_states() {
-        let index = |name| ChessIndex::new(&Material::parse(crate::material::GameId::Chess, name).unwrap()).unwrap();
+        let index = |name| ChessIndex::new(&Material::parse(crate::material::GameId::Chess, name).unwrap());
         let krpvkr = index("KRPvKR");
         assert!(krpvkr.solved_by_slices());
         // Every slot of a slice has the same pawn, and the next slice's pawn is on the next square.
         for slot in (0..krpvkr.per_side()).step_by(7919) {
-            let (slice, _) = krpvkr.slice_of(slot);
+            let slice = slot / krpvkr.slice_slots();
             assert_eq!(u64::from(krpvkr.placement(slot).man(1)), 8 + slice, "{slot}");
         }
         // A slice in its own numbering: both sides, the kings and both rooks on any square;

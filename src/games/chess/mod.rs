@@ -1,18 +1,21 @@
-//! Western chess endgames: kings plus up to four queens, rooks, bishops, knights and pawns.
+//! Western chess endgames: kings plus up to four queens, rooks, bishops, knights and pawns. A
+//! legal position has one king a side, at most 6 pieces, no pawn on the first or last rank, the
+//! side not to move not in check, and an en passant right only where a pawn can have just moved
+//! two squares and can be captured; there is no castling.
 //!
-//! [`Position`] is a legal position: exactly one king a side, at most 6 pieces,
-//! no two pieces on a square, no pawn on the first or last rank, the side not to move not in
-//! check, and an en passant right only where a pawn can have just moved two squares and can be
-//! captured. The board geometry is in
-//! [`board`], the index scheme in [`index`], moves and un-moves in [`moves`], the solver's view in
-//! [`space`] (tables with pawns a slice at a time in `pawn_slices.rs`), FEN, SAN and UCI in [`notation`], the data of the GPU twin
-//! (`shaders/games/chess.wgsl`) in [`gpu`].
+//! Here: the rules options, [`Position`] and its legality. Then [`board`] (squares, geometry, the
+//! placement, attacks), [`index`] (the index space), [`moves`] (moves, un-moves, a position's
+//! moves and en passant right),
+//! [`space`] (the solver's view with its exits; tables with pawns a slice at a time in
+//! `pawn_slices.rs`), [`notation`] (FEN, SAN and UCI), [`gpu`] (the data of the WGSL twin,
+//! `shaders/games/chess.wgsl`).
 
 pub mod board;
 pub mod gpu;
 pub mod index;
 pub mod moves;
 pub mod notation;
+// Private: it only adds the `Sliced` solving of `ChessSpace`.
 mod pawn_slices;
 pub mod space;
 
@@ -25,15 +28,12 @@ use crate::solver::gpu::GpuRules;
 use crate::table::TableSet;
 use crate::value::Value;
 pub use board::{Kind, Square};
-use board::{MAX_MEN, Men, PAWN_SQUARES, Placement, backward, bit, forward, geometry, relative_rank};
+use board::{MAX_MEN, Men, PAWN_SQUARES, Placement, bit, geometry, rank_mirrored};
 use index::ChessIndex;
-use moves::{for_each_en_passant, for_each_move, promotes};
 use space::ChessSpace;
 
 /// The most pieces (kings included) of a supported material.
 pub const MAX_PIECES: usize = 2 + MAX_MEN;
-/// Kind index of the pawn in material counts.
-const PAWN: usize = 5;
 
 /// Chess tables have no rule options (no castling).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -74,7 +74,8 @@ pub struct Move {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Position {
     board: [Option<Piece>; 64],
-    turn: Side,
+    /// Private, unlike the other games' fields, so that an en passant right stays legal for it.
+    side_to_move: Side,
     /// The square a pawn has just passed with a double step, when the side to move may capture
     /// it en passant.
     en_passant: Option<Square>,
@@ -82,10 +83,10 @@ pub struct Position {
 
 impl Position {
     /// A position from its pieces, checked to be legal; each failure is one clear line.
-    pub fn new(board: [Option<Piece>; 64], turn: Side) -> Result<Position> {
+    pub fn new(board: [Option<Piece>; 64], side_to_move: Side) -> Result<Position> {
         let position = Position {
             board,
-            turn,
+            side_to_move,
             en_passant: None,
         };
         position.check_legal()?;
@@ -95,7 +96,7 @@ impl Position {
     /// Checks what [`Position::new`] checks, and that an en passant right is one that
     /// [`Position::with_legal_en_passant`] gives.
     pub fn check_legal(&self) -> Result<()> {
-        let (board, turn) = (self.board, self.turn);
+        let (board, side_to_move) = (self.board, self.side_to_move);
         let material = self.material();
         material.check_one_king_a_side(Kind::King.index())?;
         let pieces = material.pieces();
@@ -111,10 +112,10 @@ impl Position {
         }
         let (men, placement) = self.men_and_placement();
         let [wk, bk] = placement.kings();
-        if board::file(wk).abs_diff(board::file(bk)) <= 1 && board::rank(wk).abs_diff(board::rank(bk)) <= 1 {
+        if board::kings_touch(wk, bk) {
             bail!("the kings stand on adjacent squares");
         }
-        let waiting = turn.other();
+        let waiting = side_to_move.other();
         if placement.in_check(geometry(), &men, waiting) {
             let name = GameId::Chess.side_name(waiting);
             bail!("{name} is in check but it is not {name}'s move");
@@ -135,86 +136,14 @@ impl Position {
     }
 
     /// The side to move.
-    pub fn turn(&self) -> Side {
-        self.turn
+    pub fn side_to_move(&self) -> Side {
+        self.side_to_move
     }
 
     /// The square behind a pawn that has just moved two squares, when the side to move may
     /// capture it en passant.
     pub fn en_passant(&self) -> Option<Square> {
         self.en_passant
-    }
-
-    /// The position with an en passant right on `target`, checked: an enemy pawn just past it,
-    /// the square and the one behind it empty, and an en passant capture legal.
-    pub fn with_legal_en_passant(&self, target: Square) -> Result<Position> {
-        let pawn = self.double_step_past(target)?;
-        if !self.may_take_en_passant(pawn) {
-            let name = board::square_name(target);
-            bail!("en passant square {name}: no en passant capture is possible");
-        }
-        Ok(self.with_en_passant(target))
-    }
-
-    /// The position a FEN with en passant square `target` names. Standard FEN names the square
-    /// after every double step, so one that no capture can use gives the position without an en
-    /// passant right; one that no double step can have left is an error.
-    pub fn with_fen_en_passant(&self, target: Square) -> Result<Position> {
-        let pawn = self.double_step_past(target)?;
-        Ok(if self.may_take_en_passant(pawn) {
-            self.with_en_passant(target)
-        } else {
-            self.clone()
-        })
-    }
-
-    /// The enemy pawn whose double step passed `target`, checked: it stands just past the
-    /// square, the square and the one behind it are empty, and the side to move was not in check
-    /// before the double step (the position it was played from was legal).
-    fn double_step_past(&self, target: Square) -> Result<Square> {
-        let waiting = self.turn.other();
-        let name = board::square_name(target);
-        if relative_rank(waiting, target) != 2 {
-            bail!("en passant square {name} is not on the rank a pawn passes on its double step");
-        }
-        let pawn = forward(waiting, target);
-        let origin = backward(waiting, target);
-        if self.board[pawn as usize]
-            != Some(Piece {
-                side: waiting,
-                kind: Kind::Pawn,
-            })
-        {
-            bail!("en passant square {name}: no pawn has just passed it");
-        }
-        if self.board[target as usize].is_some() || self.board[origin as usize].is_some() {
-            bail!("en passant square {name}: the squares the pawn came over are not empty");
-        }
-        let mut before = self.clone();
-        before.board[origin as usize] = before.board[pawn as usize].take();
-        if before.in_check() {
-            let side = GameId::Chess.side_name(self.turn);
-            bail!(
-                "en passant square {name}: no double step can have passed it, as {side} would have been in check before it"
-            );
-        }
-        Ok(pawn)
-    }
-
-    /// Whether the side to move has a legal capture en passant of the enemy pawn on `pawn`.
-    fn may_take_en_passant(&self, pawn: Square) -> bool {
-        let (men, placement) = self.men_and_placement();
-        let mut possible = false;
-        for_each_en_passant(geometry(), &men, placement, self.turn, pawn, |_, _| possible = true);
-        possible
-    }
-
-    /// The position with an en passant right on `target` (which must be a legal one).
-    pub fn with_en_passant(&self, target: Square) -> Position {
-        Position {
-            en_passant: Some(target),
-            ..self.clone()
-        }
     }
 
     /// The pieces on the board, sides as on the board.
@@ -248,7 +177,7 @@ impl Position {
     }
 
     /// The position of a legal placement.
-    pub fn from_placement(men: &Men, placement: Placement, turn: Side) -> Position {
+    pub fn from_placement(men: &Men, placement: Placement, side_to_move: Side) -> Position {
         let mut board = [None; 64];
         for side in Side::BOTH {
             board[placement.king(side) as usize] = Some(Piece { side, kind: Kind::King });
@@ -261,86 +190,15 @@ impl Position {
         }
         Position {
             board,
-            turn,
+            side_to_move,
             en_passant: None,
         }
-    }
-
-    /// Every legal move of the side to move (each promotion once per kind).
-    pub fn legal_moves(&self) -> Vec<Move> {
-        let (men, placement) = self.men_and_placement();
-        let mut moves = Vec::new();
-        for_each_move(geometry(), &men, placement, self.turn, |_, from, mut targets| {
-            let pawn = self.board[from as usize].is_some_and(|p| p.kind == Kind::Pawn);
-            while targets != 0 {
-                let to = targets.trailing_zeros() as Square;
-                targets &= targets - 1;
-                if pawn && promotes(self.turn, to) {
-                    for kind in Kind::PROMOTIONS {
-                        moves.push(Move {
-                            from,
-                            to,
-                            promotion: Some(kind),
-                        });
-                    }
-                } else {
-                    moves.push(Move {
-                        from,
-                        to,
-                        promotion: None,
-                    });
-                }
-            }
-        });
-        if let Some(target) = self.en_passant {
-            let pawn = forward(self.turn.other(), target);
-            for_each_en_passant(geometry(), &men, placement, self.turn, pawn, |capturer, _| {
-                moves.push(Move {
-                    from: placement.man(capturer),
-                    to: target,
-                    promotion: None,
-                });
-            });
-        }
-        moves
-    }
-
-    /// Whether a legal move captures en passant.
-    pub fn is_en_passant(&self, mv: Move) -> bool {
-        self.en_passant == Some(mv.to) && self.board[mv.from as usize].is_some_and(|p| p.kind == Kind::Pawn)
-    }
-
-    /// The position after a legal move; a double step after which the opponent may capture en
-    /// passant gives the right.
-    pub fn play(&self, mv: Move) -> Position {
-        let mut board = self.board;
-        if self.is_en_passant(mv) {
-            board[backward(self.turn, mv.to) as usize] = None;
-        }
-        let mut piece = board[mv.from as usize].take();
-        if let (Some(p), Some(kind)) = (piece.as_mut(), mv.promotion) {
-            p.kind = kind;
-        }
-        board[mv.to as usize] = piece;
-        let after = Position {
-            board,
-            turn: self.turn.other(),
-            en_passant: None,
-        };
-        let double_step = piece.is_some_and(|p| p.kind == Kind::Pawn) && mv.from.abs_diff(mv.to) == 16;
-        if double_step {
-            let target = (mv.from + mv.to) / 2;
-            if let Ok(with_right) = after.with_legal_en_passant(target) {
-                return with_right;
-            }
-        }
-        after
     }
 
     /// Whether the side to move is in check.
     pub fn in_check(&self) -> bool {
         let (men, placement) = self.men_and_placement();
-        placement.in_check(geometry(), &men, self.turn)
+        placement.in_check(geometry(), &men, self.side_to_move)
     }
 
     /// The position with ranks mirrored, colours swapped and the other side to move (pawns then
@@ -348,15 +206,15 @@ impl Position {
     pub fn flipped(&self) -> Position {
         let mut board = [None; 64];
         for (sq, piece) in self.board.iter().enumerate() {
-            board[sq ^ 56] = piece.map(|p| Piece {
+            board[usize::from(rank_mirrored(sq as Square))] = piece.map(|p| Piece {
                 side: p.side.other(),
                 kind: p.kind,
             });
         }
         Position {
             board,
-            turn: self.turn.other(),
-            en_passant: self.en_passant.map(|sq| sq ^ 56),
+            side_to_move: self.side_to_move.other(),
+            en_passant: self.en_passant.map(rank_mirrored),
         }
     }
 }
@@ -394,11 +252,11 @@ impl Game for Chess {
     fn sub_materials(material: &Material) -> Vec<Material> {
         let mut subs = material.captures(|kind| kind != Kind::King.index());
         for side in Side::BOTH {
-            if material.count(side, PAWN) == 0 {
+            if material.count(side, Kind::Pawn.index()) == 0 {
                 continue;
             }
             for kind in Kind::PROMOTIONS {
-                let mut promoted = material.without(side, PAWN);
+                let mut promoted = material.without(side, Kind::Pawn.index());
                 promoted.counts[side.index()][kind.index()] += 1;
                 subs.push(promoted.canonical().0);
                 // A capture on the last rank takes a piece (never a pawn, never the king).
@@ -415,18 +273,20 @@ impl Game for Chess {
     }
 
     fn materials(pieces: usize) -> Vec<Material> {
-        let mut max = [MAX_MEN as u8; 6];
+        let mut max = [MAX_MEN as u8; Kind::ALL.len()];
         max[Kind::King.index()] = 1;
         let mut materials = materials_within(GameId::Chess, &max, pieces.min(MAX_PIECES), |counts| {
             counts[Kind::King.index()] == 1
         });
+        // Within a piece count, the most queens first and so on down the kinds (KQvK .. KPvK):
+        // the promotions of a pawn, which keep the piece count, come before it.
         materials.sort_by_key(|m| (m.pieces(), std::cmp::Reverse(*m)));
         materials
     }
 
     fn index(material: &Material, _rules: ChessRules) -> Result<ChessIndex> {
         Self::check_material(material)?;
-        ChessIndex::new(material)
+        Ok(ChessIndex::new(material))
     }
 
     fn space<'t>(index: &'t ChessIndex, _rules: ChessRules, tables: &'t TableSet) -> Result<ChessSpace<'t>> {
@@ -463,7 +323,7 @@ impl Game for Chess {
     }
 
     fn side_to_move(position: &Position) -> Side {
-        position.turn()
+        position.side_to_move()
     }
 
     fn flip(position: &Position) -> Position {

@@ -1,10 +1,15 @@
 //! Legal moves and un-moves of placements: masks of target (or source) squares per piece, with
-//! legality from masks computed once per piece rather than a test per move.
+//! legality from masks computed once per piece rather than a test per move; and the moves of a
+//! [`Position`], with its en passant right.
+
+use anyhow::{Result, bail};
 
 use super::board::{
-    Bitboard, Geometry, Kind, Men, Mover, PAWN_SQUARES, Placement, Square, backward, bit, forward, relative_rank,
+    self, Bitboard, Geometry, Kind, Men, Mover, PAWN_SQUARES, Placement, Square, backward, bit, forward, geometry,
+    relative_rank,
 };
-use crate::material::Side;
+use super::{Move, Piece, Position};
+use crate::material::{GameId, Side};
 
 /// Whether man `j` attacks `target` when the squares `occupied` block.
 #[inline]
@@ -227,4 +232,159 @@ fn pawn_sources(side: Side, to: Square, occupied: Bitboard) -> Bitboard {
         }
     }
     sources & PAWN_SQUARES
+}
+
+/// A position's moves and en passant right, here with the other moves as rules.md lays out
+/// (the position and its legality are in the parent module).
+impl Position {
+    /// The position with an en passant right on `target`, checked: an enemy pawn just past it,
+    /// the square and the one behind it empty, and an en passant capture legal.
+    pub fn with_legal_en_passant(&self, target: Square) -> Result<Position> {
+        let pawn = self.double_step_past(target)?;
+        if !self.may_take_en_passant(pawn) {
+            let name = board::square_name(target);
+            bail!("en passant square {name}: no en passant capture is possible");
+        }
+        Ok(self.with_en_passant(target))
+    }
+
+    /// The position a FEN with en passant square `target` names. Standard FEN names the square
+    /// after every double step, so one that no capture can use gives the position without an en
+    /// passant right; one that no double step can have left is an error.
+    pub fn with_fen_en_passant(&self, target: Square) -> Result<Position> {
+        let pawn = self.double_step_past(target)?;
+        Ok(if self.may_take_en_passant(pawn) {
+            self.with_en_passant(target)
+        } else {
+            self.clone()
+        })
+    }
+
+    /// The enemy pawn whose double step passed `target`, checked: it stands just past the
+    /// square, the square and the one behind it are empty, and the side to move was not in check
+    /// before the double step (the position it was played from was legal).
+    fn double_step_past(&self, target: Square) -> Result<Square> {
+        let waiting = self.side_to_move.other();
+        let name = board::square_name(target);
+        if relative_rank(waiting, target) != 2 {
+            bail!("en passant square {name} is not on the rank a pawn passes on its double step");
+        }
+        let pawn = forward(waiting, target);
+        let origin = backward(waiting, target);
+        if self.board[pawn as usize]
+            != Some(Piece {
+                side: waiting,
+                kind: Kind::Pawn,
+            })
+        {
+            bail!("en passant square {name}: no pawn has just passed it");
+        }
+        if self.board[target as usize].is_some() || self.board[origin as usize].is_some() {
+            bail!("en passant square {name}: the squares the pawn came over are not empty");
+        }
+        let mut before = self.clone();
+        before.board[origin as usize] = before.board[pawn as usize].take();
+        if before.in_check() {
+            let side = GameId::Chess.side_name(self.side_to_move);
+            bail!(
+                "en passant square {name}: no double step can have passed it, as {side} would have been in check before it"
+            );
+        }
+        Ok(pawn)
+    }
+
+    /// Whether the side to move has a legal capture en passant of the enemy pawn on `pawn`.
+    fn may_take_en_passant(&self, pawn: Square) -> bool {
+        let (men, placement) = self.men_and_placement();
+        let mut possible = false;
+        for_each_en_passant(geometry(), &men, placement, self.side_to_move, pawn, |_, _| {
+            possible = true
+        });
+        possible
+    }
+
+    /// The position with an en passant right on `target` (which must be a legal one).
+    pub fn with_en_passant(&self, target: Square) -> Position {
+        Position {
+            en_passant: Some(target),
+            ..self.clone()
+        }
+    }
+
+    /// Every legal move of the side to move (each promotion once per kind).
+    pub fn legal_moves(&self) -> Vec<Move> {
+        let (men, placement) = self.men_and_placement();
+        let mut moves = Vec::new();
+        for_each_move(
+            geometry(),
+            &men,
+            placement,
+            self.side_to_move,
+            |_, from, mut targets| {
+                let pawn = self.board[from as usize].is_some_and(|p| p.kind == Kind::Pawn);
+                while targets != 0 {
+                    let to = targets.trailing_zeros() as Square;
+                    targets &= targets - 1;
+                    if pawn && promotes(self.side_to_move, to) {
+                        for kind in Kind::PROMOTIONS {
+                            moves.push(Move {
+                                from,
+                                to,
+                                promotion: Some(kind),
+                            });
+                        }
+                    } else {
+                        moves.push(Move {
+                            from,
+                            to,
+                            promotion: None,
+                        });
+                    }
+                }
+            },
+        );
+        if let Some(target) = self.en_passant {
+            let pawn = forward(self.side_to_move.other(), target);
+            for_each_en_passant(geometry(), &men, placement, self.side_to_move, pawn, |capturer, _| {
+                moves.push(Move {
+                    from: placement.man(capturer),
+                    to: target,
+                    promotion: None,
+                });
+            });
+        }
+        moves
+    }
+
+    /// Whether a legal move captures en passant.
+    pub fn is_en_passant(&self, mv: Move) -> bool {
+        self.en_passant == Some(mv.to) && self.board[mv.from as usize].is_some_and(|p| p.kind == Kind::Pawn)
+    }
+
+    /// The position after a legal move; a double step after which the opponent may capture en
+    /// passant gives the right.
+    pub fn play(&self, mv: Move) -> Position {
+        let mut board = self.board;
+        if self.is_en_passant(mv) {
+            board[backward(self.side_to_move, mv.to) as usize] = None;
+        }
+        let mut piece = board[mv.from as usize].take();
+        if let (Some(p), Some(kind)) = (piece.as_mut(), mv.promotion) {
+            p.kind = kind;
+        }
+        board[mv.to as usize] = piece;
+        let after = Position {
+            board,
+            side_to_move: self.side_to_move.other(),
+            en_passant: None,
+        };
+        let double_step = piece.is_some_and(|p| p.kind == Kind::Pawn) && mv.from.abs_diff(mv.to) == 16;
+        if double_step {
+            let target = (mv.from + mv.to) / 2;
+            if let Ok(with_right) = after.with_legal_en_passant(target) {
+                return with_right;
+            }
+        }
+        after
+    }
 }

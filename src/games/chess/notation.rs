@@ -6,47 +6,67 @@ use anyhow::{Context, Result, bail};
 use super::board::{Kind, Square, file, rank, square_name};
 use super::{Move, Piece, Position};
 use crate::counted::counted;
-use crate::material::Side;
+use crate::games::board_text::{self, Shape, format_placement, letter_side, side_letter, side_to_move_letter};
+use crate::material::GameId;
+
+/// The board as FEN writes it: files a to h, ranks 1 to 8.
+const SHAPE: Shape = Shape {
+    files: 8,
+    ranks: 8,
+    first_rank: 1,
+};
 
 /// Parses a FEN (`8/8/8/4k3/8/8/8/R3K3 w - - 0 1`; the last four fields may be left out) into a
 /// legal position. An en passant square must be one that a double step has just produced; where
 /// no capture can use it, the position has no en passant right (standard FEN names the square
 /// after every double step).
 pub fn parse_fen(text: &str) -> Result<Position> {
-    let fields: Vec<&str> = text.split_whitespace().collect();
-    if !(2..=6).contains(&fields.len()) {
+    // The shared reader also takes `r` and upper case, which only xiangqi and dark chess write.
+    if let Some(side) = text.split_whitespace().nth(1)
+        && !matches!(side, "w" | "b")
+    {
+        bail!("position '{text}': side to move '{side}' is not w or b");
+    }
+    let mut board = [None; 64];
+    let parsed = board_text::parse(text, SHAPE, |f, r, c| {
+        let kind = u8::try_from(c)
+            .ok()
+            .and_then(|l| GameId::Chess.kind_of_letter(l))
+            .with_context(|| format!("'{c}' is no piece letter (KQRBNP, lower case for black)"))?;
+        board[f + 8 * r] = Some(Piece {
+            side: letter_side(c),
+            kind: Kind::ALL[kind],
+        });
+        Ok(())
+    })?;
+    let rest = parsed.rest;
+    if rest.len() > 4 {
         bail!(
-            "FEN '{text}' has {}, expected the board and side to move (and optionally castling, en passant, clocks)",
-            counted(fields.len(), "field")
+            "position '{text}' has {}, expected the board and side to move (and optionally castling, en passant, clocks)",
+            counted(rest.len() + 2, "field")
         );
     }
-    let board = parse_board(fields[0])?;
-    let turn = match fields[1] {
-        "w" => Side::First,
-        "b" => Side::Second,
-        other => bail!("FEN side to move '{other}' must be 'w' or 'b'"),
-    };
-    if let Some(&castling) = fields.get(2)
+    if let Some(&castling) = rest.first()
         && castling != "-"
     {
-        bail!("FEN castling rights '{castling}' are not supported (tablebases have no castling): write '-'");
+        bail!(
+            "position '{text}': castling rights '{castling}' are not supported (tablebases have no castling): write '-'"
+        );
     }
-    let en_passant = match fields.get(3) {
+    let en_passant = match rest.get(1) {
         Some(&"-") | None => None,
-        Some(&text) => {
-            Some(parse_square(text).with_context(|| format!("FEN en passant square '{text}' is no square"))?)
-        }
+        Some(&square) => Some(
+            parse_square(square)
+                .with_context(|| format!("position '{text}': en passant square '{square}' is no square"))?,
+        ),
     };
-    for (name, field) in ["halfmove clock", "fullmove number"]
-        .iter()
-        .zip(&fields[4.min(fields.len())..])
-    {
+    for (name, field) in ["halfmove clock", "fullmove number"].iter().zip(rest.iter().skip(2)) {
         field
             .parse::<u32>()
             .ok()
-            .with_context(|| format!("FEN {name} '{field}' is not a whole number from 0"))?;
+            .with_context(|| format!("position '{text}': {name} '{field}' is not a whole number from 0"))?;
     }
-    let position = Position::new(board, turn)?;
+    let position = Position::new(board, parsed.side_to_move)?;
     match en_passant {
         Some(target) => position.with_fen_en_passant(target),
         None => Ok(position),
@@ -59,77 +79,15 @@ fn parse_square(text: &str) -> Option<Square> {
     ((b'a'..=b'h').contains(&f) && (b'1'..=b'8').contains(&r)).then(|| (f - b'a') + 8 * (r - b'1'))
 }
 
-/// Reads the board field: ranks 8 to 1, each exactly 8 squares.
-fn parse_board(field: &str) -> Result<[Option<Piece>; 64]> {
-    let ranks: Vec<&str> = field.split('/').collect();
-    if ranks.len() != 8 {
-        bail!("FEN board '{field}' has {}, expected 8", counted(ranks.len(), "rank"));
-    }
-    let mut board = [None; 64];
-    for (row, text) in ranks.iter().enumerate() {
-        let rank_number = 8 - row;
-        let mut f = 0usize;
-        for c in text.chars() {
-            if f >= 8 {
-                bail!("FEN rank {rank_number} '{text}' has more than 8 squares");
-            }
-            if let Some(empty) = c.to_digit(10).filter(|d| (1..=8).contains(d)) {
-                f += empty as usize;
-                continue;
-            }
-            let side = if c.is_ascii_uppercase() {
-                Side::First
-            } else {
-                Side::Second
-            };
-            let kind = Kind::from_letter(c).with_context(|| {
-                format!("FEN rank {rank_number}: '{c}' is no piece letter (KQRBNP, lower case for black) nor 1 to 8 empty squares")
-            })?;
-            board[(rank_number - 1) * 8 + f] = Some(Piece { side, kind });
-            f += 1;
-        }
-        if f != 8 {
-            let what = if f > 8 { "more" } else { "fewer" };
-            bail!("FEN rank {rank_number} '{text}' has {what} than 8 squares");
-        }
-    }
-    Ok(board)
-}
-
 /// Writes a position as FEN, with no castling, its en passant square and clocks `0 1`.
 pub fn format_fen(position: &Position) -> String {
-    let mut out = String::new();
-    for r in (0..8u8).rev() {
-        let mut empty = 0;
-        for f in 0..8u8 {
-            match position.piece_at(f + 8 * r) {
-                None => empty += 1,
-                Some(piece) => {
-                    if empty > 0 {
-                        out.push(char::from(b'0' + empty));
-                        empty = 0;
-                    }
-                    let letter = piece.kind.letter();
-                    out.push(match piece.side {
-                        Side::First => letter,
-                        Side::Second => letter.to_ascii_lowercase(),
-                    });
-                }
-            }
-        }
-        if empty > 0 {
-            out.push(char::from(b'0' + empty));
-        }
-        if r > 0 {
-            out.push('/');
-        }
-    }
-    let turn = match position.turn() {
-        Side::First => 'w',
-        Side::Second => 'b',
-    };
+    let placement = format_placement(SHAPE, |f, r| {
+        let piece = position.piece_at((f + 8 * r) as Square)?;
+        Some(side_letter(piece.side, piece.kind.letter()))
+    });
+    let side = side_to_move_letter(position.side_to_move());
     let en_passant = position.en_passant().map_or("-".to_string(), square_name);
-    format!("{out} {turn} - {en_passant} 0 1")
+    format!("{placement} {side} - {en_passant} 0 1")
 }
 
 /// A move in UCI notation (`a1a8`, `e7e8q`).

@@ -22,8 +22,8 @@ use std::ops::Range;
 use anyhow::Result;
 use rayon::prelude::*;
 
-use super::board::{Bitboard, Kind, MAX_MEN, Mover, Placement, Square, file, relative_rank};
-use super::index::{ChessIndex, MIRROR};
+use super::board::{Bitboard, Kind, MAX_MEN, MIRROR, Mover, Placement, Square, file, relative_rank};
+use super::index::ChessIndex;
 use super::moves::{en_passant_right, for_each_unmove};
 use super::space::{ChessSpace, Neighbourhood, solved_value};
 use crate::games::IndexSpace;

@@ -10,7 +10,7 @@
 //! en passant state of the child (see [`ChessIndex`]), whose moves are the child's plus the en
 //! passant captures; the child without the right is then not reached by that move, so a
 //! double step is un-made from a position only when no en passant capture of that pawn is
-//! possible in it. Every parent position also has the en passant states of its own as parents.
+//! possible in it. Every parent's own en passant states are parents too.
 //!
 //! Pawn slices: a table with pawns is solved a slice at a time (see [`Sliced`] and
 //! `pawn_slices.rs`), each in a numbering of its own; `ChessSpace::expand_position` takes the
@@ -22,7 +22,8 @@ use anyhow::Result;
 
 use super::Chess;
 use super::board::{
-    Bitboard, Geometry, Kind, MAX_MEN, Men, Mover, Placement, Square, backward, bit, forward, geometry, relative_rank,
+    Bitboard, Geometry, Kind, MAX_MEN, Men, Mover, Placement, Square, backward, bit, forward, geometry, rank_mirrored,
+    relative_rank,
 };
 use super::index::ChessIndex;
 use super::moves::{en_passant_right, for_each_en_passant, for_each_move, for_each_unmove, man_on, men_of, promotes};
@@ -62,9 +63,15 @@ fn route_key(victim: Option<usize>, promoted: Option<(usize, Kind)>) -> usize {
     victim.unwrap_or(MAX_MEN) * PROMOTION_CASES + promotion
 }
 
-/// The route of a move that captures `victim`, promotes a pawn, or both, when `exits` holds the
-/// material it leads to (a case no move makes may have none).
-fn route(men: &Men, exits: &[Exit], victim: Option<usize>, promoted: Option<(usize, Kind)>) -> Option<Route> {
+/// Where a move of `men` that captures `victim`, promotes a pawn (man, new kind), or both lands:
+/// the canonical smaller material, whether it is stored with colours swapped, and per man its
+/// place among that material's men (`None` for the victim). The CPU's routes and the GPU's exits
+/// both take it from here.
+pub(super) fn exit_route(
+    men: &Men,
+    victim: Option<usize>,
+    promoted: Option<(usize, Kind)>,
+) -> (Material, bool, [Option<usize>; MAX_MEN]) {
     let kind_of = |m: usize| match promoted {
         Some((pawn, kind)) if pawn == m => kind,
         _ => men.kind[m],
@@ -77,16 +84,26 @@ fn route(men: &Men, exits: &[Exit], victim: Option<usize>, promoted: Option<(usi
         material.counts[men.side[m].index()][kind_of(m).index()] += 1;
     }
     let (canonical, flip) = material.canonical();
-    let exit = exits.iter().position(|e| e.material == canonical)?;
-    let sub_men = exits[exit].index.men();
+    let sub_men = Men::of_material(&canonical);
     let mut taken = [false; MAX_MEN];
     let mut place = [None; MAX_MEN];
     for m in (0..men.count).filter(|&m| Some(m) != victim) {
         let side = if flip { men.side[m].other() } else { men.side[m] };
-        let p = sub_men.of(side).find(|&p| !taken[p] && sub_men.kind[p] == kind_of(m))?;
+        let p = sub_men
+            .of(side)
+            .find(|&p| !taken[p] && sub_men.kind[p] == kind_of(m))
+            .expect("the smaller material is counted from the surviving men");
         taken[p] = true;
         place[m] = Some(p);
     }
+    (canonical, flip, place)
+}
+
+/// The route of a move that captures `victim`, promotes a pawn, or both, when `exits` holds the
+/// material it leads to (a case no move makes may have none).
+fn route(men: &Men, exits: &[Exit], victim: Option<usize>, promoted: Option<(usize, Kind)>) -> Option<Route> {
+    let (material, flip, place) = exit_route(men, victim, promoted);
+    let exit = exits.iter().position(|e| e.material == material)?;
     Some(Route { exit, flip, place })
 }
 
@@ -167,7 +184,7 @@ impl<'t> ChessSpace<'t> {
         for material in Chess::sub_materials(index.material()) {
             exits.push(Exit {
                 material,
-                index: ChessIndex::new(&material)?,
+                index: ChessIndex::new(&material),
                 table: tables.require(&material)?,
             });
         }
@@ -211,10 +228,10 @@ impl<'t> ChessSpace<'t> {
         let route = self.routes[route_key(victim, promoted)].expect("every material a move reaches has a table");
         let exit = &self.exits[route.exit];
         let flip = route.flip;
-        let flip_square = |sq: Square| if flip { sq ^ 56 } else { sq };
+        let flip_square = |sq: Square| if flip { rank_mirrored(sq) } else { sq };
         let [wk, bk] = after.kings();
         let mut smaller = if flip {
-            Placement::new([bk ^ 56, wk ^ 56], &[])
+            Placement::new([rank_mirrored(bk), rank_mirrored(wk)], &[])
         } else {
             Placement::new([wk, bk], &[])
         };
@@ -272,8 +289,8 @@ impl<'t> ChessSpace<'t> {
     ) -> Neighbours<'a> {
         let base = next.index() as u64 * self.index.per_side();
         let men = self.index.men();
-        let diagonal = !fast || (!self.index.has_pawns() && ChessIndex::kings_on_diagonal(placement));
-        let counting = counting && !diagonal;
+        let canonicalise_all = !fast || (!self.index.has_pawns() && ChessIndex::kings_on_diagonal(placement));
+        let counting = counting && !canonicalise_all;
         let countable = if counting {
             let [wk, bk] = placement.kings();
             let (pair, _) = self.index.king_pair(wk, bk).expect("the kings of a legal position");
@@ -282,7 +299,7 @@ impl<'t> ChessSpace<'t> {
             Countable::default()
         };
         let mut partial = [0; MAX_MEN];
-        if !diagonal && !countable.men {
+        if !canonicalise_all && !countable.men {
             for i in men.of(moving) {
                 let group = self.index.group_of(i);
                 partial[i] = base + self.index.slot_without(group, slot, placement);
@@ -291,55 +308,41 @@ impl<'t> ChessSpace<'t> {
         Neighbours {
             index: self.index,
             placement,
-            slot,
             moving,
             base,
-            diagonal,
+            canonicalise_all,
             partial,
             countable,
         }
     }
 
-    /// Records the moves of a piece other than a pawn: captures as exits, the rest as children.
-    #[allow(clippy::too_many_arguments)]
+    /// Records the captures of a piece other than a pawn, onto each of `captures`, as exits.
     #[inline]
-    fn piece_moves(
+    fn piece_captures(
         &self,
         placement: Placement,
         side: Side,
         mover: Mover,
-        targets: Bitboard,
-        enemies: Bitboard,
-        neighbours: &impl Neighbourhood,
-        children: &mut Successors,
+        mut captures: Bitboard,
         exits: &mut Exits,
     ) {
         let men = self.index.men();
         let next = side.other();
-        let mut captures = targets & enemies;
         while captures != 0 {
             let to = captures.trailing_zeros() as Square;
             captures &= captures - 1;
             let victim = man_on(men, placement, next, to);
             exits.add(self.exit_value(placement.moved(side, mover, to), Some(victim), None, next));
         }
-        neighbours.push(children, mover, targets & !enemies);
     }
     /// [`Space::expand`] of a slot, given the placement it spells out.
     #[inline]
-    fn expand_slot(
-        &self,
-        side: Side,
-        slot: u64,
-        placement: Placement,
-        children: &mut Successors,
-        solved: SolvedSlices,
-    ) -> Node {
+    fn expand_slot(&self, side: Side, slot: u64, placement: Placement, children: &mut Successors) -> Node {
         if !self.index.is_legal(side, slot, placement) {
             return Node::Broken;
         }
         let neighbours = self.neighbours(placement, slot, side, side.other(), true, children.is_counting());
-        self.expand_position(placement, side, None, &neighbours, children, solved)
+        self.expand_position(placement, side, None, &neighbours, children, None)
     }
 
     /// [`Space::expand`] of a position with an en passant right (`ep_pawn` may be captured).
@@ -378,9 +381,8 @@ impl<'t> ChessSpace<'t> {
             let pawn = match mover {
                 Mover::Man(man) if men.kind[man] == Kind::Pawn => man,
                 _ => {
-                    return self.piece_moves(
-                        placement, side, mover, targets, enemies, neighbours, children, &mut exits,
-                    );
+                    self.piece_captures(placement, side, mover, targets & enemies, &mut exits);
+                    return neighbours.push(children, mover, targets & !enemies);
                 }
             };
             let mut quiet = 0;
@@ -433,13 +435,12 @@ impl<'t> ChessSpace<'t> {
 struct Neighbours<'a> {
     index: &'a ChessIndex,
     placement: Placement,
-    /// The slot of `placement`, unless `diagonal`.
-    slot: u64,
     moving: Side,
     /// First state of the side to move next.
     base: u64,
-    /// Every neighbour needs canonicalising (see [`ChessSpace::neighbours`]).
-    diagonal: bool,
+    /// Every neighbour needs canonicalising: the king pair is on the a1-h8 diagonal, or the
+    /// state is an en passant one (see [`ChessSpace::neighbours`]).
+    canonicalise_all: bool,
     /// `partial[man]`: the next state with the man's group rank taken out.
     partial: [u64; MAX_MEN],
     /// The neighbours to count, not compute, when only their number is wanted (nothing
@@ -459,25 +460,18 @@ pub(super) trait Neighbourhood {
 }
 
 impl Neighbourhood for Neighbours<'_> {
-    /// The slot with the man's group rank replaced (no symmetry applies to a man's move),
-    /// unless every neighbour needs canonicalising.
+    /// Canonicalised fully: only an en passant state of a pawn slice asks (its pawn moves lead
+    /// to the slices solved before), and its neighbours always are.
     #[inline]
-    fn table_state(&self, man: usize, after: Placement) -> u64 {
-        if self.diagonal {
-            let (slot, _) = self.index.canonical(after);
-            return self.base + slot;
-        }
-        let group = self.index.group_of(man);
-        self.base
-            + self.index.slot_without(group, self.slot, self.placement)
-            + self.index.group_rank(group, after) * group.multiplier
+    fn table_state(&self, _: usize, after: Placement) -> u64 {
+        self.base + self.index.canonical(after).0
     }
 
     #[inline]
     fn push(&self, out: &mut Successors, mover: Mover, mut squares: Bitboard) {
         match mover {
             Mover::Man(_) if self.countable.men => out.add_unique(squares.count_ones() as usize),
-            Mover::Man(man) if !self.diagonal => {
+            Mover::Man(man) if !self.canonicalise_all => {
                 let group = self.index.group_of(man);
                 let (partial, multiplier) = (self.partial[man], group.multiplier);
                 let rank = self.index.rank_after_move(group, self.placement, man);
@@ -526,32 +520,12 @@ impl Space for ChessSpace<'_> {
             return self.expand_en_passant(placement, side, pawn, children, None);
         }
         let (side, slot) = self.index.split(state);
-        self.expand_slot(side, slot, self.index.placement(slot), children, None)
+        self.expand_slot(side, slot, self.index.placement(slot), children)
     }
 
+    /// Steps from one slot's placement to the next one's where the index allows, instead of
+    /// decoding every slot.
     fn expand_run(&self, states: Range<u64>, children: &mut Successors, visit: &mut dyn FnMut(Node, &mut Successors)) {
-        self.expand_run_with(states, children, visit, None);
-    }
-
-    fn parents(&self, state: u64, parents: &mut Successors) {
-        self.parents_with(state, parents, true);
-    }
-
-    fn sliced(&self) -> Option<&dyn Sliced> {
-        self.index.solved_by_slices().then_some(self as &dyn Sliced)
-    }
-}
-
-impl ChessSpace<'_> {
-    /// [`Space::expand_run`], stepping from one slot's placement to the next one's where the
-    /// index allows instead of decoding every slot; with `solved`, pawn moves are exits.
-    fn expand_run_with(
-        &self,
-        states: Range<u64>,
-        children: &mut Successors,
-        visit: &mut dyn FnMut(Node, &mut Successors),
-        solved: SolvedSlices,
-    ) {
         // The placement of the state after the last one expanded, when stepped to.
         let mut stepped = None;
         for state in states {
@@ -563,15 +537,13 @@ impl ChessSpace<'_> {
                 let (side, slot) = self.index.split(state);
                 let placement = stepped.unwrap_or_else(|| self.index.placement(slot));
                 stepped = self.index.next_placement(placement);
-                self.expand_slot(side, slot, placement, children, solved)
+                self.expand_slot(side, slot, placement, children)
             };
             visit(node, children);
         }
     }
 
-    /// [`Space::parents`]; without `pawn_moves`, only the parents in the state's pawn slice
-    /// (no pawn un-moves, no en passant states).
-    fn parents_with(&self, state: u64, parents: &mut Successors, pawn_moves: bool) {
+    fn parents(&self, state: u64, parents: &mut Successors) {
         // The solver asks only for legal states: no need to check the slot again.
         let men = self.index.men();
         if self.index.is_en_passant(state) {
@@ -592,15 +564,14 @@ impl ChessSpace<'_> {
         let placement = self.index.placement(slot);
         let mover = side.other();
         let neighbours = self.neighbours(placement, slot, mover, mover, true, false);
-        for_each_unmove(self.geo, men, placement, side, pawn_moves, |piece, to, mut sources| {
+        for_each_unmove(self.geo, men, placement, side, true, |piece, to, mut sources| {
             let pawn_move = matches!(piece, Mover::Man(man) if men.kind[man] == Kind::Pawn);
             if pawn_move && relative_rank(mover, to) == 3 && en_passant_right(self.geo, men, placement, side, to) {
                 // That double step leads to the en passant state, not to this one.
                 sources &= !bit(backward(mover, backward(mover, to)));
             }
             neighbours.push(parents, piece, sources);
-            if self.index.ep_man(mover).is_none() || !pawn_moves {
-                // In a pawn slice, the en passant states are valued after it, not updated.
+            if self.index.ep_man(mover).is_none() {
                 return;
             }
             let mut left = sources;
@@ -612,6 +583,10 @@ impl ChessSpace<'_> {
                     .en_passant_variants(parent, mover, |s| parents.push_mapped(s));
             }
         });
+    }
+
+    fn sliced(&self) -> Option<&dyn Sliced> {
+        self.index.solved_by_slices().then_some(self as &dyn Sliced)
     }
 }
 

@@ -215,12 +215,6 @@ impl Game for Xiangqi {
                 );
             }
         }
-        if !material.is_canonical() {
-            bail!(
-                "material {material} is not canonical (write it as {})",
-                material.canonical().0
-            );
-        }
         Ok(())
     }
 

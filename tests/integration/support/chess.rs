@@ -50,7 +50,7 @@ pub fn generator(test: &str, names: &[&str]) -> (Generator<'static, Chess>, Temp
 fn pieces(material: &Material) -> Vec<Piece> {
     let mut out = Vec::new();
     for side in Side::BOTH {
-        for kind in Kind::ALL.into_iter().chain([Kind::Pawn]) {
+        for kind in Kind::ALL {
             for _ in 0..material.count(side, kind.index()) {
                 out.push(Piece { side, kind });
             }
@@ -70,8 +70,8 @@ pub fn random_position(rng: &mut Rng, material: &Material) -> Position {
             ok &= board[sq].is_none();
             board[sq] = Some(piece);
         }
-        let turn = if rng.below(2) == 0 { Side::First } else { Side::Second };
-        if ok && let Ok(position) = Position::new(board, turn) {
+        let side_to_move = if rng.below(2) == 0 { Side::First } else { Side::Second };
+        if ok && let Ok(position) = Position::new(board, side_to_move) {
             return position;
         }
     }
@@ -83,7 +83,7 @@ pub fn image(position: &Position, sym: usize) -> Position {
     for sq in 0..64u8 {
         board[apply_symmetry(sym, sq) as usize] = position.piece_at(sq);
     }
-    Position::new(board, position.turn()).unwrap()
+    Position::new(board, position.side_to_move()).unwrap()
 }
 
 /// The position with every en passant right it may have, itself first.
@@ -170,7 +170,7 @@ fn brute_force_parents(index: &ChessIndex, position: &Position) -> BTreeSet<u64>
             let mut board: [_; 64] = std::array::from_fn(|sq| position.piece_at(sq as Square));
             board[from as usize] = None;
             board[to as usize] = Some(piece);
-            let Ok(parent) = Position::new(board, position.turn().other()) else {
+            let Ok(parent) = Position::new(board, position.side_to_move().other()) else {
                 continue;
             };
             for parent in with_rights(&parent) {
