@@ -348,7 +348,11 @@ async fn bad_input_gets_400_or_404_with_a_reason_never_500() {
     let long = "8".repeat(500);
     let cases: Vec<(String, u16, &str)> = vec![
         ("/api/chess".into(), 400, "missing parameter 'fen'"),
-        ("/api/chess?fen=garbage".into(), 400, "has 1 field,"),
+        (
+            "/api/chess?fen=garbage".into(),
+            400,
+            "expected 8 ranks separated by '/', found 1",
+        ),
         ("/api/chess?fen=8/8/8/4k3/8/8/8/B3K3%20w".into(), 400, "in check"),
         (
             "/api/chess?fen=8/8/8/4k3/8/8/8/RR2K3%20w".into(),
@@ -366,7 +370,7 @@ async fn bad_input_gets_400_or_404_with_a_reason_never_500() {
             "unknown parameter",
         ),
         (format!("/api/chess?fen={long}"), 400, "longer than"),
-        ("/api/chess?fen=%FF%FE".into(), 400, "has 1 field"),
+        ("/api/chess?fen=%FF%FE".into(), 400, "found 1"),
         ("/api/go?fen=x".into(), 404, "unknown game"),
         (
             "/api/darkchess?fen=k7/8/8/6AK%20w&cannon=step".into(),
@@ -1093,6 +1097,9 @@ async fn start_playing_krvk_as_white(client: &Client, base: &str) -> &'static st
     enter_fen(client, start).await;
     play_as(client, 0).await;
     wait_for_analysis(client, start).await;
+    // The status follows the analysis once the best line is in.
+    let ready = "return document.getElementById('play-status').textContent === 'Your move.'";
+    wait_until(client, ready, "the play status").await;
     start
 }
 
