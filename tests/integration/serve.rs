@@ -764,6 +764,14 @@ async fn the_page_shows_and_plays_every_game_in_headless_chromium() {
     check_game::<Chess>(&client, &base, "8/8/8/3k4/8/8/8/4K1Q1 w - - 0 1").await;
     check_game::<Xiangqi>(&client, &base, "3k5/9/9/9/9/9/9/9/4R4/5K3 w - - 0 1").await;
     check_game::<DarkChess>(&client, &base, "k7/8/8/6AK w").await;
+    client.close().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn coordinates_stay_in_view_beside_pieces_on_the_boards_edges() {
+    let Some((client, base, _running)) = browser().await else {
+        return;
+    };
 
     // The coordinates stay in view beside pieces on the board's edges, the board either way up.
     let edges = [
@@ -789,6 +797,14 @@ async fn the_page_shows_and_plays_every_game_in_headless_chromium() {
             click(&client, Locator::Id("flip")).await;
         }
     }
+    client.close().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_under_the_asian_rules_offers_both_rulesets_and_ends_a_game_at_a_ruling() {
+    let Some((client, _base, _running)) = browser().await else {
+        return;
+    };
 
     // A server whose default is the Asian rules: the page offers both rulesets, starts on the
     // server's and reads the table built under it.
@@ -847,6 +863,14 @@ async fn the_page_shows_and_plays_every_game_in_headless_chromium() {
         verdict,
         "Black to move has lost by the rules: perpetual check (order 1)"
     );
+    client.close().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn short_fens_statistics_practice_the_editor_and_promotions_in_the_page() {
+    let Some((client, base, _running)) = browser().await else {
+        return;
+    };
 
     // A short FEN, linked or typed, is written in full once the server has read it, and the
     // moves are played from it.
