@@ -26,10 +26,9 @@ pub const MAX_MEMORY_VAR: &str = "EGTB_MAX_MEMORY";
 /// Bytes this process can count on now, or `None` where the system does not say (not Linux) and
 /// no cap is set.
 pub fn available_bytes() -> Result<Option<u64>> {
-    let cap = match settings::var(MAX_MEMORY_VAR) {
-        Some(text) => Some(parse_size(&text).with_context(|| format!("{MAX_MEMORY_VAR}={text} is not a size"))?),
-        None => None,
-    };
+    let cap = settings::var(MAX_MEMORY_VAR)
+        .map(|text| parse_size(&text).with_context(|| format!("{MAX_MEMORY_VAR}={text} is not a size")))
+        .transpose()?;
     let meminfo = fs::read_to_string("/proc/meminfo").ok();
     let system = meminfo.as_deref().and_then(mem_available);
     Ok([system, cgroup_room(), cap].into_iter().flatten().min())

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 
 use crate::solver::rounds::{Reason, Ruling};
-use crate::table::{EXTENSION, Header, Seal, damaged, damaged_by};
+use crate::table::{self, EXTENSION, Header, Seal, damaged, damaged_by};
 
 const MAGIC: &str = "EGTB rulings";
 
@@ -96,21 +96,14 @@ pub fn write(path: &Path, material: &str, rulings: &[Ruling]) -> Result<()> {
         rulings.len(),
         crc32fast::hash(body.as_bytes())
     );
-    let dir = path.parent().context("rulings path has no folder")?;
-    fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let tmp = crate::table::temporary(temp_path(path));
+    // Named like the table's own temporary files, so that one a killed run leaves is removed as
+    // stale with them when the table is next built.
+    let tmp = table::temp_path(&path.with_extension(EXTENSION), "rulings")?;
     let result = fs::write(&tmp, text).and_then(|_| fs::rename(&tmp, path));
     if result.is_err() {
         let _ = fs::remove_file(&tmp);
     }
     result.with_context(|| format!("cannot write rulings {}", path.display()))
-}
-
-/// The temporary file that the rulings file `path` is written to, named like the temporary files
-/// of its table (`<table>.egtb.tmp…`) so that one left by a killed run is removed as stale with
-/// them when the table is next built.
-fn temp_path(path: &Path) -> PathBuf {
-    path.with_extension(format!("{EXTENSION}.tmprulings{}", std::process::id()))
 }
 
 /// Reads and verifies the rulings of a table of `material`.
@@ -200,7 +193,7 @@ mod tests {
     fn a_killed_writers_temporary_file_goes_with_its_tables_stale_ones() {
         let dir = std::env::temp_dir().join(format!("egtb-rulings-stale-{}", std::process::id()));
         let table = dir.join("KRvKN.rules-asian.egtb");
-        let tmp = temp_path(&rulings_path(&table));
+        let tmp = table::temp_path(&table, "rulings").unwrap();
         fs::create_dir_all(&dir).unwrap();
         fs::write(&tmp, "partial").unwrap();
         let lock = crate::table::lock::TableLock::acquire(&table).unwrap();

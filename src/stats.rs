@@ -90,12 +90,15 @@ fn add_sides(a: [SideStats; 2], b: [SideStats; 2]) -> [SideStats; 2] {
 fn run_stats<I: IndexSpace + ?Sized>(index: &I, first: u64, run: &[Entry]) -> [SideStats; 2] {
     let mut acc = no_stats();
     for (state, &entry) in (first..).zip(run) {
+        let Some(value) = Value::from_entry(entry) else {
+            continue;
+        };
         let weight = u64::from(index.weight(state));
         // A slot of weight 0 stands for no position of its own (a chess position with an en
         // passant right, which is counted without it): it is never the longest example.
-        let Some(value) = Value::from_entry(entry).filter(|_| weight > 0) else {
+        if weight == 0 {
             continue;
-        };
+        }
         let s = &mut acc[index.side_to_move(state).index()];
         s.legal += weight;
         match value {
@@ -139,8 +142,11 @@ pub fn file_stats_by_dtm<I: IndexSpace + ?Sized>(index: &I, table: &Table) -> Re
 fn run_dtm_counts<I: IndexSpace + ?Sized>(index: &I, first: u64, run: &[Entry]) -> DtmCounts {
     let mut counts = DtmCounts::default();
     for (state, &entry) in (first..).zip(run) {
+        let Some(dtm) = Value::from_entry(entry).and_then(Value::dtm) else {
+            continue;
+        };
         let weight = u64::from(index.weight(state));
-        if let Some(dtm) = Value::from_entry(entry).and_then(Value::dtm).filter(|_| weight > 0) {
+        if weight > 0 {
             add_at(&mut counts[index.side_to_move(state).index()], usize::from(dtm), weight);
         }
     }

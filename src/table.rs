@@ -41,9 +41,9 @@ pub use self::header::{
 };
 pub use self::scratch::Scratch;
 pub use self::sliced::SlicedWriter;
+use self::temp::TempFile;
 pub use self::temp::remove_temporary_files;
-pub(crate) use self::temp::temporary;
-use self::temp::{TempFile, temp_path};
+pub(crate) use self::temp::temp_path;
 use crate::error::Error;
 use crate::material::{GameId, Material};
 use crate::memory;

@@ -303,9 +303,15 @@ pub trait Game: Sized + Send + Sync + 'static {
     }
 
     /// Checks, before any table is built, that the GPU solver takes this canonical material (a
-    /// clear error naming the CPU solver if not): by default, that [`check_gpu_states`] passes.
+    /// clear error naming the CPU solver if not): the game's counts, then [`check_gpu_states`].
     fn check_gpu_material(material: &Material, rules: Self::Rules) -> Result<()> {
+        Self::check_gpu_counts(material)?;
         check_gpu_states(material, Self::index(material, rules)?.states())
+    }
+    /// Fails, naming the CPU solver, unless the game's GPU rules take a material with these
+    /// counts of pieces (the game's part of [`Game::check_gpu_material`]); by default they do.
+    fn check_gpu_counts(_material: &Material) -> Result<()> {
+        Ok(())
     }
 
     /// The GPU twin of the solver's view: a WGSL rules module and its data.

@@ -12,7 +12,7 @@ use super::EXTENSION;
 /// A temporary file of this process beside table `path` (`kind` is empty for the file the
 /// table is written to before it is renamed into place), its folder created if need be. Each
 /// is named like the table followed by `.tmp`, so a crashed run's are removed as stale.
-pub(super) fn temp_path(path: &Path, kind: &str) -> Result<PathBuf> {
+pub(crate) fn temp_path(path: &Path, kind: &str) -> Result<PathBuf> {
     let dir = path.parent().context("table path has no folder")?;
     fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     Ok(temporary(path.with_extension(format!(
@@ -26,7 +26,7 @@ pub(super) fn temp_path(path: &Path, kind: &str) -> Result<PathBuf> {
 static TEMPORARY: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
 /// `path`, recorded as a temporary file of this process.
-pub(crate) fn temporary(path: PathBuf) -> PathBuf {
+fn temporary(path: PathBuf) -> PathBuf {
     let mut names = TEMPORARY.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     names.push(path.clone());
     path

@@ -298,12 +298,17 @@ fn plans_allow_for_the_asian_rulings_graph_that_generation_checks_later() {
     succeeded(generate(at(&asian) - 1), &["generate"]);
 }
 
+/// The peak memory the plan of a chess material in `dir` estimates for it.
+fn planned_peak(dir: &Path, material: &str) -> u64 {
+    let material = Material::parse(GameId::Chess, material).unwrap();
+    let plan = Plan::new::<Chess>(dir, Default::default(), &[material]).unwrap();
+    plan.tables[plan.position(&material).unwrap()].peak_bytes
+}
+
 #[test]
 fn a_batch_stops_before_its_first_table_when_a_later_one_is_beyond_the_memory_limit() {
     let dir = temp_dir("plan-batch-memory");
-    let material = Material::parse(GameId::Chess, "KQvKR").unwrap();
-    let plan = Plan::new::<Chess>(&dir, Default::default(), &[material]).unwrap();
-    let peak = plan.tables[plan.position(&material).unwrap()].peak_bytes;
+    let peak = planned_peak(&dir, "KQvKR");
     // KRvK fits; KQvKR, asked for after it, does not.
     let out = egtb_command(&dir, &["generate", "chess", "KRvK", "KQvKR", "--backend", "cpu"])
         .env("EGTB_MAX_MEMORY", (peak - 1).to_string())
@@ -321,9 +326,7 @@ fn a_batch_stops_before_its_first_table_when_a_later_one_is_beyond_the_memory_li
 #[test]
 fn verify_and_bench_refuse_a_material_beyond_the_memory_limit_or_the_gpu_before_any_work() {
     let dir = temp_dir("plan-verify-memory");
-    let material = Material::parse(GameId::Chess, "KQvKR").unwrap();
-    let plan = Plan::new::<Chess>(&dir, Default::default(), &[material]).unwrap();
-    let peak = plan.tables[plan.position(&material).unwrap()].peak_bytes;
+    let peak = planned_peak(&dir, "KQvKR");
     for command in ["verify", "bench"] {
         let out = egtb_command(&dir, &[command, "chess", "KQvKR"])
             .env("EGTB_MAX_MEMORY", (peak - 1).to_string())
@@ -347,9 +350,7 @@ fn verify_and_bench_refuse_a_material_beyond_the_memory_limit_or_the_gpu_before_
         &dir,
         &["generate", "chess", "KQvK", "KRvK", "KBvK", "KNvK", "--backend", "cpu"],
     );
-    let kpvk = Material::parse(GameId::Chess, "KPvK").unwrap();
-    let plan = Plan::new::<Chess>(&dir, Default::default(), &[kpvk]).unwrap();
-    let cpu_peak = plan.tables[plan.position(&kpvk).unwrap()].peak_bytes;
+    let cpu_peak = planned_peak(&dir, "KPvK");
     let on = |backend: &str| {
         egtb_command(&dir, &["generate", "chess", "KPvK", "--backend", backend])
             .env("EGTB_MAX_MEMORY", cpu_peak.to_string())

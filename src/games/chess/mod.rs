@@ -22,7 +22,7 @@ pub mod space;
 use anyhow::{Result, bail};
 
 use crate::error::Error;
-use crate::games::{Game, IndexSpace, RuleOption, Rules, check_gpu_states};
+use crate::games::{Game, RuleOption, Rules};
 use crate::material::{GameId, Material, Side, materials_within};
 use crate::solver::gpu::GpuRules;
 use crate::table::TableSet;
@@ -293,9 +293,8 @@ impl Game for Chess {
         ChessSpace::new(index, tables)
     }
 
-    fn check_gpu_material(material: &Material, rules: ChessRules) -> Result<()> {
-        gpu::check_material(material)?;
-        check_gpu_states(material, Self::index(material, rules)?.states())
+    fn check_gpu_counts(material: &Material) -> Result<()> {
+        gpu::check_material(material)
     }
 
     fn gpu_rules<'t>(
