@@ -24,9 +24,8 @@ use rayon::prelude::*;
 use crate::games::{Game, IndexSpace};
 use crate::generate::open_table;
 use crate::material::Material;
-use crate::rulings;
+use crate::rulings::{self, Ruling};
 use crate::solver::Progress;
-use crate::solver::rounds::Ruling;
 use crate::table::LoadedTable;
 use crate::value::Value;
 

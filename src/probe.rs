@@ -10,8 +10,7 @@ use anyhow::{Result, bail};
 use crate::games::{Game, IndexSpace};
 use crate::generate::{open_table, table_path};
 use crate::material::{Material, Side};
-use crate::rulings::{self, rulings_path};
-use crate::solver::rounds::Ruling;
+use crate::rulings::{self, Ruling, rulings_path};
 use crate::table::{Table, damaged};
 use crate::value::Value;
 

@@ -1,9 +1,10 @@
-//! The rulings file beside a table built under rules that rule on repetitions (xiangqi's Asian
-//! rules): for every position the rules ruled lost, its state, the round ("order") of the ruling
-//! and the reason. The table's entries hold such a position as lost at DTM 0, like a mate; this
-//! file says why. It is written atomically before its table, so a table never looks whole without
-//! it, and the table's header seals it (its count and checksum, [`Seal`]), so that a rulings file
-//! lost or damaged later makes the table fail its verification rather than lose its rulings.
+//! Rulings: the positions that rules on repetitions (xiangqi's Asian rules) decide lost although
+//! the plain solve leaves them drawn, why ([`Reason`]), and the file beside a table that records
+//! them: for every ruled position its state, the round ("order") of the ruling and the reason.
+//! The table's entries hold such a position as lost at DTM 0, like a mate; this file says why. It
+//! is written atomically before its table, so a table never looks whole without it, and the
+//! table's header seals it (its count and checksum, [`Seal`]), so that a rulings file lost or
+//! damaged later makes the table fail its verification rather than lose its rulings.
 //!
 //! Layout: text lines `EGTB rulings`, `material=<name>`, `count=<n>`, `checksum=<crc32 of the
 //! lines that follow>`, then one line `<state> <order> <reason code>` per ruling, states
@@ -14,8 +15,63 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 
-use crate::solver::rounds::{Reason, Ruling};
 use crate::table::{self, EXTENSION, Header, Seal, damaged, damaged_by};
+
+/// Why a position was ruled lost for the side to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Reason {
+    /// It can only go on checking perpetually.
+    PerpetualCheck,
+    /// It can only go on chasing one piece perpetually.
+    PerpetualChase,
+}
+
+impl Reason {
+    /// The reason in words ("perpetual check").
+    pub fn name(self) -> &'static str {
+        match self {
+            Reason::PerpetualCheck => "perpetual check",
+            Reason::PerpetualChase => "perpetual chase",
+        }
+    }
+
+    /// The reason as a JSON key ("perpetual_check").
+    pub fn key(self) -> &'static str {
+        match self {
+            Reason::PerpetualCheck => "perpetual_check",
+            Reason::PerpetualChase => "perpetual_chase",
+        }
+    }
+
+    /// The reason's code in files.
+    pub fn code(self) -> u8 {
+        match self {
+            Reason::PerpetualCheck => 1,
+            Reason::PerpetualChase => 2,
+        }
+    }
+
+    /// The reason of a code, `None` for an unknown one.
+    pub fn from_code(code: u8) -> Option<Reason> {
+        match code {
+            1 => Some(Reason::PerpetualCheck),
+            2 => Some(Reason::PerpetualChase),
+            _ => None,
+        }
+    }
+}
+
+/// A position lost for the side to move by a ruling: its state, the round that ruled it
+/// (the first is 1) and why.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ruling {
+    /// The ruled state.
+    pub state: u64,
+    /// The round that ruled it (the first is 1).
+    pub order: u16,
+    /// Why it was ruled lost.
+    pub reason: Reason,
+}
 
 const MAGIC: &str = "EGTB rulings";
 

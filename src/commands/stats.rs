@@ -8,8 +8,7 @@ use crate::counted::{counted, grouped, plies};
 use crate::games::{Game, IndexSpace};
 use crate::generate::open_table_for_pass;
 use crate::material::{Material, Side};
-use crate::rulings;
-use crate::solver::rounds::{Reason, Ruling};
+use crate::rulings::{self, Reason, Ruling};
 use crate::stats::{DtmCounts, SideStats, file_stats, file_stats_by_dtm};
 use crate::value::Value;
 

@@ -9,63 +9,8 @@
 use anyhow::Result;
 
 use super::{Node, Progress, Space, Successors, cpu};
+use crate::rulings::{Reason, Ruling};
 use crate::value::{Entry, Value};
-
-/// Why a position was ruled lost for the side to move.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Reason {
-    /// It can only go on checking perpetually.
-    PerpetualCheck,
-    /// It can only go on chasing one piece perpetually.
-    PerpetualChase,
-}
-
-impl Reason {
-    /// The reason in words ("perpetual check").
-    pub fn name(self) -> &'static str {
-        match self {
-            Reason::PerpetualCheck => "perpetual check",
-            Reason::PerpetualChase => "perpetual chase",
-        }
-    }
-
-    /// The reason as a JSON key ("perpetual_check").
-    pub fn key(self) -> &'static str {
-        match self {
-            Reason::PerpetualCheck => "perpetual_check",
-            Reason::PerpetualChase => "perpetual_chase",
-        }
-    }
-
-    /// The reason's code in files.
-    pub fn code(self) -> u8 {
-        match self {
-            Reason::PerpetualCheck => 1,
-            Reason::PerpetualChase => 2,
-        }
-    }
-
-    /// The reason of a code, `None` for an unknown one.
-    pub fn from_code(code: u8) -> Option<Reason> {
-        match code {
-            1 => Some(Reason::PerpetualCheck),
-            2 => Some(Reason::PerpetualChase),
-            _ => None,
-        }
-    }
-}
-
-/// A position lost for the side to move by a ruling: its state, the round that ruled it
-/// (the first is 1) and why.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Ruling {
-    /// The ruled state.
-    pub state: u64,
-    /// The round that ruled it (the first is 1).
-    pub order: u16,
-    /// Why it was ruled lost.
-    pub reason: Reason,
-}
 
 /// A space whose ruled states are terminal losses.
 struct Ruled<'s, S: Space + ?Sized> {

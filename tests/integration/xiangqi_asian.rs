@@ -13,9 +13,9 @@ use egtb::material::{GameId, Material};
 use egtb::plan::{Plan, estimate_peak_bytes};
 use egtb::probe::Prober;
 use egtb::rulings::{self, rulings_path};
+use egtb::rulings::{Reason, Ruling};
 use egtb::solver::Silent;
 use egtb::solver::gpu::{Gpu, GpuOptions};
-use egtb::solver::rounds::{Reason, Ruling};
 use egtb::table::Table;
 use egtb::value::Value;
 

@@ -20,7 +20,7 @@ use super::space::XiangqiSpace;
 use crate::counted::counted;
 use crate::material::Material;
 use crate::memory;
-use crate::solver::rounds::Reason;
+use crate::rulings::Reason;
 use crate::value::{DRAW, Entry, Value};
 
 /// Whether the Asian rules can change anything in a material: both sides have an attacking

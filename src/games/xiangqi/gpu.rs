@@ -30,8 +30,8 @@ use crate::games::binomial::binomial;
 use crate::games::exit_entries::ExitEntries;
 use crate::games::{IndexSpace, check_gpu_states};
 use crate::material::Material;
+use crate::rulings::Reason;
 use crate::solver::gpu::{GpuData, GpuRounds, GpuRules};
-use crate::solver::rounds::Reason;
 use crate::table::TableSet;
 
 /// The xiangqi rules module, joined after the prelude.

@@ -30,7 +30,7 @@ pub use rounds::GpuRounds;
 pub(crate) use rounds::probe;
 
 use super::Progress;
-use crate::solver::rounds::Ruling;
+use crate::rulings::Ruling;
 use crate::value::Entry;
 use buffers::{Layout, StateBuffers};
 use game_data::GameData;

@@ -20,8 +20,8 @@ use super::buffers::{Layout, read_chunks, write_chunk_switch};
 use super::device::Gpu;
 use super::kernels::{Access, bind_group, bind_layout, grid, prelude, solver_program};
 use super::{GpuData, GpuOptions, GpuRules, GpuSolution, KernelTime, Solver};
+use crate::rulings::{Reason, Ruling};
 use crate::solver::Progress;
-use crate::solver::rounds::{Reason, Ruling};
 
 /// The generic rule passes, joined after the solver program and before the game's rule module.
 const ROUNDS_WGSL: &str = include_str!("../../../shaders/solver/rounds.wgsl");
