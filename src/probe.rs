@@ -287,10 +287,23 @@ impl<G: Game> Prober<G> {
         if !G::may_rule(&G::material_of(position), self.rules) {
             return Ok(None);
         }
-        let mut end = position.clone();
-        for (step, _) in self.line(position)? {
-            end = G::play(&end, step.mv);
+        let line = self.line(position)?;
+        self.ruled_end_of_line(position, &line)
+    }
+
+    /// [`Prober::ruled_end`] for a caller that holds the position's best-play line already
+    /// ([`Prober::line`]): the line is not played a second time.
+    pub fn ruled_end_of_line(
+        &mut self,
+        position: &G::Position,
+        line: &[(MoveValue<G::Move>, Value)],
+    ) -> Result<Option<RuledEnd<G::Position>>> {
+        if !G::may_rule(&G::material_of(position), self.rules) {
+            return Ok(None);
         }
+        let end = line
+            .iter()
+            .fold(position.clone(), |at, (step, _)| G::play(&at, step.mv));
         Ok(self.ruling(&end)?.map(|ruling| RuledEnd {
             loser: G::side_to_move(&end),
             position: end,

@@ -17,7 +17,7 @@ use crate::error::{error_line, one_line};
 use crate::games::ending::{Ending, ending};
 use crate::games::{Game, check_options};
 use crate::material::{GameId, Side};
-use crate::probe::{Prober, RuledEnd};
+use crate::probe::{MoveValue, Prober, RuledEnd};
 use crate::value::Value;
 use crate::with_game;
 
@@ -40,11 +40,9 @@ struct Probed<G: Game> {
 }
 
 impl<G: Game> Probed<G> {
-    /// Reads the position and probes its value and ruling.
-    fn new(prober: &mut Prober<G>, text: &str) -> Result<Probed<G>> {
-        let position = G::parse_position(text)?;
+    /// Probes the position's value; `ruled` is the ruling its result rests on.
+    fn new(prober: &mut Prober<G>, position: G::Position, ruled: Option<RuledEnd<G::Position>>) -> Result<Probed<G>> {
         let value = prober.value(&position)?;
-        let ruled = prober.ruled_end(&position)?;
         Ok(Probed {
             rules: prober.rules(),
             position,
@@ -201,10 +199,18 @@ impl Probers {
 
 /// The answer to `question` about one position: the text people read, or one line of JSON.
 fn answer<G: Game>(env: &Env, prober: &mut Prober<G>, text: &str, question: Question) -> Result<String> {
-    let probed = Probed::new(prober, text)?;
+    let position = G::parse_position(text)?;
     match question {
-        Question::Value => value_answer(env, prober, &probed),
-        Question::Line => line_answer(env, prober, &probed),
+        Question::Value => {
+            let ruled = prober.ruled_end(&position)?;
+            let probed = Probed::new(prober, position, ruled)?;
+            value_answer(env, prober, &probed)
+        }
+        Question::Line => {
+            let line = prober.line(&position)?;
+            let ruled = prober.ruled_end_of_line(&position, &line)?;
+            line_answer(env, &Probed::new(prober, position, ruled)?, &line)
+        }
     }
 }
 
@@ -260,8 +266,7 @@ fn heading<G: Game>(probed: &Probed<G>) -> String {
 }
 
 /// The best-play line from a position to the end, one move a line with its DTM.
-fn line_answer<G: Game>(env: &Env, prober: &mut Prober<G>, probed: &Probed<G>) -> Result<String> {
-    let line = prober.line(&probed.position)?;
+fn line_answer<G: Game>(env: &Env, probed: &Probed<G>, line: &[(MoveValue<G::Move>, Value)]) -> Result<String> {
     let side = G::side_to_move(&probed.position);
     let mut out = String::new();
     let last = line

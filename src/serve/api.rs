@@ -499,7 +499,9 @@ fn position_json<G: Game>(prober: &mut Prober<G>, rules: G::Rules, position: &G:
 fn mainline_json<G: Game>(prober: &mut Prober<G>, position: &G::Position) -> Result<Json, ApiError> {
     let value = prober.value(position).map_err(ApiError::from_table_error)?;
     let line = prober.line(position).map_err(ApiError::from_table_error)?;
-    let ruled = prober.ruled_end(position).map_err(ApiError::from_table_error)?;
+    let ruled = prober
+        .ruled_end_of_line(position, &line)
+        .map_err(ApiError::from_table_error)?;
     let side = G::side_to_move(position);
     let winner = value.winner(side);
     let mut current = position.clone();
