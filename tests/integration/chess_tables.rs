@@ -8,7 +8,8 @@ use egtb::probe::Prober;
 use egtb::stats::{SideStats, table_stats};
 use egtb::value::Value;
 
-use crate::support::chess::{assert_longest, generator, index, material, value_of};
+use crate::support::Lookup;
+use crate::support::chess::{assert_longest, generator, index, material};
 
 /// Solves a material (and what it needs) and returns its index, entries and statistics.
 fn solve(name: &str) -> (ChessIndex, Vec<u16>, [SideStats; 2]) {
@@ -104,7 +105,7 @@ fn kqvkr_longest_win_is_69_plies() {
 fn every_value_is_the_best_over_the_moves() {
     let materials = ["KQvKR", "KBNvK", "KRvKN"];
     let (generator, _dir) = generator("best-move", &materials);
-    let tables = generator.tables();
+    let mut lookup = Lookup::<Chess>::new(generator.tables(), Default::default());
     for name in materials {
         let index = index(&material(name));
         let mut checked = [0u32; 3];
@@ -112,11 +113,11 @@ fn every_value_is_the_best_over_the_moves() {
             let Some(position) = index.decode(state) else {
                 continue;
             };
-            let value = value_of(tables, &position);
+            let value = lookup.value(&position);
             let moves = Chess::legal_moves(&position, Default::default());
             let best = moves
                 .iter()
-                .map(|&mv| Value::parent_of(value_of(tables, &Chess::play(&position, mv))))
+                .map(|&mv| Value::parent_of(lookup.value(&Chess::play(&position, mv))))
                 .max_by_key(|v| v.preference())
                 .or_else(|| Chess::game_over(&position, Default::default()));
             assert_eq!(Some(value), best, "{name} {}", Chess::format_position(&position));

@@ -1,45 +1,16 @@
 //! Larger xiangqi tables build, and every sampled position's value is what its children's
-//! values make it (read through the public API: decode, legal moves, play, flip, locate).
+//! values make it (read through the public API: decode, legal moves, play, orient, locate).
 
-use std::collections::HashMap;
 use std::time::Instant;
 
-use egtb::games::xiangqi::{Position, Xiangqi, XiangqiRules, notation};
+use egtb::games::xiangqi::{Xiangqi, XiangqiRules, notation};
 use egtb::games::{Game, IndexSpace};
 use egtb::generate::Generator;
 use egtb::material::{GameId, Material};
 use egtb::solver::Silent;
-use egtb::table::TableSet;
 use egtb::value::Value;
 
-use crate::support::temp_dir;
-
-/// Looks up positions of any material in solved tables.
-struct Prober<'t> {
-    tables: &'t TableSet,
-    indices: HashMap<Material, <Xiangqi as Game>::Index>,
-}
-
-impl Prober<'_> {
-    fn value(&mut self, position: &Position) -> Value {
-        let (material, flipped) = Xiangqi::material_of(position).canonical();
-        let position = if flipped {
-            Xiangqi::flip(position)
-        } else {
-            position.clone()
-        };
-        let index = self
-            .indices
-            .entry(material)
-            .or_insert_with(|| Xiangqi::index(&material, XiangqiRules::default()).unwrap());
-        let state = index.locate(&position);
-        self.tables
-            .require(&material)
-            .unwrap()
-            .value(state)
-            .expect("a legal position has a value")
-    }
-}
+use crate::support::{Lookup, temp_dir};
 
 /// Builds `name` and checks up to `samples` of its legal positions against their children.
 fn consistent(name: &str, samples: u64) {
@@ -51,19 +22,16 @@ fn consistent(name: &str, samples: u64) {
     generator.ensure(&material).unwrap();
     eprintln!("{name}: built with its sub-tables in {:.2?}", start.elapsed());
     let index = Xiangqi::index(&material, rules).unwrap();
-    let mut prober = Prober {
-        tables: generator.tables(),
-        indices: HashMap::new(),
-    };
+    let mut lookup = Lookup::<Xiangqi>::new(generator.tables(), rules);
     let mut seen = [0u64; 3];
     for state in (0..index.states()).step_by((index.states() / samples + 1) as usize) {
         let Some(position) = index.decode(state) else {
             continue;
         };
-        let value = prober.value(&position);
+        let value = lookup.value(&position);
         let best = Xiangqi::legal_moves(&position, rules)
             .into_iter()
-            .map(|mv| Value::parent_of(prober.value(&Xiangqi::play(&position, mv))))
+            .map(|mv| Value::parent_of(lookup.value(&Xiangqi::play(&position, mv))))
             .max_by_key(|v| v.preference())
             .unwrap_or(Value::LOST);
         assert_eq!(value, best, "{name}: {}", notation::format_fen(&position));
@@ -78,22 +46,22 @@ fn consistent(name: &str, samples: u64) {
 }
 
 #[test]
-fn krvkaaee() {
+fn krvkaaee_values_follow_from_their_moves() {
     consistent("KRvKAAEE", 60_000);
 }
 
 #[test]
-fn knvkaa() {
+fn knvkaa_values_follow_from_their_moves() {
     consistent("KNvKAA", 60_000);
 }
 
 #[test]
-fn kcvka() {
+fn kcvka_values_follow_from_their_moves() {
     consistent("KCvKA", 60_000);
 }
 
 #[test]
-fn kppvkae() {
+fn kppvkae_values_follow_from_their_moves() {
     consistent("KPPvKAE", 60_000);
 }
 

@@ -31,21 +31,21 @@ fn check(name: &str, expected: Expected) {
 }
 
 #[test]
-fn krvk() {
+fn krvk_matches_the_published_enumeration() {
     check("KRvK", ((3834, 3834, 0), (4914, 4806, 108), (Some(3), Some(4))));
 }
 
 #[test]
-fn knvk() {
+fn knvk_matches_the_published_enumeration() {
     check("KNvK", ((4590, 4590, 0), (4914, 4806, 108), (Some(13), Some(14))));
 }
 
 #[test]
-fn kcvk() {
+fn kcvk_matches_the_published_enumeration() {
     check("KCvK", ((4914, 0, 4914), (4914, 0, 4914), (None, None)));
 }
 
 #[test]
-fn kpvk() {
+fn kpvk_matches_the_published_enumeration() {
     check("KPvK", ((2826, 2394, 432), (3015, 2469, 546), (Some(19), Some(20))));
 }

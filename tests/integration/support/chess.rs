@@ -18,7 +18,7 @@ use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, PositionError};
 
 use super::space::{assert_retro_consistent, expansion, parents};
-use super::{Rng, TempDir, temp_dir};
+use super::{Lookup, Rng, TempDir, temp_dir};
 
 /// A chess material from its name, sides as written.
 pub fn material(name: &str) -> Material {
@@ -103,14 +103,6 @@ pub fn oracle(position: &Position) -> shakmaty::Chess {
         .unwrap()
 }
 
-/// The value of any position, looked up in its canonical table the way a user's query would.
-pub fn value_of(tables: &TableSet, position: &Position) -> Value {
-    let (canonical, flip) = position.material().canonical();
-    let position = if flip { Chess::flip(position) } else { position.clone() };
-    let state = index(&canonical).locate(&position);
-    tables.require(&canonical).unwrap().value(state).unwrap()
-}
-
 /// Checks one side's longest mate against the statistics published with another program's DTM
 /// tables: its DTM in plies (`stats`), how many positions up to symmetry have it (one slot each
 /// in egtb's index), and that the published `examples` (FENs) are among them.
@@ -146,12 +138,13 @@ fn expected_expansion(index: &ChessIndex, tables: &TableSet, position: &Position
     }
     let mut exits = Exits::default();
     let mut children = BTreeSet::new();
+    let mut lookup = Lookup::<Chess>::new(tables, Default::default());
     for mv in moves {
         let after = Chess::play(position, mv);
         if after.material() == position.material() {
             children.insert(index.locate(&after));
         } else {
-            exits.add(value_of(tables, &after));
+            exits.add(lookup.value(&after));
         }
     }
     (Node::Inner(exits), children)

@@ -2,14 +2,14 @@
 
 use egtb::games::darkchess::Position;
 use egtb::games::darkchess::{Cannon, DarkChess, DarkChessRules, Stalemate};
-use egtb::games::{Game, IndexSpace};
+use egtb::games::Game;
 use egtb::generate::Generator;
 use egtb::material::{GameId, Material};
 use egtb::solver::Silent;
 use egtb::table::TableSet;
 use egtb::value::Value;
 
-use super::{TempDir, temp_dir};
+use super::{Lookup, TempDir, temp_dir};
 
 /// The default rules, named: jumping cannons, a side with no move loses.
 pub const JUMP: DarkChessRules = DarkChessRules {
@@ -50,11 +50,7 @@ pub fn probe_in(tables: &TableSet, rules: DarkChessRules, position: &Position) -
     if position.board.side_mask(position.side_to_move) == 0 {
         return Value::LOST;
     }
-    let (canonical, swapped) = DarkChess::material_of(position).canonical();
-    let position = if swapped { DarkChess::flip(position) } else { *position };
-    let index = DarkChess::index(&canonical, rules).expect("index");
-    let table = tables.require(&canonical).expect("table built");
-    Value::from_entry(table.entry(index.locate(&position))).expect("a legal position")
+    Lookup::<DarkChess>::new(tables, rules).value(position)
 }
 
 /// Parses a position.

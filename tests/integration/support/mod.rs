@@ -6,6 +6,7 @@ pub mod api_check;
 pub mod chess;
 pub mod darkchess;
 pub mod load;
+mod lookup;
 mod rng;
 pub mod served;
 pub mod space;
@@ -21,6 +22,7 @@ use egtb::material::Material;
 use egtb::solver::Silent;
 use egtb::solver::gpu::{Gpu, GpuOptions};
 
+pub use lookup::Lookup;
 pub use rng::Rng;
 pub use temp::{TempDir, temp_dir};
 
