@@ -7,6 +7,7 @@ mod support;
 
 mod audit;
 mod batches;
+mod browser;
 mod chess_gpu;
 mod chess_index;
 mod chess_moves;

@@ -1,6 +1,8 @@
-//! The tables the tests of `egtb serve` and `egtb play` share, built once a run, and the
-//! positions of xiangqi's Asian rules they look at.
+//! The tables the tests of `egtb serve` and `egtb play` share, built once a run, the positions of
+//! xiangqi's Asian rules they look at, and servers started on them for the API's tests and the
+//! page's.
 
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -8,9 +10,10 @@ use egtb::games::chess::Chess;
 use egtb::games::xiangqi::{Repetition, Xiangqi, XiangqiRules};
 use egtb::generate::Generator;
 use egtb::material::{GameId, Material};
+use egtb::serve::ServeOptions;
 use egtb::solver::Silent;
 
-use super::api_check;
+use super::{PORTS, api_check};
 
 /// The tables: [`api_check::MATERIALS`], chess KPvK and xiangqi KRvKN under the Asian rules. A
 /// static is never dropped, so they live in cargo's scratch folder for integration tests, made
@@ -40,3 +43,25 @@ pub const ASIAN: XiangqiRules = XiangqiRules {
 pub const PERPETUAL_CHECK: &str = "9/9/4k4/9/9/9/9/3n5/9/R2K5 b - - 0 1";
 /// Red to move wins by reaching [`PERPETUAL_CHECK`].
 pub const BEFORE_PERPETUAL_CHECK: &str = "9/9/4k4/9/9/9/9/3n5/9/1R1K5 w - - 0 1";
+
+/// Starts a server on a free loopback port of the current runtime.
+pub async fn start() -> SocketAddr {
+    start_with(&[]).await.unwrap()
+}
+
+/// Starts a server whose requests default to the rule options `defaults`.
+pub async fn start_with(defaults: &[(&str, &str)]) -> anyhow::Result<SocketAddr> {
+    start_on(tables(), defaults).await
+}
+
+/// Starts a server on the tables in `dir`.
+pub async fn start_on(dir: &Path, defaults: &[(&str, &str)]) -> anyhow::Result<SocketAddr> {
+    let options = ServeOptions {
+        tables: dir.to_path_buf(),
+        bind: "127.0.0.1".parse().unwrap(),
+        port: 0,
+        defaults: defaults.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+    };
+    let _ports = PORTS.lock().await;
+    egtb::serve::spawn(&options).await
+}
