@@ -284,7 +284,18 @@ async fn rule_options_are_offered_with_the_servers_defaults_which_are_checked_at
     };
     assert_eq!(offered(&games, GameId::DarkChess), expected_offer::<DarkChess>(step));
 
-    // A position's answer names the ruling its result rests on, as `egtb query --json` does.
+    for (defaults, reason) in [
+        (("rules", "fly"), "xiangqi option rules=fly: expected draw or asian"),
+        (("gravity", "on"), "no game has a rule option 'gravity'"),
+    ] {
+        let err = start_with(&[defaults]).await.unwrap_err();
+        assert!(format!("{err:#}").contains(reason), "{err:#}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_position_answer_names_the_ruling_its_result_rests_on() {
+    let addr = start_with(&[("rules", "asian")]).await.unwrap();
     let mut prober = Prober::<Xiangqi>::new(tables(), ASIAN);
     for fen in [PERPETUAL_CHECK, BEFORE_PERPETUAL_CHECK] {
         let (status, answer) = get(addr, &format!("/api/xiangqi?fen={}", fen.replace(' ', "%20"))).await;
@@ -299,14 +310,6 @@ async fn rule_options_are_offered_with_the_servers_defaults_which_are_checked_at
     }
     let (_, plain) = get(addr, "/api/chess?fen=8/8/8/4k3/8/8/8/R3K3%20w").await;
     assert_eq!(plain["ruling"], Json::Null, "{plain}");
-
-    for (defaults, reason) in [
-        (("rules", "fly"), "xiangqi option rules=fly: expected draw or asian"),
-        (("gravity", "on"), "no game has a rule option 'gravity'"),
-    ] {
-        let err = start_with(&[defaults]).await.unwrap_err();
-        assert!(format!("{err:#}").contains(reason), "{err:#}");
-    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

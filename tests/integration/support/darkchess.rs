@@ -1,8 +1,8 @@
 //! What the dark chess tests share: rule sets, materials, positions, building and probing.
 
+use egtb::games::Game;
 use egtb::games::darkchess::Position;
 use egtb::games::darkchess::{Cannon, DarkChess, DarkChessRules, Stalemate};
-use egtb::games::Game;
 use egtb::generate::Generator;
 use egtb::material::{GameId, Material};
 use egtb::solver::Silent;
