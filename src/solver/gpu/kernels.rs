@@ -170,7 +170,8 @@ impl Kernels {
         let max_dim = limits.max_compute_workgroups_per_dimension;
         let sweep_shape = SweepShape::new(gpu, sweep_run)?;
         let prelude = |access| prelude(layout, states.queue_capacity, max_dim, window_states, access);
-        let mut solver_source = solver_program(prelude(Access::Atomic), rules, &data.bindings);
+        let data_names = data.bindings.iter().map(|(name, _)| name.as_str());
+        let mut solver_source = solver_program(prelude(Access::Atomic), rules, data_names);
         solver_source.push_str(&data.wgsl);
         let solver = module("solver", solver_source)?;
         let sweep = module("layer sweep", select_program(prelude(Access::Plain), &sweep_shape))?;
@@ -290,9 +291,13 @@ pub(super) fn prelude(
 }
 
 /// The program of the kernels that expand states: a prelude of atomic chunks, the game's data
-/// bindings, common.wgsl, solver.wgsl, the game's rules.
-pub(super) fn solver_program(mut source: String, rules: &dyn GpuRules, data: &[(String, wgpu::Buffer)]) -> String {
-    for (binding, (name, _)) in data.iter().enumerate() {
+/// bindings (`data_names`, in binding order), common.wgsl, solver.wgsl, the game's rules.
+pub(super) fn solver_program<'n>(
+    mut source: String,
+    rules: &dyn GpuRules,
+    data_names: impl IntoIterator<Item = &'n str>,
+) -> String {
+    for (binding, name) in data_names.into_iter().enumerate() {
         let _ = writeln!(
             source,
             "@group(1) @binding({binding}) var<storage, read> {name}: array<u32>;"

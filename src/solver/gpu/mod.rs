@@ -305,7 +305,8 @@ impl<'g> Solver<'g> {
         })
     }
 
-    /// The buffer of the game data named `name`, to be rewritten before the next run.
+    /// The buffer of the game data named `name`: bound by the rule passes of a solve in rounds,
+    /// or rewritten before the next run.
     pub fn data(&self, name: &str) -> Option<&wgpu::Buffer> {
         self.data.bindings.iter().find(|(n, _)| n == name).map(|(_, b)| b)
     }

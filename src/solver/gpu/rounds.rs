@@ -8,9 +8,11 @@
 //! left marked are the round's rulings; a round that rules nothing ends the solve. The solver's
 //! program is compiled once: each round rewrites only the ruled states, the entries of its solve
 //! go to the rule passes on the GPU, and the host reads back one control word every few passes
-//! and the marks; the entries come back once, at the end. The passes' per-state buffers (entries,
-//! marks, answers) are cut into chunks as the solver cuts its working words, so a table the
-//! solver splits over several storage bindings is split the same way here.
+//! and the marks; the entries come back once, at the end. The rule passes bind the game data
+//! where the solver uploaded it, so that the game's tables (the smaller tables' entries among
+//! them) are on the GPU once. The passes' per-state buffers (entries, marks, answers) are cut
+//! into chunks as the solver cuts its working words, so a table the solver splits over several
+//! storage bindings is split the same way here.
 
 use std::fmt::Write;
 
@@ -93,7 +95,7 @@ pub(super) fn solve_in_rounds(
         .data(RULED_STATES)
         .ok_or_else(|| anyhow!("the ruled states are missing from the game data"))?;
     let (mut layers, mut kernel_time) = solver.run(progress)?;
-    let passes = RulePasses::new(gpu, rules, rounds, solver.layout())?;
+    let passes = RulePasses::new(&solver, rules, rounds)?;
     let mut rulings = Vec::new();
     let mut order = 0u16;
     loop {
@@ -214,31 +216,29 @@ fn add(mut a: KernelTime, b: KernelTime) -> KernelTime {
 }
 
 /// The program of the rule passes: the solver program (so that the game's functions find
-/// everything they call), the rule buffers cut into the chunks of `rule_layout`, rounds.wgsl, the
-/// game's rule module and `extra`; and its game data.
+/// everything they call) with the game data `data_names` (the names of [`GpuRules::data`], bound
+/// in group 1 in this order), the rule buffers cut into the chunks of `rule_layout`, rounds.wgsl,
+/// the game's rule module and `extra`.
 fn rule_module(
     gpu: &Gpu,
     rules: &dyn GpuRules,
     rounds: &dyn GpuRounds,
+    data_names: &[&str],
     rule_layout: Layout,
     extra: &str,
-) -> Result<(wgpu::ShaderModule, Vec<(String, wgpu::Buffer)>)> {
-    let data = rules
-        .data()
-        .into_iter()
-        .map(|d| Ok((d.name.to_string(), gpu.upload(d.name, &d.words)?)))
-        .collect::<Result<Vec<_>>>()?;
+) -> Result<wgpu::ShaderModule> {
     // The rule passes run a thread per state in one dispatch: no windows.
     let states = u32::try_from(rules.states())
         .map_err(|_| anyhow::anyhow!("the GPU's rule passes take up to 2^32 - 1 states (use --backend cpu)"))?;
-    // The solver program's prelude states the table's own size and layout (the rule passes
-    // never bind its chunks); the probe's `rule_layout` is not the table's.
-    let layout = Layout::new(states, gpu.max_binding_bytes())?;
+    // The solver program's prelude declares the table's chunks in group 0, which no rule pass
+    // binds, so any cut of the table's states does; the rule buffers are cut by `rule_layout`
+    // (the solver's cut, or the probe's one chunk).
+    let prelude_layout = Layout::new(states, gpu.max_binding_bytes())?;
     let max_dim = gpu.limits.max_compute_workgroups_per_dimension;
     let mut source = solver_program(
-        prelude(layout, 1, max_dim, rules.states(), Access::Atomic),
+        prelude(prelude_layout, 1, max_dim, rules.states(), Access::Atomic),
         rules,
-        &data,
+        data_names.iter().copied(),
     );
     source.push_str(&rule_chunks_wgsl(rule_layout));
     source.push_str(ROUNDS_WGSL);
@@ -250,7 +250,7 @@ fn rule_module(
             source: wgpu::ShaderSource::Wgsl(source.into()),
         })
     })?;
-    Ok((module, data))
+    Ok(module)
 }
 
 /// The layouts of the rule passes: the game data (group 1) and the rule buffers (group 3: the
@@ -304,16 +304,30 @@ struct RulePasses<'g> {
 }
 
 impl<'g> RulePasses<'g> {
-    fn new(gpu: &'g Gpu, rules: &dyn GpuRules, rounds: &dyn GpuRounds, layout: Layout) -> Result<RulePasses<'g>> {
+    /// The rule passes over the entries `solver` solves, on its GPU, binding the game data it
+    /// uploaded (its buffers of [`GpuRules::data`]; the ruled states and the split buffers it
+    /// holds besides are for its own kernels).
+    fn new(solver: &Solver<'g>, rules: &dyn GpuRules, rounds: &dyn GpuRounds) -> Result<RulePasses<'g>> {
+        let gpu = solver.gpu;
         let states = rules.states();
-        let (module, data) = rule_module(gpu, rules, rounds, layout, "")?;
+        let layout = solver.layout();
+        let data_names: Vec<&str> = rules.data().iter().map(|d| d.name).collect();
+        let game_buffers = data_names
+            .iter()
+            .map(|&name| {
+                solver
+                    .data(name)
+                    .ok_or_else(|| anyhow!("the game data '{name}' is missing from the solver"))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let module = rule_module(gpu, rules, rounds, &data_names, layout, "")?;
         let bindings = FIRST_RULE_CHUNK_BINDING + 3 * layout.chunks;
         gpu.check_storage_bindings(
             "the GPU's rule passes for this table",
-            bindings + data.len() as u32,
-            bindings.max(data.len() as u32),
+            bindings + game_buffers.len() as u32,
+            bindings.max(game_buffers.len() as u32),
         )?;
-        let layouts = RuleLayouts::new(gpu, data.len(), layout.chunks);
+        let layouts = RuleLayouts::new(gpu, game_buffers.len(), layout.chunks);
         let chunked = |what: &str, usage: wgpu::BufferUsages| {
             (0..layout.chunks)
                 .map(|c| {
@@ -345,7 +359,6 @@ impl<'g> RulePasses<'g> {
         let readback = |what: &str, bytes: u64| {
             gpu.buffer(what, bytes, wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST)
         };
-        let game_buffers: Vec<&wgpu::Buffer> = data.iter().map(|(_, b)| b).collect();
         let rule_buffers: Vec<&wgpu::Buffer> = [&control, &wanted]
             .into_iter()
             .chain(&entries)
@@ -461,8 +474,15 @@ pub(crate) fn probe(
     };
     // One chunk, as large as the chunk accessors address.
     let one_chunk = Layout::new(1 << 31, u64::MAX)?;
-    let (module, data) = rule_module(gpu, rules, rounds, one_chunk, extra)?;
-    let layouts = RuleLayouts::new(gpu, data.len(), one_chunk.chunks);
+    let data = rules.data();
+    let data_names: Vec<&str> = data.iter().map(|d| d.name).collect();
+    let module = rule_module(gpu, rules, rounds, &data_names, one_chunk, extra)?;
+    // No solver holds the game data here: the probe uploads its own.
+    let game_buffers = data
+        .iter()
+        .map(|d| gpu.upload(d.name, &d.words))
+        .collect::<Result<Vec<_>>>()?;
+    let layouts = RuleLayouts::new(gpu, game_buffers.len(), one_chunk.chunks);
     let pipeline = layouts.pipeline(gpu, &module, kernel)?;
     let input_buffer = gpu.upload("the probe's input", input)?;
     let output_bytes = 4 * output_words.max(1) as u64;
@@ -478,8 +498,7 @@ pub(crate) fn probe(
         output_bytes,
         wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
     )?;
-    let game_buffers: Vec<&wgpu::Buffer> = data.iter().map(|(_, b)| b).collect();
-    let game_group = bind_group(gpu, &layouts.game, &game_buffers)?;
+    let game_group = bind_group(gpu, &layouts.game, &game_buffers.iter().collect::<Vec<_>>())?;
     let rule_group = bind_group(
         gpu,
         &layouts.rule,
