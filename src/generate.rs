@@ -348,28 +348,27 @@ impl<'p, G: Game> Generator<'p, G> {
     /// it was solved, or when it was read and this generator keeps what it reads. When another
     /// process is building it, waits for that one when `wait`, and is [`Claimed::Busy`] otherwise.
     fn load_or_solve(&mut self, material: &Material, wait: bool) -> Result<Claimed> {
-        let index = G::index(material, self.rules)?;
-        let expect = expected_header::<G>(material, self.rules, &index);
-        let path = table_path::<G>(&self.dir, material, self.rules);
-        if path.exists() {
-            return Ok(Claimed::Found(self.reuse(material, &path, &expect)?.map(Box::new)));
+        let spec = TableSpec::<G>::new(&self.dir, material, self.rules)?;
+        if spec.path.exists() {
+            return Ok(Claimed::Found(self.reuse(material, &spec)?.map(Box::new)));
         }
         let lock = if wait {
-            TableLock::acquire(&path)?
+            TableLock::acquire(&spec.path)?
         } else {
-            match TableLock::try_acquire(&path)? {
+            match TableLock::try_acquire(&spec.path)? {
                 Some(lock) => lock,
                 None => return Ok(Claimed::Busy),
             }
         };
-        if path.exists() {
+        if spec.path.exists() {
             drop(lock);
-            return Ok(Claimed::Found(self.reuse(material, &path, &expect)?.map(Box::new)));
+            return Ok(Claimed::Found(self.reuse(material, &spec)?.map(Box::new)));
         }
         lock.remove_stale_temps()?;
+        let TableSpec { index, header, path } = spec;
         let header = Header {
             encoding: self.encoding,
-            ..expect
+            ..header
         };
         let solved = match self.solve_or_slice(material, self.backend, &path, &header)? {
             SolvedTo::Memory(solved) => solved,
@@ -397,26 +396,24 @@ impl<'p, G: Game> Generator<'p, G> {
     }
 
     /// Verifies an existing table, and loads it unless this generator is lean.
-    fn reuse(&mut self, material: &Material, path: &Path, expect: &Header) -> Result<Option<LoadedTable>> {
+    fn reuse(&mut self, material: &Material, spec: &TableSpec<G>) -> Result<Option<LoadedTable>> {
         let table = if self.lean {
-            Table::open(path, expect)?.verify()?;
+            Table::open(&spec.path, &spec.header)?.verify()?;
             None
         } else {
-            Some(LoadedTable::open(path, expect)?)
+            Some(LoadedTable::open(&spec.path, &spec.header)?)
         };
-        self.record(material, path.to_path_buf(), expect.states(), None)?;
+        self.record(material, spec.path.clone(), spec.header.states(), None)?;
         Ok(table)
     }
 
     /// Loads the existing, verified file of a material.
     fn open_loaded(&self, material: &Material, whole: bool) -> Result<LoadedTable> {
-        let index = G::index(material, self.rules)?;
-        let expect = expected_header::<G>(material, self.rules, &index);
-        let path = table_path::<G>(&self.dir, material, self.rules);
+        let spec = TableSpec::<G>::new(&self.dir, material, self.rules)?;
         if whole {
-            LoadedTable::open(&path, &expect)
+            LoadedTable::open(&spec.path, &spec.header)
         } else {
-            LoadedTable::open_on_disk(&path, &expect)
+            LoadedTable::open_on_disk(&spec.path, &spec.header)
         }
     }
 
@@ -623,6 +620,42 @@ pub fn expected_header<G: Game>(material: &Material, rules: G::Rules, index: &G:
     }
 }
 
+/// The table of a canonical material under one rule set in one folder, as this build reads and
+/// writes it: its index, the header its file must carry and the file's path, which generation,
+/// planning and probing each need before they touch the file.
+pub struct TableSpec<G: Game> {
+    /// The material's index space.
+    pub index: G::Index,
+    /// The header the file must carry ([`expected_header`]).
+    pub header: Header,
+    /// Where the file is, or is to be written ([`table_path`]).
+    pub path: PathBuf,
+}
+
+impl<G: Game> TableSpec<G> {
+    /// The table of `material` in `dir` under `rules`; an error when the game has no index for
+    /// the material.
+    pub fn new(dir: &Path, material: &Material, rules: G::Rules) -> Result<Self> {
+        let index = G::index(material, rules)?;
+        Ok(TableSpec {
+            header: expected_header::<G>(material, rules, &index),
+            path: table_path::<G>(dir, material, rules),
+            index,
+        })
+    }
+
+    /// The table of `material` as [`TableSpec::new`] gives it, which must be in `dir`: an error
+    /// naming the command that builds it when it is missing.
+    fn existing(dir: &Path, material: &Material, rules: G::Rules) -> Result<Self> {
+        G::check_material(material)?;
+        let spec = TableSpec::new(dir, material, rules)?;
+        if !spec.path.exists() {
+            return Err(missing_table::<G>(dir, material, rules));
+        }
+        Ok(spec)
+    }
+}
+
 /// The error for a table of a canonical material that is not in `dir`, naming the command that
 /// builds it.
 pub fn missing_table<G: Game>(dir: &Path, material: &Material, rules: G::Rules) -> anyhow::Error {
@@ -656,29 +689,17 @@ pub fn check_as_built(table: &Table) -> Result<()> {
 /// Opens the existing table of a canonical material for probing, with a clear error naming the
 /// command that builds it when it is missing.
 pub fn open_table<G: Game>(dir: &Path, material: &Material, rules: G::Rules) -> Result<(G::Index, Table)> {
-    let (index, path, expect) = existing_table::<G>(dir, material, rules)?;
-    Ok((index, Table::open(&path, &expect)?))
+    let spec = TableSpec::<G>::existing(dir, material, rules)?;
+    let table = Table::open(&spec.path, &spec.header)?;
+    Ok((spec.index, table))
 }
 
 /// Opens the existing table of a canonical material as [`open_table`] does, its header checked
 /// but not its entries: for a pass over every entry ([`Table::map_reduce`]), which checks them
 /// as it reads them, so that a raw table is not read twice.
 pub fn open_table_for_pass<G: Game>(dir: &Path, material: &Material, rules: G::Rules) -> Result<(G::Index, Table)> {
-    let (index, path, expect) = existing_table::<G>(dir, material, rules)?;
-    let table = Table::open_unchecked(&path)?;
-    table.check_header(&expect)?;
-    Ok((index, table))
-}
-
-/// The index, path and expected header of the existing table of a canonical material; an error
-/// naming the command that builds it when it is missing.
-fn existing_table<G: Game>(dir: &Path, material: &Material, rules: G::Rules) -> Result<(G::Index, PathBuf, Header)> {
-    G::check_material(material)?;
-    let index = G::index(material, rules)?;
-    let path = table_path::<G>(dir, material, rules);
-    if !path.exists() {
-        return Err(missing_table::<G>(dir, material, rules));
-    }
-    let expect = expected_header::<G>(material, rules, &index);
-    Ok((index, path, expect))
+    let spec = TableSpec::<G>::existing(dir, material, rules)?;
+    let table = Table::open_unchecked(&spec.path)?;
+    table.check_header(&spec.header)?;
+    Ok((spec.index, table))
 }

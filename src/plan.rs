@@ -12,7 +12,7 @@ use anyhow::Result;
 use crate::counted::counted;
 use crate::error::error_line;
 use crate::games::{Game, IndexSpace, Rules};
-use crate::generate::{expected_header, table_path};
+use crate::generate::TableSpec;
 use crate::material::{GameId, Material};
 use crate::memory;
 use crate::table::Table;
@@ -193,15 +193,14 @@ impl Plan {
         let mut position: HashMap<Material, usize> = HashMap::new();
         for material in dependency_order::<G>(materials)? {
             let reads = G::sub_materials(&material);
-            let index = G::index(&material, rules)?;
+            let TableSpec { index, header, path } = TableSpec::<G>::new(dir, &material, rules)?;
             let (states, working_states) = (index.states(), index.working_states());
             let loaded_states = held_states(reads.iter().map(|sub| plan.tables[position[sub]].states));
             let rule_bytes = G::rule_bytes_per_state(&material, rules);
-            let path = table_path::<G>(dir, &material, rules);
             // Present only when generation would reuse it: the whole file verifies (a compressed
             // table's blocks are checked only when read).
             let presence = if path.exists() {
-                match Table::open(&path, &expected_header::<G>(&material, rules, &index)).and_then(|t| t.verify()) {
+                match Table::open(&path, &header).and_then(|t| t.verify()) {
                     Ok(_) => Presence::Present,
                     Err(e) => Presence::Bad(error_line(&e)),
                 }

@@ -10,6 +10,7 @@ pub mod exit_entries;
 pub mod xiangqi;
 
 use std::borrow::Cow;
+use std::cmp::Reverse;
 
 use anyhow::{Result, anyhow, bail};
 
@@ -224,6 +225,15 @@ pub fn check_gpu_states(material: &Material, states: u64) -> Result<()> {
     Ok(())
 }
 
+/// Materials in the order [`Game::materials`] lists them, the same for every game: fewer pieces
+/// first, and within a piece count the greater material first ([`Material`]'s order: the first
+/// side's counts, then the second's, compared kind by kind in [`GameId::kind_letters`] order, so
+/// the strongest kinds lead).
+pub fn in_listing_order(mut materials: Vec<Material>) -> Vec<Material> {
+    materials.sort_by_key(|m| (m.pieces(), Reverse(*m)));
+    materials
+}
+
 /// A game: its materials, index spaces, positions, moves and notation.
 pub trait Game: Sized + Send + Sync + 'static {
     /// Which game this is.
@@ -269,7 +279,9 @@ pub trait Game: Sized + Send + Sync + 'static {
     /// The canonical materials that this material's exits (captures) reach; each must be solved
     /// first. Materials in which a side has already lost (dark chess: no pieces) are not listed.
     fn sub_materials(material: &Material) -> Vec<Material>;
-    /// Every supported canonical material with at most `pieces` pieces, smaller ones first.
+    /// Every supported canonical material with at most `pieces` pieces, each after the materials
+    /// its exits reach, in [`in_listing_order`]: a capture lowers the piece count, and a chess
+    /// pawn's promotion, which keeps it, gives a greater material, listed first.
     fn materials(pieces: usize) -> Vec<Material>;
 
     /// The index space of a canonical material.
@@ -429,6 +441,33 @@ mod tests {
             .unwrap();
         assert_eq!(largest.pieces(), listed_up_to.min(G::MOST_PIECES), "{}", G::ID);
         G::check_material(&largest).unwrap();
+    }
+
+    /// [`Game::materials`] lists each material after every material its exits reach (chess:
+    /// its promotions too), and lists the first three-piece materials strongest first.
+    fn listed_after_exits<G: Game>(pieces: usize, three: [&str; 3]) {
+        let all = G::materials(pieces);
+        let mut listed = std::collections::HashSet::new();
+        for material in &all {
+            for sub in G::sub_materials(material) {
+                assert!(listed.contains(&sub), "{}: {sub} after {material}", G::ID);
+            }
+            listed.insert(*material);
+        }
+        let first: Vec<String> = all
+            .iter()
+            .filter(|m| m.pieces() == 3)
+            .take(3)
+            .map(Material::to_string)
+            .collect();
+        assert_eq!(first, three, "{}", G::ID);
+    }
+
+    #[test]
+    fn every_game_lists_materials_after_their_exits_strongest_first() {
+        listed_after_exits::<chess::Chess>(5, ["KQvK", "KRvK", "KBvK"]);
+        listed_after_exits::<xiangqi::Xiangqi>(5, ["KRvK", "KCvK", "KNvK"]);
+        listed_after_exits::<darkchess::DarkChess>(4, ["KAvK", "KAvA", "KAvE"]);
     }
 
     #[test]

@@ -22,7 +22,7 @@ pub mod space;
 use anyhow::{Result, bail};
 
 use crate::error::Error;
-use crate::games::{Game, RuleOption, Rules};
+use crate::games::{Game, RuleOption, Rules, in_listing_order};
 use crate::material::{GameId, Material, Side, materials_within};
 use crate::solver::gpu::GpuRules;
 use crate::table::TableSet;
@@ -275,13 +275,10 @@ impl Game for Chess {
     fn materials(pieces: usize) -> Vec<Material> {
         let mut max = [MAX_MEN as u8; Kind::ALL.len()];
         max[Kind::King.index()] = 1;
-        let mut materials = materials_within(GameId::Chess, &max, pieces.min(MAX_PIECES), |counts| {
+        let pieces = pieces.min(MAX_PIECES);
+        in_listing_order(materials_within(GameId::Chess, &max, pieces, |counts| {
             counts[Kind::King.index()] == 1
-        });
-        // Within a piece count, the most queens first and so on down the kinds (KQvK .. KPvK):
-        // the promotions of a pawn, which keep the piece count, come before it.
-        materials.sort_by_key(|m| (m.pieces(), std::cmp::Reverse(*m)));
-        materials
+        }))
     }
 
     fn index(material: &Material, _rules: ChessRules) -> Result<ChessIndex> {

@@ -28,7 +28,7 @@ use self::index::DarkIndex;
 use self::moves::CaptureRules;
 pub use self::moves::Move;
 use self::space::DarkSpace;
-use super::{Game, RuleOption, Rules};
+use super::{Game, RuleOption, Rules, in_listing_order};
 use crate::error::Error;
 use crate::material::{GameId, Material, Side, materials_within};
 use crate::solver::gpu::GpuRules;
@@ -209,11 +209,9 @@ impl Game for DarkChess {
     }
 
     fn materials(pieces: usize) -> Vec<Material> {
-        let mut all = materials_within(GameId::DarkChess, &MAX_COUNTS, pieces, |counts| {
+        in_listing_order(materials_within(GameId::DarkChess, &MAX_COUNTS, pieces, |counts| {
             counts.iter().any(|&n| n > 0)
-        });
-        all.sort_by_key(|m| (m.pieces(), m.to_string()));
-        all
+        }))
     }
 
     fn index(material: &Material, _rules: DarkChessRules) -> Result<DarkIndex> {

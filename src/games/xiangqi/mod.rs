@@ -24,7 +24,7 @@ use self::index::{Layout, MAX_PIECES, Squares, XiangqiIndex};
 use self::moves::{for_each_legal_move, in_check, kings_face};
 use self::space::XiangqiSpace;
 use crate::error::Error;
-use crate::games::{Game, RuleOption, Rules};
+use crate::games::{Game, RuleOption, Rules, in_listing_order};
 use crate::material::{GameId, Material, Side, materials_within};
 use crate::solver::gpu::GpuRules;
 use crate::solver::rounds::{RuledSolution, solve_in_rounds};
@@ -225,11 +225,9 @@ impl Game for Xiangqi {
     fn materials(pieces: usize) -> Vec<Material> {
         let mut max = [2u8; 7];
         max[Kind::King.index()] = 1;
-        let mut all = materials_within(GameId::Xiangqi, &max, pieces, |counts| {
+        in_listing_order(materials_within(GameId::Xiangqi, &max, pieces, |counts| {
             counts[Kind::King.index()] == 1 && Kind::attackers(counts) <= MAX_ATTACKERS
-        });
-        all.sort_by_key(|m| (m.pieces(), *m));
-        all
+        }))
     }
 
     fn check_gpu_counts(material: &Material) -> Result<()> {
