@@ -7,7 +7,7 @@ use serde_json::json;
 use super::{Env, parse_material, rules_json};
 use crate::counted::{counted, grouped};
 use crate::games::{Game, IndexSpace, Rules};
-use crate::generate::{Backend, Generator, expected_header, table_path};
+use crate::generate::{Backend, Generator, TableSpec};
 use crate::progress::Bar;
 use crate::rulings;
 use crate::solver::gpu::GpuOptions;
@@ -28,7 +28,7 @@ pub fn run<G: Game>(env: &Env, material: &str, gpu: &GpuOptions) -> Result<()> {
     let solved = generator.solve_both(&material);
     bar.finish();
     let (cpu, gpu) = solved?;
-    let index = G::index(&material, rules)?;
+    let TableSpec { index, header, path } = TableSpec::<G>::new(&env.tables, &material, rules)?;
     let built: Vec<String> = generator
         .built
         .iter()
@@ -37,11 +37,10 @@ pub fn run<G: Game>(env: &Env, material: &str, gpu: &GpuOptions) -> Result<()> {
         .collect();
     // The table on disk: how many of its entries differ from the CPU solver's, and whether its
     // rulings are the same.
-    let path = table_path::<G>(&env.tables, &material, rules);
     let on_disk = match path.exists() {
         false => None,
         true => {
-            let table = LoadedTable::open(&path, &expected_header::<G>(&material, rules, &index))?;
+            let table = LoadedTable::open(&path, &header)?;
             let entries = table.entries();
             let differing = entries.iter().zip(&cpu.entries).filter(|(d, c)| d != c).count();
             Some((differing, rulings::of(&path, &table.header)? == cpu.rulings))
