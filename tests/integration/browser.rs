@@ -146,6 +146,15 @@ async fn wait_for_analysis(client: &Client, fen: &str) {
     wait_until(client, &script, &format!("the analysis of {fen}")).await;
 }
 
+/// The position the chess board opens on (KRvK, white to move).
+const CHESS_OPENING: &str = "8/8/8/4k3/8/8/8/R3K3 w - - 0 1";
+
+/// Opens the chess board and waits for the analysis of the position it opens on.
+async fn open_chess(client: &Client, base: &str) {
+    client.goto(&format!("{base}?game=chess")).await.unwrap();
+    wait_for_analysis(client, CHESS_OPENING).await;
+}
+
 /// The moves listed (coordinates and the mover's outcome) and the arrows drawn.
 async fn listed_moves(client: &Client) -> (Vec<(String, String)>, Vec<(String, String)>) {
     let rows = eval(
@@ -478,8 +487,7 @@ async fn the_statistics_and_the_practice_start_on_the_boards_material_not_the_fi
     let Some((client, base, _running)) = browser().await else {
         return;
     };
-    client.goto(&format!("{base}?game=chess")).await.unwrap();
-    enter_fen(&client, "8/8/8/4k3/8/8/8/R3K3 w - - 0 1").await;
+    open_chess(&client, &base).await;
     click(&client, Locator::Css("#tabs button[data-tab=stats]")).await;
     let chosen = "const [stats, practice] = ['stats-material', 'random-material'].map(id => document.getElementById(id)); \
                   return stats.options.length > 1 && stats.options[0].value !== 'KRvK' \
@@ -493,8 +501,7 @@ async fn the_longest_win_in_the_statistics_opens_on_the_board_with_its_dtm() {
     let Some((client, base, _running)) = browser().await else {
         return;
     };
-    client.goto(&format!("{base}?game=chess")).await.unwrap();
-    wait_for_analysis(&client, "8/8/8/4k3/8/8/8/R3K3 w - - 0 1").await;
+    open_chess(&client, &base).await;
     // The longest win of KRvK, with how many positions have it, opens on the board with its DTM.
     show_stats(&client, "KRvK").await;
     wait_until(
@@ -528,8 +535,7 @@ async fn practice_loads_a_position_of_the_material_and_outcome_chosen_to_play_as
     let Some((client, base, _running)) = browser().await else {
         return;
     };
-    client.goto(&format!("{base}?game=chess")).await.unwrap();
-    wait_for_analysis(&client, "8/8/8/4k3/8/8/8/R3K3 w - - 0 1").await;
+    open_chess(&client, &base).await;
     // A random KRvK position where black to move loses, to be played as black.
     click(&client, Locator::Css("#tabs button[data-tab=play]")).await;
     wait_until(
@@ -575,8 +581,7 @@ async fn a_best_line_that_black_starts_opens_with_1_dots() {
     let Some((client, base, _running)) = browser().await else {
         return;
     };
-    client.goto(&format!("{base}?game=chess")).await.unwrap();
-    wait_for_analysis(&client, "8/8/8/4k3/8/8/8/R3K3 w - - 0 1").await;
+    open_chess(&client, &base).await;
     // A line that black starts opens with "1...".
     let black_starts = "8/8/8/4k3/8/8/8/R3K3 b - - 0 1";
     enter_fen(&client, black_starts).await;
@@ -590,8 +595,7 @@ async fn a_drawn_position_has_no_line_and_the_page_says_so_as_egtb_line_does() {
     let Some((client, base, _running)) = browser().await else {
         return;
     };
-    client.goto(&format!("{base}?game=chess")).await.unwrap();
-    wait_for_analysis(&client, "8/8/8/4k3/8/8/8/R3K3 w - - 0 1").await;
+    open_chess(&client, &base).await;
     let rook_taken = "8/8/8/8/8/8/1k6/R3K3 b - - 0 1";
     let mut prober = Prober::<Chess>::new(tables(), Default::default());
     assert_eq!(
@@ -612,8 +616,7 @@ async fn an_illegal_position_is_explained_beside_the_board_with_the_servers_reas
     let Some((client, base, _running)) = browser().await else {
         return;
     };
-    client.goto(&format!("{base}?game=chess")).await.unwrap();
-    wait_for_analysis(&client, "8/8/8/4k3/8/8/8/R3K3 w - - 0 1").await;
+    open_chess(&client, &base).await;
     // A best line's heading is shown, for the error to take away.
     let heading_shown = "return !document.getElementById('line-heading').hidden";
     assert_eq!(
@@ -645,9 +648,8 @@ async fn the_editor_names_the_missing_tables_command_and_the_same_piece_again_re
     };
     // A white queen placed on h7 makes KQRvK, whose missing table names the command that builds
     // it; the same piece again removes it.
-    let start = "8/8/8/4k3/8/8/8/R3K3 w - - 0 1";
-    client.goto(&format!("{base}?game=chess")).await.unwrap();
-    enter_fen(&client, start).await;
+    let start = CHESS_OPENING;
+    open_chess(&client, &base).await;
     click(&client, Locator::Css("#tabs button[data-tab=edit]")).await;
     click(&client, Locator::Css("#palette button[data-piece=Q]")).await;
     click(&client, Locator::Id("sq-h7")).await;
@@ -783,12 +785,11 @@ fn winning_moves<G: Game>(fen: &str) -> Vec<String> {
         .collect()
 }
 
-/// Opens the chess board on a KRvK position and starts playing it as white against the table;
+/// Opens the chess board on its KRvK position and starts playing it as white against the table;
 /// returns the position.
 async fn start_playing_krvk_as_white(client: &Client, base: &str) -> &'static str {
-    let start = "8/8/8/4k3/8/8/8/R3K3 w - - 0 1";
-    client.goto(&format!("{base}?game=chess")).await.unwrap();
-    enter_fen(client, start).await;
+    let start = CHESS_OPENING;
+    open_chess(client, base).await;
     play_as(client, 0).await;
     wait_for_analysis(client, start).await;
     // The status follows the analysis once the best line is in.
@@ -943,8 +944,7 @@ async fn statistics_show_the_last_material_asked_for_and_a_note_while_computing(
     let Some((client, base, _running)) = browser().await else {
         return;
     };
-    client.goto(&format!("{base}?game=chess")).await.unwrap();
-    wait_for_analysis(&client, "8/8/8/4k3/8/8/8/R3K3 w - - 0 1").await;
+    open_chess(&client, &base).await;
     // Two tabs opened in a row fill the material menus once.
     eval(
         &client,
@@ -1022,8 +1022,7 @@ async fn statistics_fit_beside_the_board_on_a_desktop_and_scroll_in_their_box_on
                   return [box.scrollWidth, box.clientWidth, page.scrollWidth, page.clientWidth]";
     for width in [1400, 1280, 390] {
         client.set_window_size(width, 900).await.unwrap();
-        client.goto(&format!("{base}?game=chess")).await.unwrap();
-        wait_for_analysis(&client, "8/8/8/4k3/8/8/8/R3K3 w - - 0 1").await;
+        open_chess(&client, &base).await;
         eval(&client, large).await;
         show_stats(&client, "KRvK").await;
         wait_until(
@@ -1048,8 +1047,7 @@ async fn the_analysis_tab_says_the_answers_are_hidden_while_playing() {
     let Some((client, base, _running)) = browser().await else {
         return;
     };
-    client.goto(&format!("{base}?game=chess")).await.unwrap();
-    wait_for_analysis(&client, "8/8/8/4k3/8/8/8/R3K3 w - - 0 1").await;
+    open_chess(&client, &base).await;
     let note = "const note = document.getElementById('answers-hidden'); \
                 return note.offsetParent === null ? '' : note.textContent.replace(/\\s+/g, ' ')";
     assert_eq!(eval(&client, note).await, "", "the note before playing");
@@ -1267,8 +1265,7 @@ async fn the_outcomes_read_at_a_contrast_of_at_least_4_5_to_1() {
     let Some((client, base, _running)) = browser().await else {
         return;
     };
-    client.goto(&format!("{base}?game=chess")).await.unwrap();
-    wait_for_analysis(&client, "8/8/8/4k3/8/8/8/R3K3 w - - 0 1").await;
+    open_chess(&client, &base).await;
     // Each outcome's colour on a move's row, as it is on the page and focused (its background
     // then darker), by WCAG's contrast ratio.
     let script = "const lum = (css) => { \
@@ -1372,8 +1369,7 @@ async fn a_server_that_does_not_answer_is_said_in_words_and_the_tabs_say_which_i
     let Some((client, base, _running)) = browser().await else {
         return;
     };
-    client.goto(&format!("{base}?game=chess")).await.unwrap();
-    wait_for_analysis(&client, "8/8/8/4k3/8/8/8/R3K3 w - - 0 1").await;
+    open_chess(&client, &base).await;
     // The tabs are tabs to a screen reader, the open one selected.
     click(&client, Locator::Css("#tabs button[data-tab=play]")).await;
     let tabs = "return [document.getElementById('tabs').getAttribute('role'), \
