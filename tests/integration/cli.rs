@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::support::{egtb, egtb_command, egtb_reading, failed, fails, materials, succeeded, succeeds, temp_dir};
+use crate::support::{Rng, egtb, egtb_command, egtb_reading, failed, fails, materials, succeeded, succeeds, temp_dir};
 
 #[test]
 fn bad_positions_and_materials_are_reported_in_one_line() {
@@ -538,6 +538,66 @@ fn query_and_line_answer_a_list_of_positions_read_from_the_standard_input() {
         failed(output, &fly),
         "egtb: error: invalid value 'fly' for '--cannon <CANNON>' [possible values: jump, step] (see egtb --help)\n"
     );
+}
+
+/// Positions of the three games with a few characters changed, inserted or deleted: each line is
+/// answered or refused in its place with a one-line error, and none makes the program panic.
+#[test]
+fn mangled_positions_of_every_game_are_answered_or_refused_one_line_each() {
+    let dir = temp_dir("mangled");
+    succeeds(&dir, &["generate", "chess", "KRvK", "KPvK", "--backend", "cpu"]);
+    let sound = [
+        "8/8/8/4k3/8/8/8/R3K3 w - - 0 1",
+        "4k3/8/8/8/8/8/4P3/4K3 b - - 0 1",
+        "4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 1",
+        "4k4/9/9/9/9/9/9/9/9/3K1R3 w",
+        "3aka3/9/4e4/9/9/9/9/9/4C4/4K4 r",
+        "k7/K7/8/6R1 w",
+    ];
+    let letters: Vec<char> = "kqrbnpaehcKQRBNPAEHC0123456789/ -_wrbx\té".chars().collect();
+    let mut rng = Rng::new(72);
+    let mut lines = Vec::new();
+    while lines.len() < 1500 {
+        let mut text: Vec<char> = sound[rng.below(sound.len() as u64) as usize].chars().collect();
+        for _ in 0..=rng.below(3) {
+            let at = rng.below(text.len() as u64 + 1) as usize;
+            let letter = letters[rng.below(letters.len() as u64) as usize];
+            match rng.below(3) {
+                0 if at < text.len() => text[at] = letter,
+                1 if at < text.len() => {
+                    text.remove(at);
+                }
+                _ => text.insert(at, letter),
+            }
+        }
+        let line: String = text.into_iter().collect();
+        // Blank lines and comments are no questions.
+        if !line.trim().is_empty() && !line.trim_start().starts_with('#') {
+            lines.push(line);
+        }
+    }
+    let args = ["query", "-", "--json"];
+    let out = egtb_reading(&dir, &args, lines.join("\n") + "\n");
+    let stdout = String::from_utf8(out.stdout.clone()).unwrap();
+    let error = failed(out, &args);
+    assert!(error.contains("positions could not be answered"), "{error}");
+    let answers: Vec<serde_json::Value> = stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(answers.len(), lines.len(), "one answer a line");
+    let (mut values, mut refusals) = (0, 0);
+    for answer in &answers {
+        match answer["error"].as_str() {
+            Some(error) => {
+                assert!(!error.is_empty() && !error.contains('\n'), "{answer}");
+                refusals += 1;
+            }
+            None => {
+                assert!(answer["value"]["outcome"].is_string(), "{answer}");
+                values += 1;
+            }
+        }
+    }
+    // The changes leave some positions sound, and spoil most.
+    assert!(values > 0 && refusals > values, "{values} answered, {refusals} refused");
 }
 
 /// A log file gets no bars: a stderr that is not a terminal gets a plain line of the table, its
