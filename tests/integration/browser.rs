@@ -149,10 +149,22 @@ async fn wait_for_analysis(client: &Client, fen: &str) {
 /// The position the chess board opens on (KRvK, white to move).
 const CHESS_OPENING: &str = "8/8/8/4k3/8/8/8/R3K3 w - - 0 1";
 
+/// Opens the page at `query` (what follows `?` in its address) and waits for the analysis of
+/// the position it then shows, `shown`.
+async fn open_at(client: &Client, base: &str, query: &str, shown: &str) {
+    client.goto(&format!("{base}?{query}")).await.unwrap();
+    wait_for_analysis(client, shown).await;
+}
+
+/// Opens the page on `fen` of `game` by a link, and waits for its analysis.
+async fn open_fen(client: &Client, base: &str, game: &str, fen: &str) {
+    let query = format!("game={game}&fen={}", fen.replace(' ', "%20"));
+    open_at(client, base, &query, fen).await;
+}
+
 /// Opens the chess board and waits for the analysis of the position it opens on.
 async fn open_chess(client: &Client, base: &str) {
-    client.goto(&format!("{base}?game=chess")).await.unwrap();
-    wait_for_analysis(client, CHESS_OPENING).await;
+    open_at(client, base, "game=chess", CHESS_OPENING).await;
 }
 
 /// The moves listed (coordinates and the mover's outcome) and the arrows drawn.
@@ -470,11 +482,13 @@ async fn a_linked_short_fen_is_written_in_full_and_played_from() {
     };
     // A short FEN in a link is written in full once the server has read it, and the moves are
     // played from it.
-    client
-        .goto(&format!("{base}?game=chess&fen=8/8/8/4k3/8/8/8/R3K3%20w"))
-        .await
-        .unwrap();
-    wait_for_analysis(&client, "8/8/8/4k3/8/8/8/R3K3 w - - 0 1").await;
+    open_at(
+        &client,
+        &base,
+        "game=chess&fen=8/8/8/4k3/8/8/8/R3K3%20w",
+        "8/8/8/4k3/8/8/8/R3K3 w - - 0 1",
+    )
+    .await;
     click(&client, Locator::Id("suggest")).await;
     let played = "const fen = document.getElementById('fen').value; \
                   return fen.includes(' b - - ') && document.getElementById('verdict').textContent.startsWith('Black')";
@@ -712,11 +726,7 @@ async fn a_move_taking_the_last_piece_in_dark_chess_announces_the_end() {
     let Some((client, base, _running)) = browser().await else {
         return;
     };
-    client
-        .goto(&format!("{base}?game=darkchess&fen=k7/K7/8/8%20w"))
-        .await
-        .unwrap();
-    wait_for_analysis(&client, "k7/K7/8/8 w").await;
+    open_fen(&client, &base, "darkchess", "k7/K7/8/8 w").await;
     click_move(&client, "a3a4").await;
     wait_until(
         &client,
@@ -853,11 +863,7 @@ async fn the_best_lines_last_step_taking_the_last_piece_announces_the_end() {
         return;
     };
     let fen = "k7/8/8/6AK w";
-    client
-        .goto(&format!("{base}?game=darkchess&fen={}", fen.replace(' ', "%20")))
-        .await
-        .unwrap();
-    wait_for_analysis(&client, fen).await;
+    open_fen(&client, &base, "darkchess", fen).await;
     let mut prober = Prober::<DarkChess>::new(tables(), Default::default());
     let line = prober.line(&DarkChess::parse_position(fen).unwrap()).unwrap();
     let last = line.iter().fold(DarkChess::parse_position(fen).unwrap(), |at, (m, _)| {
@@ -896,11 +902,13 @@ async fn a_linked_fen_with_underscores_shows_the_side_to_move_the_server_read() 
     let Some((client, base, _running)) = browser().await else {
         return;
     };
-    client
-        .goto(&format!("{base}?fen=4k3/8/8/8/8/8/8/R3K3_b"))
-        .await
-        .unwrap();
-    wait_for_analysis(&client, "4k3/8/8/8/8/8/8/R3K3 b - - 0 1").await;
+    open_at(
+        &client,
+        &base,
+        "fen=4k3/8/8/8/8/8/8/R3K3_b",
+        "4k3/8/8/8/8/8/8/R3K3 b - - 0 1",
+    )
+    .await;
     let shown = eval(&client, "return document.getElementById('to-move-text').textContent").await;
     assert_eq!(shown, "Black to move");
     client.close().await.unwrap();
@@ -1107,13 +1115,9 @@ async fn a_position_lost_by_a_ruling_is_the_games_end_with_its_moves_listed_only
     let Some((client, base, _running)) = browser().await else {
         return;
     };
-    let url = format!(
-        "{base}?game=xiangqi&rules=asian&fen={}",
-        PERPETUAL_CHECK.replace(' ', "%20")
-    );
+    let query = format!("game=xiangqi&rules=asian&fen={}", PERPETUAL_CHECK.replace(' ', "%20"));
     for playing in [false, true] {
-        client.goto(&url).await.unwrap();
-        wait_for_analysis(&client, PERPETUAL_CHECK).await;
+        open_at(&client, &base, &query, PERPETUAL_CHECK).await;
         if playing {
             play_as(&client, 1).await;
             click(&client, Locator::Id("show-answers")).await;
@@ -1154,11 +1158,7 @@ async fn the_play_controls_come_before_a_long_move_list() {
     };
     client.set_window_size(1400, 757).await.unwrap();
     let fen = "8/8/1Q6/8/6k1/8/3K4/8 w - - 0 1";
-    client
-        .goto(&format!("{base}?game=chess&fen={}", fen.replace(' ', "%20")))
-        .await
-        .unwrap();
-    wait_for_analysis(&client, fen).await;
+    open_fen(&client, &base, "chess", fen).await;
     click(&client, Locator::Css("#tabs button[data-tab=play]")).await;
     let shown = "const start = document.getElementById('play-start').getBoundingClientRect(); \
                  const moves = document.getElementById('moves').getBoundingClientRect(); \
@@ -1328,8 +1328,7 @@ async fn another_game_clears_the_play_status_and_a_position_of_another_game_swit
         assert_eq!(eval(&client, status).await, "", "{fen}: the play status");
     }
     // So is a link that names no game.
-    client.goto(&format!("{base}?fen={}", "k7/8/8/6AK_w")).await.unwrap();
-    wait_for_analysis(&client, "k7/8/8/6AK w").await;
+    open_at(&client, &base, "fen=k7/8/8/6AK_w", "k7/8/8/6AK w").await;
     let game = eval(&client, "return document.getElementById('game').value").await;
     assert_eq!(game, "darkchess");
     client.close().await.unwrap();
@@ -1341,8 +1340,7 @@ async fn statistics_never_round_a_few_positions_to_none_or_all() {
         return;
     };
     // Dark chess KAvK, red to move: 29,752 wins and 8 losses of 29,760 positions.
-    client.goto(&format!("{base}?game=darkchess")).await.unwrap();
-    wait_for_analysis(&client, "k7/8/8/6AK w").await;
+    open_at(&client, &base, "game=darkchess", "k7/8/8/6AK w").await;
     show_stats(&client, "KAvK").await;
     wait_until(
         &client,
