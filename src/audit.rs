@@ -22,7 +22,7 @@ use anyhow::Result;
 use rayon::prelude::*;
 
 use crate::games::{Game, IndexSpace};
-use crate::generate::open_table;
+use crate::generate::{open_table, open_table_for_pass};
 use crate::material::Material;
 use crate::rulings::{self, Ruling};
 use crate::solver::Progress;
@@ -112,6 +112,18 @@ pub struct Auditor<G: Game> {
 }
 
 impl<G: Game> Auditor<G> {
+    /// Checks that the tables of `materials` and the smaller tables their exits read are all
+    /// there, their headers whole, before a batch spends hours on the first of them.
+    pub fn check_present(dir: &Path, materials: &[Material], rules: G::Rules) -> Result<()> {
+        for material in materials {
+            open_table_for_pass::<G>(dir, material, rules)?;
+            for exit in G::sub_materials(material) {
+                open_table_for_pass::<G>(dir, &exit, rules)?;
+            }
+        }
+        Ok(())
+    }
+
     /// Opens and verifies the table of a canonical material in `dir` (loaded whole) and the
     /// tables its exits lead into (read from disk a block at a time), with clear errors for any
     /// that is missing or damaged.

@@ -38,28 +38,34 @@ use egtb::with_game;
 )]
 struct Cli {
     /// Folder holding the tables.
-    #[arg(long, global = true, env = "EGTB_TABLES", default_value = "tables")]
+    #[arg(long, global = true, help_heading = GLOBAL, env = "EGTB_TABLES", default_value = "tables")]
     tables: PathBuf,
     /// Print JSON for programs instead of text for people.
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = GLOBAL)]
     json: bool,
     /// Dark chess: how cannons capture (jump over a screen, or step like the others).
-    #[arg(long, global = true, value_parser = PossibleValuesParser::new(DarkChessRules::values("cannon")))]
+    #[arg(long, global = true, help_heading = RULES, value_parser = PossibleValuesParser::new(DarkChessRules::values("cannon")))]
     cannon: Option<String>,
     /// Dark chess: what a side with pieces but no legal move gets.
-    #[arg(long, global = true, value_parser = PossibleValuesParser::new(DarkChessRules::values("stalemate")))]
+    #[arg(long, global = true, help_heading = RULES, value_parser = PossibleValuesParser::new(DarkChessRules::values("stalemate")))]
     stalemate: Option<String>,
     /// Xiangqi: the repetition rules (`draw`: a repeated position is a draw; `asian`: perpetual
     /// check and perpetual chase lose).
-    #[arg(long, global = true, value_parser = PossibleValuesParser::new(XiangqiRules::values("rules")))]
+    #[arg(long, global = true, help_heading = RULES, value_parser = PossibleValuesParser::new(XiangqiRules::values("rules")))]
     rules: Option<String>,
     /// Worker threads of the CPU solver and of reading, checking and writing tables (default:
     /// all cores).
-    #[arg(long, global = true, value_parser = threads)]
+    #[arg(long, global = true, help_heading = GLOBAL, value_parser = threads)]
     threads: Option<usize>,
     #[command(subcommand)]
     command: Command,
 }
+
+/// The help's heading of the options every command takes.
+const GLOBAL: &str = "Options of every command";
+/// The help's heading of the games' rule options, which every command takes and applies to the
+/// game it reads.
+const RULES: &str = "Rules (of the game they name)";
 
 /// The GPU solver's settings, taken by the commands that may solve on the GPU.
 #[derive(Args)]
@@ -102,13 +108,6 @@ fn or_standard_input(arg: clap::Arg) -> clap::Arg {
         "{}; `-` reads positions from the standard input, one a line",
         help.trim_end_matches('.')
     ))
-}
-
-impl PositionArg {
-    /// The position's fields joined by single spaces.
-    fn text(&self) -> String {
-        self.words.join(" ")
-    }
 }
 
 #[derive(Subcommand)]
@@ -180,7 +179,8 @@ enum Command {
     },
     /// List the tables present, their size, and whether they verify; then the totals.
     List,
-    /// Build a table with both solvers and compare them byte for byte.
+    /// Build a table with both solvers and compare them byte for byte, and with the table on
+    /// disk when there is one (needs a GPU adapter; a software driver will do).
     Verify {
         /// The game.
         #[arg(value_parser = game_names())]
@@ -211,6 +211,7 @@ enum Command {
         #[arg(value_parser = game_names())]
         game: String,
         /// Materials such as KQvKR (first side, v, second side).
+        #[arg(required = true)]
         materials: Vec<String>,
         #[command(flatten)]
         gpu: GpuArgs,
@@ -255,7 +256,7 @@ enum Command {
         #[arg(long, value_parser = Hints(|| vec!["white", "black", "red"]))]
         side: Option<String>,
         /// The table plays both sides to the end.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "side")]
         auto: bool,
     },
     /// Print a completion script for a shell.
@@ -356,11 +357,7 @@ fn run(cli: Cli) -> Result<()> {
             commands::convert::run(&env, "decompress", Encoding::Raw, game.as_deref(), &materials)
         }
         Command::Serve { port, bind } => commands::serve::run(&env, &bind, port),
-        Command::Play { position, side, auto } => {
-            let text = position.text();
-            let (game, position) = commands::detect_game(&text, None)?;
-            with_game!(game, G => commands::play::run::<G>(&env, position, side.as_deref(), auto))
-        }
+        Command::Play { position, side, auto } => commands::play::start(&env, &position.words, side.as_deref(), auto),
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "egtb", &mut std::io::stdout());
             Ok(())
@@ -591,8 +588,13 @@ fn main() -> ExitCode {
     end_cleanly_when_interrupted();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
-        // Help and version go to stdout as clap writes them.
+        // Help and version go to stdout as clap writes them; `egtb` alone shows the help on
+        // stderr, as clap writes it, and fails as a usage error.
         Err(e) if !e.use_stderr() => e.exit(),
+        Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            eprint!("{}", e.render());
+            return ExitCode::from(2);
+        }
         Err(e) => {
             eprintln!("egtb: error: {}", one_line(&usage_error_line(&e)));
             return ExitCode::from(2);

@@ -28,6 +28,7 @@ pub struct Request {
 pub fn run<G: Game>(env: &Env, request: &Request) -> Result<()> {
     let rules = env.rules::<G>()?;
     let materials = requested_materials::<G>(&request.materials, request.pieces, "audit")?;
+    Auditor::<G>::check_present(&env.tables, &materials, rules)?;
     let bar = Bar::new();
     let audited = materials
         .iter()

@@ -58,11 +58,8 @@ pub fn run<G: Game>(env: &Env, request: &Request) -> Result<()> {
     // Each solver once, in the order it first ran.
     let mut seen = std::collections::HashSet::new();
     solvers.retain(|s| seen.insert(*s));
-    let solver = if solvers.is_empty() {
-        "no solver: every table was already there".to_string()
-    } else {
-        solvers.join(", ")
-    };
+    // None when every table was already there.
+    let solver = (!solvers.is_empty()).then(|| solvers.join(", "));
     let peak = peak_memory();
     // The peak is the largest table's working memory plus the smaller tables it loads.
     let largest = generator
@@ -139,17 +136,16 @@ pub fn run<G: Game>(env: &Env, request: &Request) -> Result<()> {
         + &peak_per_state.filter(|_| telling).map_or(String::new(), |r| {
             format!(" ({r:.2} bytes a state of the largest table)")
         });
-    if solvers.is_empty() {
-        println!(
+    match solver {
+        None => println!(
             "Nothing to solve: {} already there and verified; peak memory {peak}.",
             counted(generator.built.len(), "table")
-        );
-    } else {
-        println!(
+        ),
+        Some(solver) => println!(
             "Solved {} in {wall:.3} s ({} states/s) with: {solver}; peak memory {peak}.",
             counted(solved_states, "state"),
             per_second(solved_states, wall),
-        );
+        ),
     }
     Ok(())
 }

@@ -99,6 +99,9 @@ pub fn detect_game(text: &str, named: Option<GameId>) -> Result<(GameId, &str)> 
     if here.is_some() && position.is_empty() {
         bail!("no position after '{first}': give the position after the game's name");
     }
+    if position.trim().is_empty() {
+        bail!("the position is empty: give a chess FEN (8 ranks), a xiangqi FEN (10) or a dark chess position (4)");
+    }
     let board = position.split_whitespace().next().unwrap_or("");
     let ranks = board.split('/').count();
     let game = match ranks {

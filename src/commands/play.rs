@@ -17,13 +17,7 @@ use crate::games::ending::ending;
 use crate::material::{GameId, Side};
 use crate::probe::{MoveValue, Prober, RuledEnd};
 use crate::value::Value;
-
-/// Who plays what in a game.
-#[derive(Clone, Copy, Debug)]
-pub struct Players {
-    /// The person's side; `None` when the table plays both (`--auto`).
-    pub person: Option<Side>,
-}
+use crate::with_game;
 
 /// Parses a side name of the game (`white`/`red`, `black`).
 pub fn parse_side(game: GameId, text: &str) -> Result<Side> {
@@ -36,6 +30,16 @@ pub fn parse_side(game: GameId, text: &str) -> Result<Side> {
             names[1]
         ),
     }
+}
+
+/// `egtb play` from the position whose fields are `words`, of the game its ranks tell.
+pub fn start(env: &Env, words: &[String], side: Option<&str>, auto: bool) -> Result<()> {
+    if words == ["-"] {
+        bail!("play reads moves, not positions, from the standard input: give the position to start from");
+    }
+    let text = words.join(" ");
+    let (game, position) = super::detect_game(&text, None)?;
+    with_game!(game, G => run::<G>(env, position, side, auto))
 }
 
 /// Plays from a position until the game ends, a drawn position is reached or the input ends.
@@ -127,7 +131,7 @@ impl Report {
             self.emit(json!({
                 "event": "position",
                 "position": fen,
-                "to_move": self.game.side_name(G::side_to_move(position)),
+                "side_to_move": self.game.side_name(G::side_to_move(position)),
                 "value": value_json(value),
                 "ruling": ruling_json::<G>(ruled),
                 "verdict": verdict,

@@ -7,6 +7,7 @@ use serde_json::json;
 
 use super::Env;
 use crate::serve::{self, ServeOptions};
+use crate::shell::quote;
 use crate::table::table_files;
 
 /// Serves until stopped; the command line's rule options are every request's defaults. The
@@ -16,25 +17,29 @@ pub fn run(env: &Env, bind: &str, port: u16) -> Result<()> {
     let bind = bind
         .parse()
         .with_context(|| format!("--bind '{bind}' is no IP address (for example 127.0.0.1 or ::1)"))?;
+    // Absolute, so that the commands the server and its page name to build a missing table
+    // build it where the server reads, wherever they are run.
+    let tables = std::path::absolute(&env.tables).unwrap_or_else(|_| env.tables.clone());
     let options = ServeOptions {
-        tables: env.tables.clone(),
+        tables: tables.clone(),
         bind,
         port,
         defaults: env.options.clone(),
     };
     // A folder that cannot be read stops the server here, as it stops `egtb list`. One without
     // tables: the page would only name missing tables, so say so before the address.
-    let files = table_files(&env.tables)?;
+    let files = table_files(&tables)?;
     if !env.json && files.is_empty() {
         println!(
             "note: {} holds no tables yet; build some with egtb generate (for example egtb \
-             generate chess KQvK --tables {0}): they are read as they appear",
-            env.tables.display()
+             generate chess KQvK --tables {}): they are read as they appear",
+            tables.display(),
+            quote(&tables.to_string_lossy())
         );
     }
     serve::run(&options, |addr| {
         let url = serve::url(addr);
-        let tables = env.tables.display();
+        let tables = tables.display();
         match env.json {
             true => println!("{}", json!({ "url": url, "tables": tables.to_string() })),
             false => println!("egtb: serving the tables in {tables} at {url}  (Ctrl-C stops)"),

@@ -25,6 +25,7 @@ use crate::games::xiangqi::Xiangqi;
 use crate::games::{Game, Rules, all_rule_options, check_options, is_rule_option, own_options};
 use crate::material::{GameId, Side};
 use crate::probe::{Prober, TableCache};
+use crate::shell::quote;
 use crate::stats::file_stats;
 use crate::table::{Table, table_files};
 use crate::value::Value;
@@ -401,7 +402,11 @@ impl Api {
                 "bytes": table.file_bytes(),
             }));
         }
-        Ok(json!({ "tables": listed }))
+        Ok(json!({
+            "tables": listed,
+            "folder": self.tables.display().to_string(),
+            "tables_option": format!("--tables {}", quote(&self.tables.to_string_lossy())),
+        }))
     }
 
     /// The rules of a request: the defaults this game has, then the request's options.

@@ -73,9 +73,13 @@ fn bad_fens_give_one_clear_error_each() {
     for (fen, message) in cases {
         let error = Chess::parse_position(fen)
             .err()
-            .unwrap_or_else(|| panic!("'{fen}' is rejected"))
-            .to_string();
+            .unwrap_or_else(|| panic!("'{fen}' is rejected"));
+        let error = format!("{error:#}");
         assert!(error.contains(message), "'{fen}': {error}");
+        assert!(
+            error.starts_with(&format!("position '{fen}'")),
+            "names the position: {error}"
+        );
         assert!(!error.contains('\n'), "'{fen}': one line");
     }
 }

@@ -101,12 +101,35 @@ fn bad_positions_and_materials_are_reported_in_one_line() {
             "not provided: <POSITION>... (usage: egtb query <POSITION>...)",
         ),
         (&["gen", "chess", "KQvK"], "a similar subcommand exists: 'generate'"),
+        (
+            &[],
+            "requires a subcommand but one was not provided [subcommands: generate, plan,",
+        ),
+        (&["query", ""], "the position is empty: give a chess FEN (8 ranks)"),
+        (
+            &["play", "-"],
+            "play reads moves, not positions, from the standard input",
+        ),
+        (&["bench", "chess"], "not provided: <MATERIALS>..."),
+        (
+            &["play", "--auto", "--side", "black", "8/8/8/4k3/8/8/8/R3K3 w"],
+            "'--auto' cannot be used with '--side <SIDE>'",
+        ),
     ];
     for (args, needle) in cases {
         let line = fails(&dir, args);
         assert!(line.contains(needle), "{args:?}: '{line}' lacks '{needle}'");
     }
     assert_eq!(egtb(&dir, &["gen"]).status.code(), Some(2), "a mistyped command line");
+    // Nothing on the command line: the help as clap writes it, on stderr, failing as a mistyped
+    // command line (options without a command: one line naming the commands).
+    let bare = std::process::Command::new(env!("CARGO_BIN_EXE_egtb")).output().unwrap();
+    assert_eq!(bare.status.code(), Some(2), "no command");
+    let help = String::from_utf8_lossy(&bare.stderr);
+    assert!(
+        help.contains("\nUsage: egtb [OPTIONS] <COMMAND>\n") && help.contains("\nCommands:\n"),
+        "{help}"
+    );
     let backend = ["plan", "chess", "KQvK", "--slurm", "--backend", "gpux"];
     let output = egtb(&dir, &backend);
     assert_eq!(output.status.code(), Some(2), "a mistyped command line");

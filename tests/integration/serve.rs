@@ -462,22 +462,35 @@ async fn serve_prints_its_address_and_answers_there() {
         let (status, listing) = get(addr, "/api/tables").await;
         assert_eq!(status, 200, "{args:?}");
         assert!(!listing["tables"].as_array().unwrap().is_empty(), "{args:?}");
+        let option = format!("--tables {}", tables().display());
+        assert_eq!(listing["tables_option"], option.as_str(), "{args:?}");
     }
 
-    // A folder without tables: the page would only name missing tables, so a note before the
-    // address says so.
+    // A folder without tables, named relative to the working folder: the page would only name
+    // missing tables, so a note before the address says so, and both name the folder in full,
+    // as the commands they suggest need it wherever they are run.
     let empty = temp_dir("serve-empty");
     let ports = PORTS.lock().await;
-    let mut server = serve_process(&empty, &["serve", "--port", "0"]);
+    let relative = Path::new(empty.file_name().unwrap());
+    let mut command = egtb_command(relative, &["serve", "--port", "0"]);
+    let mut server = KillOnDrop(
+        command
+            .current_dir(empty.parent().unwrap())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
     let lines = lines_of(&mut server);
     let note = next_line(&lines);
     assert!(
         note.starts_with("note: ") && note.contains("holds no tables yet; build some with egtb generate"),
         "{note}"
     );
+    assert!(note.contains(&format!("--tables {}", empty.display())), "{note}");
     let address = next_line(&lines);
     drop(ports);
-    assert!(address.starts_with("egtb: serving the tables in "), "{address}");
+    let serving = format!("egtb: serving the tables in {} at ", empty.display());
+    assert!(address.starts_with(&serving), "{address}");
 }
 
 /// Runs `egtb` on the tables in `dir` expecting it to stop, as a refused `serve` does; fails

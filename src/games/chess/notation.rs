@@ -66,11 +66,11 @@ pub fn parse_fen(text: &str) -> Result<Position> {
             .ok()
             .with_context(|| format!("position '{text}': {name} '{field}' is not a whole number from 0"))?;
     }
-    let position = Position::new(board, parsed.side_to_move)?;
-    match en_passant {
+    let legal = Position::new(board, parsed.side_to_move).and_then(|position| match en_passant {
         Some(target) => position.with_fen_en_passant(target),
         None => Ok(position),
-    }
+    });
+    legal.with_context(|| format!("position '{text}'"))
 }
 
 /// A square in algebraic notation (`e3`).

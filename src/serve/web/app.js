@@ -859,7 +859,7 @@ async function loadMaterials() {
     const flags = RULES[state.game].map(({ name }) => ` --${name} ${state.options[name]}`).join("");
     const none = selects[0].options.length
       ? ""
-      : `No ${state.game} tables with these rules in the server's folder; build one with: egtb generate ${state.game} <material>${flags}`;
+      : `No ${state.game} tables with these rules in the server's folder; build one with: egtb generate ${state.game} <material>${flags} ${listing.tables_option}`;
     $("stats-result").textContent = none;
     $("random-status").textContent = none;
   } catch (e) {
