@@ -5,7 +5,8 @@
 //! table is built holding its lock (see [`crate::table::lock`]), so two processes on one folder
 //! never build it twice at once: in a batch the second builds other tables meanwhile, waiting
 //! only when none is left that it could build, and then reuses the first's; a run killed while
-//! building leaves only a temporary file, removed by the next builder of that table.
+//! building leaves only its temporary files (the table's, and a pawn table's slices and frames)
+//! and its unlocked lock file, which the next builder of that table removes or takes.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -324,7 +325,7 @@ impl<'p, G: Game> Generator<'p, G> {
         plan::check_memory(
             material,
             index.working_states(),
-            plan::held_states(self.exit_states(material)?),
+            plan::held_states(self.exit_states(material)?, self.whole_exit_bytes),
         )?;
         Ok(index.states())
     }

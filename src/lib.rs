@@ -53,6 +53,11 @@
 
 #![warn(missing_docs)]
 
+#[cfg(not(unix))]
+compile_error!(
+    "egtb runs on Unix-like systems (Linux, macOS): tables are read with positioned reads and locked with flock"
+);
+
 pub mod audit;
 pub mod commands;
 pub mod counted;

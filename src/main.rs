@@ -512,12 +512,10 @@ fn report_panics_in_one_line(server: bool) {
 }
 
 /// The write end of the pipe that [`on_interrupt`] tells the interrupt thread through.
-#[cfg(unix)]
 static INTERRUPTS: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(-1);
 
 /// The handler of SIGINT and SIGTERM: passes the signal on to the interrupt thread, through a
 /// pipe, since a handler may do little else safely.
-#[cfg(unix)]
 extern "C" fn on_interrupt(signal: libc::c_int) {
     let byte = signal as u8;
     // SAFETY: write(2) is async-signal-safe; the buffer is one byte on this stack.
@@ -526,7 +524,6 @@ extern "C" fn on_interrupt(signal: libc::c_int) {
 
 /// Ctrl-C or a request to terminate ends the run in one line, after removing the temporary files
 /// of the tables being written: finished tables stay, and the same command goes on from them.
-#[cfg(unix)]
 fn end_cleanly_when_interrupted() {
     let mut pipe = [0; 2];
     // SAFETY: pipe(2) fills the two descriptors of a fresh pipe.
@@ -567,7 +564,6 @@ fn end_cleanly_when_interrupted() {
 fn main() -> ExitCode {
     // Printing into a closed pipe (`egtb query ... | head`) ends the program quietly, as in
     // other command-line tools, instead of failing on the write.
-    #[cfg(unix)]
     // SAFETY: restoring the default disposition of a signal before any thread starts.
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
@@ -584,7 +580,6 @@ fn main() -> ExitCode {
         // SAFETY: no other thread exists yet.
         unsafe { std::env::remove_var("EGTB_TABLES") };
     }
-    #[cfg(unix)]
     end_cleanly_when_interrupted();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,

@@ -38,9 +38,10 @@ pub fn loads_whole(states: u64, limit: u64) -> bool {
     LOADED_BYTES_PER_STATE * states <= limit
 }
 
-/// The states of smaller tables of `states` states each that generation loads whole.
-pub fn held_states(states: impl IntoIterator<Item = u64>) -> u64 {
-    states.into_iter().filter(|&s| loads_whole(s, WHOLE_EXIT_BYTES)).sum()
+/// The states of smaller tables of `states` states each that generation loads whole, given the
+/// largest it loads whole (`limit` bytes, as in [`loads_whole`]).
+pub fn held_states(states: impl IntoIterator<Item = u64>, limit: u64) -> u64 {
+    states.into_iter().filter(|&s| loads_whole(s, limit)).sum()
 }
 /// The program beside the tables (about 5 MiB) and a GPU driver that the auto backend opens to
 /// look for an adapter (73 MiB measured with Mesa's llvmpipe; hardware drivers differ).
@@ -195,7 +196,10 @@ impl Plan {
             let reads = G::sub_materials(&material);
             let TableSpec { index, header, path } = TableSpec::<G>::new(dir, &material, rules)?;
             let (states, working_states) = (index.states(), index.working_states());
-            let loaded_states = held_states(reads.iter().map(|sub| plan.tables[position[sub]].states));
+            let loaded_states = held_states(
+                reads.iter().map(|sub| plan.tables[position[sub]].states),
+                WHOLE_EXIT_BYTES,
+            );
             let rule_bytes = G::rule_bytes_per_state(&material, rules);
             // Present only when generation would reuse it: the whole file verifies (a compressed
             // table's blocks are checked only when read).

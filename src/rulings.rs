@@ -11,6 +11,7 @@
 //! ascending.
 
 use std::fs;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
@@ -155,11 +156,8 @@ pub fn write(path: &Path, material: &str, rulings: &[Ruling]) -> Result<()> {
     // Named like the table's own temporary files, so that one a killed run leaves is removed as
     // stale with them when the table is next built.
     let tmp = table::temp_path(&path.with_extension(EXTENSION), "rulings")?;
-    let result = fs::write(&tmp, text).and_then(|_| fs::rename(&tmp, path));
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    result.with_context(|| format!("cannot write rulings {}", path.display()))
+    let written = table::write_then_rename(tmp, path, |file| Ok(file.write_all(text.as_bytes())?));
+    written.with_context(|| format!("cannot write rulings {}", path.display()))
 }
 
 /// Reads and verifies the rulings of a table of `material`.

@@ -31,7 +31,7 @@ use std::io::{self, BufWriter, Seek, SeekFrom, Write};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result, anyhow, bail};
 use rayon::prelude::*;
 
 use self::blocks::{BlockReader, Blocks};
@@ -43,7 +43,7 @@ pub use self::scratch::Scratch;
 pub use self::sliced::SlicedWriter;
 use self::temp::TempFile;
 pub use self::temp::remove_temporary_files;
-pub(crate) use self::temp::temp_path;
+pub(crate) use self::temp::{temp_path, write_then_rename};
 use crate::error::Error;
 use crate::material::{GameId, Material};
 use crate::memory;
@@ -195,21 +195,14 @@ pub fn write_from(
 /// the first page, the file is synced and renamed to `path`, so that only a whole table ever
 /// carries the table's name, and an interrupted run leaves only the temporary file.
 fn write_atomically(path: &Path, fill: impl FnOnce(&mut File) -> Result<Header>) -> Result<Header> {
-    let tmp = temp_path(path, "")?;
-    let result = (|| -> Result<Header> {
-        let mut file = File::create(&tmp)?;
+    let written = write_then_rename(temp_path(path, "")?, path, |file| {
         file.seek(SeekFrom::Start(HEADER_BYTES as u64))?;
-        let header = fill(&mut file)?;
+        let header = fill(file)?;
         file.seek(SeekFrom::Start(0))?;
         file.write_all(&header.render())?;
-        file.sync_all()?;
-        fs::rename(&tmp, path)?;
         Ok(header)
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    result.with_context(|| format!("cannot write table {}", path.display()))
+    });
+    written.with_context(|| format!("cannot write table {}", path.display()))
 }
 
 /// How a table file's entries are reached.
@@ -276,12 +269,18 @@ impl Table {
     /// Opens a table and reads its header and layout, without comparing them to an expectation
     /// nor checking its entries (for listing and converting).
     pub fn open_unchecked(path: &Path) -> Result<Table> {
+        // Looked at before it is opened too: opening a named pipe would wait for a writer.
+        let not_a_file = || anyhow!("table {} is not a file", path.display());
+        let kind = fs::metadata(path).with_context(|| format!("cannot open table {}", path.display()))?;
+        if !kind.is_file() {
+            return Err(not_a_file());
+        }
         let file = File::open(path).with_context(|| format!("cannot open table {}", path.display()))?;
         let metadata = file
             .metadata()
             .with_context(|| format!("cannot read table {}", path.display()))?;
         if !metadata.is_file() {
-            bail!("table {} is not a file", path.display());
+            return Err(not_a_file());
         }
         let len = metadata.len();
         if len < HEADER_BYTES as u64 {

@@ -70,7 +70,10 @@ fn convert_files(env: &Env, encoding: Encoding, files: &[PathBuf], game: Option<
     let mut failed = Vec::new();
     for path in files {
         let file = name(path);
+        // A table under another's name is refused here, as `list` and every read refuse it.
+        let in_place = |table: Table| table.check_place(&env.tables).map(|()| table);
         let converted = match Table::open_unchecked(path)
+            .and_then(in_place)
             .and_then(|table| check_as_built(&table))
             .and_then(|()| convert(path, encoding, &bar))
         {

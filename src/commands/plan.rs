@@ -12,7 +12,7 @@ use crate::counted::{counted, grouped};
 use crate::games::Game;
 use crate::generate::Backend;
 use crate::plan::slurm::{self, JobOptions};
-use crate::plan::{Plan, Presence};
+use crate::plan::{Plan, PlannedTable, Presence};
 
 /// What to plan.
 #[derive(Clone, Debug)]
@@ -102,14 +102,19 @@ fn print_plan(env: &Env, plan: &Plan) -> Result<()> {
         counted(plan.tables.len(), "table"),
         plan.dir.display()
     );
+    // Columns as wide as their widest entry (xiangqi's largest materials have 20-digit counts).
+    let widest = |len: fn(&PlannedTable) -> usize, least| plan.tables.iter().map(len).fold(least, usize::max);
+    let name = widest(|t| t.material.to_string().len() + 2, 16);
+    let states = widest(|t| grouped(t.states).to_string().len() + 2, 16);
+    let peak = widest(|t| format!("{:.1}", mib(t.peak_bytes)).len() + 2, 12);
     println!(
-        "{:<16}{:>7}{:>16}{:>12}  {:<9}reads",
+        "{:<name$}{:>7}{:>states$}{:>peak$}  {:<9}reads",
         "table", "pieces", "states", "peak MiB", "status"
     );
     for t in &plan.tables {
         let reads: Vec<String> = t.reads.iter().map(|m| m.to_string()).collect();
         println!(
-            "{:<16}{:>7}{:>16}{:>12.1}  {:<9}{}",
+            "{:<name$}{:>7}{:>states$}{:>peak$.1}  {:<9}{}",
             t.material.to_string(),
             t.material.pieces(),
             grouped(t.states),

@@ -4,8 +4,8 @@
 //!
 //! The holder deletes the lock file before letting go. A process that was waiting on the deleted
 //! file then finds that the file it locked is no longer the one at that path and starts again, so
-//! only the holder of the file at the path holds the lock. (Where files cannot be compared this
-//! way the lock files stay; an empty one is safe to delete when no egtb runs.)
+//! only the holder of the file at the path holds the lock. A run that is killed or interrupted
+//! leaves its lock file, empty and unlocked: the next run takes it as its own.
 
 use std::fs::{self, File, OpenOptions, TryLockError};
 use std::path::{Path, PathBuf};
@@ -31,8 +31,9 @@ impl TableLock {
         Self::claim(table, false)
     }
 
-    /// Whether a process holds the lock of the table at `table` now: a look that creates
-    /// nothing, true only for that moment.
+    /// Whether a process holds the lock of the table at `table` now, true only for that moment:
+    /// a look that creates no file but takes a free lock for an instant, so that a builder
+    /// claiming the table just then finds it busy and waits that instant for it.
     pub fn is_held(table: &Path) -> bool {
         let Ok(file) = File::open(lock_path(table)) else {
             return false;
@@ -96,26 +97,18 @@ impl TableLock {
 
 impl Drop for TableLock {
     fn drop(&mut self) {
-        if cfg!(unix) {
-            // Still holding the lock: nobody else holds this file's.
-            let _ = fs::remove_file(&self.path);
-        }
+        // Still holding the lock: nobody else holds this file's.
+        let _ = fs::remove_file(&self.path);
     }
 }
 
 /// Whether the locked file is the one at `path` (and not one its holder deleted meanwhile).
-#[cfg(unix)]
 fn still_at(file: &File, path: &Path) -> bool {
     use std::os::unix::fs::MetadataExt;
     match (file.metadata(), fs::metadata(path)) {
         (Ok(locked), Ok(current)) => locked.dev() == current.dev() && locked.ino() == current.ino(),
         _ => false,
     }
-}
-
-#[cfg(not(unix))]
-fn still_at(_file: &File, _path: &Path) -> bool {
-    true
 }
 
 /// The lock file of a table.
@@ -166,10 +159,7 @@ mod tests {
             "free again: claimed at once"
         );
         assert!(!dir.join("chess").join("KQvK.egtb.tmp999").exists());
-        assert!(
-            !cfg!(unix) || !lock_path(&table).exists(),
-            "the last holder deletes the lock file"
-        );
+        assert!(!lock_path(&table).exists(), "the last holder deletes the lock file");
         assert!(dir.join("chess").join("KQvKR.egtb.tmp999").exists());
         fs::remove_dir_all(dir).unwrap();
     }

@@ -21,23 +21,49 @@ pub(crate) fn temp_path(path: &Path, kind: &str) -> Result<PathBuf> {
     ))))
 }
 
-/// Every temporary file name this process has used, for [`remove_temporary_files`]. Each holds
-/// the process id, so that no other process's file is ever among them.
+/// The temporary files this process has now, for [`remove_temporary_files`]: each name is
+/// forgotten once its file is renamed or removed, so that an interrupted run never removes a
+/// file of that name that is no longer its own.
 static TEMPORARY: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+fn registry() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    TEMPORARY.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
 
 /// `path`, recorded as a temporary file of this process.
 fn temporary(path: PathBuf) -> PathBuf {
-    let mut names = TEMPORARY.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    names.push(path.clone());
+    registry().push(path.clone());
     path
+}
+
+/// Forgets a temporary file that has been renamed or removed.
+fn forget(path: &Path) {
+    registry().retain(|p| p != path);
+}
+
+/// Writes a file by way of the temporary file `tmp` (from [`temp_path`]): `fill` writes it, it
+/// is synced and renamed to `path`, so that only a whole file ever carries that name; on an
+/// error the temporary file is removed.
+pub(crate) fn write_then_rename<T>(tmp: PathBuf, path: &Path, fill: impl FnOnce(&mut File) -> Result<T>) -> Result<T> {
+    let result = (|| -> Result<T> {
+        let mut file = File::create(&tmp)?;
+        let filled = fill(&mut file)?;
+        file.sync_all()?;
+        fs::rename(&tmp, path)?;
+        Ok(filled)
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    forget(&tmp);
+    result
 }
 
 /// Removes the temporary files this process still has (those of tables being written, which
 /// are otherwise removed when they are done or renamed into place): what an interrupted run
 /// must not leave behind. Returns how many it removed.
 pub fn remove_temporary_files() -> usize {
-    let names = TEMPORARY.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    names.iter().filter(|path| fs::remove_file(path).is_ok()).count()
+    registry().iter().filter(|path| fs::remove_file(path).is_ok()).count()
 }
 
 /// A temporary file of this process beside a table (see [`temp_path`]), open to read and write,
@@ -64,5 +90,6 @@ impl TempFile {
 impl Drop for TempFile {
     fn drop(&mut self) {
         let _ = fs::remove_file(&self.path);
+        forget(&self.path);
     }
 }

@@ -230,6 +230,19 @@ fn corrupt_and_truncated_tables_are_never_trusted() {
         "{listed}"
     );
     assert!(error.contains("(chess/KRvK.egtb)"), "{error}");
+    let error = fails(&dir, &["compress", "chess", "KRvK", "--level", "5"]);
+    assert!(error.contains("holds the chess table KQvK (its place: "), "{error}");
+    std::fs::remove_file(&krvk).unwrap();
+
+    // A named pipe where a table should be is no table, and no reader waits on it.
+    let name = std::ffi::CString::new(krvk.to_str().unwrap()).unwrap();
+    // SAFETY: mkfifo(3) reads the NUL-terminated path, which outlives the call.
+    assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o644) }, 0);
+    for args in [&["query", "8/8/8/3k4/8/8/8/R3K3 w"][..], &["compress", "chess", "KRvK"]] {
+        let error = fails(&dir, args);
+        assert!(error.contains("KRvK.egtb is not a file"), "{args:?}: {error}");
+    }
+    assert!(listed_bad(&dir).0.contains("KRvK.egtb is not a file"));
     std::fs::remove_file(&krvk).unwrap();
 
     // A table of a build whose index differs is refused where it is listed and converted too,
