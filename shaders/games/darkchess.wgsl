@@ -7,7 +7,7 @@
 // THIS_PER_SIDE, THIS_FIRST_SINGLE and per group THIS_SIDE, THIS_KIND, THIS_COUNT, THIS_RADIX,
 // THIS_STRIDE and THIS_PREY (the groups it captures by stepping, a bit each) and the directory
 // of dark_sets (SET_DIRECTORY). Every table comes from Rust:
-//   dark_geo:          board::GEOMETRY (steps, rays, binomials)
+//   dark_geo:          board::GEOMETRY (steps, rays) and games::binomial::BINOMIAL
 //   dark_sets:         index::SquareSets of each group size used (colex unranking, anchor
 //                      canonicalisation, representatives, stabilizers)
 //   dark_material:     per group the index descriptor of the smaller table capturing one of its

@@ -5,7 +5,7 @@
 // GAME_MAX_SUCCESSORS, fn this_group), the kind numbers, the board's FILES and FILE_ZERO_*, and
 // the layout constants of the data buffers below (GEO_*, G_*, IX_*, MAT_*, EXIT_*). Every table
 // comes from Rust:
-//   xq_geo:          geometry::Geometry (points, symmetry maps, leaper tables with their blocking
+//   xq_geo:          board::Geometry (points, symmetry maps, leaper tables with their blocking
 //                    squares, rays, horse legs, the squares that can decide an attack on a king)
 //   xq_material:     index descriptors (this table, then per slot the table capturing it leads
 //                    to), the capture exits

@@ -1,5 +1,6 @@
-// What both solver modules share (solver.wgsl and select.wgsl): thread numbering, reads of
-// working words through the chunk accessors of the generated prelude, and their tags.
+// What both solver modules share (solver.wgsl and select.wgsl): thread numbering, the tags of
+// working words, and reads and tests of one word (select.wgsl's `later_work` tests four words at
+// once as is_fresh and is_due test one).
 //
 // Words while solving (src/solver/working.rs): UNRESOLVED | hp (its HP counter, EXIT_LOSS set
 // when every exit wins for the opponent), DUE | t (resolved at DTM t unless a move does better),
@@ -32,9 +33,10 @@ fn is_due(e: u32) -> bool {
 }
 
 // The active blocks: three arrays of a flag word per block (1: the block may hold work for the
-// sweep), used in turn. Sweep s reads array s % 3, flags in array (s + 1) % 3 the blocks it
-// leaves work in (as do the propagation after it and, for sweep 0, the initialisation), and
-// clears array (s + 2) % 3, which no kernel reads or writes until sweep s + 1 flags it. So no
+// sweep), used in turn. Sweep s reads array s % 3 (for sweep 0, array 0 as the initialisation
+// flagged it), flags in array (s + 1) % 3 the blocks it leaves work in (as do the placing of
+// pending losses and the propagation after it), and clears array (s + 2) % 3, which no kernel
+// reads or writes until sweep s + 1 flags it. So no
 // thread needs to know whether a whole block is done, and every write of a flag is a plain
 // store of the same value, never a read-modify-write.
 fn active_flag(sweep: u32, block: u32) -> u32 {

@@ -1,5 +1,5 @@
-// The rule passes of one round of rulings (src/solver/rounds.rs; driven by
-// src/solver/gpu/rounds.rs): a greatest fixed point of marks on the draws of a solved table.
+// The rule passes of one round of rulings (the GPU twin of the passes in
+// src/games/xiangqi/asian.rs; driven by src/solver/gpu/rounds.rs): a greatest fixed point of marks on the draws of a solved table.
 // Every live state (a draw) starts with its candidate marks; then, until a pass removes nothing,
 // each live state works out its answers from the marks of the states its moves reach, and each
 // marked state keeps only the marks that the answers of the states its moves reach support.
@@ -18,7 +18,8 @@
 // Entries, marks and answers are 16 bits a state, two states a word, cut into chunks as the
 // solver cuts its working words: their bindings (group 3, from binding 2) and the accessors of
 // their words (rule_entry_word, rule_mark_load/or/and, rule_answer_load/or/and) are generated
-// before this module (src/solver/gpu/rounds.rs).
+// before this module (src/solver/gpu/rounds.rs), as are the control words' numbers
+// (RULE_CHANGED, RULE_STABLE).
 
 // RULE_CHANGED: a pass removed a mark; RULE_STABLE: the last pass removed none (the passes
 // recorded after it return at once).
@@ -26,9 +27,6 @@
 
 // A bit per state: its answers are wanted by the next answer pass.
 @group(3) @binding(1) var<storage, read_write> rule_wanted: array<atomic<u32>>;
-
-const RULE_CHANGED: u32 = 0u;
-const RULE_STABLE: u32 = 1u;
 
 fn half_shift(state: u32) -> u32 {
     return 16u * (state & 1u);

@@ -174,7 +174,8 @@ pub trait IndexSpace: Send + Sync {
     /// The position a slot stands for (its canonical representative), `None` for a broken slot.
     fn decode(&self, state: u64) -> Option<Self::Position>;
     /// How many full-board positions the slot stands for: the distinct images of its position
-    /// under the game's symmetries (identical pieces unordered); 0 for a broken slot.
+    /// under the game's symmetries (identical pieces unordered); 0 for a broken slot, and in
+    /// chess for a position with an en passant right, which statistics do not count.
     fn weight(&self, state: u64) -> u32;
 
     /// States whose working words the CPU solver holds at once: every state, unless the table

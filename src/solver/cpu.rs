@@ -25,7 +25,7 @@ use rayon::prelude::*;
 use super::working::{DUE, EXIT_LOSS, HP, UNRESOLVED, initial, is_due, is_unresolved};
 use super::{Node, Progress, Space, Successors, runs};
 use crate::memory;
-use crate::value::{BROKEN, DRAW, Entry, MAX_DTM};
+use crate::value::{BROKEN, DRAW, Entry, MAX_DTM, Value};
 
 /// States per block, the unit of skipping: small, so that sparse layers skip most blocks.
 const BLOCK: usize = 1 << 6;
@@ -182,7 +182,8 @@ fn initialise<S: Space + ?Sized>(space: &S, entries: &mut [Entry], progress: &dy
                         BROKEN
                     }
                     Node::Terminal(value) => {
-                        if value.entry() == 1 {
+                        debug_assert!(matches!(value, Value::LOST | Value::Draw), "terminal {value:?}");
+                        if value == Value::LOST {
                             shared.touch(0, state);
                         }
                         value.entry()

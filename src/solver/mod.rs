@@ -72,7 +72,8 @@ pub trait Space: Sync {
 pub enum Node {
     /// Not a legal position (overlap, the side not to move in check, a non-canonical duplicate).
     Broken,
-    /// The side to move has no legal move; the game says what that is worth.
+    /// The side to move has no legal move; the game says what that is worth: lost at once
+    /// ([`Value::LOST`]) or drawn, the only values the solvers place at layer 0.
     Terminal(Value),
     /// A position with moves: its in-table children were pushed, its exits are summarised here.
     Inner(Exits),
@@ -84,7 +85,8 @@ pub enum Node {
 pub struct Exits {
     /// Shortest win through an exit (1 + DTM of the best losing child).
     pub win: Option<u16>,
-    /// Slowest loss through the exits when they all win for the opponent (1 + largest DTM).
+    /// Slowest loss through the exits that win for the opponent (1 + largest DTM): the
+    /// position's loss, if every in-table child wins too and no exit saves it.
     pub loss: Option<u16>,
     /// Some exit leads to a drawn or lost child, so this position can never be lost.
     pub saves: bool,

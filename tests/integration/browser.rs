@@ -1103,7 +1103,9 @@ async fn the_hint_to_build_a_missing_table_names_the_rule_options_chosen() {
         assert!(error.as_str().unwrap().contains(&own), "{query}: {error}");
         for (tab, hint) in [("stats", "stats-result"), ("play", "random-status")] {
             click(&client, Locator::Css(&format!("#tabs button[data-tab={tab}]"))).await;
-            let script = format!("return document.getElementById('{hint}').textContent.endsWith({command:?})");
+            // Built where the server reads, named in full wherever the command is run.
+            let built_there = format!("{command} --tables /");
+            let script = format!("return document.getElementById('{hint}').textContent.includes({built_there:?})");
             wait_until(&client, &script, &format!("{query}: {tab}'s hint naming {command}")).await;
         }
     }

@@ -1,5 +1,5 @@
 //! Chess on the GPU: the data and prelude of `shaders/games/chess.wgsl`, the WGSL twin of
-//! [`super::index`] and [`super::moves`].
+//! [`super::index`], [`super::moves`] and [`super::space`].
 //!
 //! Three u32 buffers, all computed here from the Rust tables:
 //! - `chess_geo`: [`Geometry::gpu_words`] as it is, then `beyond[a][b]` (the squares behind `b`

@@ -70,11 +70,13 @@ pub struct Move {
     pub promotion: Option<Kind>,
 }
 
-/// A legal position with its side to move and en passant right.
+/// A legal position with its side to move and en passant right. Its fields are private, unlike
+/// the other games', so that an en passant right stays legal for it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Position {
+    /// The piece on each square (a1 = 0, b1 = 1, ..., h8 = 63).
     board: [Option<Piece>; 64],
-    /// Private, unlike the other games' fields, so that an en passant right stays legal for it.
+    /// Who moves next.
     side_to_move: Side,
     /// The square a pawn has just passed with a double step, when the side to move may capture
     /// it en passant.

@@ -146,7 +146,7 @@ fn write_descriptor(material: &mut [u32], at: usize, index: &DarkIndex) {
 }
 
 /// `dark_geo`: steps, rays, binomials (see the module doc). The symmetry maps are bit
-/// operations in the shader (see `symmetries_flip_bits_of_the_square`).
+/// operations in the shader (see `the_shaders_symmetry_formulas_flip_bits_of_the_square`).
 fn geometry_words() -> Vec<u32> {
     let mut words = Vec::with_capacity(GEO_BINOMIAL + (MAX_GROUP + 1) * (SQUARES + 1));
     words.extend(&GEOMETRY.steps);

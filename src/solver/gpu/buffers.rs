@@ -169,7 +169,8 @@ pub(super) struct StateBuffers {
     pub queue_capacity: u32,
     /// Three arrays of a flag word per block of `2^BLOCK_SHIFT` states, used in turn by the
     /// sweeps (see shaders/solver/common.wgsl): a set flag marks a block that may hold a state for a
-    /// later layer (a pending entry, or one resolved whose parents wait).
+    /// later layer (a pending loss, a state due at an exit's layer, or one resolved whose parents
+    /// wait).
     pub active: wgpu::Buffer,
 }
 

@@ -13,19 +13,36 @@ use anyhow::{Context, Result, anyhow, bail};
 
 use crate::error::Error;
 
-/// Errors reported by wgpu outside any error scope, and device loss, in order of arrival.
+/// Errors reported by wgpu outside any error scope since they were last taken, in order of
+/// arrival, and the device's loss, which lasts.
 #[derive(Clone, Default)]
-struct ErrorLog(Arc<Mutex<Vec<String>>>);
+struct ErrorLog(Arc<Mutex<Logged>>);
+
+#[derive(Default)]
+struct Logged {
+    errors: Vec<String>,
+    lost: Option<String>,
+}
 
 impl ErrorLog {
     fn push(&self, message: String) {
         if let Ok(mut log) = self.0.lock() {
-            log.push(message);
+            log.errors.push(message);
         }
     }
 
-    fn first(&self) -> Option<String> {
-        self.0.lock().ok().and_then(|log| log.first().cloned())
+    fn lose(&self, message: String) {
+        if let Ok(mut log) = self.0.lock() {
+            log.lost.get_or_insert(message);
+        }
+    }
+
+    /// The device's loss, else the first error logged since the last call (the rest were caused
+    /// by it or by the same failure): one failed solve does not fail the next on the same device.
+    fn take_first(&self) -> Option<String> {
+        let mut log = self.0.lock().ok()?;
+        let first = std::mem::take(&mut log.errors).into_iter().next();
+        log.lost.clone().or(first)
     }
 }
 
@@ -83,7 +100,7 @@ impl Gpu {
         device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| log.push(format!("{e}"))));
         let log = errors.clone();
         device.set_device_lost_callback(move |reason, message| {
-            log.push(format!("GPU device lost ({reason:?}): {message}"));
+            log.lose(format!("GPU device lost ({reason:?}): {message}"));
         });
         Ok(Gpu {
             device,
@@ -179,12 +196,15 @@ impl Gpu {
         })
     }
 
-    /// Runs `create` inside error scopes and turns a validation or out-of-memory error it raised
-    /// into an error naming `what`.
+    /// Runs `create` inside error scopes and turns a validation, out-of-memory or internal
+    /// error it raised (a driver that fails to compile a pipeline raises an internal one) into an
+    /// error naming `what`.
     pub(super) fn checked<T>(&self, what: &str, create: impl FnOnce() -> T) -> Result<T> {
         let memory = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
         let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let internal = self.device.push_error_scope(wgpu::ErrorFilter::Internal);
         let value = create();
+        let failed = pollster::block_on(internal.pop());
         let invalid = pollster::block_on(validation.pop());
         let out_of_memory = pollster::block_on(memory.pop());
         if let Some(e) = out_of_memory {
@@ -192,6 +212,9 @@ impl Gpu {
         }
         if let Some(e) = invalid {
             bail!("GPU rejected {what}: {e}");
+        }
+        if let Some(e) = failed {
+            bail!("GPU failed creating {what}: {e}");
         }
         Ok(value)
     }
@@ -270,9 +293,10 @@ impl Gpu {
         }
     }
 
-    /// Fails with the first error the device reported outside an error scope.
+    /// Fails when the device is lost, or with the first error it reported outside an error
+    /// scope since the last check.
     pub(super) fn check(&self) -> Result<()> {
-        match self.errors.first() {
+        match self.errors.take_first() {
             Some(message) => bail!("GPU error: {message}"),
             None => Ok(()),
         }

@@ -9,8 +9,8 @@
 //! pending losses the queue holds). Everything stays on the GPU between layers: each submission runs several layers,
 //! a one-thread kernel between two layers decides whether to go on (or to sweep a layer again
 //! whose queue overflowed), and the host only reads back a few control words to report progress.
-//! The kernels that run a thread per state (expanding every state first, marking the draws last)
-//! go over windows of the index, a submission each, so that no thread number overflows 32 bits
+//! The kernels that run a thread per state (expanding every state first) or per entry word
+//! (marking the draws last) go over windows of the index, a submission each, so that no thread number overflows 32 bits
 //! and no dispatch runs for long on a large table.
 
 mod buffers;
@@ -99,7 +99,7 @@ pub struct GpuOptions {
     /// A layer larger than that is swept again after its queue is worked off.
     pub queue_capacity: Option<u32>,
     /// Vectors of eight entries a sweep thread reads in a row (1, 2, 4, 8 or 16); `None`: what
-    /// suits the device (1 on a GPU, 16 on a software driver). Tests set 1 on the software driver.
+    /// suits the device (1 on a GPU, 16 on a software driver). Tests run every length.
     pub sweep_run: Option<u32>,
     /// States a dispatch of the kernels that run a thread per state (the initialisation and
     /// the final draw marking) covers: a window of the index, whose first state the kernels
@@ -208,7 +208,7 @@ impl Gpu {
         if rules.states() == 0 {
             return Ok(GpuSolution {
                 entries: Vec::new(),
-                kernel_time: Some(KernelTime::default()),
+                kernel_time: self.timestamps.then(KernelTime::default),
                 layers: 0,
                 rulings: Vec::new(),
                 rounds: 0,

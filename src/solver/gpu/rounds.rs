@@ -37,6 +37,8 @@ const UNRULED_EXPAND: &str = "fn unruled_game_expand(";
 /// Words of the rule passes' control buffer (see rounds.wgsl): two used, the buffer kept at
 /// 16 bytes.
 const RULE_CONTROL_WORDS: u64 = 4;
+/// The control words: a pass removed a mark; the last pass removed none.
+const RULE_CHANGED: usize = 0;
 const RULE_STABLE: usize = 1;
 /// Answer and pruning passes recorded per submission between two reads of the control word.
 const PASSES_PER_SUBMISSION: u32 = 8;
@@ -70,6 +72,10 @@ impl GpuRules for RuledRules<'_> {
         let mut data = self.rules.data();
         data.push(GpuData::new(RULED_STATES, self.ruled));
         data
+    }
+
+    fn split_data(&self) -> Vec<GpuData<'_>> {
+        self.rules.split_data()
     }
 }
 
@@ -145,6 +151,8 @@ fn rule_chunks_wgsl(layout: Layout) -> String {
     };
     let word_shift = layout.shift - 1;
     let mut s = String::new();
+    let _ = writeln!(s, "const RULE_CHANGED: u32 = {RULE_CHANGED}u;");
+    let _ = writeln!(s, "const RULE_STABLE: u32 = {RULE_STABLE}u;");
     let _ = writeln!(s, "const RULE_WORD_SHIFT: u32 = {word_shift}u;");
     let _ = writeln!(s, "const RULE_WORD_MASK: u32 = {}u;", (1u64 << word_shift) - 1);
     let buffers = [
