@@ -40,21 +40,32 @@ pub fn ending<G: Game>(position: &G::Position, rules: G::Rules) -> Option<Ending
     let side = G::side_to_move(position);
     Some(if G::material_of(position).side_pieces(side) == 0 {
         Ending::NoPieces
-    } else if in_check::<G>(position) {
+    } else if G::in_check(position) {
         Ending::Checkmate
     } else {
         Ending::Stalemate
     })
 }
 
-/// Whether the side to move is in check: the same placement with the other side to move is
-/// illegal exactly then (every game's legality check refuses a side not to move in check).
-fn in_check<G: Game>(position: &G::Position) -> bool {
-    let fen = G::format_position(position);
-    let mut fields = fen.split_whitespace();
-    let (Some(board), Some(side)) = (fields.next(), fields.next()) else {
-        return false;
-    };
-    let other = if side == "b" { "w" } else { "b" };
-    G::parse_position(&format!("{board} {other}")).is_err()
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::chess::Chess;
+    use crate::games::xiangqi::Xiangqi;
+
+    #[test]
+    fn mates_and_stalemates_are_told_apart_by_check() {
+        let rules = Default::default();
+        let chess = |fen| ending::<Chess>(&Chess::parse_position(fen).unwrap(), rules);
+        assert_eq!(chess("1k5R/8/1K6/8/8/8/8/8 b"), Some(Ending::Checkmate));
+        assert_eq!(chess("k7/1R6/1K6/8/8/8/8/8 b"), Some(Ending::Stalemate));
+        assert_eq!(chess("k7/8/1K6/8/8/8/8/7R w"), None);
+        let rules = Default::default();
+        let xiangqi = |fen| ending::<Xiangqi>(&Xiangqi::parse_position(fen).unwrap(), rules);
+        // Rooks on the d- and e-files: the red king in check with both palace squares taken.
+        assert_eq!(xiangqi("5k3/9/9/9/3rr4/9/9/9/9/3K5 w"), Some(Ending::Checkmate));
+        // The same squares taken from the e-file and rank 1, no check: a stalemate (lost).
+        assert_eq!(xiangqi("5k3/9/9/9/4r4/9/9/9/r8/3K5 w"), Some(Ending::Stalemate));
+        assert_eq!(xiangqi("5k3/9/9/9/4r4/9/9/9/9/3K5 w"), None);
+    }
 }

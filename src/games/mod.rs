@@ -366,6 +366,8 @@ pub trait Game: Sized + Send + Sync + 'static {
     /// What a position with no legal move is worth to the side to move, or a position in which
     /// the game is already over (for dark chess, the side to move has no pieces).
     fn game_over(position: &Self::Position, rules: Self::Rules) -> Option<Value>;
+    /// Whether the side to move is in check (never in dark chess, which has no check).
+    fn in_check(position: &Self::Position) -> bool;
     /// A move in the game's two notations: (the readable one, the coordinate one), for example
     /// (SAN, UCI) in chess.
     fn move_names(position: &Self::Position, mv: Self::Move) -> (String, String);

@@ -346,6 +346,10 @@ impl Game for Chess {
         }
     }
 
+    fn in_check(position: &Position) -> bool {
+        position.in_check()
+    }
+
     fn move_names(position: &Position, mv: Move) -> (String, String) {
         (notation::san(position, mv), notation::uci(mv))
     }

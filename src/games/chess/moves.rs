@@ -296,11 +296,7 @@ impl Position {
     /// Whether the side to move has a legal capture en passant of the enemy pawn on `pawn`.
     fn may_take_en_passant(&self, pawn: Square) -> bool {
         let (men, placement) = self.men_and_placement();
-        let mut possible = false;
-        for_each_en_passant(geometry(), &men, placement, self.side_to_move, pawn, |_, _| {
-            possible = true
-        });
-        possible
+        en_passant_right(geometry(), &men, placement, self.side_to_move, pawn)
     }
 
     /// The position with an en passant right on `target` (which must be a legal one).

@@ -30,6 +30,7 @@ use super::DarkChessRules;
 use super::board::{CANNON, GEOMETRY, MAX_GROUP, SQUARES};
 use super::index::{DarkIndex, MAX_GROUPS, SquareSets};
 use super::moves::CaptureRules;
+use super::space::capture_route;
 use crate::games::binomial::BINOMIAL;
 use crate::games::exit_entries::ExitEntries;
 use crate::games::{IndexSpace, check_gpu_states};
@@ -94,12 +95,10 @@ impl DarkGpu {
         let mut exit_entries = ExitEntries::default();
         for (victim, group) in groups.iter().enumerate() {
             let exit = EXIT_BASE + victim * EXIT_WORDS;
-            let after = index.material().without(group.side, group.kind);
-            if after.side_pieces(group.side) == 0 {
+            let Some((canonical, swap)) = capture_route(index.material(), group.side, group.kind) else {
                 material[exit + EXIT_LOST] = 1;
                 continue;
-            }
-            let (canonical, swap) = after.canonical();
+            };
             let sub = DarkIndex::new(&canonical)?;
             mark(&sub);
             write_descriptor(&mut material, victim, &sub);

@@ -285,6 +285,10 @@ impl Game for DarkChess {
         }
     }
 
+    fn in_check(_position: &Position) -> bool {
+        false
+    }
+
     fn move_names(_position: &Position, mv: Move) -> (String, String) {
         let name = notation::move_name(mv);
         (name.clone(), name)

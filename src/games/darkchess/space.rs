@@ -9,7 +9,7 @@ use super::board::{Board, GEOMETRY, KINDS, for_each_square};
 use super::index::{DarkIndex, GroupMasks, colex};
 use super::moves::CaptureRules;
 use crate::games::IndexSpace;
-use crate::material::Side;
+use crate::material::{Material, Side};
 use crate::solver::{Exits, Node, Space, Successors};
 use crate::table::{LoadedTable, TableSet};
 use crate::value::Value;
@@ -24,6 +24,14 @@ enum CaptureExit<'t> {
         table: &'t LoadedTable,
         swap: bool,
     },
+}
+
+/// The smaller table that capturing a piece of `side`'s `kind` in `material` leads to, as its
+/// canonical material and whether that has the sides swapped; `None` when it was the side's
+/// last piece (the game is over). The CPU's exits and the GPU's data both read it.
+pub(super) fn capture_route(material: &Material, side: Side, kind: usize) -> Option<(Material, bool)> {
+    let after = material.without(side, kind);
+    (after.side_pieces(side) > 0).then(|| after.canonical())
 }
 
 /// A capture: the attacker's kind and squares, the victim's kind.
@@ -53,16 +61,13 @@ impl<'t> DarkSpace<'t> {
                 if material.count(side, kind) == 0 {
                     continue;
                 }
-                let after = material.without(side, kind);
-                *exit = Some(if after.side_pieces(side) == 0 {
-                    CaptureExit::Lost
-                } else {
-                    let (canonical, swap) = after.canonical();
-                    CaptureExit::Table {
+                *exit = Some(match capture_route(material, side, kind) {
+                    None => CaptureExit::Lost,
+                    Some((canonical, swap)) => CaptureExit::Table {
                         index: DarkIndex::new(&canonical)?,
                         table: tables.require(&canonical)?,
                         swap,
-                    }
+                    },
                 });
             }
         }

@@ -344,6 +344,10 @@ impl Game for Xiangqi {
         Xiangqi::legal_moves(position, rules).is_empty().then_some(Value::LOST)
     }
 
+    fn in_check(position: &Position) -> bool {
+        position.with_board(|board| in_check(board, position.side_to_move.index()))
+    }
+
     fn move_names(position: &Position, mv: Move) -> (String, String) {
         (notation::wxf(position, mv), notation::iccs(mv))
     }
