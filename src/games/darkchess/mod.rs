@@ -26,7 +26,6 @@ pub use self::board::Board;
 use self::board::{KINDS, LETTERS, MAX_COUNTS, MAX_SIDE_PIECES};
 use self::index::DarkIndex;
 use self::moves::CaptureRules;
-pub use self::moves::Move;
 use self::space::DarkSpace;
 use super::{Game, RuleOption, Rules, in_listing_order};
 use crate::error::Error;
@@ -118,6 +117,15 @@ impl Rules for DarkChessRules {
 
 /// Chinese dark chess with all pieces revealed.
 pub struct DarkChess;
+
+/// A move from one square to another (a capture when the target holds an enemy piece).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Move {
+    /// The square the piece leaves (`rank * 8 + file`).
+    pub from: u8,
+    /// The square the piece goes to.
+    pub to: u8,
+}
 
 /// A position of a table: the board and the side to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -3,17 +3,8 @@
 //! is undone by a step of the same piece back to the square it left, which is empty.
 
 use super::board::{Board, CANNON, GEOMETRY, KINDS, KING, SOLDIER, for_each_square, strength};
-use super::{Cannon, DarkChessRules};
+use super::{Cannon, DarkChessRules, Move};
 use crate::material::Side;
-
-/// A move from one square to another (a capture when the target holds an enemy piece).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Move {
-    /// The square the piece leaves (`rank * 8 + file`).
-    pub from: u8,
-    /// The square the piece goes to.
-    pub to: u8,
-}
 
 /// The capture rules of one rule set, as tables.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
