@@ -26,6 +26,7 @@ pub(crate) fn temp_path(path: &Path, kind: &str) -> Result<PathBuf> {
 /// file of that name that is no longer its own.
 static TEMPORARY: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
+/// The names, whether or not a thread panicked holding them.
 fn registry() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
     TEMPORARY.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }

@@ -3,9 +3,9 @@
 
 use anyhow::{Context, Result, bail};
 
+use super::Move;
 use super::Position;
 use super::board::{Board, FILES, LETTERS, RANKS, square_name};
-use super::Move;
 use crate::games::board_text::{self, Shape, format_placement, letter_side, side_letter, side_to_move_letter};
 use crate::material::GameId;
 
