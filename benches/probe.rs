@@ -30,7 +30,7 @@ const COLD: usize = 15;
 /// Warm probes per table and encoding.
 const WARM: usize = 20_000;
 
-/// Asks the kernel to drop the file's cached pages (it keeps no dirty ones: tables are synced).
+/// Asks the kernel to drop the file's cached pages (all of them once the file is synced).
 fn drop_from_page_cache(path: &Path) -> Result<()> {
     let file = File::open(path)?;
     // SAFETY: a plain system call on a file descriptor that stays open for the call.
@@ -86,6 +86,9 @@ fn bench<G: Game>(dir: &Path, scratch: &Path, name: &str) -> Result<()> {
         let copy = scratch.join(format!("{}.{}", material, encoding.name()));
         fs::copy(&path, &copy).with_context(|| format!("cannot copy {}", path.display()))?;
         convert(&copy, encoding, &Silent)?;
+        // A copy left in its encoding was not rewritten: its pages are dirty until synced, and
+        // dirty pages stay cached.
+        File::open(&copy)?.sync_all()?;
         bench_file(&copy, &format!("{} {material}", G::ID))?;
         fs::remove_file(&copy)?;
     }

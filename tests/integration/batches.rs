@@ -22,13 +22,21 @@ fn summary(output: std::process::Output) -> Value {
     serde_json::from_slice(&output.stdout).expect("JSON summary")
 }
 
-/// Random moments that differ from run to run.
+/// Random moments that differ from run to run: seeded by the clock, or by `EGTB_TEST_SEED` to
+/// choose the moments of a run again (each run prints its seed).
 fn seeded_by_clock() -> Rng {
-    let nanos = SystemTime::now()
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .unwrap()
-        .subsec_nanos();
-    Rng::new(u64::from(nanos))
+    let seed = std::env::var("EGTB_TEST_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| {
+            let nanos = SystemTime::now()
+                .duration_since(SystemTime::UNIX_EPOCH)
+                .unwrap()
+                .subsec_nanos();
+            u64::from(nanos)
+        });
+    eprintln!("moments seeded with EGTB_TEST_SEED={seed}");
+    Rng::new(seed)
 }
 
 /// Every table file in the folder verifies (`egtb list`), and how many there are.

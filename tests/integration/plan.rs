@@ -11,7 +11,7 @@ use egtb::games::xiangqi::asian::{GRAPH_BYTES_PER_STATE, rules_apply};
 use egtb::generate::Generator;
 use egtb::material::{GameId, Material};
 use egtb::plan::slurm::{JobOptions, script};
-use egtb::plan::{Plan, Presence, estimate_peak_bytes};
+use egtb::plan::{LOADED_BYTES_PER_STATE, Plan, Presence, estimate_peak_bytes};
 use egtb::solver::Silent;
 use egtb::table::lock::TableLock;
 
@@ -38,9 +38,18 @@ fn assert_dependency_order(plan: &Plan, requested: &[Material]) {
             assert!(j < i, "{} before {read}, which it reads", table.material);
         }
         assert!(table.working_states <= table.states, "{}", table.material);
+        // The smaller tables loaded whole: those of at most 64 MiB of entries; the others are
+        // read from disk.
+        let loaded: u64 = table
+            .reads
+            .iter()
+            .map(|read| plan.tables[plan.position(read).unwrap()].states)
+            .filter(|&states| states * LOADED_BYTES_PER_STATE <= 64 << 20)
+            .sum();
+        assert_eq!(table.loaded_states, loaded, "{}", table.material);
         assert_eq!(
             table.peak_bytes,
-            estimate_peak_bytes(table.working_states, table.loaded_states, table.rule_bytes)
+            estimate_peak_bytes(table.working_states, loaded, table.rule_bytes)
         );
     }
     for m in requested {
