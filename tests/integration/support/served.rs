@@ -16,12 +16,15 @@ use egtb::solver::Silent;
 use super::{PORTS, api_check};
 
 /// The tables: [`api_check::MATERIALS`], chess KPvK and xiangqi KRvKN under the Asian rules. A
-/// static is never dropped, so they live in cargo's scratch folder for integration tests, made
-/// anew by each run, rather than in a temporary folder that nothing would remove.
+/// static is never dropped, so they live in cargo's scratch folder for integration tests, a
+/// folder a run (named after its process), whose stale ones the next run removes, rather than in
+/// a temporary folder that nothing would remove.
 pub fn tables() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("serve-tables");
+        let scratch = Path::new(env!("CARGO_TARGET_TMPDIR"));
+        remove_stale_tables(scratch);
+        let dir = scratch.join(format!("{SERVED}{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).expect("the serve tests' tables folder");
         api_check::generate(&dir);
@@ -32,6 +35,26 @@ pub fn tables() -> &'static Path {
         Generator::<Xiangqi>::new(&dir, ASIAN, &Silent).ensure(&krvkn).unwrap();
         dir
     })
+}
+
+/// The start of the name of a run's tables folder, before its process id.
+const SERVED: &str = "serve-tables-";
+
+/// Removes the tables folders of runs that have ended; a run going on beside this one keeps its.
+fn remove_stale_tables(scratch: &Path) {
+    let Ok(listing) = std::fs::read_dir(scratch) else {
+        return;
+    };
+    for entry in listing.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(pid) = name.strip_prefix(SERVED).and_then(|p| p.parse::<libc::pid_t>().ok()) else {
+            continue;
+        };
+        // SAFETY: signal 0 only asks whether the process exists.
+        if unsafe { libc::kill(pid, 0) } != 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH) {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
 }
 
 /// The Asian rules of xiangqi.
