@@ -6,7 +6,7 @@
 use egtb::audit::{Auditor, Check};
 use egtb::games::chess::Chess;
 use egtb::games::darkchess::DarkChess;
-use egtb::games::xiangqi::{Repetition, Xiangqi, XiangqiRules};
+use egtb::games::xiangqi::Xiangqi;
 use egtb::games::{Game, IndexSpace};
 use egtb::material::{GameId, Material};
 use egtb::solver::Silent;
@@ -14,6 +14,7 @@ use egtb::table::{self, Table};
 use egtb::value::{BROKEN, Value};
 use serde_json::Value as Json;
 
+use crate::support::served::ASIAN;
 use crate::support::{egtb, fails, materials, succeeds, temp_dir};
 
 /// Generates the table of `name` (and its smaller ones) and audits every slot of it.
@@ -39,10 +40,7 @@ fn tables_of_every_game_agree_with_their_moves() {
     assert_eq!(darkchess.ruled, 0);
     // Under the Asian rules the positions where only a forbidden perpetual check goes on are
     // lost by a ruling, not by their moves, and accepted as such.
-    let asian = XiangqiRules {
-        repetition: Repetition::Asian,
-    };
-    let xiangqi = audit_all::<Xiangqi>("KRvKN", asian, &["--rules", "asian"]);
+    let xiangqi = audit_all::<Xiangqi>("KRvKN", ASIAN, &["--rules", "asian"]);
     assert!(xiangqi.ruled > 0, "{xiangqi:?}");
 }
 

@@ -4,9 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::sync::mpsc;
 use std::time::{Duration, Instant, SystemTime};
 
 use egtb::games::xiangqi::asian::rules_apply;
@@ -14,7 +12,7 @@ use egtb::material::{GameId, Material};
 use egtb::table::lock::TableLock;
 use serde_json::Value;
 
-use crate::support::{Rng, egtb, egtb_command, materials, temp_dir};
+use crate::support::{Rng, egtb, egtb_command, lines_of, materials, temp_dir};
 
 /// The `--json` summary of a finished generate.
 fn summary(output: std::process::Output) -> Value {
@@ -170,13 +168,7 @@ fn a_batch_builds_other_tables_while_another_process_holds_one() {
         .env("EGTB_PROGRESS_EVERY", "3600")
         .spawn()
         .unwrap();
-    let stderr = child.stderr.take().unwrap();
-    let (send, lines) = mpsc::channel();
-    let reader = std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines() {
-            let _ = send.send(line.unwrap());
-        }
-    });
+    let lines = lines_of(child.stderr.take().unwrap());
     let next_line = || {
         lines
             .recv_timeout(Duration::from_secs(120))
@@ -190,7 +182,6 @@ fn a_batch_builds_other_tables_while_another_process_holds_one() {
     assert!(!held.exists());
     drop(lock);
     let out = summary(child.wait_with_output().unwrap());
-    reader.join().unwrap();
     assert_eq!(materials(&out), ["KvK", "KRvK", "KQvK", "KNvK", "KRvKN", "KQvKR"]);
     assert!(every_table(&out, "reused", false.into()), "{out}");
     assert_eq!(all_verify(&dir), 6);

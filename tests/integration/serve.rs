@@ -3,7 +3,7 @@
 //! GET 405; the command prints its address or refuses with one line. The page it serves is tested
 //! in headless Chromium by `browser.rs`.
 
-use std::io::{BufRead, BufReader, Read};
+use std::io::Read;
 use std::net::SocketAddr;
 use std::path::Path;
 use std::process::{Output, Stdio};
@@ -20,7 +20,7 @@ use egtb::probe::Prober;
 use serde_json::{Value as Json, json};
 
 use crate::support::served::{ASIAN, BEFORE_PERPETUAL_CHECK, PERPETUAL_CHECK, start, start_on, start_with, tables};
-use crate::support::{KillOnDrop, PORTS, api_check, egtb, egtb_command, failed, load, succeeds, temp_dir};
+use crate::support::{KillOnDrop, PORTS, api_check, egtb, egtb_command, failed, lines_of, load, succeeds, temp_dir};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn api_answers_agree_with_the_tables_under_concurrent_requests() {
@@ -408,18 +408,9 @@ async fn bad_input_gets_400_or_404_with_a_reason_never_500() {
 
 // ----- the command -----------------------------------------------------------------------
 
-/// The lines a process prints, read on a thread of their own so that a wait for one can end.
-fn lines_of(process: &mut KillOnDrop) -> Receiver<String> {
-    let out = BufReader::new(process.0.stdout.take().unwrap());
-    let (send, lines) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in out.lines().map_while(Result::ok) {
-            if send.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    lines
+/// The lines a process prints on its stdout.
+fn printed(process: &mut KillOnDrop) -> Receiver<String> {
+    lines_of(process.0.stdout.take().unwrap())
 }
 
 /// The next line printed, failing after 30 seconds without one.
@@ -444,7 +435,7 @@ async fn serve_prints_its_address_and_answers_there() {
         };
         let ports = PORTS.lock().await;
         let mut server = serve_process(tables(), args);
-        let line = next_line(&lines_of(&mut server));
+        let line = next_line(&printed(&mut server));
         drop(ports);
         let url = match json {
             true => {
@@ -480,7 +471,7 @@ async fn serve_prints_its_address_and_answers_there() {
             .spawn()
             .unwrap(),
     );
-    let lines = lines_of(&mut server);
+    let lines = printed(&mut server);
     let note = next_line(&lines);
     assert!(
         note.starts_with("note: ") && note.contains("holds no tables yet; build some with egtb generate"),

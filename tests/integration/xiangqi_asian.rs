@@ -19,11 +19,9 @@ use egtb::solver::gpu::{Gpu, GpuOptions};
 use egtb::table::Table;
 use egtb::value::Value;
 
+use crate::support::served::ASIAN;
 use crate::support::{egtb, egtb_command, failed, fails, succeeds, temp_dir};
 
-const ASIAN: XiangqiRules = XiangqiRules {
-    repetition: Repetition::Asian,
-};
 const DRAW: XiangqiRules = XiangqiRules {
     repetition: Repetition::Draw,
 };

@@ -12,9 +12,10 @@ pub mod served;
 pub mod space;
 mod temp;
 
-use std::io::Write;
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
+use std::sync::mpsc::Receiver;
 
 use egtb::games::Game;
 use egtb::generate::Generator;
@@ -62,6 +63,20 @@ pub fn egtb_reading(tables: &Path, args: &[&str], input: impl AsRef<[u8]>) -> Ou
         assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "{args:?}: {e}");
     }
     child.wait_with_output().expect("egtb runs")
+}
+
+/// The lines a process prints on `out` (its stdout or stderr), read on a thread of their own so
+/// that a wait for one can end.
+pub fn lines_of(out: impl Read + Send + 'static) -> Receiver<String> {
+    let (send, lines) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(out).lines().map_while(Result::ok) {
+            if send.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    lines
 }
 
 /// Runs the egtb binary on a tables folder (`EGTB_TABLES` unset).
