@@ -10,10 +10,10 @@ use egtb::games::darkchess::board::SYMMETRIES;
 use egtb::games::darkchess::{DarkChess, DarkChessRules};
 use egtb::games::{Game, IndexSpace};
 use egtb::material::{Material, Side};
-use egtb::solver::{Exits, Node, Space, Successors};
+use egtb::solver::{Exits, Node};
 
 use crate::support::Rng;
-use crate::support::darkchess::{JUMP, build, material, probe_in};
+use crate::support::darkchess::{JUMP, build, material, moves_by_kind};
 use crate::support::space::{assert_retro_consistent, expansion, parents};
 
 /// Full-board placements of a material for one side to move: 32! / ((32 - n)! * prod count!).
@@ -74,37 +74,25 @@ fn check_against_brute_force(name: &str, rules: DarkChessRules) -> usize {
     let space = DarkChess::space(&index, rules, generator.tables()).unwrap();
     let n = index.states() as usize;
     let mut inverse: Vec<Vec<u64>> = vec![Vec::new(); n];
-    let mut found = Successors::default();
     let mut terminal = 0;
     for state in 0..n as u64 {
-        found.clear();
-        let node = space.expand(state, &mut found);
+        let (node, found) = expansion(&space, state);
         let Some(position) = index.decode(state) else {
             assert_eq!(node, Node::Broken, "{name} {state}");
             continue;
         };
-        let moves = DarkChess::legal_moves(&position, rules);
-        let mut children = BTreeSet::new();
+        let by_kind = moves_by_kind(generator.tables(), rules, &index, &position);
+        let children: BTreeSet<u64> = by_kind.children.into_iter().collect();
         let mut exits = Exits::default();
-        for mv in &moves {
-            let after = DarkChess::play(&position, *mv);
-            if DarkChess::material_of(&after) == m {
-                children.insert(index.locate(&after));
-            } else {
-                exits.add(probe_in(generator.tables(), rules, &after));
-            }
-        }
-        let expected = if moves.is_empty() {
+        by_kind.exits.into_iter().for_each(|value| exits.add(value));
+        let expected = if by_kind.moves == 0 {
             terminal += 1;
             Node::Terminal(rules.no_move_value())
         } else {
             Node::Inner(exits)
         };
         assert_eq!(node, expected, "{name} {}", DarkChess::format_position(&position));
-        let distinct = found.distinct().to_vec();
-        let as_set: BTreeSet<u64> = distinct.iter().copied().collect();
-        assert_eq!(as_set.len(), distinct.len(), "{name} {state}: repeated child");
-        assert_eq!(as_set, children, "{name} {}", DarkChess::format_position(&position));
+        assert_eq!(found, children, "{name} {}", DarkChess::format_position(&position));
         for c in children {
             inverse[c as usize].push(state);
         }
@@ -113,13 +101,8 @@ fn check_against_brute_force(name: &str, rules: DarkChessRules) -> usize {
         if index.decode(state).is_none() {
             continue;
         }
-        found.clear();
-        space.parents(state, &mut found);
-        let distinct = found.distinct().to_vec();
-        let as_set: BTreeSet<u64> = distinct.iter().copied().collect();
-        assert_eq!(as_set.len(), distinct.len(), "{name} {state}: repeated parent");
         let expected: BTreeSet<u64> = inverse[state as usize].iter().copied().collect();
-        assert_eq!(as_set, expected, "{name} {state}: parents");
+        assert_eq!(parents(&space, state), expected, "{name} {state}: parents");
     }
     terminal
 }

@@ -2,7 +2,7 @@
 //! iteration over the positions, their legal moves (through the `Game` API) and the exits' values,
 //! layer by layer, with no HP counters and no un-moves.
 
-use crate::support::darkchess::{JUMP, build, material, probe_in};
+use crate::support::darkchess::{JUMP, MovesByKind, build, material, moves_by_kind};
 use egtb::games::darkchess::{DarkChess, DarkChessRules};
 use egtb::games::{Game, IndexSpace};
 use egtb::value::Value;
@@ -25,20 +25,8 @@ fn by_definition(name: &str, rules: DarkChessRules) -> (Vec<Option<Value>>, Vec<
         let Some(position) = index.decode(state) else {
             continue;
         };
-        let mut exits = Vec::new();
-        let mut children = Vec::new();
-        let moves = DarkChess::legal_moves(&position, rules);
-        for mv in &moves {
-            let after = DarkChess::play(&position, *mv);
-            if DarkChess::material_of(&after) == m {
-                children.push(index.locate(&after));
-            } else {
-                exits.push(probe_in(generator.tables(), rules, &after));
-            }
-        }
-        let terminal = moves
-            .is_empty()
-            .then(|| DarkChess::game_over(&position, rules).unwrap());
+        let MovesByKind { moves, children, exits } = moves_by_kind(generator.tables(), rules, &index, &position);
+        let terminal = (moves == 0).then(|| DarkChess::game_over(&position, rules).unwrap());
         nodes.push((state, exits, children, terminal));
     }
     let mut value: Vec<Option<Value>> = vec![None; n as usize];

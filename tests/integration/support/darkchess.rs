@@ -1,8 +1,9 @@
 //! What the dark chess tests share: rule sets, materials, positions, building and probing.
 
-use egtb::games::Game;
 use egtb::games::darkchess::Position;
+use egtb::games::darkchess::index::DarkIndex;
 use egtb::games::darkchess::{Cannon, DarkChess, DarkChessRules, Stalemate};
+use egtb::games::{Game, IndexSpace};
 use egtb::generate::Generator;
 use egtb::material::{GameId, Material};
 use egtb::solver::Silent;
@@ -51,6 +52,35 @@ pub fn probe_in(tables: &TableSet, rules: DarkChessRules, position: &Position) -
         return Value::LOST;
     }
     Lookup::<DarkChess>::new(tables, rules).value(position)
+}
+
+/// A position's legal moves by where they lead, worked out from the moves themselves: the slots
+/// of those that stay in `index`'s table (in move order, repeats kept) and the values of those
+/// that leave it, read from solved tables.
+pub struct MovesByKind {
+    /// How many legal moves the position has.
+    pub moves: usize,
+    pub children: Vec<u64>,
+    pub exits: Vec<Value>,
+}
+
+/// The [`MovesByKind`] of a legal position of `index`'s material.
+pub fn moves_by_kind(tables: &TableSet, rules: DarkChessRules, index: &DarkIndex, position: &Position) -> MovesByKind {
+    let moves = DarkChess::legal_moves(position, rules);
+    let (mut children, mut exits) = (Vec::new(), Vec::new());
+    for mv in &moves {
+        let after = DarkChess::play(position, *mv);
+        if DarkChess::material_of(&after) == *index.material() {
+            children.push(index.locate(&after));
+        } else {
+            exits.push(probe_in(tables, rules, &after));
+        }
+    }
+    MovesByKind {
+        moves: moves.len(),
+        children,
+        exits,
+    }
 }
 
 /// Parses a position.
