@@ -947,24 +947,46 @@ async fn play_status_keeps_the_tables_move_and_a_practice_position_clears_it() {
     client.close().await.unwrap();
 }
 
+/// A script that defines `counted(chosen, delay)`: a `fetch` in place of the page's that counts
+/// in `window.asked` the requests `chosen` picks, answers them `delay` ms late, and counts in
+/// `window.handled` those the page has read, once what the page runs after reading one is done
+/// (a task queued when the body is read runs after it). A wait for `handled` then replaces a
+/// wait of a fixed time for something that must not happen.
+const HANDLED: &str = "window.asked = 0; window.handled = 0; \
+    const fetched = window.fetch; \
+    const counted = (chosen, delay = 0) => (url, ...rest) => { \
+        if (!chosen(url)) return fetched(url, ...rest); \
+        window.asked += 1; \
+        return new Promise(done => setTimeout(done, delay)).then(() => fetched(url, ...rest)).then(response => { \
+            const read = response.json.bind(response); \
+            response.json = () => read().then(body => { setTimeout(() => { window.handled += 1; }, 0); return body; }); \
+            return response; \
+        }); \
+    };";
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn statistics_show_the_last_material_asked_for_and_a_note_while_computing() {
     let Some((client, base, _running)) = browser().await else {
         return;
     };
     open_chess(&client, &base).await;
-    // Two tabs opened in a row fill the material menus once.
+    // Two tabs opened in a row fill the material menus once. The listings asked for are counted,
+    // and each counted as handled once the page has read it and run what follows.
     eval(
         &client,
-        "for (const tab of ['stats', 'play', 'stats']) document.querySelector(`#tabs button[data-tab=${tab}]`).click(); \
-         return true",
+        &format!(
+            "{HANDLED} window.fetch = counted(url => url.includes('/api/tables')); \
+             for (const tab of ['stats', 'play', 'stats']) document.querySelector(`#tabs button[data-tab=${{tab}}]`).click(); \
+             return true"
+        ),
     )
     .await;
-    let filled = "return ['stats-material', 'random-material'].every(id => \
-                  [...document.getElementById(id).options].some(o => o.value === 'KRvK'))";
-    wait_until(&client, filled, "the material menus").await;
-    // Time for a second filling, which must not come.
-    tokio::time::sleep(Duration::from_millis(800)).await;
+    wait_until(
+        &client,
+        "return window.asked > 0 && window.handled === window.asked",
+        "the listings handled",
+    )
+    .await;
     let listed = "return ['stats-material', 'random-material'].map(id => \
                   [...document.getElementById(id).options].map(o => o.value).join(' '))";
     let menus = eval(&client, listed).await;
@@ -977,11 +999,10 @@ async fn statistics_show_the_last_material_asked_for_and_a_note_while_computing(
     // dropped, KRvK's shown alone.
     eval(
         &client,
-        "const fetched = window.fetch; \
-         window.fetch = (url, ...rest) => url.includes('/stats/KQvK') \
-             ? new Promise(done => setTimeout(() => done(fetched(url, ...rest)), 1500)) \
-             : fetched(url, ...rest); \
-         return true",
+        &format!(
+            "{HANDLED} window.fetch = counted(url => url.includes('/stats/KQvK'), 1500); \
+             return true"
+        ),
     )
     .await;
     let result = "return document.getElementById('stats-result').textContent";
@@ -998,7 +1019,7 @@ async fn statistics_show_the_last_material_asked_for_and_a_note_while_computing(
         "the statistics",
     )
     .await;
-    tokio::time::sleep(Duration::from_millis(2000)).await;
+    wait_until(&client, "return window.handled === 1", "KQvK's late answer handled").await;
     let tables = "return document.querySelectorAll('#stats-table').length";
     assert_eq!(eval(&client, tables).await, json!(1));
     let shown = eval(&client, result).await;
