@@ -7,6 +7,7 @@ use std::sync::{Arc, OnceLock, RwLock};
 
 use anyhow::{Result, bail};
 
+use crate::games::ending::{Ending, ending};
 use crate::games::{Game, IndexSpace};
 use crate::generate::{open_table, table_path};
 use crate::material::{Material, Side};
@@ -135,6 +136,20 @@ pub struct RuledEnd<P> {
     pub loser: Side,
     /// The ruling of that position.
     pub ruling: Ruling,
+}
+
+/// How the game ended at `at` (a probed position, or the end of its best line) as a JSON key:
+/// `ruling` where the ruling its result rests on ends it, else [`Ending::key`], or `None` while
+/// the game goes on.
+pub fn ending_key<G: Game>(
+    ruled: Option<&RuledEnd<G::Position>>,
+    at: &G::Position,
+    rules: G::Rules,
+) -> Option<&'static str> {
+    match ruled {
+        Some(end) if end.position == *at => Some("ruling"),
+        _ => ending::<G>(at, rules).map(Ending::key),
+    }
 }
 
 /// A legal move with what it leads to, from the mover's point of view.

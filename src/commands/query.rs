@@ -17,7 +17,7 @@ use crate::error::{error_line, one_line};
 use crate::games::ending::{Ending, ending};
 use crate::games::{Game, check_options};
 use crate::material::{GameId, Side};
-use crate::probe::{MoveValue, Prober, RuledEnd};
+use crate::probe::{MoveValue, Prober, RuledEnd, ending_key};
 use crate::value::Value;
 use crate::with_game;
 
@@ -54,15 +54,6 @@ impl<G: Game> Probed<G> {
     /// The value of the position in words, naming the ruling it rests on.
     fn headline(&self) -> String {
         headline::<G>(&self.position, self.value, self.ruled.as_ref())
-    }
-}
-
-/// How the game ended at `at` (the probed position, or the end of its line) as a JSON key:
-/// `ruling` where a ruling ended it, else [`Ending::key`].
-fn ending_key<G: Game>(probed: &Probed<G>, at: &G::Position) -> Option<&'static str> {
-    match &probed.ruled {
-        Some(end) if end.position == *at => Some("ruling"),
-        _ => ending::<G>(at, probed.rules).map(Ending::key),
     }
 }
 
@@ -233,7 +224,7 @@ fn value_answer<G: Game>(env: &Env, prober: &mut Prober<G>, probed: &Probed<G>) 
             "side_to_move": G::ID.side_name(side),
             "value": value_json(probed.value),
             "ruling": ruling_json::<G>(&probed.ruled),
-            "ending": ending_key(probed, &probed.position),
+            "ending": ending_key::<G>(probed.ruled.as_ref(), &probed.position, probed.rules),
             "moves": moves,
         });
         writeln!(out, "{json}")?;
@@ -286,7 +277,7 @@ fn line_answer<G: Game>(env: &Env, probed: &Probed<G>, line: &[(MoveValue<G::Mov
             "value": value_json(probed.value),
             "ruling": ruling_json::<G>(&probed.ruled),
             "line": steps,
-            "ending": ending_key(probed, &last),
+            "ending": ending_key::<G>(probed.ruled.as_ref(), &last, probed.rules),
         });
         writeln!(out, "{json}")?;
         return Ok(out);

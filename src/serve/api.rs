@@ -24,7 +24,7 @@ use crate::games::ending::{Ending, ending};
 use crate::games::xiangqi::Xiangqi;
 use crate::games::{Game, Rules, all_rule_options, check_options, is_rule_option, own_options};
 use crate::material::{GameId, Side};
-use crate::probe::{Prober, TableCache};
+use crate::probe::{Prober, TableCache, ending_key};
 use crate::shell::quote;
 use crate::stats::file_stats;
 use crate::table::{Table, table_files};
@@ -523,10 +523,7 @@ fn mainline_json<G: Game>(prober: &mut Prober<G>, position: &G::Position) -> Res
             })
         })
         .collect();
-    let ending = match &ruled {
-        Some(end) if end.position == current => Some("ruling"),
-        _ => ending::<G>(&current, prober.rules()).map(Ending::key),
-    };
+    let ending = ending_key::<G>(ruled.as_ref(), &current, prober.rules());
     Ok(json!({
         "game": G::ID.name(),
         "fen": G::format_position(position),
