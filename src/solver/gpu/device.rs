@@ -20,7 +20,9 @@ struct ErrorLog(Arc<Mutex<Logged>>);
 
 #[derive(Default)]
 struct Logged {
+    /// Errors since the last check.
     errors: Vec<String>,
+    /// Why the device was lost, once it was.
     lost: Option<String>,
 }
 
