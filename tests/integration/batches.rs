@@ -238,12 +238,25 @@ fn a_pawn_table_killed_while_its_slices_are_solved_is_built_again_whole() {
     let mut rng = seeded_by_clock();
     for round in 0..2 {
         fs::remove_file(&path).unwrap();
-        let moment = alone.mul_f64(0.9 * rng.below(1 << 24) as f64 / f64::from(1u32 << 24));
+        let start = Instant::now();
         let mut child = egtb_command(&dir, &generate).spawn().unwrap();
+        // Killed once the slices are being written (its temporary files there), within the
+        // time the rest of the run took alone.
+        let writing = |name: &String| name.starts_with("KPvKP.egtb.tmp");
+        while !leftovers(&dir).iter().any(writing) && start.elapsed() < alone {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        let seen = start.elapsed();
+        let left = alone.saturating_sub(seen);
+        let moment = left.mul_f64(0.9 * rng.below(1 << 24) as f64 / f64::from(1u32 << 24));
         std::thread::sleep(moment);
         child.kill().unwrap();
         child.wait().unwrap();
-        eprintln!("round {round}: killed after {moment:.2?}");
+        eprintln!(
+            "round {round}: writing after {seen:.2?}, killed after {:.2?} of {alone:.2?}, the table {}",
+            start.elapsed(),
+            if path.exists() { "whole" } else { "not there" }
+        );
         all_verify(&dir);
         if path.exists() {
             // The kill fell after the rename.
