@@ -477,11 +477,14 @@ mod tests {
     fn no_game_lists_a_material_larger_than_its_most_pieces() {
         most_pieces::<chess::Chess>(chess::Chess::MOST_PIECES + 1);
         most_pieces::<xiangqi::Xiangqi>(xiangqi::Xiangqi::MOST_PIECES + 1);
-        // Listing every dark chess material up to a whole set takes long: the whole set itself.
+        // Listing every dark chess material up to 12 pieces takes long: the largest index of 12
+        // (every piece single) is built, one of 13 refused.
         most_pieces::<darkchess::DarkChess>(4);
-        let two_sets = "KAAEERRNNCCPPPPPvKAAEERRNNCCPPPPP";
-        let whole = Material::parse(GameId::DarkChess, two_sets).unwrap();
-        assert_eq!(whole.pieces(), darkchess::DarkChess::MOST_PIECES);
-        darkchess::DarkChess::check_material(&whole).unwrap();
+        let index = |name| darkchess::index::DarkIndex::new(&Material::parse(GameId::DarkChess, name).unwrap());
+        let twelve = index("KAERNCvKAERNC").unwrap();
+        assert_eq!(twelve.material().pieces(), darkchess::DarkChess::MOST_PIECES);
+        assert!(index("KAERNCPvKAERNC").is_err());
+        let thirteen = Material::parse(GameId::DarkChess, "KAERNCPvKAERNC").unwrap();
+        assert!(darkchess::DarkChess::check_material(&thirteen).is_err());
     }
 }

@@ -19,15 +19,6 @@ pub const KINDS: usize = 7;
 pub const LETTERS: &[u8; KINDS] = b"KAERNCP";
 /// The most pieces of each kind a side may have.
 pub const MAX_COUNTS: [u8; KINDS] = [1, 2, 2, 2, 2, 2, 5];
-/// The most pieces a side has: a whole set.
-pub const MAX_SIDE_PIECES: usize = {
-    let (mut pieces, mut kind) = (0, 0);
-    while kind < KINDS {
-        pieces += MAX_COUNTS[kind] as usize;
-        kind += 1;
-    }
-    pieces
-};
 /// The king (general).
 pub const KING: usize = 0;
 /// The cannon.

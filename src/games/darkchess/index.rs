@@ -40,6 +40,9 @@ use crate::games::IndexSpace;
 use crate::games::binomial::binomial;
 use crate::material::{Material, Side};
 
+/// The most pieces of a material the index numbers: every material of 12 pieces has fewer than
+/// 2^62 slots a side, and 13 single pieces (the anchor's classes times 32^12) would have more.
+pub const MAX_PIECES: usize = 12;
 /// The most groups a material has (every kind on both sides).
 pub const MAX_GROUPS: usize = 2 * KINDS;
 /// Masks of the groups, in index order.

@@ -23,8 +23,8 @@ pub mod space;
 use anyhow::{Result, bail};
 
 pub use self::board::Board;
-use self::board::{KINDS, LETTERS, MAX_COUNTS, MAX_SIDE_PIECES};
-use self::index::DarkIndex;
+use self::board::{KINDS, LETTERS, MAX_COUNTS};
+use self::index::{DarkIndex, MAX_PIECES};
 use self::moves::CaptureRules;
 use self::space::DarkSpace;
 use super::{Game, RuleOption, Rules, in_listing_order};
@@ -179,7 +179,7 @@ impl Position {
 impl Game for DarkChess {
     const ID: GameId = GameId::DarkChess;
     const INDEX_VERSION: u32 = 1;
-    const MOST_PIECES: usize = 2 * MAX_SIDE_PIECES;
+    const MOST_PIECES: usize = MAX_PIECES;
     type Rules = DarkChessRules;
     type Position = Position;
     type Move = Move;
@@ -204,6 +204,12 @@ impl Game for DarkChess {
                     LETTERS[kind] as char
                 );
             }
+        }
+        if material.pieces() > MAX_PIECES {
+            bail!(
+                "material {material} has {} pieces; dark chess tables support at most {MAX_PIECES}",
+                material.pieces()
+            );
         }
         Ok(())
     }
