@@ -664,10 +664,10 @@ pub fn missing_table<G: Game>(dir: &Path, material: &Material, rules: G::Rules) 
         material: *material,
         path: table_path::<G>(dir, material, rules),
         command: format!(
-            "egtb generate {} {material}{} --tables {}",
+            "egtb generate {} {material}{} {}",
             G::ID,
             rules.flags(),
-            shell::quote(&dir.to_string_lossy())
+            shell::tables_option(dir)
         ),
     }
     .into()

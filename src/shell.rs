@@ -1,6 +1,8 @@
 //! Words of the shell commands egtb prints for a person to paste (the command that builds a
 //! missing table) or writes into scripts (a batch's Slurm submissions).
 
+use std::path::Path;
+
 /// A word for bash, quoted only when it needs to be.
 pub fn quote(word: &str) -> String {
     let plain = |b: u8| b.is_ascii_alphanumeric() || b"/._-+=:,@%".contains(&b);
@@ -9,6 +11,11 @@ pub fn quote(word: &str) -> String {
     } else {
         format!("'{}'", word.replace('\'', r"'\''"))
     }
+}
+
+/// The `--tables` option naming `dir`, for a command printed to be pasted.
+pub fn tables_option(dir: &Path) -> String {
+    format!("--tables {}", quote(&dir.to_string_lossy()))
 }
 
 #[cfg(test)]

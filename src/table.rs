@@ -31,7 +31,7 @@ use std::io::{self, BufWriter, Seek, SeekFrom, Write};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Context, Result, bail};
 use rayon::prelude::*;
 
 use self::blocks::{BlockReader, Blocks};
@@ -269,19 +269,15 @@ impl Table {
     /// Opens a table and reads its header and layout, without comparing them to an expectation
     /// nor checking its entries (for listing and converting).
     pub fn open_unchecked(path: &Path) -> Result<Table> {
-        // Looked at before it is opened too: opening a named pipe would wait for a writer.
-        let not_a_file = || anyhow!("table {} is not a file", path.display());
+        // Looked at before it is opened: opening a named pipe would wait for a writer.
         let kind = fs::metadata(path).with_context(|| format!("cannot open table {}", path.display()))?;
         if !kind.is_file() {
-            return Err(not_a_file());
+            bail!("table {} is not a file", path.display());
         }
         let file = File::open(path).with_context(|| format!("cannot open table {}", path.display()))?;
         let metadata = file
             .metadata()
             .with_context(|| format!("cannot read table {}", path.display()))?;
-        if !metadata.is_file() {
-            return Err(not_a_file());
-        }
         let len = metadata.len();
         if len < HEADER_BYTES as u64 {
             return Err(damaged(path, "truncated (no complete header)"));

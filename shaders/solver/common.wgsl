@@ -36,9 +36,9 @@ fn is_due(e: u32) -> bool {
 // sweep), used in turn. Sweep s reads array s % 3 (for sweep 0, array 0 as the initialisation
 // flagged it), flags in array (s + 1) % 3 the blocks it leaves work in (as do the placing of
 // pending losses and the propagation after it), and clears array (s + 2) % 3, which no kernel
-// reads or writes until sweep s + 1 flags it. So no
-// thread needs to know whether a whole block is done, and every write of a flag is a plain
-// store of the same value, never a read-modify-write.
+// reads or writes until sweep s + 1 flags it. So no thread needs to know whether a whole block
+// is done, and every write of a flag is a plain store of the same value, never a
+// read-modify-write.
 fn active_flag(sweep: u32, block: u32) -> u32 {
     return (sweep % 3u) * BLOCKS + block;
 }

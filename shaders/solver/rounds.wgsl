@@ -1,5 +1,6 @@
 // The rule passes of one round of rulings (the GPU twin of the passes in
-// src/games/xiangqi/asian.rs; driven by src/solver/gpu/rounds.rs): a greatest fixed point of marks on the draws of a solved table.
+// src/games/xiangqi/asian.rs; driven by src/solver/gpu/rounds.rs): a greatest fixed point of
+// marks on the draws of a solved table.
 // Every live state (a draw) starts with its candidate marks; then, until a pass removes nothing,
 // each live state works out its answers from the marks of the states its moves reach, and each
 // marked state keeps only the marks that the answers of the states its moves reach support.

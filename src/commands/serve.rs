@@ -7,7 +7,7 @@ use serde_json::json;
 
 use super::Env;
 use crate::serve::{self, ServeOptions};
-use crate::shell::quote;
+use crate::shell::tables_option;
 use crate::table::table_files;
 
 /// Serves until stopped; the command line's rule options are every request's defaults. The
@@ -32,9 +32,9 @@ pub fn run(env: &Env, bind: &str, port: u16) -> Result<()> {
     if !env.json && files.is_empty() {
         println!(
             "note: {} holds no tables yet; build some with egtb generate (for example egtb \
-             generate chess KQvK --tables {}): they are read as they appear",
+             generate chess KQvK {}): they are read as they appear",
             tables.display(),
-            quote(&tables.to_string_lossy())
+            tables_option(&tables)
         );
     }
     serve::run(&options, |addr| {

@@ -25,7 +25,7 @@ use crate::games::xiangqi::Xiangqi;
 use crate::games::{Game, Rules, all_rule_options, check_options, is_rule_option, own_options};
 use crate::material::{GameId, Side};
 use crate::probe::{Prober, TableCache, ending_key};
-use crate::shell::quote;
+use crate::shell::tables_option;
 use crate::stats::file_stats;
 use crate::table::{Table, table_files};
 use crate::value::Value;
@@ -405,7 +405,7 @@ impl Api {
         Ok(json!({
             "tables": listed,
             "folder": self.tables.display().to_string(),
-            "tables_option": format!("--tables {}", quote(&self.tables.to_string_lossy())),
+            "tables_option": tables_option(&self.tables),
         }))
     }
 
