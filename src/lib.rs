@@ -69,6 +69,7 @@ pub mod memory;
 pub mod plan;
 pub mod probe;
 pub mod progress;
+pub mod report;
 pub mod rulings;
 pub mod serve;
 pub mod settings;

@@ -83,6 +83,25 @@ impl GameId {
     pub fn side_name(self, side: Side) -> &'static str {
         self.side_names()[side.index()]
     }
+
+    /// The side a name of this game's names (`white`/`red`, `black`, either case).
+    pub fn parse_side(self, text: &str) -> Result<Side> {
+        let names = self.side_names();
+        match Side::BOTH.into_iter().find(|s| names[s.index()] == text.to_lowercase()) {
+            Some(side) => Ok(side),
+            None => bail!(
+                "unknown side '{text}' for {self} (expected {} or {})",
+                names[0],
+                names[1]
+            ),
+        }
+    }
+
+    /// Capitalised name of a side: "White", "Red", "Black".
+    pub fn side_title(self, side: Side) -> String {
+        let name = self.side_name(side);
+        name[..1].to_uppercase() + &name[1..]
+    }
 }
 
 impl fmt::Display for GameId {
@@ -341,6 +360,17 @@ pub fn materials_within(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sides_are_named_by_each_game_in_either_case() {
+        assert_eq!(GameId::Chess.parse_side("White").unwrap(), Side::First);
+        assert_eq!(GameId::Xiangqi.parse_side("RED").unwrap(), Side::First);
+        assert_eq!(GameId::DarkChess.parse_side("black").unwrap(), Side::Second);
+        let error = GameId::Chess.parse_side("red").unwrap_err().to_string();
+        assert_eq!(error, "unknown side 'red' for chess (expected white or black)");
+        assert_eq!(GameId::Xiangqi.side_title(Side::First), "Red");
+        assert_eq!(GameId::Chess.side_title(Side::Second), "Black");
+    }
 
     #[test]
     fn parses_in_any_order_and_names_canonically() {

@@ -5,11 +5,12 @@ use std::time::Instant;
 use anyhow::{Result, bail};
 use serde_json::json;
 
-use super::{Env, requested_materials, rules_json};
+use super::{Env, requested_materials};
 use crate::audit::{Audit, Auditor};
 use crate::counted::{counted, grouped};
 use crate::games::Game;
 use crate::progress::Bar;
+use crate::report::rules_json;
 use crate::solver::Progress;
 
 /// What to audit.

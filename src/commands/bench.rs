@@ -5,7 +5,7 @@ use std::time::Duration;
 use anyhow::{Result, bail};
 use serde_json::json;
 
-use super::{Env, parse_material};
+use super::Env;
 use crate::counted::{grouped, per_second};
 use crate::games::Game;
 use crate::generate::{Backend, Generator};
@@ -39,7 +39,7 @@ pub fn run<G: Game>(env: &Env, materials: &[String], gpu: &GpuOptions) -> Result
     let mut rows = Vec::new();
     let mut solvers = (String::new(), String::new());
     let result = materials.iter().try_for_each(|name| {
-        let (material, _) = parse_material::<G>(name)?;
+        let (material, _) = G::parse_material(name)?;
         let (cpu, gpu) = generator.solve_both(&material)?;
         if cpu.entries != gpu.entries {
             bail!("{material}: the GPU table differs from the CPU table (run egtb verify)");

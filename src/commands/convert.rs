@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use anyhow::{Result, bail};
 use serde_json::json;
 
-use super::{Env, parse_material};
+use super::Env;
 use crate::counted::{bytes, counted};
 use crate::error::error_line;
 use crate::games::Game;
@@ -48,7 +48,7 @@ fn files<G: Game>(env: &Env, materials: &[String]) -> Result<Vec<PathBuf>> {
     materials
         .iter()
         .map(|name| {
-            let material = parse_material::<G>(name)?.0;
+            let material = G::parse_material(name)?.0;
             let path = table_path::<G>(&env.tables, &material, rules);
             if !path.exists() {
                 return Err(missing_table::<G>(&env.tables, &material, rules));

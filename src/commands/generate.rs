@@ -5,12 +5,13 @@ use std::time::Instant;
 use anyhow::Result;
 use serde_json::json;
 
-use super::{Env, requested_materials, rules_json};
+use super::{Env, requested_materials};
 use crate::counted::{bytes, counted, grouped, per_second};
 use crate::error::error_line;
 use crate::games::Game;
 use crate::generate::{Backend, Generator};
 use crate::progress::{Bar, peak_memory};
+use crate::report::rules_json;
 use crate::solver::gpu::GpuOptions;
 use crate::table::Encoding;
 

@@ -6,11 +6,12 @@ use std::path::Path;
 use anyhow::{Result, bail};
 use serde_json::json;
 
-use super::{Env, options_json};
+use super::Env;
 use crate::counted::{bytes, counted};
 use crate::error::error_line;
 use crate::generate::check_as_built;
 use crate::material::GameId;
+use crate::report::options_json;
 use crate::table::{Table, table_files};
 
 /// One table file found in the folder.

@@ -20,9 +20,9 @@ use std::str::FromStr;
 
 use anyhow::{Result, bail};
 
-use crate::counted::{counted, plies};
-use crate::games::{Game, Rules, all_rule_options, own_options};
-use crate::material::{FEWEST_PIECES, GameId, Material, Side};
+use crate::counted::counted;
+use crate::games::{Game, all_rule_options, own_options};
+use crate::material::{FEWEST_PIECES, GameId, Material};
 use crate::value::Value;
 
 /// Reads a count option (`--every`, `--cpus-per-job`, ...): a whole number above zero, with an
@@ -123,24 +123,12 @@ pub fn detect_game(text: &str, named: Option<GameId>) -> Result<(GameId, &str)> 
     Ok((game, position))
 }
 
-/// Parses a material name of game `G` and returns its canonical form and whether the sides were
-/// swapped to get it.
-pub fn parse_material<G: Game>(text: &str) -> Result<(Material, bool)> {
-    let typed = Material::parse(G::ID, text)?;
-    let (material, flipped) = typed.canonical();
-    if let Err(error) = G::check_material(&material) {
-        // The same checks on the sides as typed, so that the error names the material so.
-        return Err(G::check_material(&typed).err().unwrap_or(error));
-    }
-    Ok((material, flipped))
-}
-
 /// The canonical materials a batch asks for: those named, and every supported one with at most
 /// `pieces` pieces, each once; an error naming `verb` when there are none.
 pub fn requested_materials<G: Game>(names: &[String], pieces: Option<usize>, verb: &str) -> Result<Vec<Material>> {
     let mut materials = names
         .iter()
-        .map(|name| Ok(parse_material::<G>(name)?.0))
+        .map(|name| Ok(G::parse_material(name)?.0))
         .collect::<Result<Vec<Material>>>()?;
     if let Some(pieces) = pieces {
         if pieces < FEWEST_PIECES {
@@ -168,36 +156,6 @@ pub fn requested_materials<G: Game>(names: &[String], pieces: Option<usize>, ver
         );
     }
     Ok(materials)
-}
-
-/// Capitalised name of a side: "White", "Red", "Black".
-pub fn side_title(game: GameId, side: Side) -> String {
-    let name = game.side_name(side);
-    name[..1].to_uppercase() + &name[1..]
-}
-
-/// A value in words for the side to move, for example "White to move wins: mate in 12".
-pub fn verdict(game: GameId, side: Side, value: Value) -> String {
-    let who = side_title(game, side);
-    match (game, value, value.moves()) {
-        (_, Value::Loss(0), _) => format!("{who} to move has lost: the game is over"),
-        (GameId::DarkChess, _, _) => distance_verdict(game, side, value),
-        (_, Value::Win(d), Some(n)) => format!("{who} to move wins: mate in {n} ({})", plies(d)),
-        (_, Value::Loss(d), Some(n)) => format!("{who} to move loses: mated in {n} ({})", plies(d)),
-        _ => "Draw".to_string(),
-    }
-}
-
-/// A value in words with its distance but not how the game ends, for example "Red to move
-/// wins in 10 (19 plies)": dark chess, whose games end without mate, and results that end in a
-/// ruling.
-pub fn distance_verdict(game: GameId, side: Side, value: Value) -> String {
-    let who = side_title(game, side);
-    match (value, value.moves()) {
-        (Value::Win(d), Some(n)) => format!("{who} to move wins in {n} ({})", plies(d)),
-        (Value::Loss(d), Some(n)) => format!("{who} to move loses in {n} ({})", plies(d)),
-        _ => "Draw".to_string(),
-    }
 }
 
 /// Terminal colours for outcomes, off when stdout is not a terminal or NO_COLOR is set.
@@ -230,19 +188,4 @@ impl Palette {
         };
         format!("\x1b[{code}m{text}\x1b[0m")
     }
-}
-
-/// A value as JSON: outcome and DTM in plies (null for a draw).
-pub fn value_json(value: Value) -> serde_json::Value {
-    serde_json::json!({ "outcome": value.outcome(), "dtm": value.dtm() })
-}
-
-/// Rule options as a JSON object.
-pub fn rules_json<R: Rules>(rules: R) -> serde_json::Value {
-    options_json(&rules.option_strings())
-}
-
-/// Rule options as written in a table's header, as a JSON object: `{"cannon":"jump"}`.
-pub fn options_json(options: &[(String, String)]) -> serde_json::Value {
-    serde_json::Value::Object(options.iter().map(|(k, v)| (k.clone(), v.clone().into())).collect())
 }

@@ -7,12 +7,13 @@ use anyhow::{Context, Result, bail};
 use clap::builder::PossibleValuesParser;
 use serde_json::json;
 
-use super::{Env, above_zero, options_json, requested_materials};
+use super::{Env, above_zero, requested_materials};
 use crate::counted::{counted, grouped};
 use crate::games::Game;
 use crate::generate::Backend;
 use crate::plan::slurm::{self, JobOptions};
 use crate::plan::{Plan, PlannedTable, Presence};
+use crate::report::options_json;
 
 /// What to plan.
 #[derive(Clone, Debug)]

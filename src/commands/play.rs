@@ -9,28 +9,15 @@ use anyhow::{Result, bail};
 
 use serde_json::json;
 
-use super::query::{headline, ruling_json};
-use super::{Env, Palette, rules_json, side_title, value_json};
+use super::{Env, Palette};
 use crate::counted::one_of;
 use crate::games::Game;
 use crate::games::ending::ending;
 use crate::material::{GameId, Side};
 use crate::probe::{MoveValue, Prober, RuledEnd};
+use crate::report::{headline, rules_json, ruling_json, value_json};
 use crate::value::Value;
 use crate::with_game;
-
-/// Parses a side name of the game (`white`/`red`, `black`).
-pub fn parse_side(game: GameId, text: &str) -> Result<Side> {
-    let names = game.side_names();
-    match Side::BOTH.into_iter().find(|s| names[s.index()] == text.to_lowercase()) {
-        Some(side) => Ok(side),
-        None => bail!(
-            "unknown side '{text}' for {game} (expected {} or {})",
-            names[0],
-            names[1]
-        ),
-    }
-}
 
 /// `egtb play` from the position whose fields are `words`, of the game its ranks tell.
 pub fn start(env: &Env, words: &[String], side: Option<&str>, auto: bool) -> Result<()> {
@@ -48,7 +35,7 @@ pub fn run<G: Game>(env: &Env, text: &str, side: Option<&str>, auto: bool) -> Re
     let mut position = G::parse_position(text)?;
     let person = match (auto, side) {
         (true, _) => None,
-        (false, Some(name)) => Some(parse_side(G::ID, name)?),
+        (false, Some(name)) => Some(G::ID.parse_side(name)?),
         (false, None) => Some(G::side_to_move(&position)),
     };
     let mut prober = Prober::<G>::new(&env.tables, rules);
@@ -155,7 +142,7 @@ impl Report {
                 "coords": m.coords,
             }));
         } else if !by_person {
-            println!("{} plays {}", side_title(self.game, mover), m.label());
+            println!("{} plays {}", self.game.side_title(mover), m.label());
         }
     }
 
@@ -278,7 +265,7 @@ fn how_to_type(game: GameId) -> &'static str {
 fn result_words(game: GameId, winner: Option<Side>) -> String {
     match winner {
         None => "draw".to_string(),
-        Some(side) => format!("{} wins", side_title(game, side)),
+        Some(side) => format!("{} wins", game.side_title(side)),
     }
 }
 

@@ -11,13 +11,14 @@ use std::io::BufRead;
 use anyhow::{Result, anyhow, bail};
 use serde_json::json;
 
-use super::{Env, Palette, detect_game, distance_verdict, rules_json, side_title, value_json, verdict};
+use super::{Env, Palette, detect_game};
 use crate::counted::{counted, grouped};
 use crate::error::{error_line, one_line};
 use crate::games::ending::{Ending, ending};
 use crate::games::{Game, check_options};
 use crate::material::{GameId, Side};
 use crate::probe::{MoveValue, Prober, RuledEnd, ending_key};
+use crate::report::{headline, rules_json, ruling_json, ruling_text, value_json};
 use crate::value::Value;
 use crate::with_game;
 
@@ -60,33 +61,12 @@ impl<G: Game> Probed<G> {
 /// How the game ended at `position`, in words, when it has: where `query` starts and where
 /// `line` ends.
 fn ending_words<G: Game>(position: &G::Position, rules: G::Rules) -> Option<String> {
-    let who = side_title(G::ID, G::side_to_move(position));
+    let who = G::ID.side_title(G::side_to_move(position));
     Some(match ending::<G>(position, rules)? {
         Ending::Checkmate => format!("Checkmate: {who} to move is in check and has no legal move."),
         Ending::Stalemate => format!("Stalemate: {who} to move has no legal move."),
         Ending::NoPieces => format!("{who} has no pieces left."),
     })
-}
-
-/// A position's value in words, naming the ruling it rests on (`ruled`: the ruling its best line
-/// ends in, [`Prober::ruled_end`]): "Black to move has lost by the rules: perpetual check
-/// (order 1)" where the ruling applies to the position itself.
-pub fn headline<G: Game>(position: &G::Position, value: Value, ruled: Option<&RuledEnd<G::Position>>) -> String {
-    let side = G::side_to_move(position);
-    match ruled {
-        Some(end) if end.position == *position => format!(
-            "{} to move has lost by the rules: {} (order {})",
-            side_title(G::ID, side),
-            end.ruling.reason.name(),
-            end.ruling.order
-        ),
-        Some(end) => format!(
-            "{}, by the rules: {}",
-            distance_verdict(G::ID, side, value),
-            ruling_text::<G>(end)
-        ),
-        None => verdict(G::ID, side, value),
-    }
 }
 
 /// Prints the answer to `question` about one position of game `G`.
@@ -323,30 +303,6 @@ fn coords_column(coords: &str, width: usize) -> String {
 pub fn move_number(starter: Side, ply: usize) -> (usize, &'static str) {
     let ply = ply + usize::from(starter == Side::Second);
     (ply / 2 + 1, if ply.is_multiple_of(2) { "." } else { "..." })
-}
-
-/// A ruling a result rests on, in words: "Black loses: perpetual check (order 1), at <position>".
-fn ruling_text<G: Game>(end: &RuledEnd<G::Position>) -> String {
-    format!(
-        "{} loses: {} (order {}), at {}",
-        side_title(G::ID, end.loser),
-        end.ruling.reason.name(),
-        end.ruling.order,
-        G::format_position(&end.position)
-    )
-}
-
-/// A ruling a result rests on, for JSON (`null` when none).
-pub fn ruling_json<G: Game>(end: &Option<RuledEnd<G::Position>>) -> serde_json::Value {
-    match end {
-        Some(end) => json!({
-            "loser": G::ID.side_name(end.loser),
-            "reason": end.ruling.reason.name(),
-            "order": end.ruling.order,
-            "position": G::format_position(&end.position),
-        }),
-        None => serde_json::Value::Null,
-    }
 }
 
 /// A move's outcome for the mover, in words.

@@ -3,20 +3,21 @@
 use anyhow::Result;
 use serde_json::json;
 
-use super::{Env, parse_material, rules_json};
+use super::Env;
 use crate::counted::{counted, grouped, plies};
-use crate::games::{Game, IndexSpace};
+use crate::games::Game;
 use crate::generate::open_table_for_pass;
-use crate::material::{Material, Side};
-use crate::rulings::{self, Reason, Ruling};
-use crate::stats::{DtmCounts, SideStats, file_stats, file_stats_by_dtm};
+use crate::material::Side;
+use crate::report::stats::{oriented, rounds, ruled_lost, stats_json};
+use crate::rulings::{self, Reason};
+use crate::stats::{DtmCounts, file_stats, file_stats_by_dtm};
 use crate::value::Value;
 
 /// Prints the statistics of a table, with the positions at each DTM when `by_dtm`; sides as the
 /// user wrote the material.
 pub fn run<G: Game>(env: &Env, material: &str, by_dtm: bool) -> Result<()> {
     let rules = env.rules::<G>()?;
-    let (material, flipped) = parse_material::<G>(material)?;
+    let (material, flipped) = G::parse_material(material)?;
     let (index, table) = open_table_for_pass::<G>(&env.tables, &material, rules)?;
     let (stats, counts) = if by_dtm {
         let (stats, [first, second]) = file_stats_by_dtm(&index, &table)?;
@@ -109,107 +110,4 @@ fn print_dtm_counts<G: Game>(counts: &DtmCounts, ruled: bool) {
             println!("{plies:>14}{:>14}{:>14}", grouped(a), grouped(b));
         }
     }
-}
-
-/// The statistics of a canonical material's table ([`file_stats`]) as `egtb stats --json` prints
-/// them, sides as the user wrote the material (`flipped` when that is the canonical material's
-/// other way round).
-pub fn stats_json<G: Game>(
-    index: &G::Index,
-    stats: [SideStats; 2],
-    rulings: &[Ruling],
-    rules: G::Rules,
-    material: &Material,
-    flipped: bool,
-) -> serde_json::Value {
-    let (shown, sides) = oriented::<G>(index, stats, material, flipped);
-    let mut by_side = serde_json::Map::new();
-    for (side, s, example) in sides {
-        let longest = example.map(|l| {
-            json!({ "outcome": Value::of_dtm(l.dtm).outcome(), "plies": l.dtm, "positions": l.positions, "fen": l.fen })
-        });
-        let mut ruled = serde_json::Map::new();
-        for reason in [Reason::PerpetualCheck, Reason::PerpetualChase] {
-            let (count, example) = ruled_lost::<G>(index, rulings, side, reason, flipped);
-            ruled.insert(reason.key().to_string(), json!({ "count": count, "example": example }));
-        }
-        by_side.insert(
-            G::ID.side_name(side).to_string(),
-            json!({ "legal": s.legal, "win": s.win, "draw": s.draw, "loss": s.loss, "longest": longest, "ruled_lost": ruled }),
-        );
-    }
-    json!({
-        "game": G::ID.name(),
-        "material": shown.to_string(),
-        "rules": rules_json(rules),
-        "rounds": rounds(rulings),
-        "sides": by_side,
-    })
-}
-
-/// The rounds of rulings that ruled something.
-fn rounds(rulings: &[Ruling]) -> u16 {
-    rulings.iter().map(|r| r.order).max().unwrap_or(0)
-}
-
-/// The full-board positions with `side` to move (as the user wrote the material) ruled lost for
-/// `reason`, and a first example in that orientation.
-fn ruled_lost<G: Game>(
-    index: &G::Index,
-    rulings: &[Ruling],
-    side: Side,
-    reason: Reason,
-    flipped: bool,
-) -> (u64, Option<String>) {
-    let table_side = if flipped { side.other() } else { side };
-    let of = |r: &&Ruling| r.reason == reason && index.side_to_move(r.state) == table_side;
-    let count = rulings
-        .iter()
-        .filter(of)
-        .map(|r| u64::from(index.weight(r.state)))
-        .sum();
-    let example = rulings.iter().find(of).and_then(|r| {
-        let position = index.decode(r.state)?;
-        Some(G::format_position(&if flipped { G::flip(&position) } else { position }))
-    });
-    (count, example)
-}
-
-/// One side to move's counts and its longest win or loss.
-type SideReport = (Side, SideStats, Option<LongestReport>);
-
-/// The longest DTM of a side to move, how many positions have it, and the first of them.
-struct LongestReport {
-    dtm: u16,
-    positions: u64,
-    fen: String,
-}
-
-/// The material as the user wrote it and each side's statistics in that orientation.
-fn oriented<G: Game>(
-    index: &G::Index,
-    stats: [SideStats; 2],
-    material: &Material,
-    flipped: bool,
-) -> (Material, Vec<SideReport>) {
-    let example = |s: &SideStats| {
-        s.longest.and_then(|longest| {
-            let position = index.decode(longest.state)?;
-            let position = if flipped { G::flip(&position) } else { position };
-            Some(LongestReport {
-                dtm: longest.dtm,
-                positions: longest.positions,
-                fen: G::format_position(&position),
-            })
-        })
-    };
-    let shown = if flipped { material.flipped() } else { *material };
-    let sides = Side::BOTH
-        .into_iter()
-        .map(|side| {
-            let s = stats[if flipped { side.other() } else { side }.index()];
-            (side, s, example(&s))
-        })
-        .collect();
-    (shown, sides)
 }

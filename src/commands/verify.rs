@@ -4,11 +4,12 @@
 use anyhow::{Result, bail};
 use serde_json::json;
 
-use super::{Env, parse_material, rules_json};
+use super::Env;
 use crate::counted::{counted, grouped};
 use crate::games::{Game, IndexSpace, Rules};
 use crate::generate::{Backend, Generator, TableSpec};
 use crate::progress::Bar;
+use crate::report::rules_json;
 use crate::rulings;
 use crate::solver::gpu::GpuOptions;
 use crate::table::{LoadedTable, checksum};
@@ -22,7 +23,7 @@ const SHOWN: usize = 10;
 /// each other and with the table on disk, when there is one.
 pub fn run<G: Game>(env: &Env, material: &str, gpu: &GpuOptions) -> Result<()> {
     let rules = env.rules::<G>()?;
-    let (material, _) = parse_material::<G>(material)?;
+    let (material, _) = G::parse_material(material)?;
     let bar = Bar::new();
     let mut generator = Generator::<G>::new(&env.tables, rules, &bar).with_backend(Backend::Cpu, gpu.clone());
     let solved = generator.solve_both(&material);

@@ -274,6 +274,19 @@ pub trait Game: Sized + Send + Sync + 'static {
         }
         Ok(())
     }
+    /// Parses a material name of this game and returns its canonical form (the one its table is
+    /// stored under) and whether the sides were swapped to get it; an [`Error::BadMaterial`]
+    /// naming the material as typed when egtb builds no tables of it.
+    fn parse_material(text: &str) -> Result<(Material, bool)> {
+        let typed = Material::parse(Self::ID, text)?;
+        let (material, flipped) = typed.canonical();
+        if let Err(error) = Self::check_material(&material) {
+            // The same checks on the sides as typed, so that the error names the material so.
+            return Err(Self::check_material(&typed).err().unwrap_or(error));
+        }
+        Ok((material, flipped))
+    }
+
     /// Fails, saying why, unless egtb builds tables of a canonical material with these counts of
     /// this game's pieces (the game's part of [`Game::check_material`]).
     fn check_counts(material: &Material) -> Result<()>;

@@ -14,8 +14,6 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::{Value as Json, json};
 
-use crate::commands::query::{headline, ruling_json};
-use crate::commands::{parse_material, play::parse_side, rules_json, stats::stats_json};
 use crate::counted::one_of;
 use crate::error::{Error, error_line, one_line};
 use crate::games::chess::Chess;
@@ -25,6 +23,8 @@ use crate::games::xiangqi::Xiangqi;
 use crate::games::{Game, Rules, all_rule_options, check_options, is_rule_option, own_options};
 use crate::material::{GameId, Side};
 use crate::probe::{Prober, TableCache, ending_key};
+use crate::report::stats::stats_json;
+use crate::report::{headline, rules_json, ruling_json};
 use crate::shell::tables_option;
 use crate::stats::file_stats;
 use crate::table::{Table, table_files};
@@ -321,7 +321,7 @@ impl Api {
         crate::with_game!(game, G => {
             let rules = self.rules::<G>(params)?;
             let (canonical, flipped) =
-                parse_material::<G>(material).map_err(|e| ApiError::bad_request(format!("{e:#}")))?;
+                G::parse_material(material).map_err(|e| ApiError::bad_request(format!("{e:#}")))?;
             let key = format!("{game}/{canonical}/{flipped}/{:?}", rules.options());
             let report = self.stats.get_or_try(key, || {
                 let open = G::cache(self).get(&canonical, rules).map_err(ApiError::from_table_error)?;
@@ -344,7 +344,9 @@ impl Api {
             return Err(ApiError::bad_request("a random position takes no 'fen'"));
         }
         let side = match &params.side {
-            Some(name) => parse_side(game, name).map_err(|e| ApiError::bad_request(format!("{e:#}")))?,
+            Some(name) => game
+                .parse_side(name)
+                .map_err(|e| ApiError::bad_request(format!("{e:#}")))?,
             None => Side::First,
         };
         let outcome = params.outcome.as_deref().unwrap_or("win");
@@ -356,7 +358,7 @@ impl Api {
         crate::with_game!(game, G => {
             let rules = self.rules::<G>(params)?;
             let (canonical, flipped) =
-                parse_material::<G>(material).map_err(|e| ApiError::bad_request(format!("{e:#}")))?;
+                G::parse_material(material).map_err(|e| ApiError::bad_request(format!("{e:#}")))?;
             let mut prober = self.prober::<G>(rules);
             let table_side = if flipped { side.other() } else { side };
             let seed = RandomState::new().build_hasher().finish();
