@@ -129,8 +129,7 @@ impl<G: Game> Auditor<G> {
     /// that is missing or damaged.
     pub fn open(dir: &Path, material: &Material, rules: G::Rules) -> Result<Auditor<G>> {
         let (index, table) = open_table::<G>(dir, material, rules)?;
-        let table = table.load()?;
-        let rulings = rulings::of(&table.path, &table.header)?;
+        let (table, rulings) = table.load_with_rulings()?;
         let mut exits = HashMap::new();
         for exit in G::sub_materials(material) {
             let (index, table) = open_table::<G>(dir, &exit, rules)?;

@@ -47,7 +47,7 @@ pub(crate) use self::temp::{temp_path, write_then_rename};
 use crate::error::Error;
 use crate::material::{GameId, Material};
 use crate::memory;
-use crate::rulings;
+use crate::rulings::{self, Ruling};
 use crate::solver::Progress;
 use crate::value::{Entry, Value};
 
@@ -519,6 +519,12 @@ impl Table {
 
     /// Every entry in memory (2 bytes a state), all verified.
     pub fn load(self) -> Result<LoadedTable> {
+        Ok(self.load_with_rulings()?.0)
+    }
+
+    /// [`Table::load`], with the rulings that the rulings file beside the table holds (read once
+    /// to verify them and kept, for a reader that needs them: an audit).
+    pub fn load_with_rulings(self) -> Result<(LoadedTable, Vec<Ruling>)> {
         let states = usize::try_from(self.header.states())
             .with_context(|| format!("table {} does not fit in this machine's memory", self.path.display()))?;
         memory::ensure_available(
@@ -542,12 +548,13 @@ impl Table {
                 .decompress_all(&self.file, &mut entries, self.header.checksum)
                 .map_err(damaged_by(&self.path))?,
         }
-        self.verify_rulings()?;
-        Ok(LoadedTable {
+        let rulings = rulings::of(&self.path, &self.header)?;
+        let table = LoadedTable {
             header: self.header,
             path: self.path,
             entries: Resident::Owned(entries),
-        })
+        };
+        Ok((table, rulings))
     }
 
     /// The table verified and kept on disk, as [`LoadedTable::open_on_disk`] loads it.
