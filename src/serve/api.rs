@@ -545,7 +545,6 @@ mod tests {
     use anyhow::Context;
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::mpsc;
-    use std::time::Duration;
 
     fn status(err: Error) -> u16 {
         let err = anyhow::Error::from(err).context("while answering");
@@ -584,7 +583,11 @@ mod tests {
             let first = scope.spawn(|| {
                 memo.get_or_try("KRvK", || {
                     started.send(()).unwrap();
-                    std::thread::sleep(Duration::from_millis(200));
+                    // Computing until the second request holds the slot too (the memo's, this
+                    // request's and its own): it then waits for this value or finds it.
+                    while Arc::strong_count(&memo.slots.lock().unwrap()["KRvK"]) < 3 {
+                        std::thread::yield_now();
+                    }
                     computed.fetch_add(1, Ordering::Relaxed);
                     Ok::<_, ()>(7)
                 })
