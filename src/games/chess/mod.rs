@@ -101,10 +101,7 @@ impl Position {
         let (board, side_to_move) = (self.board, self.side_to_move);
         let material = self.material();
         material.check_one_king_a_side(Kind::King.index())?;
-        let pieces = material.pieces();
-        if pieces > MAX_PIECES {
-            bail!("{pieces} pieces on the board; chess tables support at most {MAX_PIECES}");
-        }
+        Chess::check_material(&material.canonical().0)?;
         if board
             .iter()
             .enumerate()
