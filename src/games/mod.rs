@@ -278,13 +278,19 @@ pub trait Game: Sized + Send + Sync + 'static {
     /// stored under) and whether the sides were swapped to get it; an [`Error::BadMaterial`]
     /// naming the material as typed when egtb builds no tables of it.
     fn parse_material(text: &str) -> Result<(Material, bool)> {
-        let typed = Material::parse(Self::ID, text)?;
-        let (material, flipped) = typed.canonical();
-        if let Err(error) = Self::check_material(&material) {
-            // The same checks on the sides as typed, so that the error names the material so.
-            return Err(Self::check_material(&typed).err().unwrap_or(error));
+        Self::check_supported(&Material::parse(Self::ID, text)?)
+    }
+
+    /// Checks that egtb builds tables of a material in either orientation and returns its
+    /// canonical form and whether the sides were swapped to get it; an [`Error::BadMaterial`]
+    /// naming the material as given if not (the pieces of a position, a material typed).
+    fn check_supported(material: &Material) -> Result<(Material, bool)> {
+        let (canonical, flipped) = material.canonical();
+        if let Err(error) = Self::check_material(&canonical) {
+            // The same checks on the sides as given, so that the error names the material so.
+            return Err(Self::check_material(material).err().unwrap_or(error));
         }
-        Ok((material, flipped))
+        Ok((canonical, flipped))
     }
 
     /// Fails, saying why, unless egtb builds tables of a canonical material with these counts of

@@ -438,7 +438,7 @@ fn parse<G: Game>(fen: &str) -> Result<G::Position, ApiError> {
     let position = G::parse_position(fen).map_err(|e| ApiError::bad_request(format!("{e:#}")))?;
     let material = G::material_of(&position);
     if material.side_pieces(G::side_to_move(&position)) > 0 {
-        G::check_material(&material.canonical().0).map_err(|e| ApiError::bad_request(format!("{e:#}")))?;
+        G::check_supported(&material).map_err(|e| ApiError::bad_request(format!("{e:#}")))?;
     }
     Ok(position)
 }

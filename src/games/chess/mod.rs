@@ -101,7 +101,7 @@ impl Position {
         let (board, side_to_move) = (self.board, self.side_to_move);
         let material = self.material();
         material.check_one_king_a_side(Kind::King.index())?;
-        Chess::check_material(&material.canonical().0)?;
+        Chess::check_supported(&material)?;
         if board
             .iter()
             .enumerate()

@@ -160,7 +160,7 @@ impl Position {
     pub fn check_legal(&self) -> Result<()> {
         let material = self.material();
         material.check_one_king_a_side(Kind::King.index())?;
-        Xiangqi::check_material(&material.canonical().0)?;
+        Xiangqi::check_supported(&material)?;
         let g = geometry();
         for (s, cell) in self.cells.iter().enumerate() {
             if let Some(piece) = cell
