@@ -65,7 +65,9 @@ fn bad_fens_give_one_clear_error_each() {
         ),
         ("8/8/8/8/8/8/8/R3K3 w", "black must have exactly one king, found 0"),
         ("8/8/8/4k3/8/8/8/R3KK2 w", "white must have exactly one king, found 2"),
-        ("8/8/8/4k3/8/8/8/RRRQQK2 w", "7 pieces"),
+        ("8/8/8/4k3/8/8/8/RRRQQK2 w", "material KQQRRRvK has 7 pieces"),
+        // Named as on the board, not as its table would be (KQQQvKRRR).
+        ("qqq5/8/8/4k3/8/8/8/RRRK4 w", "material KRRRvKQQQ has 8 pieces"),
         ("8/8/8/8/8/8/3k4/R3K3 w", "adjacent"),
         ("8/8/8/4k3/8/8/8/4K2r b", "white is in check"),
         ("4k3/8/8/8/8/8/8/K3R3 w", "black is in check"),
