@@ -151,17 +151,7 @@ impl Position {
             }
             seen |= mask;
         }
-        for side in Side::BOTH {
-            let counts = &masks[side.index()];
-            if let Some(kind) = (0..KINDS).find(|&k| counts[k].count_ones() > u32::from(MAX_COUNTS[k])) {
-                bail!(
-                    "{} has more than {} of '{}'",
-                    GameId::DarkChess.side_name(side),
-                    MAX_COUNTS[kind],
-                    LETTERS[kind] as char
-                );
-            }
-        }
+        check_set(&DarkChess::material_of(self))?;
         if seen == 0 {
             bail!("the board is empty");
         }
@@ -174,6 +164,21 @@ impl Position {
         }
         Ok(())
     }
+}
+
+/// Fails unless each side has at most the pieces of each kind that a set holds.
+fn check_set(material: &Material) -> Result<()> {
+    for side in Side::BOTH {
+        if let Some(kind) = (0..KINDS).find(|&k| material.count(side, k) > MAX_COUNTS[k]) {
+            bail!(
+                "material {material}: {} has more than {} '{}'",
+                GameId::DarkChess.side_name(side),
+                MAX_COUNTS[kind],
+                LETTERS[kind] as char
+            );
+        }
+    }
+    Ok(())
 }
 
 impl Game for DarkChess {
@@ -197,14 +202,8 @@ impl Game for DarkChess {
             if material.counts[side.index()][KINDS..].iter().any(|&c| c > 0) {
                 bail!("material {material} has pieces dark chess does not know");
             }
-            if let Some(kind) = (0..KINDS).find(|&k| material.count(side, k) > MAX_COUNTS[k]) {
-                bail!(
-                    "material {material}: at most {} '{}' per side",
-                    MAX_COUNTS[kind],
-                    LETTERS[kind] as char
-                );
-            }
         }
+        check_set(material)?;
         if material.pieces() > MAX_PIECES {
             bail!(
                 "material {material} has {} pieces; dark chess tables support at most {MAX_PIECES}",
@@ -369,6 +368,12 @@ mod tests {
             let err = DarkChess::check_material(&m).unwrap_err().to_string();
             assert!(!err.contains('\n'), "{err}");
         }
+        // A set's counts in the same words for a material and a position's pieces.
+        let three = Material::parse(GameId::DarkChess, "KvAAA").unwrap();
+        let expected = "material KvAAA: black has more than 2 'A'";
+        assert_eq!(DarkChess::check_material(&three).unwrap_err().to_string(), expected);
+        let position = DarkChess::parse_position("aaa5/8/8/3K4 r").unwrap_err();
+        assert!(format!("{position:#}").ends_with(expected), "{position:#}");
         let chess = Material::parse(GameId::Chess, "KQvK").unwrap();
         assert!(DarkChess::check_material(&chess).is_err());
         let lone = Material::parse(GameId::DarkChess, "KAv").unwrap();
