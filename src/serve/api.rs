@@ -139,6 +139,18 @@ impl Params {
         Ok(params)
     }
 
+    /// Refuses every parameter, for the listings (`/api/games`, `/api/tables`): a query there
+    /// is a mistake, said as one on every other route.
+    pub fn none(query: Option<&str>) -> Result<(), ApiError> {
+        match query.filter(|q| !q.is_empty()) {
+            Some(query) => Err(ApiError::bad_request(format!(
+                "this listing takes no parameters (got '{}')",
+                query.chars().take(32).collect::<String>()
+            ))),
+            None => Ok(()),
+        }
+    }
+
     /// The position of a request about one, which chooses none at random.
     fn fen(&self) -> Result<&str, ApiError> {
         self.no_choice()?;

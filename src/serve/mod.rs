@@ -41,7 +41,7 @@ pub async fn spawn(options: &ServeOptions) -> Result<SocketAddr> {
         .await
         .with_context(|| format!("cannot listen on {}:{}", options.bind, options.port))?;
     let addr = listener.local_addr()?;
-    let app = router::router(Arc::new(api));
+    let app = router::router(Arc::new(api), options.bind.is_loopback());
     tokio::spawn(async move {
         if let Err(e) = axum::serve(listener, app).await {
             eprintln!("egtb: error: server stopped: {e}");

@@ -1,11 +1,14 @@
 //! The routes: the page and its assets, and the JSON API. Every computation runs on tokio's
 //! blocking pool, so reading tables from disk never stalls the connections' tasks.
 
+use std::net::IpAddr;
 use std::sync::Arc;
 
 use axum::Router;
-use axum::extract::{Path, RawQuery, State};
-use axum::http::{Method, StatusCode, Uri, header};
+use axum::extract::rejection::PathRejection;
+use axum::extract::{Path, RawQuery, Request, State};
+use axum::http::{HeaderValue, Method, StatusCode, Uri, header};
+use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use serde_json::{Value as Json, json};
@@ -13,8 +16,14 @@ use serde_json::{Value as Json, json};
 use super::api::{Api, ApiError, Params};
 use super::assets;
 
-/// The application: the page at `/`, its assets, and the API under `/api/`.
-pub fn router(api: Arc<Api>) -> Router {
+/// What the page may load: its own script, style sheet and answers, and the icon it declares
+/// inline; and no other site may show it in a frame.
+const CONTENT_POLICY: &str = "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'";
+
+/// The application: the page at `/`, its assets, and the API under `/api/`. `local_only`: a
+/// server bound to a loopback address answers only requests addressed to a loopback name, so
+/// that a web page elsewhere cannot reach it under a name of its own (DNS rebinding).
+pub fn router(api: Arc<Api>, local_only: bool) -> Router {
     Router::new()
         .route("/", get(|| async { assets::page() }))
         .route("/app.js", get(|| async { assets::script() }))
@@ -28,39 +37,110 @@ pub fn router(api: Arc<Api>) -> Router {
         // After the routes: it applies to those present when it is added.
         .method_not_allowed_fallback(not_allowed)
         .fallback(not_found)
+        .layer(middleware::from_fn(move |request, next| {
+            guard(local_only, request, next)
+        }))
         .with_state(api)
 }
 
-async fn games(State(api): State<Arc<Api>>) -> Response {
-    answer(move || api.games()).await
+/// Refuses a request for another host where the server is `local_only`, and marks every answer
+/// as what its type says (no sniffing) under the page's content policy.
+async fn guard(local_only: bool, request: Request, next: Next) -> Response {
+    let host = request.headers().get(header::HOST).and_then(|h| h.to_str().ok());
+    let mut response = match host {
+        Some(host) if !local_only || is_loopback_name(host) => next.run(request).await,
+        _ => error(ApiError {
+            status: 403,
+            message: format!(
+                "a request for host '{}' refused: this server is bound to a loopback address and \
+                 answers localhost only (egtb serve --bind 0.0.0.0 serves other names)",
+                host.unwrap_or("").chars().take(64).collect::<String>()
+            ),
+        }),
+    };
+    let headers = response.headers_mut();
+    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(CONTENT_POLICY),
+    );
+    response
 }
 
-async fn tables(State(api): State<Arc<Api>>) -> Response {
-    answer(move || api.tables()).await
+/// Whether a Host header names this machine by a loopback name: `localhost`, `127.0.0.1`,
+/// `[::1]`, with or without a port.
+fn is_loopback_name(host: &str) -> bool {
+    let name = match host.strip_prefix('[') {
+        Some(bracketed) => bracketed.split(']').next().unwrap_or(""),
+        None => host.rsplit_once(':').map_or(host, |(name, _)| name),
+    };
+    name.eq_ignore_ascii_case("localhost") || name.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
 }
 
-async fn position(State(api): State<Arc<Api>>, Path(game): Path<String>, RawQuery(query): RawQuery) -> Response {
-    answer(move || api.position(Api::game(&game)?, &Params::parse(query.as_deref())?)).await
+/// The segments of a route's path, or a JSON error where they are not text (`%FF`).
+fn segments<T>(path: Result<Path<T>, PathRejection>) -> Result<T, ApiError> {
+    path.map(|Path(segments)| segments)
+        .map_err(|rejection| ApiError::bad_request(rejection.body_text()))
 }
 
-async fn mainline(State(api): State<Arc<Api>>, Path(game): Path<String>, RawQuery(query): RawQuery) -> Response {
-    answer(move || api.mainline(Api::game(&game)?, &Params::parse(query.as_deref())?)).await
+async fn games(State(api): State<Arc<Api>>, RawQuery(query): RawQuery) -> Response {
+    answer(move || {
+        Params::none(query.as_deref())?;
+        api.games()
+    })
+    .await
+}
+
+async fn tables(State(api): State<Arc<Api>>, RawQuery(query): RawQuery) -> Response {
+    answer(move || {
+        Params::none(query.as_deref())?;
+        api.tables()
+    })
+    .await
+}
+
+async fn position(
+    State(api): State<Arc<Api>>,
+    game: Result<Path<String>, PathRejection>,
+    RawQuery(query): RawQuery,
+) -> Response {
+    let game = segments(game);
+    answer(move || api.position(Api::game(&game?)?, &Params::parse(query.as_deref())?)).await
+}
+
+async fn mainline(
+    State(api): State<Arc<Api>>,
+    game: Result<Path<String>, PathRejection>,
+    RawQuery(query): RawQuery,
+) -> Response {
+    let game = segments(game);
+    answer(move || api.mainline(Api::game(&game?)?, &Params::parse(query.as_deref())?)).await
 }
 
 async fn stats(
     State(api): State<Arc<Api>>,
-    Path((game, material)): Path<(String, String)>,
+    path: Result<Path<(String, String)>, PathRejection>,
     RawQuery(query): RawQuery,
 ) -> Response {
-    answer(move || api.stats(Api::game(&game)?, &material, &Params::parse(query.as_deref())?)).await
+    let path = segments(path);
+    answer(move || {
+        let (game, material) = path?;
+        api.stats(Api::game(&game)?, &material, &Params::parse(query.as_deref())?)
+    })
+    .await
 }
 
 async fn random(
     State(api): State<Arc<Api>>,
-    Path((game, material)): Path<(String, String)>,
+    path: Result<Path<(String, String)>, PathRejection>,
     RawQuery(query): RawQuery,
 ) -> Response {
-    answer(move || api.random(Api::game(&game)?, &material, &Params::parse(query.as_deref())?)).await
+    let path = segments(path);
+    answer(move || {
+        let (game, material) = path?;
+        api.random(Api::game(&game)?, &material, &Params::parse(query.as_deref())?)
+    })
+    .await
 }
 
 async fn not_found(uri: Uri) -> Response {

@@ -2,7 +2,8 @@
 //! and colours as the table says, a move played by clicking or from the keyboard, play mode's
 //! answer and its Back, a promotion chosen, the rulings of the Asian rules, the statistics (a
 //! longest win opened, the layout on a desktop and a phone), a random position to practise, the
-//! editor, and errors said in words. Screenshots go to `target/screenshots/`: each game's board, a
+//! editor (from the keyboard too), answers arriving late for another game or request dropped,
+//! and errors said in words. Screenshots go to `target/screenshots/`: each game's board, a
 //! ruling announced and a game it ended, the practice, the choice of a promotion, the statistics
 //! at three widths, the play tab and the note that the answers are hidden.
 
@@ -15,6 +16,7 @@ use egtb::counted::grouped;
 use egtb::games::Game;
 use egtb::games::chess::Chess;
 use egtb::games::darkchess::DarkChess;
+use egtb::games::ending::{Ending, ending};
 use egtb::games::xiangqi::Xiangqi;
 use egtb::probe::Prober;
 use egtb::value::Value;
@@ -306,6 +308,21 @@ async fn check_best_line<G: Game>(client: &Client, prober: &mut Prober<G>, posit
             expected.push(format!("{number}{dots}"));
         }
         expected.push(m.name.clone());
+    }
+    // After the moves, how the game ends, as `egtb line` says it: "(stalemate: red wins)".
+    let last = line.iter().fold(position.clone(), |at, (m, _)| G::play(&at, m.mv));
+    let winner = prober
+        .value(position)
+        .unwrap()
+        .winner(starter)
+        .map(|side| G::ID.side_name(side));
+    if let (Some(end), Some(winner)) = (ending::<G>(&last, prober.rules()), winner) {
+        let how = match end {
+            Ending::Checkmate => "checkmate",
+            Ending::Stalemate => "stalemate",
+            Ending::NoPieces => "no pieces left",
+        };
+        expected.extend(format!("({how}: {winner} wins)").split_whitespace().map(String::from));
     }
     let script = format!(
         "const steps = document.querySelectorAll('#line .line-step'); \
@@ -802,7 +819,7 @@ async fn start_playing_krvk_as_white(client: &Client, base: &str) -> &'static st
     open_chess(client, base).await;
     play_as(client, 0).await;
     wait_for_analysis(client, start).await;
-    // The status follows the analysis once the best line is in.
+    // The status follows the analysis.
     let ready = "return document.getElementById('play-status').textContent === 'Your move.'";
     wait_until(client, ready, "the play status").await;
     start
@@ -964,6 +981,13 @@ const HANDLED: &str = "window.asked = 0; window.handled = 0; \
         }); \
     };";
 
+/// Puts [`HANDLED`]'s counting `fetch` in the page's place for the requests whose address holds
+/// `part`, each answered `delay_ms` late.
+async fn count_fetches(client: &Client, part: &str, delay_ms: u64) {
+    let script = format!("{HANDLED} window.fetch = counted(url => url.includes({part:?}), {delay_ms}); return true");
+    eval(client, &script).await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn statistics_show_the_last_material_asked_for_and_a_note_while_computing() {
     let Some((client, base, _running)) = browser().await else {
@@ -997,14 +1021,7 @@ async fn statistics_show_the_last_material_asked_for_and_a_note_while_computing(
 
     // KQvK's statistics answer late (held back in the page): asked for first, they are
     // dropped, KRvK's shown alone.
-    eval(
-        &client,
-        &format!(
-            "{HANDLED} window.fetch = counted(url => url.includes('/stats/KQvK'), 1500); \
-             return true"
-        ),
-    )
-    .await;
+    count_fetches(&client, "/stats/KQvK", 1500).await;
     let result = "return document.getElementById('stats-result').textContent";
     for material in ["KQvK", "KRvK"] {
         choose(&client, "stats-material", material).await;
@@ -1434,4 +1451,221 @@ async fn enter_fen_expecting_error(client: &Client, fen: &str, reason: &str) {
     let script = format!("return document.getElementById('error').textContent.includes({reason:?})");
     wait_until(client, &script, "the error").await;
     assert_eq!(fen_shown(client).await, fen);
+}
+
+/// Waits until the menu `id` lists `material`.
+async fn wait_for_listed(client: &Client, id: &str, material: &str) {
+    let listed = format!("return [...document.querySelectorAll('#{id} option')].some(o => o.value === '{material}')");
+    wait_until(client, &listed, &format!("{material} in #{id}")).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn answers_asked_under_another_game_never_land_on_the_board() {
+    let Some((client, base, _running)) = browser().await else {
+        return;
+    };
+    open_chess(&client, &base).await;
+    let result = "return document.getElementById('stats-result').textContent";
+    // Chess statistics answer late, after the game switched to xiangqi: dropped.
+    count_fetches(&client, "/stats/", 1500).await;
+    click(&client, Locator::Css("#tabs button[data-tab=stats]")).await;
+    wait_for_listed(&client, "stats-material", "KRvK").await;
+    choose(&client, "stats-material", "KRvK").await;
+    click(&client, Locator::Id("stats-show")).await;
+    choose(&client, "game", "xiangqi").await;
+    wait_until(&client, "return window.handled === 1", "the late statistics handled").await;
+    assert_eq!(
+        eval(&client, "return document.getElementById('stats-table')").await,
+        Json::Null
+    );
+    assert!(!eval(&client, result).await.as_str().unwrap().contains("chess"));
+
+    // A xiangqi practice position answering after the switch back to chess: dropped too.
+    count_fetches(&client, "/random/", 1500).await;
+    click(&client, Locator::Css("#tabs button[data-tab=play]")).await;
+    wait_for_listed(&client, "random-material", "KRvK").await;
+    click(&client, Locator::Id("random")).await;
+    choose(&client, "game", "chess").await;
+    wait_for_analysis(&client, CHESS_OPENING).await;
+    wait_until(
+        &client,
+        "return window.handled === 1",
+        "the late practice position handled",
+    )
+    .await;
+    assert_eq!(fen_shown(&client).await, CHESS_OPENING);
+    let status = "return document.getElementById('random-status').textContent";
+    assert_eq!(eval(&client, status).await, "");
+
+    // Of two practice positions asked for in a row, the second is shown, however late the first.
+    count_fetches(&client, "/random/KQvK", 1500).await;
+    wait_for_listed(&client, "random-material", "KQvK").await;
+    for material in ["KQvK", "KRvK"] {
+        choose(&client, "random-material", material).await;
+        click(&client, Locator::Id("random")).await;
+    }
+    wait_until(
+        &client,
+        "return window.handled === 1",
+        "the first practice position handled",
+    )
+    .await;
+    let shown = eval(&client, status).await;
+    assert!(shown.as_str().unwrap().starts_with("KRvK:"), "{shown}");
+    let fen = fen_shown(&client).await;
+    assert!(!fen.contains('Q') && !fen.contains('q'), "{fen}");
+    client.close().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_link_to_a_name_no_game_has_opens_the_board_of_its_position() {
+    let Some((client, base, _running)) = browser().await else {
+        return;
+    };
+    // Names every object has (not games): the position's ranks tell the game, as without one.
+    let xiangqi = "3k5/9/9/9/9/9/9/9/4R4/5K3 w - - 0 1";
+    for (name, fen) in [
+        ("constructor", CHESS_OPENING),
+        ("__proto__", xiangqi),
+        ("toString", CHESS_OPENING),
+    ] {
+        open_at(
+            &client,
+            &base,
+            &format!("game={name}&fen={}", fen.replace(' ', "%20")),
+            fen,
+        )
+        .await;
+        let game = fen.split('/').count().to_string();
+        let shown = eval(&client, "return document.getElementById('game').value").await;
+        assert_eq!(shown, if game == "10" { "xiangqi" } else { "chess" }, "{name}");
+    }
+    client.close().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn in_play_the_table_answers_before_its_best_line_and_only_the_person_moves_for_the_person() {
+    let Some((client, base, _running)) = browser().await else {
+        return;
+    };
+    let start = start_playing_krvk_as_white(&client, &base).await;
+    // The best lines answer 5 s late: the table's move comes before any.
+    count_fetches(&client, "/mainline", 5000).await;
+    let mine = winning_moves::<Chess>(start).remove(0);
+    click_move(&client, &mine).await;
+    let reply = best_move::<Chess>(&played::<Chess>(start, &[&mine]));
+    wait_for_analysis(&client, &played::<Chess>(start, &[&mine, &reply])).await;
+    assert_eq!(
+        eval(&client, "return window.handled").await,
+        json!(0),
+        "waited for a best line"
+    );
+    client.close().await.unwrap();
+
+    // While the table thinks, neither the suggestion nor a listed move plays for the person.
+    let Some((client, base, _running)) = browser().await else {
+        return;
+    };
+    open_chess(&client, &base).await;
+    play_as(&client, 1).await;
+    let meddle = "if (document.getElementById('play-status').textContent !== 'The table is thinking...') return null; \
+                  const before = document.getElementById('fen').value; \
+                  document.getElementById('suggest').click(); \
+                  for (const row of document.querySelectorAll('#moves tr')) row.click(); \
+                  return before === document.getElementById('fen').value";
+    let start = Instant::now();
+    let unmoved = loop {
+        match eval(&client, meddle).await {
+            Json::Null if start.elapsed() < Duration::from_secs(20) => {
+                tokio::time::sleep(Duration::from_millis(20)).await
+            }
+            answer => break answer,
+        }
+    };
+    assert_eq!(unmoved, json!(true), "the person moved in the table's turn");
+    let table = best_move::<Chess>(CHESS_OPENING);
+    wait_for_analysis(&client, &played::<Chess>(CHESS_OPENING, &[&table])).await;
+    client.close().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn statistics_shown_stay_while_the_tabs_change() {
+    let Some((client, base, _running)) = browser().await else {
+        return;
+    };
+    open_chess(&client, &base).await;
+    show_stats(&client, "KRvK").await;
+    wait_until(
+        &client,
+        "return document.getElementById('stats-table') !== null",
+        "the statistics",
+    )
+    .await;
+    count_fetches(&client, "/api/tables", 0).await;
+    for tab in ["analysis", "play", "stats"] {
+        click(&client, Locator::Css(&format!("#tabs button[data-tab={tab}]"))).await;
+    }
+    wait_until(
+        &client,
+        "return window.asked === 2 && window.handled === 2",
+        "the listings handled",
+    )
+    .await;
+    assert_eq!(
+        eval(&client, "return document.querySelectorAll('#stats-table').length").await,
+        json!(1)
+    );
+    client.close().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_editor_works_from_the_keyboard_and_its_side_menu_follows_the_board() {
+    let Some((client, base, _running)) = browser().await else {
+        return;
+    };
+    open_chess(&client, &base).await;
+    let disabled = "return ['back', 'forward'].map(id => document.getElementById(id).disabled)";
+    assert_eq!(eval(&client, disabled).await, json!([true, true]), "nowhere to go yet");
+    click(&client, Locator::Css("#tabs button[data-tab=edit]")).await;
+    // Every square is a button, named with what stands on it; the palette's pieces by name.
+    let squares = tabbable_squares(&client).await;
+    assert_eq!(squares.len(), 64);
+    assert!(squares.contains(&("e1".into(), "e1: white king".into())), "{squares:?}");
+    assert!(squares.contains(&("e4".into(), "e4: empty".into())), "{squares:?}");
+    let queen = "const b = document.querySelector('#palette button[data-piece=Q]'); \
+                 return [b.getAttribute('aria-label'), b.getAttribute('aria-pressed')]";
+    assert_eq!(eval(&client, queen).await, json!(["white queen", "false"]));
+    click(&client, Locator::Css("#palette button[data-piece=Q]")).await;
+    assert_eq!(eval(&client, queen).await, json!(["white queen", "true"]));
+    // The queen placed on e4 from the keyboard.
+    eval(&client, "document.getElementById('sq-e4').focus(); return true").await;
+    press(&client, "\u{e007}").await;
+    let placed = "8/8/8/4k3/4Q3/8/8/R3K3 w - - 0 1";
+    wait_until(
+        &client,
+        &format!("return document.getElementById('fen').value === {placed:?}"),
+        "the queen placed",
+    )
+    .await;
+    // Black to move by the menu, then Back: the menu says white again.
+    choose(&client, "edit-side", "1").await;
+    wait_until(
+        &client,
+        "return document.getElementById('fen').value.includes(' b ')",
+        "black to move",
+    )
+    .await;
+    assert_eq!(eval(&client, disabled).await, json!([false, true]));
+    click(&client, Locator::Id("back")).await;
+    wait_until(
+        &client,
+        &format!("return document.getElementById('fen').value === {placed:?}"),
+        "back to white to move",
+    )
+    .await;
+    assert_eq!(
+        eval(&client, "return document.getElementById('edit-side').value").await,
+        "0"
+    );
+    client.close().await.unwrap();
 }

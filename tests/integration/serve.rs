@@ -391,6 +391,11 @@ async fn bad_input_gets_400_or_404_with_a_reason_never_500() {
         ),
         ("/no/such/page".into(), 404, "no such page"),
         ("/api/chess/stats".into(), 404, "no such page"),
+        // Segments that are not text get JSON like every other error.
+        ("/api/chess/stats/%FF".into(), 400, "Invalid UTF-8"),
+        ("/api/%FF?fen=x".into(), 400, "Invalid UTF-8"),
+        ("/api/tables?fen=x".into(), 400, "takes no parameters"),
+        ("/api/games?x".into(), 400, "takes no parameters"),
     ];
     for (path, status, reason) in cases {
         let (got, body) = get(addr, &path).await;
@@ -404,6 +409,66 @@ async fn bad_input_gets_400_or_404_with_a_reason_never_500() {
             "{path}: '{error}' is not one line"
         );
     }
+}
+
+/// One request with the Host header `host` over a fresh connection, closed after the answer:
+/// the whole answer, head and body.
+async fn with_host(addr: SocketAddr, path: &str, host: &str) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let request = format!("GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).await.unwrap();
+    answer
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_loopback_server_answers_loopback_names_only_and_marks_its_answers() {
+    let addr = start().await;
+    let port = addr.port();
+    for host in [
+        format!("localhost:{port}"),
+        format!("127.0.0.1:{port}"),
+        "[::1]".into(),
+        "LOCALHOST".into(),
+    ] {
+        let answer = with_host(addr, "/api/games", &host).await;
+        assert!(answer.starts_with("HTTP/1.1 200"), "{host}: {answer}");
+    }
+    // A page elsewhere that had its own name point at this machine (DNS rebinding).
+    for host in [
+        "attacker.example",
+        "attacker.example:8080",
+        "127.0.0.1.attacker.example",
+    ] {
+        let answer = with_host(addr, "/api/tables", host).await;
+        assert!(answer.starts_with("HTTP/1.1 403"), "{host}: {answer}");
+        assert!(answer.contains("answers localhost only"), "{answer}");
+        assert!(
+            !answer.contains(&*tables().to_string_lossy()),
+            "no folder told: {answer}"
+        );
+    }
+    let page = with_host(addr, "/", "localhost").await.to_lowercase();
+    assert!(page.contains("x-content-type-options: nosniff"), "{page}");
+    assert!(page.contains("content-security-policy: default-src 'self'"), "{page}");
+    assert!(page.contains("frame-ancestors 'none'"), "{page}");
+
+    // Bound to every address, the server answers any name.
+    let options = egtb::serve::ServeOptions {
+        tables: tables().to_path_buf(),
+        bind: "0.0.0.0".parse().unwrap(),
+        port: 0,
+        defaults: Vec::new(),
+    };
+    let open = {
+        let _ports = PORTS.lock().await;
+        egtb::serve::spawn(&options).await.unwrap()
+    };
+    let local = SocketAddr::from(([127, 0, 0, 1], open.port()));
+    let answer = with_host(local, "/api/games", "egtb.example").await;
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
 }
 
 // ----- the command -----------------------------------------------------------------------

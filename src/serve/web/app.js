@@ -74,7 +74,9 @@ const state = {
   editPiece: null,
   request: 0,
   statsRequest: 0,
+  randomRequest: 0,
   materialsRequest: 0,
+  noTablesNote: "", // what the statistics and the practice say while no table is listed
 };
 
 const $ = (id) => document.getElementById(id);
@@ -186,12 +188,14 @@ function mayMove() {
 }
 
 /// The board from the keyboard: a square holding a piece that can move, and while a piece is
-/// selected each square it can go to, is a button in the tab order (Enter or Space clicks it).
-/// The focus stays on the board as it is redrawn: on the same square where it is still a
-/// button, else on the board itself, from where Tab goes on to its squares.
+/// selected each square it can go to, is a button in the tab order (Enter or Space clicks it);
+/// in the editor every square is. The focus stays on the board as it is redrawn: on the same
+/// square where it is still a button, else on the board itself, from where Tab goes on to its
+/// squares.
 function keyboardSquares(svg, grid, focus) {
   const { wasOnBoard, focusedSquare } = focus;
-  if (!mayMove()) {
+  const editing = state.tab === "edit";
+  if (!editing && !mayMove()) {
     if (wasOnBoard) svg.focus();
     return;
   }
@@ -201,7 +205,9 @@ function keyboardSquares(svg, grid, focus) {
     const name = square.dataset.square;
     const piece = pieceAt(grid, name);
     let label = null;
-    if (targets.includes(name)) {
+    if (editing) {
+      label = `${name}: ${piece ? pieceName(piece) : "empty"}`;
+    } else if (targets.includes(name)) {
       label = `${selectedPiece ? pieceName(selectedPiece) : "piece"} from ${state.selected} to ${name}${piece ? `, taking the ${pieceName(piece)}` : ""}`;
     } else if (legalFrom(name).length) {
       label = `${pieceName(piece)} on ${name}${state.selected === name ? ", selected" : ""}`;
@@ -483,6 +489,8 @@ async function refresh() {
   drawBoard();
   renderAnalysis();
   announce();
+  // The table answers now, not after the best line, which it does not need.
+  maybeTableMoves();
   const a = state.analysis;
   if (a && a.moves && a.dtm !== null && a.moves.length && !ruledHere(a)) {
     try {
@@ -494,15 +502,19 @@ async function refresh() {
       if (ticket === state.request) showError(e.message);
     }
   }
-  maybeTableMoves();
 }
 
+/// Shows the side to move of the position shown (beside the board and in the editor's menu),
+/// and whether Back and Forward lead anywhere.
 function showToMove(fen) {
   const g = GAMES[state.game];
   const side = sideToMove(fen);
   const name = g.sides[side];
   $("to-move-text").textContent = `${name[0].toUpperCase()}${name.slice(1)} to move`;
   $("to-move-dot").style.background = side === 0 ? (state.game === "chess" ? "#fff" : "#b3261e") : "#111";
+  $("edit-side").value = String(side);
+  $("back").disabled = state.cursor === 0;
+  $("forward").disabled = state.cursor >= state.history.length - 1;
 }
 
 function showError(message) {
@@ -553,8 +565,8 @@ function renderAnalysis() {
     }
     if (!over) {
       row.tabIndex = 0;
-      row.addEventListener("click", () => playMove(move));
-      onEnter(row, () => playMove(move));
+      row.addEventListener("click", () => personMoves(move));
+      onEnter(row, () => personMoves(move));
     }
     body.appendChild(row);
   }
@@ -595,6 +607,26 @@ function renderLine() {
     onEnter(move, () => followLine(i));
     score.append(move, " ");
   });
+  const end = lineEnd(state.line);
+  if (end) {
+    const note = document.createElement("span");
+    note.className = "line-end";
+    note.textContent = end;
+    score.append(note);
+  }
+}
+
+/// How the best line ends, as `egtb line` says it: "(stalemate: red wins)"; nothing for a line
+/// that does not end the game.
+function lineEnd(line) {
+  const how = {
+    checkmate: "checkmate",
+    stalemate: "stalemate",
+    no_pieces: "no pieces left",
+    ruling: line.ruling ? `${line.ruling.reason}, by the rules` : "by the rules",
+  }[line.ending];
+  if (!how) return "";
+  return `(${how}${line.winner ? `: ${line.winner} wins` : ""})`;
 }
 
 /// Runs `action` when Enter or Space is pressed on `element`, as a click would: listed moves
@@ -643,7 +675,21 @@ function announce() {
 
 // ----- moves -----------------------------------------------------------------------------
 
+/// A move the person chose from the list or by the suggestion: played unless the table is to
+/// move in play mode.
+function personMoves(move) {
+  if (mayMove()) playMove(move);
+}
+
+/// Where a move was chosen from the keyboard in a list that is drawn again (the moves, the best
+/// line, the promotion's pieces), the focus goes to the board, not back to the page's top.
+function keepFocusOnBoard() {
+  const focused = document.activeElement;
+  if (focused && focused.closest && focused.closest("#moves, #line, #promotion")) $("board").focus();
+}
+
 function playMove(move, table = false) {
+  keepFocusOnBoard();
   hidePromotion();
   state.answer = true;
   state.history = state.history.slice(0, state.cursor + 1);
@@ -672,6 +718,8 @@ function navigate(direction) {
 }
 
 function followLine(index) {
+  if (!mayMove()) return;
+  keepFocusOnBoard();
   const steps = state.line.mainline.slice(0, index + 1);
   state.history = state.history.slice(0, state.cursor + 1);
   for (const step of steps) state.history.push({ fen: step.fen, move: step });
@@ -793,6 +841,8 @@ function buildPalette() {
     button.type = "button";
     button.dataset.piece = piece;
     button.title = piece;
+    button.setAttribute("aria-label", pieceName(piece));
+    button.setAttribute("aria-pressed", String(state.editPiece === piece));
     button.textContent = state.letters ? piece : glyph(piece);
     // Drawn as on the board: chess's white outlined in black, the red pieces red.
     const first = piece === piece.toUpperCase();
@@ -860,8 +910,11 @@ async function loadMaterials() {
     const none = selects[0].options.length
       ? ""
       : `No ${state.game} tables with these rules in the server's folder; build one with: egtb generate ${state.game} <material>${flags} ${listing.tables_option}`;
-    $("stats-result").textContent = none;
-    $("random-status").textContent = none;
+    // Statistics or a practice position shown stay; a note that no table was listed goes.
+    for (const note of [$("stats-result"), $("random-status")]) {
+      if (none || (state.noTablesNote && note.textContent === state.noTablesNote)) note.textContent = none;
+    }
+    state.noTablesNote = none;
   } catch (e) {
     if (ticket === state.materialsRequest) showError(e.message);
   }
@@ -876,8 +929,10 @@ async function randomPosition() {
   const side = Number($("random-side").value);
   params.set("side", GAMES[state.game].sides[side]);
   params.set("outcome", $("random-outcome").value);
+  const ticket = ++state.randomRequest;
   try {
     const position = await api(`/api/${state.game}/random/${encodeURIComponent(material)}`, params);
+    if (ticket !== state.randomRequest) return;
     state.playing = false;
     $("play-status").textContent = "";
     $("play-side").value = String(side);
@@ -885,8 +940,17 @@ async function randomPosition() {
     $("random-status").textContent = `${position.material}: ${title(side)} to move ${outcome}. Start to play it against the table.`;
     setPosition(position.fen);
   } catch (e) {
-    $("random-status").textContent = e.message;
+    if (ticket === state.randomRequest) $("random-status").textContent = e.message;
   }
+}
+
+/// Drops the statistics and the practice position asked for under a game or rules no longer
+/// chosen: shown, or answering late, they would be another board's.
+function forgetTableAnswers() {
+  state.statsRequest++;
+  state.randomRequest++;
+  $("stats-result").replaceChildren();
+  $("random-status").textContent = "";
 }
 
 /// Shows the statistics of the chosen material: only the last asked for, an earlier answer
@@ -1014,6 +1078,7 @@ function buildRuleOptions() {
     state.options[name] = select.value;
     select.addEventListener("change", () => {
       state.options[name] = select.value;
+      forgetTableAnswers();
       refresh();
       if (state.tab === "stats" || state.tab === "play") loadMaterials();
     });
@@ -1033,6 +1098,7 @@ function setGame(game, fen) {
   state.playing = false;
   // The last game's play status ("Your move.") would outlive its game.
   $("play-status").textContent = "";
+  forgetTableAnswers();
   $("game").value = game;
   buildRuleOptions();
   if (state.tab === "edit") buildPalette();
@@ -1056,7 +1122,8 @@ async function init() {
     showError(`The server's rule options could not be read: ${e.message}`);
   }
   const params = new URLSearchParams(location.search);
-  const game = GAMES[params.get("game")] ? params.get("game") : gameOfFen(params.get("fen") || "") || "chess";
+  const named = params.get("game");
+  const game = Object.hasOwn(GAMES, named) ? named : gameOfFen(params.get("fen") || "") || "chess";
   for (const { name } of RULES[game]) {
     if (params.get(name)) state.options[name] = params.get(name);
   }
@@ -1068,10 +1135,21 @@ async function init() {
     if (state.tab === "edit") buildPalette();
   });
   document.addEventListener("keydown", (event) => {
-    if (event.key === "Escape" && !$("promotion").hidden) {
+    if (event.key === "Escape" && (!$("promotion").hidden || state.selected)) {
       hidePromotion();
       state.selected = null;
       drawBoard();
+      return;
+    }
+    // On the tabs the arrow keys go from tab to tab.
+    if (event.target.getAttribute && event.target.getAttribute("role") === "tab") {
+      const tabs = [...document.querySelectorAll("#tabs button")];
+      const step = { ArrowLeft: -1, ArrowRight: 1 }[event.key];
+      if (!step) return;
+      event.preventDefault();
+      const next = tabs[(tabs.indexOf(event.target) + step + tabs.length) % tabs.length];
+      next.focus();
+      next.click();
       return;
     }
     // The arrow keys step back and forward through the moves, except where they edit or choose.
@@ -1105,7 +1183,7 @@ async function init() {
   $("forward").addEventListener("click", () => navigate(1));
   $("suggest").addEventListener("click", () => {
     const a = state.analysis;
-    if (a && a.moves && a.moves.length && a.fen === currentFen() && !ruledHere(a)) playMove(a.moves[0]);
+    if (a && a.moves && a.moves.length && a.fen === currentFen() && !ruledHere(a)) personMoves(a.moves[0]);
   });
   for (const b of document.querySelectorAll("#tabs button")) b.addEventListener("click", () => switchTab(b.dataset.tab));
   $("play-start").addEventListener("click", () => {
