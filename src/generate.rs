@@ -459,9 +459,14 @@ impl<'p, G: Game> Generator<'p, G> {
     }
 
     /// Solves a material on the CPU and on the GPU, without writing it, its smaller tables built
-    /// first: what `verify` and `bench` compare. Refuses, before any work, a material the GPU
-    /// solver does not take or that either solver lacks the memory for.
+    /// first: what `verify` and `bench` compare. Refuses, before any work, a machine without a
+    /// GPU adapter, and a material the GPU solver does not take or that either solver lacks the
+    /// memory for.
     pub fn solve_both(&mut self, material: &Material) -> Result<(Solved, Solved)> {
+        opened(
+            &mut self.gpu,
+            ", which comparing the GPU solver with the CPU solver needs",
+        )?;
         G::check_gpu_material(material, self.rules)?;
         self.check_solve_memory(material)?;
         self.check_gpu_solve_memory(material)?;
@@ -567,10 +572,7 @@ impl<'p, G: Game> Generator<'p, G> {
 
     fn solve_on_gpu(&mut self, material: &Material, index: &G::Index, backend: Backend) -> Result<Solved> {
         self.check_gpu_solve_memory(material)?;
-        let gpu = match self.gpu.get_or_insert_with(|| Gpu::open().map_err(Error::from)) {
-            Ok(gpu) => gpu,
-            Err(e) => return Err(e.clone().into()),
-        };
+        let gpu = opened(&mut self.gpu, ", or generate with --backend cpu")?;
         if backend == Backend::Auto && gpu.is_software() {
             bail!(
                 "the only adapter, {}, is a software driver (use --backend gpu to run it anyway)",
@@ -591,6 +593,19 @@ impl<'p, G: Game> Generator<'p, G> {
             rulings: solution.rulings,
             rounds: solution.rounds,
         })
+    }
+}
+
+/// The GPU of `slot`, opened the first time; where there is no adapter, the error's fix ends
+/// with `fix` (what the command could do instead).
+fn opened<'g>(slot: &'g mut Option<Result<Gpu, Error>>, fix: &str) -> Result<&'g Gpu> {
+    match slot.get_or_insert_with(|| Gpu::open().map_err(Error::from)) {
+        Ok(gpu) => Ok(gpu),
+        Err(Error::NoGpu { reason }) => Err(Error::NoGpu {
+            reason: format!("{reason}{fix}"),
+        }
+        .into()),
+        Err(e) => Err(e.clone().into()),
     }
 }
 

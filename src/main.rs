@@ -137,7 +137,8 @@ enum Command {
         gpu: GpuArgs,
     },
     /// Show the tables a batch needs in dependency order, with state counts, estimated peak
-    /// memory and whether each is present or being built; or the batch as Slurm jobs (--slurm).
+    /// memory (on the CPU solver, and on the GPU solver the host's) and whether each is present
+    /// or being built; or the batch as Slurm jobs (--slurm).
     Plan {
         /// The game.
         #[arg(value_parser = game_names())]
@@ -180,7 +181,9 @@ enum Command {
     /// List the tables present, their size, and whether they verify; then the totals.
     List,
     /// Build a table with both solvers and compare them byte for byte, and with the table on
-    /// disk when there is one (needs a GPU adapter; a software driver will do).
+    /// disk when there is one (needs a GPU adapter; a software driver will do). Smaller tables
+    /// it needs and lacks are generated into the tables folder first; the table itself is not
+    /// written.
     Verify {
         /// The game.
         #[arg(value_parser = game_names())]
@@ -205,7 +208,9 @@ enum Command {
         #[arg(long, value_name = "N", default_value_t = 1, value_parser = above_zero::<u64>)]
         every: u64,
     },
-    /// Time both solvers on the same tables in one run.
+    /// Time both solvers on the same tables in one run (needs a GPU adapter). Smaller tables
+    /// they need and lack are generated into the tables folder first, untimed; the tables timed
+    /// are not written.
     Bench {
         /// The game.
         #[arg(value_parser = game_names())]

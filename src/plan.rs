@@ -84,12 +84,17 @@ pub const GPU_HOST_BYTES_PER_STATE: u64 = 2;
 /// the upload, and the upload's staging copy.
 pub const GPU_HOST_BYTES_PER_EXIT_STATE: u64 = 4;
 
-/// An error, before the GPU solver starts, when its host memory would be more than this process
-/// can count on: it reads back the whole table (`states`) and uploads every smaller table its
-/// exits reach whole (`exit_states` in all).
+/// Estimated peak host memory of solving a table of `states` states on the GPU: it reads back
+/// the whole table and uploads every smaller table its exits reach whole (`exit_states` in all).
+pub fn estimate_gpu_host_bytes(states: u64, exit_states: u64) -> u64 {
+    BASE_BYTES + GPU_HOST_BYTES_PER_STATE * states + GPU_HOST_BYTES_PER_EXIT_STATE * exit_states
+}
+
+/// An error, before the GPU solver starts, when its host memory
+/// ([`estimate_gpu_host_bytes`]) would be more than this process can count on.
 pub fn check_gpu_host_memory(material: &Material, states: u64, exit_states: u64) -> Result<()> {
     memory::ensure_available(
-        BASE_BYTES + GPU_HOST_BYTES_PER_STATE * states + GPU_HOST_BYTES_PER_EXIT_STATE * exit_states,
+        estimate_gpu_host_bytes(states, exit_states),
         &format!(
             "solving {material} on the GPU ({} read back at {GPU_HOST_BYTES_PER_STATE} bytes, and {} of \
              smaller tables uploaded at {GPU_HOST_BYTES_PER_EXIT_STATE})",
@@ -160,8 +165,10 @@ pub struct PlannedTable {
     pub loaded_states: u64,
     /// Bytes a state allowed for the rules' own passes ([`Game::rule_bytes_per_state`]).
     pub rule_bytes: u64,
-    /// [`estimate_peak_bytes`] of this table.
+    /// [`estimate_peak_bytes`] of this table: generating it with the CPU solver.
     pub peak_bytes: u64,
+    /// [`estimate_gpu_host_bytes`] of this table: the host memory of solving it on the GPU.
+    pub gpu_host_bytes: u64,
     /// Where its file is, or is to be written.
     pub path: PathBuf,
     /// Whether its file is there, and usable.
@@ -196,10 +203,8 @@ impl Plan {
             let reads = G::sub_materials(&material);
             let TableSpec { index, header, path } = TableSpec::<G>::new(dir, &material, rules)?;
             let (states, working_states) = (index.states(), index.working_states());
-            let loaded_states = held_states(
-                reads.iter().map(|sub| plan.tables[position[sub]].states),
-                WHOLE_EXIT_BYTES,
-            );
+            let read_states: Vec<u64> = reads.iter().map(|sub| plan.tables[position[sub]].states).collect();
+            let loaded_states = held_states(read_states.iter().copied(), WHOLE_EXIT_BYTES);
             let rule_bytes = G::rule_bytes_per_state(&material, rules);
             // Present only when generation would reuse it: the whole file verifies (a compressed
             // table's blocks are checked only when read).
@@ -222,6 +227,7 @@ impl Plan {
                 loaded_states,
                 rule_bytes,
                 peak_bytes: estimate_peak_bytes(working_states, loaded_states, rule_bytes),
+                gpu_host_bytes: estimate_gpu_host_bytes(states, read_states.iter().sum()),
                 path,
                 presence,
             });

@@ -12,6 +12,7 @@ use crate::error::error_line;
 use crate::generate::check_as_built;
 use crate::material::GameId;
 use crate::report::options_json;
+use crate::shell::tables_option;
 use crate::table::{Table, table_files};
 
 /// One table file found in the folder.
@@ -69,8 +70,9 @@ pub fn run(env: &Env) -> Result<()> {
             ": the folder does not exist"
         };
         println!(
-            "No tables in {}{absent} (build some with: egtb generate chess KQvK).",
-            env.tables.display()
+            "No tables in {}{absent} (build some with: egtb generate chess KQvK {}).",
+            env.tables.display(),
+            tables_option(&env.tables)
         );
     }
     let width = listed.iter().map(|l| l.file.len()).max().unwrap_or(0);

@@ -38,7 +38,8 @@ pub struct SlurmRequest {
     /// GPUs per job (--gres=gpu:N).
     #[arg(long, requires = "slurm", value_parser = above_zero::<u32>)]
     pub gpus_per_job: Option<u32>,
-    /// Ask for each job's estimated peak memory (--mem).
+    /// Ask for each job's estimated peak memory (--mem; with --gpus-per-job, the larger of the
+    /// CPU solver's and the GPU solve's host memory, unless --backend cpu).
     #[arg(long, requires = "slurm")]
     pub mem_from_estimate: bool,
     /// Folder of the jobs' logs (default: slurm-logs in the tables folder).
@@ -76,6 +77,7 @@ fn print_plan(env: &Env, plan: &Plan) -> Result<()> {
                     "states": t.states,
                     "working_states": t.working_states,
                     "peak_bytes": t.peak_bytes,
+                    "gpu_host_bytes": t.gpu_host_bytes,
                     "reads": t.reads.iter().map(|m| m.to_string()).collect::<Vec<_>>(),
                     "path": t.path.display().to_string(),
                     "status": t.presence.word(),
@@ -108,18 +110,20 @@ fn print_plan(env: &Env, plan: &Plan) -> Result<()> {
     let name = widest(|t| t.material.to_string().len() + 2, 16);
     let states = widest(|t| grouped(t.states).to_string().len() + 2, 16);
     let peak = widest(|t| format!("{:.1}", mib(t.peak_bytes)).len() + 2, 12);
+    let gpu = widest(|t| format!("{:.1}", mib(t.gpu_host_bytes)).len() + 2, 12);
     println!(
-        "{:<name$}{:>7}{:>states$}{:>peak$}  {:<9}reads",
-        "table", "pieces", "states", "peak MiB", "status"
+        "{:<name$}{:>7}{:>states$}{:>peak$}{:>gpu$}  {:<9}reads",
+        "table", "pieces", "states", "peak MiB", "GPU MiB", "status"
     );
     for t in &plan.tables {
         let reads: Vec<String> = t.reads.iter().map(|m| m.to_string()).collect();
         println!(
-            "{:<name$}{:>7}{:>states$}{:>peak$.1}  {:<9}{}",
+            "{:<name$}{:>7}{:>states$}{:>peak$.1}{:>gpu$.1}  {:<9}{}",
             t.material.to_string(),
             t.material.pieces(),
             grouped(t.states),
             mib(t.peak_bytes),
+            mib(t.gpu_host_bytes),
             t.presence.word(),
             if reads.is_empty() {
                 "-".to_string()
@@ -135,9 +139,11 @@ fn print_plan(env: &Env, plan: &Plan) -> Result<()> {
     }
     let build: Vec<_> = plan.to_build().collect();
     let present = plan.tables.len() - build.len();
+    let gpu_peak = build.iter().map(|t| t.gpu_host_bytes).max().unwrap_or(0);
     match build.iter().map(|t| t.peak_bytes).max() {
         Some(peak) => println!(
-            "To build: {}{}, {}, largest peak {:.1} MiB; {present} present.",
+            "To build: {}{}, {}, largest peak {:.1} MiB (on the GPU solver {:.1} MiB of host memory); \
+             {present} present.",
             counted(build.len(), "table"),
             match build.iter().filter(|t| t.presence == Presence::Building).count() {
                 0 => String::new(),
@@ -145,6 +151,7 @@ fn print_plan(env: &Env, plan: &Plan) -> Result<()> {
             },
             counted(build.iter().map(|t| t.states).sum::<u64>(), "state"),
             mib(peak),
+            mib(gpu_peak),
         ),
         None => println!("Nothing to build: all {} present.", counted(present, "table")),
     }

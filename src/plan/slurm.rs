@@ -9,8 +9,9 @@ use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 
-use super::{Plan, Presence};
+use super::{Plan, PlannedTable, Presence};
 use crate::counted::counted;
+use crate::generate::Backend;
 use crate::shell::quote;
 
 /// What every job asks of the cluster, and where things are.
@@ -49,6 +50,17 @@ fn job_var(material: &str) -> String {
 fn path_text(path: &Path) -> Result<&str> {
     path.to_str()
         .with_context(|| format!("path {} is not UTF-8", path.display()))
+}
+
+/// The memory a job asks for: the CPU solver's peak, or where the job has a GPU that its solver
+/// may use, the larger of that and the GPU solve's host memory (which falls back to the CPU
+/// solver, under `auto`, when the job has too little for it).
+fn job_bytes(table: &PlannedTable, options: &JobOptions) -> u64 {
+    let gpu = options.gpus_per_job.is_some() && options.backend.as_deref() != Some(Backend::Cpu.name());
+    match gpu {
+        true => table.peak_bytes.max(table.gpu_host_bytes),
+        false => table.peak_bytes,
+    }
 }
 
 /// The submission script of the tables still to build. A table already present is left out,
@@ -107,7 +119,7 @@ pub fn script(plan: &Plan, options: &JobOptions) -> Result<String> {
             format!("--cpus-per-task={}", options.cpus_per_job),
         ];
         if options.mem_from_estimate {
-            args.push(format!("--mem={}M", table.peak_bytes.div_ceil(1 << 20)));
+            args.push(format!("--mem={}M", job_bytes(table, options).div_ceil(1 << 20)));
         }
         if let Some(gpus) = options.gpus_per_job {
             args.push(format!("--gres=gpu:{gpus}"));

@@ -156,6 +156,9 @@ fn bad_positions_and_materials_are_reported_in_one_line() {
     let line = fails(&spaced, &["query", "8/8/8/4k3/8/8/8/R3K3 w"]);
     let quoted = format!("egtb generate chess KRvK --tables '{}'", spaced.display());
     assert!(line.contains(&quoted), "{line}");
+    let empty = succeeds(&spaced, &["list"]);
+    let quoted = format!("egtb generate chess KQvK --tables '{}'", spaced.display());
+    assert!(empty.contains(&quoted), "{empty}");
     let chess_is_a_file = dir.join("chess-is-a-file");
     std::fs::create_dir_all(&chess_is_a_file).unwrap();
     std::fs::write(chess_is_a_file.join("chess"), "x").unwrap();
@@ -775,7 +778,7 @@ fn bench_and_verify_refuse_a_material_beyond_the_gpu_before_building_anything() 
 }
 
 /// A machine with no Vulkan driver at all: `--backend gpu` stops before any work with one line
-/// that names both ways on, and writes no table.
+/// that names both ways on, and writes no table; `verify` and `bench` name the one way they have.
 #[test]
 fn a_missing_gpu_adapter_is_reported_in_one_line_naming_the_fix() {
     let dir = temp_dir("no-adapter");
@@ -786,9 +789,24 @@ fn a_missing_gpu_adapter_is_reported_in_one_line_naming_the_fix() {
         .output()
         .unwrap();
     let line = failed(out, &args);
-    assert!(line.contains("no GPU adapter found: install a Vulkan driver"), "{line}");
+    assert!(line.contains("no GPU adapter found"), "{line}");
+    assert!(line.contains("install a Vulkan driver"), "{line}");
     assert!(line.contains("--backend cpu"), "{line}");
     assert!(!dir.join("chess").join("KQvK.egtb").exists());
+    // `verify` and `bench` take no --backend: they say why they need the GPU, before any work.
+    for args in [["verify", "chess", "KQvK"], ["bench", "chess", "KQvK"]] {
+        let out = egtb_command(&dir, &args)
+            .env("VK_ICD_FILENAMES", "/nonexistent/icd.json")
+            .env("VK_DRIVER_FILES", "/nonexistent/icd.json")
+            .output()
+            .unwrap();
+        let line = failed(out, &args);
+        assert!(line.contains("install a Vulkan driver"), "{line}");
+        assert!(line.contains("comparing the GPU solver with the CPU solver"), "{line}");
+        assert!(!line.contains("--backend"), "{line}");
+        let built = std::fs::read_dir(dir.join("chess")).map_or(0, |listing| listing.count());
+        assert_eq!(built, 0, "{} built tables", args[0]);
+    }
 }
 
 /// GPU work that outlasts `--gpu-timeout` stops the run with one line that names the option,

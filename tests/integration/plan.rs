@@ -11,7 +11,7 @@ use egtb::games::xiangqi::asian::{GRAPH_BYTES_PER_STATE, rules_apply};
 use egtb::generate::Generator;
 use egtb::material::{GameId, Material};
 use egtb::plan::slurm::{JobOptions, script};
-use egtb::plan::{LOADED_BYTES_PER_STATE, Plan, Presence, estimate_peak_bytes};
+use egtb::plan::{LOADED_BYTES_PER_STATE, Plan, Presence, estimate_gpu_host_bytes, estimate_peak_bytes};
 use egtb::solver::Silent;
 use egtb::table::lock::TableLock;
 
@@ -51,6 +51,13 @@ fn assert_dependency_order(plan: &Plan, requested: &[Material]) {
             table.peak_bytes,
             estimate_peak_bytes(table.working_states, loaded, table.rule_bytes)
         );
+        // The GPU solve uploads every table it reads, whatever its size.
+        let read: u64 = table
+            .reads
+            .iter()
+            .map(|read| plan.tables[plan.position(read).unwrap()].states)
+            .sum();
+        assert_eq!(table.gpu_host_bytes, estimate_gpu_host_bytes(table.states, read));
     }
     for m in requested {
         assert!(plan.position(m).is_some(), "{m} not planned");
@@ -126,6 +133,35 @@ fn present_tables_and_their_dependencies_are_left_out_of_the_script() {
     ] {
         assert!(submits[1].contains(word), "{word} missing: {}", submits[1]);
     }
+}
+
+#[test]
+fn a_jobs_memory_covers_the_gpu_solve_where_its_solver_may_run_on_the_gpu() {
+    let dir = temp_dir("plan-gpu-memory");
+    let krpvkr = Material::parse(GameId::Chess, "KRPvKR").unwrap();
+    let plan = Plan::new::<Chess>(&dir, Default::default(), &[krpvkr]).unwrap();
+    let table = &plan.tables[plan.position(&krpvkr).unwrap()];
+    // Solved a pawn slice at a time on the CPU; whole, with all it reads uploaded, on the GPU.
+    assert!(table.gpu_host_bytes > 4 * table.peak_bytes, "{table:?}");
+    let asked = |gpus: Option<u32>, backend: Option<&str>| {
+        let options = JobOptions {
+            gpus_per_job: gpus,
+            backend: backend.map(String::from),
+            ..options(&dir)
+        };
+        let text = script(&plan, &options).unwrap();
+        let submit = text.lines().find(|l| l.starts_with("job_KRPvKR=")).unwrap().to_string();
+        let mem = submit.split_whitespace().find_map(|w| w.strip_prefix("--mem="));
+        mem.unwrap().trim_end_matches('M').parse::<u64>().unwrap()
+    };
+    let (cpu, gpu) = (
+        table.peak_bytes.div_ceil(1 << 20),
+        table.gpu_host_bytes.div_ceil(1 << 20),
+    );
+    assert_eq!(asked(Some(1), None), gpu, "auto on a GPU job");
+    assert_eq!(asked(Some(1), Some("gpu")), gpu);
+    assert_eq!(asked(Some(1), Some("cpu")), cpu, "the CPU solver on a GPU job");
+    assert_eq!(asked(None, None), cpu, "no GPU");
 }
 
 #[test]

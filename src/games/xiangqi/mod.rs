@@ -210,9 +210,7 @@ impl Game for Xiangqi {
                 bail!("material {material}: at most two advisors and two elephants per side");
             }
             if Kind::attackers(&material.counts[side.index()]) > MAX_ATTACKERS {
-                bail!(
-                    "material {material}: at most {MAX_ATTACKERS} rooks, cannons, horses and pawns per side are supported"
-                );
+                bail!("material {material}: at most {MAX_ATTACKERS} rooks, cannons, horses and pawns in all a side");
             }
         }
         Ok(())

@@ -77,9 +77,8 @@ impl Gpu {
         }))
         .map_err(|e| Error::NoGpu {
             reason: format!(
-                "no GPU adapter found: install a Vulkan driver (on Debian or Ubuntu \
-                 mesa-vulkan-drivers gives a software one), or generate with --backend cpu \
-                 (wgpu: {e})"
+                "no GPU adapter found (wgpu: {e}): install a Vulkan driver (on Debian or Ubuntu \
+                 mesa-vulkan-drivers gives a software one)"
             ),
         })?;
         let info = adapter.get_info();
