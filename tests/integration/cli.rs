@@ -782,25 +782,23 @@ fn bench_and_verify_refuse_a_material_beyond_the_gpu_before_building_anything() 
 #[test]
 fn a_missing_gpu_adapter_is_reported_in_one_line_naming_the_fix() {
     let dir = temp_dir("no-adapter");
-    let args = ["generate", "chess", "KQvK", "--backend", "gpu"];
-    let out = egtb_command(&dir, &args)
-        .env("VK_ICD_FILENAMES", "/nonexistent/icd.json")
-        .env("VK_DRIVER_FILES", "/nonexistent/icd.json")
-        .output()
-        .unwrap();
-    let line = failed(out, &args);
+    // The error line of a run on a machine whose Vulkan loader finds no driver.
+    let without_adapter = |args: &[&str]| {
+        let out = egtb_command(&dir, args)
+            .env("VK_ICD_FILENAMES", "/nonexistent/icd.json")
+            .env("VK_DRIVER_FILES", "/nonexistent/icd.json")
+            .output()
+            .unwrap();
+        failed(out, args)
+    };
+    let line = without_adapter(&["generate", "chess", "KQvK", "--backend", "gpu"]);
     assert!(line.contains("no GPU adapter found"), "{line}");
     assert!(line.contains("install a Vulkan driver"), "{line}");
     assert!(line.contains("--backend cpu"), "{line}");
     assert!(!dir.join("chess").join("KQvK.egtb").exists());
     // `verify` and `bench` take no --backend: they say why they need the GPU, before any work.
     for args in [["verify", "chess", "KQvK"], ["bench", "chess", "KQvK"]] {
-        let out = egtb_command(&dir, &args)
-            .env("VK_ICD_FILENAMES", "/nonexistent/icd.json")
-            .env("VK_DRIVER_FILES", "/nonexistent/icd.json")
-            .output()
-            .unwrap();
-        let line = failed(out, &args);
+        let line = without_adapter(&args);
         assert!(line.contains("install a Vulkan driver"), "{line}");
         assert!(line.contains("comparing the GPU solver with the CPU solver"), "{line}");
         assert!(!line.contains("--backend"), "{line}");
