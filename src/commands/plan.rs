@@ -110,10 +110,10 @@ fn print_plan(env: &Env, plan: &Plan) -> Result<()> {
     let name = widest(|t| t.material.to_string().len() + 2, 16);
     let states = widest(|t| grouped(t.states).to_string().len() + 2, 16);
     let peak = widest(|t| format!("{:.1}", mib(t.peak_bytes)).len() + 2, 12);
-    let gpu = widest(|t| format!("{:.1}", mib(t.gpu_host_bytes)).len() + 2, 12);
+    let gpu = widest(|t| format!("{:.1}", mib(t.gpu_host_bytes)).len() + 2, 14);
     println!(
         "{:<name$}{:>7}{:>states$}{:>peak$}{:>gpu$}  {:<9}reads",
-        "table", "pieces", "states", "peak MiB", "GPU MiB", "status"
+        "table", "pieces", "states", "peak MiB", "GPU host MiB", "status"
     );
     for t in &plan.tables {
         let reads: Vec<String> = t.reads.iter().map(|m| m.to_string()).collect();

@@ -12,10 +12,10 @@ use anyhow::{Result, anyhow, bail};
 use serde_json::json;
 
 use super::{Env, Palette, detect_game};
-use crate::counted::{counted, grouped};
+use crate::counted::{counted, grouped, plies};
 use crate::error::{error_line, one_line};
 use crate::games::ending::{Ending, ending};
-use crate::games::{Game, check_options};
+use crate::games::{Game, Rules, check_options};
 use crate::material::{GameId, Side};
 use crate::probe::{MoveValue, Prober, RuledEnd, ending_key};
 use crate::report::{headline, rules_json, ruling_json, ruling_text, value_json};
@@ -175,18 +175,19 @@ fn answer<G: Game>(env: &Env, prober: &mut Prober<G>, text: &str, question: Ques
         Question::Value => {
             let ruled = prober.ruled_end(&position)?;
             let probed = Probed::new(prober, position, ruled)?;
-            value_answer(env, prober, &probed)
+            value_answer(env, prober, &probed, text)
         }
         Question::Line => {
             let line = prober.line(&position)?;
             let ruled = prober.ruled_end_of_line(&position, &line)?;
-            line_answer(env, &Probed::new(prober, position, ruled)?, &line)
+            line_answer(env, &Probed::new(prober, position, ruled)?, &line, text)
         }
     }
 }
 
-/// A position's value and every legal move with its outcome, best first.
-fn value_answer<G: Game>(env: &Env, prober: &mut Prober<G>, probed: &Probed<G>) -> Result<String> {
+/// A position's value and every legal move with its outcome, best first; `input`: the position
+/// as given, which the JSON form repeats.
+fn value_answer<G: Game>(env: &Env, prober: &mut Prober<G>, probed: &Probed<G>, input: &str) -> Result<String> {
     let moves = prober.moves(&probed.position)?;
     let side = G::side_to_move(&probed.position);
     let fen = G::format_position(&probed.position);
@@ -197,6 +198,7 @@ fn value_answer<G: Game>(env: &Env, prober: &mut Prober<G>, probed: &Probed<G>) 
             .map(|m| json!({ "move": m.name, "coords": m.coords, "outcome": m.value.outcome(), "dtm": m.value.dtm() }))
             .collect();
         let json = json!({
+            "input": input,
             "game": G::ID.name(),
             "rules": rules_json(probed.rules),
             "position": fen,
@@ -229,15 +231,27 @@ fn value_answer<G: Game>(env: &Env, prober: &mut Prober<G>, probed: &Probed<G>) 
     Ok(out)
 }
 
-/// The first line of an answer: the position in full and its game and material, so that each
-/// answer to a list of positions says which it answers.
+/// The first line of an answer: the position in full, its game and material and the rules it is
+/// valued under, so that each answer to a list of positions says which it answers.
 fn heading<G: Game>(probed: &Probed<G>) -> String {
     let fen = G::format_position(&probed.position);
-    format!("{fen}  ({} {})", G::ID, G::material_of(&probed.position))
+    let rules: String = probed
+        .rules
+        .option_strings()
+        .iter()
+        .map(|(key, value)| format!(", {key}={value}"))
+        .collect();
+    format!("{fen}  ({} {}{rules})", G::ID, G::material_of(&probed.position))
 }
 
-/// The best-play line from a position to the end, one move a line with its DTM.
-fn line_answer<G: Game>(env: &Env, probed: &Probed<G>, line: &[(MoveValue<G::Move>, Value)]) -> Result<String> {
+/// The best-play line from a position to the end, one move a line with the plies left after it;
+/// `input`: the position as given, which the JSON form repeats.
+fn line_answer<G: Game>(
+    env: &Env,
+    probed: &Probed<G>,
+    line: &[(MoveValue<G::Move>, Value)],
+    input: &str,
+) -> Result<String> {
     let side = G::side_to_move(&probed.position);
     let mut out = String::new();
     let last = line
@@ -249,6 +263,7 @@ fn line_answer<G: Game>(env: &Env, probed: &Probed<G>, line: &[(MoveValue<G::Mov
             .map(|(m, after)| json!({ "move": m.name, "coords": m.coords, "dtm_after": after.dtm() }))
             .collect();
         let json = json!({
+            "input": input,
             "game": G::ID.name(),
             "rules": rules_json(probed.rules),
             "position": G::format_position(&probed.position),
@@ -275,9 +290,9 @@ fn line_answer<G: Game>(env: &Env, probed: &Probed<G>, line: &[(MoveValue<G::Mov
         let coords = coords_column(m.other_coords(), coords_width);
         writeln!(
             out,
-            "{number:>3}{dots:<3} {:<8} {coords}DTM {}",
+            "{number:>3}{dots:<3} {:<8} {coords}{} left",
             m.name,
-            after.dtm().unwrap_or(0)
+            plies(after.dtm().unwrap_or(0))
         )?;
     }
     if let Some(end) = probed.ruled.as_ref().filter(|_| !line.is_empty()) {

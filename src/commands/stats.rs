@@ -45,13 +45,17 @@ pub fn run<G: Game>(env: &Env, material: &str, by_dtm: bool) -> Result<()> {
     );
     for (side, s, example) in &sides {
         let longest = match example {
-            Some(longest) => format!(
-                "{} in {}, {}  e.g. {}",
-                Value::of_dtm(longest.dtm).outcome(),
-                plies(longest.dtm),
-                counted(longest.positions, "position"),
-                longest.fen
-            ),
+            Some(longest) => {
+                let value = Value::of_dtm(longest.dtm);
+                format!(
+                    "{} in {} ({}), {}  e.g. {}",
+                    value.outcome(),
+                    value.moves().unwrap_or(0),
+                    plies(longest.dtm),
+                    counted(longest.positions, "position"),
+                    longest.fen
+                )
+            }
             None => "-".to_string(),
         };
         let name = G::ID.side_name(*side);
@@ -101,6 +105,10 @@ fn print_dtm_counts<G: Game>(counts: &DtmCounts, ruled: bool) {
     } else {
         "no move left"
     };
+    if counts.iter().all(|side| side.iter().all(|&n| n == 0)) {
+        println!("Positions by DTM: none, no position is won or lost.");
+        return;
+    }
     println!("Positions by DTM (wins at odd plies, losses at even; 0: {ended}):");
     println!("{:>14}{first:>14}{second:>14}", "plies");
     let longest = counts[0].len().max(counts[1].len());

@@ -20,7 +20,7 @@ pub fn verdict(game: GameId, side: Side, value: Value) -> String {
         (GameId::DarkChess, _, _) => distance_verdict(game, side, value),
         (_, Value::Win(d), Some(n)) => format!("{who} to move wins: mate in {n} ({})", plies(d)),
         (_, Value::Loss(d), Some(n)) => format!("{who} to move loses: mated in {n} ({})", plies(d)),
-        _ => "Draw".to_string(),
+        _ => format!("{who} to move: draw"),
     }
 }
 
@@ -32,7 +32,7 @@ pub fn distance_verdict(game: GameId, side: Side, value: Value) -> String {
     match (value, value.moves()) {
         (Value::Win(d), Some(n)) => format!("{who} to move wins in {n} ({})", plies(d)),
         (Value::Loss(d), Some(n)) => format!("{who} to move loses in {n} ({})", plies(d)),
-        _ => "Draw".to_string(),
+        _ => format!("{who} to move: draw"),
     }
 }
 

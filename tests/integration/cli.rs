@@ -350,7 +350,7 @@ fn query_line_and_stats_answer_from_the_tables() {
     assert!(mate_in_one.contains("mate in 1 (1 ply)"), "{mate_in_one}");
     let stalemate = succeeds(&dir, &["query", "k7/1R6/1K6/8/8/8/8/8 b"]);
     assert!(
-        stalemate.contains("Draw\nStalemate: Black to move has no legal move."),
+        stalemate.contains("Black to move: draw\nStalemate: Black to move has no legal move."),
         "{stalemate}"
     );
     let mate = succeeds(&dir, &["query", "1k5R/8/1K6/8/8/8/8/8 b"]);
@@ -361,7 +361,7 @@ fn query_line_and_stats_answer_from_the_tables() {
     let stalemate = succeeds(&dir, &["line", "k7/1R6/1K6/8/8/8/8/8 b"]);
     assert_eq!(
         stalemate,
-        "k7/1R6/1K6/8/8/8/8/8 b - - 0 1  (chess KRvK)\nDraw\nStalemate: Black to move has no legal move.\n"
+        "k7/1R6/1K6/8/8/8/8/8 b - - 0 1  (chess KRvK)\nBlack to move: draw\nStalemate: Black to move has no legal move.\n"
     );
     // In JSON the ending is named: the position's for query, the line's last one's for line.
     let ending = |args: &[&str]| {
@@ -417,7 +417,10 @@ fn query_line_and_stats_answer_from_the_tables() {
     assert_eq!(stats["sides"]["black"]["longest"]["outcome"], "loss");
     assert_eq!(stats["sides"]["white"]["longest"]["outcome"], "win");
     let text = succeeds(&dir, &["stats", "chess", "KRvK"]);
-    assert!(text.contains("  loss in 32 plies, 3,056 positions  e.g. "), "{text}");
+    assert!(
+        text.contains("  loss in 16 (32 plies), 3,056 positions  e.g. "),
+        "{text}"
+    );
     let by_dtm: serde_json::Value =
         serde_json::from_str(&succeeds(&dir, &["stats", "chess", "KRvK", "--by-dtm", "--json"])).unwrap();
     for side in ["white", "black"] {
@@ -459,7 +462,7 @@ fn query_line_and_stats_answer_from_the_tables() {
     assert!(rows.iter().all(|r| r[1] == "loss"), "{query}");
     let line = succeeds(&dir, &["line", kings]);
     let first = line.lines().nth(2).unwrap().split_whitespace().collect::<Vec<_>>();
-    assert_eq!(first[2], "DTM", "{line}");
+    assert_eq!(first[3..], ["plies", "left"], "{line}");
 }
 
 #[test]
