@@ -15,7 +15,7 @@ use crate::games::Game;
 use crate::games::ending::ending;
 use crate::material::{GameId, Side};
 use crate::probe::{MoveValue, Prober, RuledEnd};
-use crate::report::{headline, rules_json, ruling_json, value_json};
+use crate::report::{headline, rules_json, rules_words, ruling_json, value_json};
 use crate::value::Value;
 use crate::with_game;
 
@@ -46,7 +46,7 @@ pub fn run<G: Game>(env: &Env, text: &str, side: Option<&str>, auto: bool) -> Re
     };
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
-    report.start(rules_json(rules), person);
+    report.start(rules_json(rules), &rules_words(rules), person);
     loop {
         let value = prober.value(&position)?;
         let ruled = prober.ruled_end(&position)?;
@@ -94,7 +94,8 @@ struct Report {
 }
 
 impl Report {
-    fn start(&self, rules: serde_json::Value, person: Option<Side>) {
+    /// The game's start: the rules as JSON, or in words (`rules_words`) after the game's name.
+    fn start(&self, rules: serde_json::Value, rules_words: &str, person: Option<Side>) {
         match (self.json, person) {
             (true, _) => self.emit(json!({
                 "event": "start",
@@ -103,8 +104,9 @@ impl Report {
                 "you": person.map(|side| self.game.side_name(side)),
             })),
             (false, Some(side)) => println!(
-                "You play {}. Type moves {}; 'quit' ends the game.",
+                "You play {} ({}{rules_words}). Type moves {}; 'quit' ends the game.",
                 self.game.side_name(side),
+                self.game,
                 how_to_type(self.game)
             ),
             (false, None) => {}

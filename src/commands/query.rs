@@ -15,10 +15,10 @@ use super::{Env, Palette, detect_game};
 use crate::counted::{counted, grouped, plies};
 use crate::error::{error_line, one_line};
 use crate::games::ending::{Ending, ending};
-use crate::games::{Game, Rules, check_options};
+use crate::games::{Game, check_options};
 use crate::material::{GameId, Side};
 use crate::probe::{MoveValue, Prober, RuledEnd, ending_key};
-use crate::report::{headline, rules_json, ruling_json, ruling_text, value_json};
+use crate::report::{headline, rules_json, rules_words, ruling_json, ruling_text, value_json};
 use crate::value::Value;
 use crate::with_game;
 
@@ -235,12 +235,7 @@ fn value_answer<G: Game>(env: &Env, prober: &mut Prober<G>, probed: &Probed<G>, 
 /// valued under, so that each answer to a list of positions says which it answers.
 fn heading<G: Game>(probed: &Probed<G>) -> String {
     let fen = G::format_position(&probed.position);
-    let rules: String = probed
-        .rules
-        .option_strings()
-        .iter()
-        .map(|(key, value)| format!(", {key}={value}"))
-        .collect();
+    let rules = rules_words(probed.rules);
     format!("{fen}  ({} {}{rules})", G::ID, G::material_of(&probed.position))
 }
 

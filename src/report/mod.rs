@@ -91,6 +91,16 @@ pub fn rules_json<R: Rules>(rules: R) -> serde_json::Value {
     options_json(&rules.option_strings())
 }
 
+/// Rule options in words for a heading, each after a comma: ", rules=asian" (nothing for a
+/// game without options).
+pub fn rules_words<R: Rules>(rules: R) -> String {
+    rules
+        .option_strings()
+        .iter()
+        .map(|(key, value)| format!(", {key}={value}"))
+        .collect()
+}
+
 /// Rule options as written in a table's header, as a JSON object: `{"cannon":"jump"}`.
 pub fn options_json(options: &[(String, String)]) -> serde_json::Value {
     serde_json::Value::Object(options.iter().map(|(k, v)| (k.clone(), v.clone().into())).collect())

@@ -457,6 +457,9 @@ fn query_line_and_stats_answer_from_the_tables() {
     succeeds(&dir, &["generate", "darkchess", "KvK", "--backend", "cpu"]);
     let kings = "7k/8/8/K7 w";
     let query = succeeds(&dir, &["query", kings]);
+    // The heading names the rules the value holds under, defaults included.
+    let heading = query.lines().next().unwrap();
+    assert_eq!(heading, "7k/8/8/K7 w  (darkchess KvK, cannon=jump, stalemate=loss)");
     let rows: Vec<Vec<&str>> = query.lines().skip(3).map(|l| l.split_whitespace().collect()).collect();
     assert_eq!(rows.len(), 2, "{query}");
     assert!(rows.iter().all(|r| r[1] == "loss"), "{query}");
