@@ -27,6 +27,7 @@ fn main() {
             bind: "127.0.0.1".parse().unwrap(),
             port: 0,
             defaults: Vec::new(),
+            allowed_hosts: Vec::new(),
         };
         let addr = egtb::serve::spawn(&options).await.unwrap();
         let paths = (0..QUERIES)

@@ -252,6 +252,10 @@ enum Command {
         /// Address to listen on (a loopback address answers requests for localhost only).
         #[arg(long, default_value = "127.0.0.1")]
         bind: String,
+        /// Also answer requests for this host name on a loopback address (a proxy's public
+        /// name); may be given more than once.
+        #[arg(long, value_name = "NAME")]
+        allow_host: Vec<String>,
     },
     /// Play against the table in the terminal (the game is told by the position).
     Play {
@@ -361,7 +365,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Decompress { game, materials } => {
             commands::convert::run(&env, "decompress", Encoding::Raw, game.as_deref(), &materials)
         }
-        Command::Serve { port, bind } => commands::serve::run(&env, &bind, port),
+        Command::Serve { port, bind, allow_host } => commands::serve::run(&env, &bind, port, allow_host),
         Command::Play { position, side, auto } => commands::play::start(&env, &position.words, side.as_deref(), auto),
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "egtb", &mut std::io::stdout());

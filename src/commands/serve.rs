@@ -12,8 +12,9 @@ use crate::table::table_files;
 
 /// Serves until stopped; the command line's rule options are every request's defaults. The
 /// address is printed once the server answers there (`--json`: `{"url": ..., "tables": ...}`,
-/// for a program that starts the server on any free port).
-pub fn run(env: &Env, bind: &str, port: u16) -> Result<()> {
+/// for a program that starts the server on any free port). `allowed_hosts`: host names a
+/// loopback server answers besides its own.
+pub fn run(env: &Env, bind: &str, port: u16, allowed_hosts: Vec<String>) -> Result<()> {
     let bind = bind
         .parse()
         .with_context(|| format!("--bind '{bind}' is no IP address (for example 127.0.0.1 or ::1)"))?;
@@ -25,6 +26,7 @@ pub fn run(env: &Env, bind: &str, port: u16) -> Result<()> {
         bind,
         port,
         defaults: env.options.clone(),
+        allowed_hosts,
     };
     // A folder that cannot be read stops the server here, as it stops `egtb list`. One without
     // tables: the page would only name missing tables, so say so before the address.

@@ -31,6 +31,9 @@ pub struct ServeOptions {
     pub port: u16,
     /// Rule options given on the command line, the defaults of every request.
     pub defaults: Vec<(String, String)>,
+    /// Host names a server on a loopback address answers besides its loopback names (a
+    /// proxy's public name); a server on another address answers every name.
+    pub allowed_hosts: Vec<String>,
 }
 
 /// Binds the address and starts serving on the current tokio runtime; returns the address
@@ -41,7 +44,11 @@ pub async fn spawn(options: &ServeOptions) -> Result<SocketAddr> {
         .await
         .with_context(|| format!("cannot listen on {}:{}", options.bind, options.port))?;
     let addr = listener.local_addr()?;
-    let app = router::router(Arc::new(api), options.bind.is_loopback());
+    let hosts = match options.bind.is_loopback() {
+        true => router::Hosts::Loopback(options.allowed_hosts.clone()),
+        false => router::Hosts::Any,
+    };
+    let app = router::router(Arc::new(api), hosts);
     tokio::spawn(async move {
         if let Err(e) = axum::serve(listener, app).await {
             eprintln!("egtb: error: server stopped: {e}");

@@ -20,10 +20,42 @@ use super::assets;
 /// inline; and no other site may show it in a frame.
 const CONTENT_POLICY: &str = "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'";
 
-/// The application: the page at `/`, its assets, and the API under `/api/`. `local_only`: a
-/// server bound to a loopback address answers only requests addressed to a loopback name, so
-/// that a web page elsewhere cannot reach it under a name of its own (DNS rebinding).
-pub fn router(api: Arc<Api>, local_only: bool) -> Router {
+/// The host names a server answers requests for.
+#[derive(Clone, Debug)]
+pub enum Hosts {
+    /// Every name: a server bound to an address others reach.
+    Any,
+    /// Its loopback names and these: a server bound to a loopback address, which a web page
+    /// elsewhere must not reach under a name of its own (DNS rebinding).
+    Loopback(Vec<String>),
+}
+
+impl Hosts {
+    /// Whether a Host header names this server: `localhost` (and `*.localhost`), a loopback
+    /// address, or a name allowed, with or without a port.
+    fn allow(&self, host: &str) -> bool {
+        let Hosts::Loopback(allowed) = self else {
+            return true;
+        };
+        let (name, after) = match host.strip_prefix('[') {
+            Some(bracketed) => bracketed.split_once(']').unwrap_or(("", "unclosed")),
+            None => host.find(':').map_or((host, ""), |at| host.split_at(at)),
+        };
+        let port = after.strip_prefix(':').unwrap_or(after);
+        if !(after.is_empty() || !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit())) {
+            return false;
+        }
+        let name = name.strip_suffix('.').unwrap_or(name).to_ascii_lowercase();
+        name == "localhost"
+            || name.ends_with(".localhost")
+            || name.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
+            || allowed.iter().any(|a| a.eq_ignore_ascii_case(&name))
+    }
+}
+
+/// The application: the page at `/`, its assets, and the API under `/api/`, answering requests
+/// for the `hosts` named.
+pub fn router(api: Arc<Api>, hosts: Hosts) -> Router {
     Router::new()
         .route("/", get(|| async { assets::page() }))
         .route("/app.js", get(|| async { assets::script() }))
@@ -38,22 +70,22 @@ pub fn router(api: Arc<Api>, local_only: bool) -> Router {
         .method_not_allowed_fallback(not_allowed)
         .fallback(not_found)
         .layer(middleware::from_fn(move |request, next| {
-            guard(local_only, request, next)
+            guard(hosts.clone(), request, next)
         }))
         .with_state(api)
 }
 
-/// Refuses a request for another host where the server is `local_only`, and marks every answer
-/// as what its type says (no sniffing) under the page's content policy.
-async fn guard(local_only: bool, request: Request, next: Next) -> Response {
+/// Refuses a request for a host the server does not answer, and marks every answer as what
+/// its type says (no sniffing) under the page's content policy.
+async fn guard(hosts: Hosts, request: Request, next: Next) -> Response {
     let host = request.headers().get(header::HOST).and_then(|h| h.to_str().ok());
     let mut response = match host {
-        Some(host) if !local_only || is_loopback_name(host) => next.run(request).await,
+        Some(host) if hosts.allow(host) => next.run(request).await,
         _ => error(ApiError {
             status: 403,
             message: format!(
                 "a request for host '{}' refused: this server is bound to a loopback address and \
-                 answers localhost only (egtb serve --bind 0.0.0.0 serves other names)",
+                 answers localhost only (a proxy's name: egtb serve --allow-host NAME)",
                 host.unwrap_or("").chars().take(64).collect::<String>()
             ),
         }),
@@ -65,16 +97,6 @@ async fn guard(local_only: bool, request: Request, next: Next) -> Response {
         HeaderValue::from_static(CONTENT_POLICY),
     );
     response
-}
-
-/// Whether a Host header names this machine by a loopback name: `localhost`, `127.0.0.1`,
-/// `[::1]`, with or without a port.
-fn is_loopback_name(host: &str) -> bool {
-    let name = match host.strip_prefix('[') {
-        Some(bracketed) => bracketed.split(']').next().unwrap_or(""),
-        None => host.rsplit_once(':').map_or(host, |(name, _)| name),
-    };
-    name.eq_ignore_ascii_case("localhost") || name.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
 }
 
 /// The segments of a route's path, or a JSON error where they are not text (`%FF`).
@@ -171,4 +193,43 @@ async fn answer(call: impl FnOnce() -> Result<Json, ApiError> + Send + 'static) 
 fn error(e: ApiError) -> Response {
     let status = StatusCode::from_u16(e.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     (status, axum::Json(json!({ "error": e.message }))).into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_loopback_server_answers_its_loopback_names_and_those_allowed_only() {
+        let loopback = Hosts::Loopback(vec!["Tables.Example.org".into()]);
+        for host in [
+            "localhost",
+            "LOCALHOST:8080",
+            "localhost.",
+            "app.localhost:3000",
+            "127.0.0.1",
+            "127.0.0.2:80",
+            "[::1]",
+            "[::1]:8080",
+            "tables.example.org:443",
+        ] {
+            assert!(loopback.allow(host), "{host} refused");
+            assert!(Hosts::Any.allow(host), "{host} refused");
+        }
+        for host in [
+            "",
+            "attacker.example",
+            "attacker.example:8080",
+            "127.0.0.1.attacker.example",
+            "localhost.attacker.example",
+            "[::1]evil.example",
+            "[::1",
+            "127.0.0.1:evil",
+            "localhost:",
+            "other.example.org",
+        ] {
+            assert!(!loopback.allow(host), "{host} answered");
+            assert!(Hosts::Any.allow(host), "{host} refused on every address");
+        }
+    }
 }

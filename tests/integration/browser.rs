@@ -1669,3 +1669,73 @@ async fn the_editor_works_from_the_keyboard_and_its_side_menu_follows_the_board(
     );
     client.close().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_editor_stops_a_game_and_a_practice_position_late_for_a_board_moved_on_is_dropped() {
+    let Some((client, base, _running)) = browser().await else {
+        return;
+    };
+    // Opening the editor stops the game: black to move by the editor's menu, the table stays.
+    start_playing_krvk_as_white(&client, &base).await;
+    click(&client, Locator::Css("#tabs button[data-tab=edit]")).await;
+    choose(&client, "edit-side", "1").await;
+    let black = "8/8/8/4k3/8/8/8/R3K3 b - - 0 1";
+    wait_for_analysis(&client, black).await;
+    let status = "return document.getElementById('play-status').textContent";
+    assert_eq!(eval(&client, status).await, "Stopped: the editor changes the position.");
+    assert_eq!(fen_shown(&client).await, black, "the table answered an edit");
+
+    // A practice position answering after another position was loaded: dropped.
+    click(&client, Locator::Css("#tabs button[data-tab=play]")).await;
+    wait_for_listed(&client, "random-material", "KQvK").await;
+    count_fetches(&client, "/random/", 1500).await;
+    click(&client, Locator::Id("random")).await;
+    enter_fen(&client, CHESS_OPENING).await;
+    wait_until(
+        &client,
+        "return window.handled === 1",
+        "the late practice position handled",
+    )
+    .await;
+    assert_eq!(fen_shown(&client).await, CHESS_OPENING);
+    client.close().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_keeps_the_persons_place_focus_and_choices() {
+    let Some((client, base, _running)) = browser().await else {
+        return;
+    };
+    open_chess(&client, &base).await;
+    let suggest = "return document.getElementById('suggest').disabled";
+    assert_eq!(eval(&client, suggest).await, json!(false));
+    // Back pressed to the first position hands the focus to Forward, not to the page.
+    let mine = winning_moves::<Chess>(CHESS_OPENING).remove(0);
+    click_move(&client, &mine).await;
+    wait_for_analysis(&client, &played::<Chess>(CHESS_OPENING, &[&mine])).await;
+    eval(&client, "document.getElementById('back').focus(); return true").await;
+    press(&client, "\u{e007}").await;
+    wait_for_analysis(&client, CHESS_OPENING).await;
+    assert_eq!(focused(&client).await, "BUTTON");
+    assert_eq!(eval(&client, "return document.activeElement.id").await, "forward");
+    // A material chosen in the statistics stays chosen when the tab is opened again.
+    click(&client, Locator::Css("#tabs button[data-tab=stats]")).await;
+    wait_for_listed(&client, "stats-material", "KQvK").await;
+    choose(&client, "stats-material", "KQvK").await;
+    count_fetches(&client, "/api/tables", 0).await;
+    for tab in ["analysis", "stats"] {
+        click(&client, Locator::Css(&format!("#tabs button[data-tab={tab}]"))).await;
+    }
+    wait_until(
+        &client,
+        "return window.asked === 1 && window.handled === 1",
+        "the listing handled",
+    )
+    .await;
+    let chosen = "return document.getElementById('stats-material').value";
+    assert_eq!(eval(&client, chosen).await, "KQvK");
+    // In the editor the suggestion has nothing to play.
+    click(&client, Locator::Css("#tabs button[data-tab=edit]")).await;
+    assert_eq!(eval(&client, suggest).await, json!(true));
+    client.close().await.unwrap();
+}

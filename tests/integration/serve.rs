@@ -461,6 +461,7 @@ async fn a_loopback_server_answers_loopback_names_only_and_marks_its_answers() {
         bind: "0.0.0.0".parse().unwrap(),
         port: 0,
         defaults: Vec::new(),
+        allowed_hosts: Vec::new(),
     };
     let open = {
         let _ports = PORTS.lock().await;

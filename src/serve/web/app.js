@@ -77,6 +77,7 @@ const state = {
   randomRequest: 0,
   materialsRequest: 0,
   noTablesNote: "", // what the statistics and the practice say while no table is listed
+  chosenMaterial: {}, // the material a menu was set to by the person, by the menu's id
 };
 
 const $ = (id) => document.getElementById(id);
@@ -292,6 +293,9 @@ function drawBoard() {
   }
   drawArrows(svg);
   keyboardSquares(svg, grid, focus);
+  const a = state.analysis;
+  const suggestion = a && a.moves && a.moves.length && a.fen === currentFen() && !ruledHere(a);
+  $("suggest").disabled = !(suggestion && mayMove());
 }
 
 function drawXiangqiLines(svg, width, height) {
@@ -513,8 +517,13 @@ function showToMove(fen) {
   $("to-move-text").textContent = `${name[0].toUpperCase()}${name.slice(1)} to move`;
   $("to-move-dot").style.background = side === 0 ? (state.game === "chess" ? "#fff" : "#b3261e") : "#111";
   $("edit-side").value = String(side);
-  $("back").disabled = state.cursor === 0;
-  $("forward").disabled = state.cursor >= state.history.length - 1;
+  const [back, forward] = [$("back"), $("forward")];
+  back.disabled = state.cursor === 0;
+  forward.disabled = state.cursor >= state.history.length - 1;
+  // A button disabled under the keyboard's focus hands it to the other, or to the board.
+  for (const [button, other] of [[back, forward], [forward, back]]) {
+    if (button.disabled && document.activeElement === button) (other.disabled ? $("board") : other).focus();
+  }
 }
 
 function showError(message) {
@@ -668,7 +677,6 @@ function announce() {
   } else if (a && state.playing && a.category === "draw") {
     text = "Game over: a drawn position is reached; neither side can force a result. Draw.";
   }
-  $("announce").hidden = !text;
   $("announce").textContent = text;
   if (text && state.playing) $("play-status").textContent = text;
 }
@@ -691,6 +699,7 @@ function keepFocusOnBoard() {
 function playMove(move, table = false) {
   keepFocusOnBoard();
   hidePromotion();
+  if (table) $("play-status").textContent = `The table played ${move.san}.`;
   state.answer = true;
   state.history = state.history.slice(0, state.cursor + 1);
   state.history.push({ fen: move.fen, move, table });
@@ -703,6 +712,7 @@ function playMove(move, table = false) {
 /// person's previous or next turn, so Back takes back the table's answer with the move it
 /// answered; the table does not answer a position stepped to, or Back could never undo it.
 function navigate(direction) {
+  keepFocusOnBoard();
   const inside = (i) => i >= 0 && i < state.history.length;
   let to = state.cursor + direction;
   if (!inside(to)) return;
@@ -850,7 +860,9 @@ function buildPalette() {
     if (state.editPiece === piece) button.classList.add("active");
     button.addEventListener("click", () => {
       state.editPiece = state.editPiece === piece ? null : piece;
+      const focused = document.activeElement === button;
       buildPalette();
+      if (focused) palette.querySelector(`button[data-piece="${piece}"]`).focus();
     });
     palette.appendChild(button);
     // Each side's pieces on a row of their own.
@@ -899,10 +911,13 @@ async function loadMaterials() {
       .filter((t) => t.game === state.game && wanted.every(([k, v]) => t.rules[k] === v))
       .map((t) => t.material);
     for (const select of selects) select.replaceChildren(...materials.map((m) => new Option(m, m)));
-    // The board's material comes first to mind: chosen where its table is listed.
+    // The material the person chose stays chosen; else the board's comes first to mind.
     const here = state.analysis && state.analysis.material;
     for (const select of selects) {
-      if ([...select.options].some((o) => o.value === here)) select.value = here;
+      const listed = (m) => [...select.options].some((o) => o.value === m);
+      const chosen = state.chosenMaterial[select.id];
+      if (listed(chosen)) select.value = chosen;
+      else if (listed(here)) select.value = here;
     }
     // The rule options chosen, spelled as the missing table's own error spells them: without
     // them the command would build tables under other rules.
@@ -930,9 +945,12 @@ async function randomPosition() {
   params.set("side", GAMES[state.game].sides[side]);
   params.set("outcome", $("random-outcome").value);
   const ticket = ++state.randomRequest;
+  const shown = state.request;
   try {
     const position = await api(`/api/${state.game}/random/${encodeURIComponent(material)}`, params);
-    if (ticket !== state.randomRequest) return;
+    // Dropped when asked for again, or when the board changed meanwhile (a move, a position
+    // loaded, a game started): the person has moved on.
+    if (ticket !== state.randomRequest || shown !== state.request) return;
     state.playing = false;
     $("play-status").textContent = "";
     $("play-side").value = String(side);
@@ -940,7 +958,7 @@ async function randomPosition() {
     $("random-status").textContent = `${position.material}: ${title(side)} to move ${outcome}. Start to play it against the table.`;
     setPosition(position.fen);
   } catch (e) {
-    if (ticket === state.randomRequest) $("random-status").textContent = e.message;
+    if (ticket === state.randomRequest && shown === state.request) $("random-status").textContent = e.message;
   }
 }
 
@@ -949,6 +967,7 @@ async function randomPosition() {
 function forgetTableAnswers() {
   state.statsRequest++;
   state.randomRequest++;
+  state.chosenMaterial = {};
   $("stats-result").replaceChildren();
   $("random-status").textContent = "";
 }
@@ -1016,6 +1035,7 @@ function openButton(className, fen, text) {
   button.textContent = text;
   button.addEventListener("click", () => {
     switchTab("analysis");
+    $("board").focus();
     setPosition(fen);
   });
   return button;
@@ -1048,9 +1068,17 @@ function ruledLost(stats) {
 
 function switchTab(tab) {
   state.tab = tab;
+  // Editing changes the position under a game: the game stops, lest the table answer an edit.
+  if (tab === "edit" && state.playing) {
+    state.playing = false;
+    $("play-status").textContent = "Stopped: the editor changes the position.";
+  }
   for (const b of document.querySelectorAll("#tabs button")) {
-    b.classList.toggle("active", b.dataset.tab === tab);
-    b.setAttribute("aria-selected", String(b.dataset.tab === tab));
+    const active = b.dataset.tab === tab;
+    b.classList.toggle("active", active);
+    b.setAttribute("aria-selected", String(active));
+    // One stop in the tab order for the tabs: the open one (the arrow keys reach the others).
+    b.tabIndex = active ? 0 : -1;
   }
   for (const t of ["analysis", "play", "edit", "stats"]) $(`tab-${t}`).hidden = t !== tab && !(t === "analysis" && tab === "play");
   if (tab === "edit") buildPalette();
@@ -1136,25 +1164,28 @@ async function init() {
   });
   document.addEventListener("keydown", (event) => {
     if (event.key === "Escape" && (!$("promotion").hidden || state.selected)) {
+      if ($("promotion").contains(document.activeElement)) $("board").focus();
       hidePromotion();
       state.selected = null;
       drawBoard();
       return;
     }
-    // On the tabs the arrow keys go from tab to tab.
-    if (event.target.getAttribute && event.target.getAttribute("role") === "tab") {
+    // On the tabs the arrow keys go from tab to tab, Home and End to the first and the last.
+    const modified = event.altKey || event.ctrlKey || event.metaKey;
+    if (event.target.getAttribute && event.target.getAttribute("role") === "tab" && !modified) {
       const tabs = [...document.querySelectorAll("#tabs button")];
-      const step = { ArrowLeft: -1, ArrowRight: 1 }[event.key];
-      if (!step) return;
+      const at = tabs.indexOf(event.target);
+      const to = { ArrowLeft: at - 1, ArrowRight: at + 1, Home: 0, End: tabs.length - 1 }[event.key];
+      if (to === undefined) return;
       event.preventDefault();
-      const next = tabs[(tabs.indexOf(event.target) + step + tabs.length) % tabs.length];
+      const next = tabs[(to + tabs.length) % tabs.length];
       next.focus();
       next.click();
       return;
     }
     // The arrow keys step back and forward through the moves, except where they edit or choose.
     const target = event.target.tagName;
-    if (["INPUT", "SELECT", "TEXTAREA"].includes(target) || event.altKey || event.ctrlKey || event.metaKey) return;
+    if (["INPUT", "SELECT", "TEXTAREA"].includes(target) || modified) return;
     const step = { ArrowLeft: "back", ArrowRight: "forward" }[event.key];
     if (step) {
       event.preventDefault();
@@ -1213,6 +1244,11 @@ async function init() {
     const grid = Array.from({ length: g.ranks }, () => Array(g.files).fill(null));
     setPosition(formatPosition(grid, sideToMove(currentFen()), state.game));
   });
+  for (const id of ["stats-material", "random-material"]) {
+    $(id).addEventListener("change", () => {
+      state.chosenMaterial[id] = $(id).value;
+    });
+  }
   $("stats-show").addEventListener("click", showStats);
   $("random").addEventListener("click", randomPosition);
   setupPointer();

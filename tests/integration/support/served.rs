@@ -84,6 +84,7 @@ pub async fn start_on(dir: &Path, defaults: &[(&str, &str)]) -> anyhow::Result<S
         bind: "127.0.0.1".parse().unwrap(),
         port: 0,
         defaults: defaults.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+        allowed_hosts: Vec::new(),
     };
     let _ports = PORTS.lock().await;
     egtb::serve::spawn(&options).await
