@@ -1627,11 +1627,24 @@ async fn the_editor_works_from_the_keyboard_and_its_side_menu_follows_the_board(
     let disabled = "return ['back', 'forward'].map(id => document.getElementById(id).disabled)";
     assert_eq!(eval(&client, disabled).await, json!([true, true]), "nowhere to go yet");
     click(&client, Locator::Css("#tabs button[data-tab=edit]")).await;
-    // Every square is a button, named with what stands on it; the palette's pieces by name.
-    let squares = tabbable_squares(&client).await;
-    assert_eq!(squares.len(), 64);
-    assert!(squares.contains(&("e1".into(), "e1: white king".into())), "{squares:?}");
-    assert!(squares.contains(&("e4".into(), "e4: empty".into())), "{squares:?}");
+    // Every square is a button, named with what stands on it, one of them in the tab order;
+    // the arrow keys go from square to square. The palette's pieces are named.
+    let buttons = "return [...document.querySelectorAll('#board .square[role=button]')] \
+                   .map(s => [s.dataset.square, s.getAttribute('aria-label')])";
+    let squares = eval(&client, buttons).await.to_string();
+    assert_eq!(eval(&client, buttons).await.as_array().unwrap().len(), 64);
+    assert!(squares.contains(r#"["e1","e1: white king"]"#), "{squares}");
+    assert!(squares.contains(r#"["e4","e4: empty"]"#), "{squares}");
+    assert_eq!(
+        tabbable_squares(&client).await,
+        [("a1".into(), "a1: white rook".into())]
+    );
+    eval(&client, "document.getElementById('sq-a1').focus(); return true").await;
+    for key in ["\u{e014}", "\u{e013}", "\u{e014}"] {
+        press(&client, key).await;
+    }
+    assert_eq!(focused(&client).await, "c2", "right, up, right from a1");
+    assert_eq!(tabbable_squares(&client).await, [("c2".into(), "c2: empty".into())]);
     let queen = "const b = document.querySelector('#palette button[data-piece=Q]'); \
                  return [b.getAttribute('aria-label'), b.getAttribute('aria-pressed')]";
     assert_eq!(eval(&client, queen).await, json!(["white queen", "false"]));

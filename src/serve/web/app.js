@@ -72,6 +72,7 @@ const state = {
   showAnswers: false,
   selected: null,
   editPiece: null,
+  editFocus: null, // the editor's square in the tab order, once the arrow keys chose one
   request: 0,
   statsRequest: 0,
   randomRequest: 0,
@@ -189,10 +190,11 @@ function mayMove() {
 }
 
 /// The board from the keyboard: a square holding a piece that can move, and while a piece is
-/// selected each square it can go to, is a button in the tab order (Enter or Space clicks it);
-/// in the editor every square is. The focus stays on the board as it is redrawn: on the same
-/// square where it is still a button, else on the board itself, from where Tab goes on to its
-/// squares.
+/// selected each square it can go to, is a button in the tab order (Enter or Space clicks it).
+/// In the editor every square is a button, one of them in the tab order, and the arrow keys go
+/// from square to square (`editorArrow`). The focus stays on the board as it is redrawn: on
+/// the same square where it is still a button, else on the board itself, from where Tab goes on
+/// to its squares.
 function keyboardSquares(svg, grid, focus) {
   const { wasOnBoard, focusedSquare } = focus;
   const editing = state.tab === "edit";
@@ -214,7 +216,7 @@ function keyboardSquares(svg, grid, focus) {
       label = `${pieceName(piece)} on ${name}${state.selected === name ? ", selected" : ""}`;
     }
     if (!label) continue;
-    square.setAttribute("tabindex", "0");
+    square.setAttribute("tabindex", !editing || name === editorSquare() ? "0" : "-1");
     square.setAttribute("role", "button");
     square.setAttribute("aria-label", label);
     square.addEventListener("keydown", (event) => {
@@ -226,6 +228,32 @@ function keyboardSquares(svg, grid, focus) {
   if (!wasOnBoard) return;
   const again = focusedSquare && svg.querySelector(`.square[tabindex][data-square="${focusedSquare}"]`);
   (again || svg).focus();
+}
+
+/// The editor's square in the tab order: the last one the arrow keys reached, else the first
+/// side's corner on the left.
+function editorSquare() {
+  return state.editFocus || squareName(0, GAMES[state.game].ranks - 1, state.game);
+}
+
+/// An arrow key on a square of the editor: the focus goes to the next square that way, as the
+/// board is drawn (flipped or not). Returns whether the key was one of the arrows.
+function editorArrow(event) {
+  const step = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] }[event.key];
+  if (!step) return false;
+  event.preventDefault();
+  const g = GAMES[state.game];
+  const at = squareAt(event.target.dataset.square, state.game);
+  const sign = state.flipped ? -1 : 1;
+  const file = at.file + sign * step[0];
+  const row = at.row + sign * step[1];
+  if (file < 0 || file >= g.files || row < 0 || row >= g.ranks) return true;
+  const next = $(`sq-${squareName(file, row, state.game)}`);
+  event.target.setAttribute("tabindex", "-1");
+  next.setAttribute("tabindex", "0");
+  state.editFocus = next.dataset.square;
+  next.focus();
+  return true;
 }
 
 function pieceAt(grid, name) {
@@ -1123,6 +1151,7 @@ function setGame(game, fen) {
   );
   state.history = [{ fen: fen || GAMES[game].start, move: null }];
   state.cursor = 0;
+  state.editFocus = null;
   state.playing = false;
   // The last game's play status ("Your move.") would outlive its game.
   $("play-status").textContent = "";
@@ -1182,6 +1211,10 @@ async function init() {
       next.focus();
       next.click();
       return;
+    }
+    // In the editor they go from square to square.
+    if (state.tab === "edit" && event.target.classList && event.target.classList.contains("square")) {
+      if (!modified && editorArrow(event)) return;
     }
     // The arrow keys step back and forward through the moves, except where they edit or choose.
     const target = event.target.tagName;
