@@ -253,9 +253,14 @@ fn line_answer<G: Game>(
         .iter()
         .fold(probed.position.clone(), |at, (m, _)| G::play(&at, m.mv));
     if env.json {
+        let mut at = probed.position.clone();
         let steps: Vec<_> = line
             .iter()
-            .map(|(m, after)| json!({ "move": m.name, "coords": m.coords, "dtm_after": after.dtm() }))
+            .map(|(m, after)| {
+                at = G::play(&at, m.mv);
+                let fen = G::format_position(&at);
+                json!({ "move": m.name, "coords": m.coords, "dtm_after": after.dtm(), "fen_after": fen })
+            })
             .collect();
         let json = json!({
             "input": input,

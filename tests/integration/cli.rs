@@ -3,6 +3,8 @@
 
 use std::path::Path;
 
+use egtb::{Chess, Game};
+
 use crate::support::{Rng, egtb, egtb_command, egtb_reading, failed, fails, materials, succeeded, succeeds, temp_dir};
 
 #[test]
@@ -380,6 +382,20 @@ fn query_line_and_stats_answer_from_the_tables() {
         (&line["material"], &line["side_to_move"]),
         (&"KRvK".into(), &"white".into())
     );
+    assert_eq!(line["input"], fen);
+    // Each step with the position it leaves, as the prober's line plays it.
+    let steps = line["line"].as_array().unwrap();
+    let mut at = Chess::parse_position(fen).unwrap();
+    let mut prober = egtb::Prober::<Chess>::new(&dir, Default::default());
+    let expected: Vec<String> = (prober.line(&at).unwrap().into_iter())
+        .map(|(m, _)| {
+            at = Chess::play(&at, m.mv);
+            Chess::format_position(&at)
+        })
+        .collect();
+    let got: Vec<&str> = steps.iter().map(|s| s["fen_after"].as_str().unwrap()).collect();
+    assert_eq!(got, expected);
+    assert_eq!(steps.last().unwrap()["dtm_after"], 0);
 
     let json: serde_json::Value = serde_json::from_str(&succeeds(&dir, &["query", fen, "--json"])).unwrap();
     assert_eq!(json["value"]["dtm"], 27);
