@@ -11,7 +11,7 @@ use crate::shell::tables_option;
 use crate::table::table_files;
 
 /// Serves until stopped; the command line's rule options are every request's defaults. The
-/// address is printed once the server answers there (`--json`: `{"url": ..., "tables": ...}`,
+/// address is printed once the server answers there (`--json`: `{"url": ..., "tables_dir": ...}`,
 /// for a program that starts the server on any free port). `allowed_hosts`: host names a
 /// loopback server answers besides its own.
 pub fn run(env: &Env, bind: &str, port: u16, allowed_hosts: Vec<String>) -> Result<()> {
@@ -43,7 +43,7 @@ pub fn run(env: &Env, bind: &str, port: u16, allowed_hosts: Vec<String>) -> Resu
         let url = serve::url(addr);
         let tables = tables.display();
         match env.json {
-            true => println!("{}", json!({ "url": url, "tables": tables.to_string() })),
+            true => println!("{}", json!({ "url": url, "tables_dir": tables.to_string() })),
             false => println!("egtb: serving the tables in {tables} at {url}  (Ctrl-C stops)"),
         }
         std::io::stdout().flush()?;

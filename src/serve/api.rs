@@ -418,7 +418,7 @@ impl Api {
         }
         Ok(json!({
             "tables": listed,
-            "folder": self.tables.display().to_string(),
+            "tables_dir": self.tables.display().to_string(),
             "tables_option": tables_option(&self.tables),
         }))
     }

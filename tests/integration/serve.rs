@@ -96,6 +96,7 @@ async fn mainline_stats_and_tables_answer_as_the_prober_and_stats_do() {
 
     let (status, listing) = get(addr, "/api/tables").await;
     assert_eq!(status, 200);
+    assert_eq!(listing["tables_dir"], tables().display().to_string(), "{listing}");
     let names: Vec<String> = listing["tables"]
         .as_array()
         .unwrap()
@@ -506,7 +507,7 @@ async fn serve_prints_its_address_and_answers_there() {
         let url = match json {
             true => {
                 let printed: Json = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
-                assert_eq!(printed["tables"], tables().display().to_string(), "{line}");
+                assert_eq!(printed["tables_dir"], tables().display().to_string(), "{line}");
                 printed["url"].as_str().unwrap().to_string()
             }
             false => line
