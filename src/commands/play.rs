@@ -11,6 +11,7 @@ use serde_json::json;
 
 use super::{Env, Palette};
 use crate::counted::one_of;
+use crate::error::error_line;
 use crate::games::Game;
 use crate::games::ending::ending;
 use crate::material::{GameId, Side};
@@ -47,41 +48,48 @@ pub fn run<G: Game>(env: &Env, text: &str, side: Option<&str>, auto: bool) -> Re
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
     report.start(rules_json(rules), &rules_words(rules), person);
-    loop {
-        let value = prober.value(&position)?;
-        let ruled = prober.ruled_end(&position)?;
-        let mover = G::side_to_move(&position);
-        report.position::<G>(&position, value, &ruled);
-        let winner = value.winner(mover);
-        if let Some(end) = ending::<G>(&position, rules) {
-            let text = format!("Game over: {}, {}", end.name(), result_words(G::ID, winner));
-            return report.end(end.key(), winner, &text);
-        }
-        if let Some(end) = ruled.filter(|end| end.position == position) {
-            let text = format!(
-                "Game over: lost by the rules ({}, order {}), {}",
-                end.ruling.reason.name(),
-                end.ruling.order,
-                result_words(G::ID, winner)
-            );
-            return report.end("ruling", winner, &text);
-        }
-        if value == Value::Draw {
-            let text = "Game over: a drawn position is reached; neither side can force a result.";
-            return report.end("draw", None, text);
-        }
-        let moves = prober.moves(&position)?;
-        let chosen = if person == Some(mover) {
-            match ask_move::<G>(&report, &mut input, (&position, rules), &moves)? {
-                Some(m) => m,
-                None => return report.end("unfinished", None, "Game left unfinished."),
+    let mut play = || -> Result<()> {
+        loop {
+            let value = prober.value(&position)?;
+            let ruled = prober.ruled_end(&position)?;
+            let mover = G::side_to_move(&position);
+            report.position::<G>(&position, value, &ruled);
+            let winner = value.winner(mover);
+            if let Some(end) = ending::<G>(&position, rules) {
+                let text = format!("Game over: {}, {}", end.name(), result_words(G::ID, winner));
+                return report.end(end.key(), winner, &text);
             }
-        } else {
-            moves[0].clone()
-        };
-        report.moved(mover, person == Some(mover), &chosen);
-        position = G::play(&position, chosen.mv);
+            if let Some(end) = ruled.filter(|end| end.position == position) {
+                let text = format!(
+                    "Game over: lost by the rules ({}, order {}), {}",
+                    end.ruling.reason.name(),
+                    end.ruling.order,
+                    result_words(G::ID, winner)
+                );
+                return report.end("ruling", winner, &text);
+            }
+            if value == Value::Draw {
+                let text = "Game over: a drawn position is reached; neither side can force a result.";
+                return report.end("draw", None, text);
+            }
+            let moves = prober.moves(&position)?;
+            let chosen = if person == Some(mover) {
+                match ask_move::<G>(&report, &mut input, (&position, rules), &moves)? {
+                    Some(m) => m,
+                    None => return report.end("unfinished", None, "Game left unfinished."),
+                }
+            } else {
+                moves[0].clone()
+            };
+            report.moved(mover, person == Some(mover), &chosen);
+            position = G::play(&position, chosen.mv);
+        }
+    };
+    let played = play();
+    if let Err(error) = &played {
+        report.failed(error);
     }
+    played
 }
 
 /// How a game is told: a board and sentences for a person, or with `--json` one object a line
@@ -185,6 +193,15 @@ impl Report {
             println!("{text}");
         }
         Ok(())
+    }
+
+    /// A game stopped by an error (a table missing or damaged): for a program, an `end` event
+    /// with the reason `error` and the error's line, so that every game it reads ends with one;
+    /// a person reads the error on stderr.
+    fn failed(&self, error: &anyhow::Error) {
+        if self.json {
+            self.emit(json!({ "event": "end", "reason": "error", "winner": null, "text": error_line(error) }));
+        }
     }
 
     fn emit(&self, event: serde_json::Value) {

@@ -177,6 +177,23 @@ fn play_in_json_tells_the_game_as_events() {
     let ruled = &events[events.len() - 2];
     assert_eq!(ruled["position"], json!(PERPETUAL_CHECK));
     assert_eq!(ruled["ruling"]["reason"], json!("perpetual check"), "{out}");
+
+    // A game stopped by a missing table ends with an event too, naming the command that builds
+    // it, and fails.
+    let args = ["play", "8/8/8/4k3/8/8/8/RQ2K3 w", "--auto", "--json"];
+    let out = egtb_reading(tables(), &args, "");
+    assert!(!out.status.success());
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let end: Json = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    assert_eq!(
+        (&end["event"], &end["reason"]),
+        (&json!("end"), &json!("error")),
+        "{stdout}"
+    );
+    assert!(
+        end["text"].as_str().unwrap().contains("egtb generate chess KQRvK"),
+        "{end}"
+    );
 }
 
 #[test]
