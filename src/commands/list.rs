@@ -44,7 +44,7 @@ pub fn run(env: &Env) -> Result<()> {
         .map(|p| inspect(&env.tables, p))
         .collect();
     if env.json {
-        let out: Vec<_> = listed
+        let tables: Vec<_> = listed
             .iter()
             .map(|l| {
                 json!({
@@ -60,7 +60,14 @@ pub fn run(env: &Env) -> Result<()> {
                 })
             })
             .collect();
-        println!("{}", serde_json::Value::Array(out));
+        let totals = Totals::of(&listed);
+        let out = json!({
+            "tables_dir": env.tables.display().to_string(),
+            "exists": env.tables.exists(),
+            "tables": tables,
+            "total": { "tables": listed.len(), "bytes": totals.bytes, "states": totals.states, "bad": totals.bad },
+        });
+        println!("{out}");
         return verified(&listed);
     }
     if listed.is_empty() {
@@ -120,20 +127,35 @@ fn verified(listed: &[Listed]) -> Result<()> {
     )
 }
 
+/// The tables' size on disk and states in all, and how many fail to verify.
+struct Totals {
+    bytes: u64,
+    states: u64,
+    bad: usize,
+}
+
+impl Totals {
+    fn of(listed: &[Listed]) -> Totals {
+        Totals {
+            bytes: listed.iter().map(|l| l.bytes).sum(),
+            states: listed.iter().filter_map(|l| l.about.as_ref()).map(|a| a.states).sum(),
+            bad: listed.iter().filter(|l| l.check.is_err()).count(),
+        }
+    }
+}
+
 /// The closing line: how many tables, their size and states, and how many fail to verify.
 fn total(listed: &[Listed]) -> String {
-    let size: u64 = listed.iter().map(|l| l.bytes).sum();
-    let states: u64 = listed.iter().filter_map(|l| l.about.as_ref()).map(|a| a.states).sum();
-    let bad = listed.iter().filter(|l| l.check.is_err()).count();
-    let verdict = match bad {
+    let totals = Totals::of(listed);
+    let verdict = match totals.bad {
         0 => "all verify".to_string(),
-        _ => format!("{bad} BAD"),
+        bad => format!("{bad} BAD"),
     };
     format!(
         "{}, {}, {}: {verdict}",
         counted(listed.len(), "table"),
-        bytes(size),
-        counted(states, "state")
+        bytes(totals.bytes),
+        counted(totals.states, "state")
     )
 }
 

@@ -161,6 +161,12 @@ fn bad_positions_and_materials_are_reported_in_one_line() {
     let empty = succeeds(&spaced, &["list"]);
     let quoted = format!("egtb generate chess KQvK --tables '{}'", spaced.display());
     assert!(empty.contains(&quoted), "{empty}");
+    let empty: serde_json::Value = serde_json::from_str(&succeeds(&spaced, &["list", "--json"])).unwrap();
+    assert_eq!(
+        (&empty["exists"], &empty["total"]["tables"]),
+        (&false.into(), &0.into()),
+        "{empty}"
+    );
     let chess_is_a_file = dir.join("chess-is-a-file");
     std::fs::create_dir_all(&chess_is_a_file).unwrap();
     std::fs::write(chess_is_a_file.join("chess"), "x").unwrap();

@@ -21,7 +21,7 @@ fn file_bytes(tables: &Path, file: &str) -> u64 {
 
 /// `egtb list --json` by file: (file, encoding, bytes, ok); each table's game is its folder's.
 fn listing(tables: &Path) -> Vec<(String, String, u64, bool)> {
-    json(tables, &["list"])
+    json(tables, &["list"])["tables"]
         .as_array()
         .unwrap()
         .iter()
@@ -244,7 +244,7 @@ fn statistics_need_no_room_for_the_entries_and_a_whole_load_is_refused_without_i
 
 /// The states of KQvKR's table, as `list --json` gives them.
 fn whole_states(tables: &Path) -> u64 {
-    json(tables, &["list"])
+    json(tables, &["list"])["tables"]
         .as_array()
         .unwrap()
         .iter()
@@ -288,7 +288,10 @@ fn conversions_choose_tables_by_their_rule_options() {
         "{unnamed}"
     );
     assert!(fails(&dir, &["list", "--cannon", "step"]).contains("it takes no --cannon"));
-    for table in json(&dir, &["list"]).as_array().unwrap() {
+    let listed = json(&dir, &["list"]);
+    let tables = listed["tables"].as_array().unwrap();
+    assert_eq!(listed["total"]["tables"], tables.len(), "{listed}");
+    for table in tables {
         let cannon = table["rules"]["cannon"].as_str().unwrap();
         assert!(
             table["file"].as_str().unwrap().contains(&format!(".cannon-{cannon}.")),
