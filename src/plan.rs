@@ -167,8 +167,9 @@ pub struct PlannedTable {
     pub rule_bytes: u64,
     /// [`estimate_peak_bytes`] of this table: generating it with the CPU solver.
     pub peak_bytes: u64,
-    /// [`estimate_gpu_host_bytes`] of this table: the host memory of solving it on the GPU.
-    pub gpu_host_bytes: u64,
+    /// [`estimate_gpu_host_bytes`] of this table: the host memory of solving it on the GPU;
+    /// `None` where the GPU solver does not take it ([`Game::check_gpu_material`]).
+    pub gpu_host_bytes: Option<u64>,
     /// Where its file is, or is to be written.
     pub path: PathBuf,
     /// Whether its file is there, and usable.
@@ -227,7 +228,9 @@ impl Plan {
                 loaded_states,
                 rule_bytes,
                 peak_bytes: estimate_peak_bytes(working_states, loaded_states, rule_bytes),
-                gpu_host_bytes: estimate_gpu_host_bytes(states, read_states.iter().sum()),
+                gpu_host_bytes: G::check_gpu_material(&material, rules)
+                    .is_ok()
+                    .then(|| estimate_gpu_host_bytes(states, read_states.iter().sum())),
                 path,
                 presence,
             });

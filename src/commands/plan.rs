@@ -110,7 +110,7 @@ fn print_plan(env: &Env, plan: &Plan) -> Result<()> {
     let name = widest(|t| t.material.to_string().len() + 2, 16);
     let states = widest(|t| grouped(t.states).to_string().len() + 2, 16);
     let peak = widest(|t| format!("{:.1}", mib(t.peak_bytes)).len() + 2, 12);
-    let gpu = widest(|t| format!("{:.1}", mib(t.gpu_host_bytes)).len() + 2, 14);
+    let gpu = widest(|t| gpu_column(t).len() + 2, 14);
     println!(
         "{:<name$}{:>7}{:>states$}{:>peak$}{:>gpu$}  {:<9}reads",
         "table", "pieces", "states", "peak MiB", "GPU host MiB", "status"
@@ -118,12 +118,12 @@ fn print_plan(env: &Env, plan: &Plan) -> Result<()> {
     for t in &plan.tables {
         let reads: Vec<String> = t.reads.iter().map(|m| m.to_string()).collect();
         println!(
-            "{:<name$}{:>7}{:>states$}{:>peak$.1}{:>gpu$.1}  {:<9}{}",
+            "{:<name$}{:>7}{:>states$}{:>peak$.1}{:>gpu$}  {:<9}{}",
             t.material.to_string(),
             t.material.pieces(),
             grouped(t.states),
             mib(t.peak_bytes),
-            mib(t.gpu_host_bytes),
+            gpu_column(t),
             t.presence.word(),
             if reads.is_empty() {
                 "-".to_string()
@@ -139,11 +139,16 @@ fn print_plan(env: &Env, plan: &Plan) -> Result<()> {
     }
     let build: Vec<_> = plan.to_build().collect();
     let present = plan.tables.len() - build.len();
-    let gpu_peak = build.iter().map(|t| t.gpu_host_bytes).max().unwrap_or(0);
+    let gpu_peak = match build.iter().filter_map(|t| t.gpu_host_bytes).max() {
+        Some(bytes) => format!(
+            " (the GPU solver, on the tables it takes: {:.1} MiB of host memory)",
+            mib(bytes)
+        ),
+        None => String::new(),
+    };
     match build.iter().map(|t| t.peak_bytes).max() {
         Some(peak) => println!(
-            "To build: {}{}, {}, largest peak {:.1} MiB (on the GPU solver {:.1} MiB of host memory); \
-             {present} present.",
+            "To build: {}{}, {}, largest peak {:.1} MiB{gpu_peak}; {present} present.",
             counted(build.len(), "table"),
             match build.iter().filter(|t| t.presence == Presence::Building).count() {
                 0 => String::new(),
@@ -151,11 +156,17 @@ fn print_plan(env: &Env, plan: &Plan) -> Result<()> {
             },
             counted(build.iter().map(|t| t.states).sum::<u64>(), "state"),
             mib(peak),
-            mib(gpu_peak),
         ),
         None => println!("Nothing to build: all {} present.", counted(present, "table")),
     }
     usable(plan)
+}
+
+/// A table's GPU host memory in MiB, or "-" where the GPU solver does not take it.
+fn gpu_column(table: &PlannedTable) -> String {
+    table
+        .gpu_host_bytes
+        .map_or("-".to_string(), |bytes| format!("{:.1}", mib(bytes)))
 }
 
 /// Fails, once the plan is printed, when a table's file is there but cannot be used: generate

@@ -69,10 +69,11 @@ fn ending_words<G: Game>(position: &G::Position, rules: G::Rules) -> Option<Stri
     })
 }
 
-/// Prints the answer to `question` about one position of game `G`.
-pub fn run<G: Game>(env: &Env, text: &str, question: Question) -> Result<()> {
+/// Prints the answer to `question` about the position `text` of game `G`, given as `input`
+/// (with the game's name, when it came first).
+fn run<G: Game>(env: &Env, text: &str, input: &str, question: Question) -> Result<()> {
     let mut prober = Prober::<G>::new(&env.tables, env.rules::<G>()?);
-    print!("{}", answer(env, &mut prober, text, question)?);
+    print!("{}", answer(env, &mut prober, (text, input), question)?);
     Ok(())
 }
 
@@ -90,7 +91,7 @@ pub fn ask(env: &Env, words: &[String], question: Question) -> Result<()> {
     }
     let text = words.join(" ");
     let (game, position) = super::detect_game(&text, None)?;
-    with_game!(game, G => run::<G>(env, position, question))
+    with_game!(game, G => run::<G>(env, position, &text, question))
 }
 
 /// Answers `question` about every position in `input`, one a line (blank lines and lines
@@ -115,7 +116,7 @@ pub fn batch(env: &Env, input: impl BufRead, named: Option<GameId>, question: Qu
         let result = match line {
             Cow::Owned(_) => Err(anyhow!("the line is not UTF-8 text")),
             Cow::Borrowed(_) => detect_game(text, named).and_then(
-                |(game, position)| crate::with_game!(game, G => answer(env, probers.get::<G>(env)?, position, question)),
+                |(game, position)| crate::with_game!(game, G => answer(env, probers.get::<G>(env)?, (position, text), question)),
             ),
         };
         if asked > 0 && !env.json {
@@ -168,19 +169,25 @@ impl Probers {
     }
 }
 
-/// The answer to `question` about one position: the text people read, or one line of JSON.
-fn answer<G: Game>(env: &Env, prober: &mut Prober<G>, text: &str, question: Question) -> Result<String> {
+/// The answer to `question` about the position `text`, given as `input` (which the JSON form
+/// repeats): the text people read, or one line of JSON.
+fn answer<G: Game>(
+    env: &Env,
+    prober: &mut Prober<G>,
+    (text, input): (&str, &str),
+    question: Question,
+) -> Result<String> {
     let position = G::parse_position(text)?;
     match question {
         Question::Value => {
             let ruled = prober.ruled_end(&position)?;
             let probed = Probed::new(prober, position, ruled)?;
-            value_answer(env, prober, &probed, text)
+            value_answer(env, prober, &probed, input)
         }
         Question::Line => {
             let line = prober.line(&position)?;
             let ruled = prober.ruled_end_of_line(&position, &line)?;
-            line_answer(env, &Probed::new(prober, position, ruled)?, &line, text)
+            line_answer(env, &Probed::new(prober, position, ruled)?, &line, input)
         }
     }
 }

@@ -15,12 +15,19 @@ use crate::table::table_files;
 /// for a program that starts the server on any free port). `allowed_hosts`: host names a
 /// loopback server answers besides its own.
 pub fn run(env: &Env, bind: &str, port: u16, allowed_hosts: Vec<String>) -> Result<()> {
-    let bind = bind
+    let bind: std::net::IpAddr = bind
         .parse()
         .with_context(|| format!("--bind '{bind}' is no IP address (for example 127.0.0.1 or ::1)"))?;
     // Absolute, so that the commands the server and its page name to build a missing table
     // build it where the server reads, wherever they are run.
     let tables = std::path::absolute(&env.tables).unwrap_or_else(|_| env.tables.clone());
+    let allowed_hosts = allowed_hosts
+        .iter()
+        .map(|name| serve::allowed_host(name))
+        .collect::<Result<Vec<_>>>()?;
+    if !allowed_hosts.is_empty() && !bind.is_loopback() && !env.json {
+        println!("note: --allow-host has no effect on {bind}: a server bound there answers every name");
+    }
     let options = ServeOptions {
         tables: tables.clone(),
         bind,

@@ -53,13 +53,13 @@ fn path_text(path: &Path) -> Result<&str> {
 }
 
 /// The memory a job asks for: the CPU solver's peak, or where the job has a GPU that its solver
-/// may use, the larger of that and the GPU solve's host memory (which falls back to the CPU
-/// solver, under `auto`, when the job has too little for it).
+/// may use on the table, the larger of that and the GPU solve's host memory (which falls back
+/// to the CPU solver, under `auto`, when the job has too little for it).
 fn job_bytes(table: &PlannedTable, options: &JobOptions) -> u64 {
     let gpu = options.gpus_per_job.is_some() && options.backend.as_deref() != Some(Backend::Cpu.name());
-    match gpu {
-        true => table.peak_bytes.max(table.gpu_host_bytes),
-        false => table.peak_bytes,
+    match table.gpu_host_bytes.filter(|_| gpu) {
+        Some(gpu_bytes) => table.peak_bytes.max(gpu_bytes),
+        None => table.peak_bytes,
     }
 }
 

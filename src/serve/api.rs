@@ -557,6 +557,7 @@ mod tests {
     use anyhow::Context;
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::mpsc;
+    use std::time::{Duration, Instant};
 
     fn status(err: Error) -> u16 {
         let err = anyhow::Error::from(err).context("while answering");
@@ -596,8 +597,11 @@ mod tests {
                 memo.get_or_try("KRvK", || {
                     started.send(()).unwrap();
                     // Computing until the second request holds the slot too (the memo's, this
-                    // request's and its own): it then waits for this value or finds it.
-                    while Arc::strong_count(&memo.slots.lock().unwrap()["KRvK"]) < 3 {
+                    // request's and its own): it then waits for this value or finds it. A memo
+                    // that computed again instead would never take the slot: the deadline then
+                    // lets the assertions below fail rather than hang.
+                    let deadline = Instant::now() + Duration::from_secs(10);
+                    while Arc::strong_count(&memo.slots.lock().unwrap()["KRvK"]) < 3 && Instant::now() < deadline {
                         std::thread::yield_now();
                     }
                     computed.fetch_add(1, Ordering::Relaxed);

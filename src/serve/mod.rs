@@ -2,7 +2,8 @@
 //! play against the table, statistics) and the JSON API it is built on.
 //!
 //! Inside, private: `api` (the answers, as JSON), `router` (routes and HTTP statuses) and
-//! `assets` (the page compiled into the binary). Only starting a server is public.
+//! `assets` (the page compiled into the binary). Only starting a server, and reading the host
+//! names it may answer besides its own, is public.
 
 mod api;
 mod assets;
@@ -16,6 +17,7 @@ use anyhow::{Context, Result};
 use tokio::net::TcpListener;
 
 use self::api::Api;
+pub use self::router::allowed_host;
 
 /// The port `egtb serve` listens on unless told otherwise.
 pub const DEFAULT_PORT: u16 = 8080;

@@ -53,6 +53,38 @@ impl Hosts {
     }
 }
 
+impl Hosts {
+    /// Why a request for `host` (`None`: no Host header) is refused, naming what is answered.
+    fn refusal(&self, host: Option<&str>) -> String {
+        let asked = match host {
+            Some(host) => format!("a request for host '{}'", host.chars().take(64).collect::<String>()),
+            None => "a request without a Host header".to_string(),
+        };
+        let answered = match self {
+            Hosts::Loopback(allowed) if !allowed.is_empty() => format!("localhost and {}", allowed.join(", ")),
+            _ => "localhost (a proxy's name: egtb serve --allow-host NAME)".to_string(),
+        };
+        format!("{asked} refused: this server is bound to a loopback address and answers {answered} only")
+    }
+}
+
+/// A host name as `--allow-host` gives it, in the form a Host header's name is compared in:
+/// lower case, without a trailing dot; an error for a name with a port or other words.
+pub fn allowed_host(name: &str) -> anyhow::Result<String> {
+    let name = name
+        .trim()
+        .strip_suffix('.')
+        .unwrap_or(name.trim())
+        .to_ascii_lowercase();
+    let plain = |b: u8| b.is_ascii_alphanumeric() || b == b'-' || b == b'.';
+    if name.is_empty() || !name.bytes().all(plain) {
+        anyhow::bail!(
+            "--allow-host '{name}' is no host name: give the name alone, without a port (for example tables.example.org)"
+        );
+    }
+    Ok(name)
+}
+
 /// The application: the page at `/`, its assets, and the API under `/api/`, answering requests
 /// for the `hosts` named.
 pub fn router(api: Arc<Api>, hosts: Hosts) -> Router {
@@ -83,11 +115,7 @@ async fn guard(hosts: Hosts, request: Request, next: Next) -> Response {
         Some(host) if hosts.allow(host) => next.run(request).await,
         _ => error(ApiError {
             status: 403,
-            message: format!(
-                "a request for host '{}' refused: this server is bound to a loopback address and \
-                 answers localhost only (a proxy's name: egtb serve --allow-host NAME)",
-                host.unwrap_or("").chars().take(64).collect::<String>()
-            ),
+            message: hosts.refusal(host),
         }),
     };
     let headers = response.headers_mut();
@@ -231,5 +259,27 @@ mod tests {
             assert!(!loopback.allow(host), "{host} answered");
             assert!(Hosts::Any.allow(host), "{host} refused on every address");
         }
+        let refused = loopback.refusal(Some("attacker.example"));
+        assert!(
+            refused.ends_with("answers localhost and Tables.Example.org only"),
+            "{refused}"
+        );
+        let refused = Hosts::Loopback(Vec::new()).refusal(None);
+        assert!(
+            refused.starts_with("a request without a Host header refused"),
+            "{refused}"
+        );
+        assert!(refused.contains("--allow-host NAME"), "{refused}");
+    }
+
+    #[test]
+    fn allowed_host_names_are_compared_as_a_host_header_names_them() {
+        assert_eq!(allowed_host(" Tables.Example.org. ").unwrap(), "tables.example.org");
+        for bad in ["proxy.example:8443", "[::1]", "", "a b", "http://proxy.example"] {
+            let error = allowed_host(bad).unwrap_err().to_string();
+            assert!(error.contains("is no host name"), "{bad}: {error}");
+        }
+        let allowed = Hosts::Loopback(vec![allowed_host("Other.Example.").unwrap()]);
+        assert!(allowed.allow("other.example:443"));
     }
 }

@@ -309,7 +309,7 @@ async fn check_best_line<G: Game>(client: &Client, prober: &mut Prober<G>, posit
         }
         expected.push(m.name.clone());
     }
-    // After the moves, how the game ends, as `egtb line` says it: "(stalemate: red wins)".
+    // After the moves, how the game ends: "(stalemate: red wins)".
     let last = line.iter().fold(position.clone(), |at, (m, _)| G::play(&at, m.mv));
     let winner = prober
         .value(position)
@@ -1688,13 +1688,17 @@ async fn the_editor_stops_a_game_and_a_practice_position_late_for_a_board_moved_
     let Some((client, base, _running)) = browser().await else {
         return;
     };
-    // Opening the editor stops the game: black to move by the editor's menu, the table stays.
+    // Passing through the editor leaves a game going; an edit stops it: black to move by the
+    // editor's menu, and the table stays.
     start_playing_krvk_as_white(&client, &base).await;
-    click(&client, Locator::Css("#tabs button[data-tab=edit]")).await;
+    let status = "return document.getElementById('play-status').textContent";
+    for tab in ["edit", "analysis", "edit"] {
+        click(&client, Locator::Css(&format!("#tabs button[data-tab={tab}]"))).await;
+    }
+    assert_eq!(eval(&client, status).await, "Your move.");
     choose(&client, "edit-side", "1").await;
     let black = "8/8/8/4k3/8/8/8/R3K3 b - - 0 1";
     wait_for_analysis(&client, black).await;
-    let status = "return document.getElementById('play-status').textContent";
     assert_eq!(eval(&client, status).await, "Stopped: the editor changes the position.");
     assert_eq!(fen_shown(&client).await, black, "the table answered an edit");
 
@@ -1747,6 +1751,13 @@ async fn the_page_keeps_the_persons_place_focus_and_choices() {
     .await;
     let chosen = "return document.getElementById('stats-material').value";
     assert_eq!(eval(&client, chosen).await, "KQvK");
+    // The suggestion played from the keyboard leaves the focus on the board.
+    click(&client, Locator::Css("#tabs button[data-tab=analysis]")).await;
+    eval(&client, "document.getElementById('suggest').focus(); return true").await;
+    press(&client, "\u{e007}").await;
+    let best = best_move::<Chess>(CHESS_OPENING);
+    wait_for_analysis(&client, &played::<Chess>(CHESS_OPENING, &[&best])).await;
+    assert_eq!(focused(&client).await, "board");
     // In the editor the suggestion has nothing to play.
     click(&client, Locator::Css("#tabs button[data-tab=edit]")).await;
     assert_eq!(eval(&client, suggest).await, json!(true));

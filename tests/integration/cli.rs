@@ -519,6 +519,14 @@ fn query_and_line_answer_a_list_of_positions_read_from_the_standard_input() {
         let json = succeeded(egtb_reading(&dir, &args, &good), &args);
         let one_by_one = [rook, mate].map(|fen| succeeds(&dir, &[question, fen, "--json"]));
         assert_eq!(json, one_by_one.concat(), "{question}");
+        // Each answer repeats its line as given, the game's name included.
+        let args = [question, "-", "--json"];
+        let json = succeeded(egtb_reading(&dir, &args, &named), &args);
+        let inputs: Vec<serde_json::Value> = json
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["input"].clone())
+            .collect();
+        assert_eq!(inputs, [format!("chess {rook}"), mate.to_string()], "{question}");
     }
 
     // A line that is not UTF-8 text is one more line that cannot be answered, in its place.

@@ -57,7 +57,9 @@ fn assert_dependency_order(plan: &Plan, requested: &[Material]) {
             .iter()
             .map(|read| plan.tables[plan.position(read).unwrap()].states)
             .sum();
-        assert_eq!(table.gpu_host_bytes, estimate_gpu_host_bytes(table.states, read));
+        if table.material.pieces() <= 5 {
+            assert_eq!(table.gpu_host_bytes, Some(estimate_gpu_host_bytes(table.states, read)));
+        }
     }
     for m in requested {
         assert!(plan.position(m).is_some(), "{m} not planned");
@@ -138,30 +140,35 @@ fn present_tables_and_their_dependencies_are_left_out_of_the_script() {
 #[test]
 fn a_jobs_memory_covers_the_gpu_solve_where_its_solver_may_run_on_the_gpu() {
     let dir = temp_dir("plan-gpu-memory");
-    let krpvkr = Material::parse(GameId::Chess, "KRPvKR").unwrap();
-    let plan = Plan::new::<Chess>(&dir, Default::default(), &[krpvkr]).unwrap();
-    let table = &plan.tables[plan.position(&krpvkr).unwrap()];
-    // Solved a pawn slice at a time on the CPU; whole, with all it reads uploaded, on the GPU.
-    assert!(table.gpu_host_bytes > 4 * table.peak_bytes, "{table:?}");
-    let asked = |gpus: Option<u32>, backend: Option<&str>| {
-        let options = JobOptions {
-            gpus_per_job: gpus,
-            backend: backend.map(String::from),
-            ..options(&dir)
+    // KRPvKR: solved a pawn slice at a time on the CPU; whole, with all it reads uploaded, on
+    // the GPU. KQRvKBN: 6 pieces, which the GPU solver does not take.
+    for (name, on_gpu) in [("KRPvKR", true), ("KQRvKBN", false)] {
+        let material = Material::parse(GameId::Chess, name).unwrap();
+        let plan = Plan::new::<Chess>(&dir, Default::default(), &[material]).unwrap();
+        let table = &plan.tables[plan.position(&material).unwrap()];
+        assert_eq!(table.gpu_host_bytes.is_some(), on_gpu, "{table:?}");
+        let asked = |gpus: Option<u32>, backend: Option<&str>| {
+            let options = JobOptions {
+                gpus_per_job: gpus,
+                backend: backend.map(String::from),
+                ..options(&dir)
+            };
+            let text = script(&plan, &options).unwrap();
+            let job = format!("job_{name}=");
+            let submit = text.lines().find(|l| l.starts_with(&job)).unwrap().to_string();
+            let mem = submit.split_whitespace().find_map(|w| w.strip_prefix("--mem="));
+            mem.unwrap().trim_end_matches('M').parse::<u64>().unwrap()
         };
-        let text = script(&plan, &options).unwrap();
-        let submit = text.lines().find(|l| l.starts_with("job_KRPvKR=")).unwrap().to_string();
-        let mem = submit.split_whitespace().find_map(|w| w.strip_prefix("--mem="));
-        mem.unwrap().trim_end_matches('M').parse::<u64>().unwrap()
-    };
-    let (cpu, gpu) = (
-        table.peak_bytes.div_ceil(1 << 20),
-        table.gpu_host_bytes.div_ceil(1 << 20),
-    );
-    assert_eq!(asked(Some(1), None), gpu, "auto on a GPU job");
-    assert_eq!(asked(Some(1), Some("gpu")), gpu);
-    assert_eq!(asked(Some(1), Some("cpu")), cpu, "the CPU solver on a GPU job");
-    assert_eq!(asked(None, None), cpu, "no GPU");
+        let cpu = table.peak_bytes.div_ceil(1 << 20);
+        let gpu = table.gpu_host_bytes.map_or(cpu, |bytes| bytes.div_ceil(1 << 20));
+        if on_gpu {
+            assert!(gpu > 4 * cpu, "{table:?}");
+        }
+        assert_eq!(asked(Some(1), None), gpu, "{name}: auto on a GPU job");
+        assert_eq!(asked(Some(1), Some("gpu")), gpu, "{name}");
+        assert_eq!(asked(Some(1), Some("cpu")), cpu, "{name}: the CPU solver on a GPU job");
+        assert_eq!(asked(None, None), cpu, "{name}: no GPU");
+    }
 }
 
 #[test]

@@ -230,8 +230,8 @@ function keyboardSquares(svg, grid, focus) {
   (again || svg).focus();
 }
 
-/// The editor's square in the tab order: the last one the arrow keys reached, else the first
-/// side's corner on the left.
+/// The editor's square in the tab order: the last one the arrow keys reached, else a1 (a0 in
+/// xiangqi), the first side's left corner, wherever a flip of the board puts it.
 function editorSquare() {
   return state.editFocus || squareName(0, GAMES[state.game].ranks - 1, state.game);
 }
@@ -521,10 +521,11 @@ async function refresh() {
   drawBoard();
   renderAnalysis();
   announce();
-  // The table answers now, not after the best line, which it does not need.
-  maybeTableMoves();
+  // The table answers now, not after the best line, which it does not need; nor does anyone
+  // once the table has moved.
+  const tableMoves = maybeTableMoves();
   const a = state.analysis;
-  if (a && a.moves && a.dtm !== null && a.moves.length && !ruledHere(a)) {
+  if (!tableMoves && a && a.moves && a.dtm !== null && a.moves.length && !ruledHere(a)) {
     try {
       const line = await api(`/api/${state.game}/mainline`, params);
       if (ticket !== state.request) return;
@@ -653,7 +654,7 @@ function renderLine() {
   }
 }
 
-/// How the best line ends, as `egtb line` says it: "(stalemate: red wins)"; nothing for a line
+/// How the best line ends, after its last move: "(stalemate: red wins)"; nothing for a line
 /// that does not end the game.
 function lineEnd(line) {
   const how = {
@@ -718,10 +719,11 @@ function personMoves(move) {
 }
 
 /// Where a move was chosen from the keyboard in a list that is drawn again (the moves, the best
-/// line, the promotion's pieces), the focus goes to the board, not back to the page's top.
+/// line, the promotion's pieces) or by the suggestion (disabled until the next analysis), the
+/// focus goes to the board, not back to the page's top.
 function keepFocusOnBoard() {
   const focused = document.activeElement;
-  if (focused && focused.closest && focused.closest("#moves, #line, #promotion")) $("board").focus();
+  if (focused && focused.closest && focused.closest("#moves, #line, #promotion, #suggest")) $("board").focus();
 }
 
 function playMove(move, table = false) {
@@ -846,25 +848,27 @@ function setupPointer() {
   });
 }
 
-/// In play mode, the table answers when the person's opponent is to move.
+/// In play mode, the table answers when the person's opponent is to move (not while the editor
+/// is open: it answers once the editor is left). Returns whether it is about to move.
 function maybeTableMoves() {
   const a = state.analysis;
-  if (!state.playing || !a || !a.moves || a.fen !== currentFen()) return;
-  if (a.moves.length === 0 || a.category === "draw" || ruledHere(a)) return;
+  if (!state.playing || !a || !a.moves || a.fen !== currentFen() || state.tab === "edit") return false;
+  if (a.moves.length === 0 || a.category === "draw" || ruledHere(a)) return false;
   if (sideToMove(a.fen) === state.playSide) {
     // The table's move stays named until the person moves, stepping back and forth too.
     const { move, table } = state.history[state.cursor];
     $("play-status").textContent = table ? `The table played ${move.san}. Your move.` : "Your move.";
-    return;
+    return false;
   }
   if (!state.answer) {
     $("play-status").textContent = "The table is to move: Start to have it answer.";
-    return;
+    return false;
   }
   $("play-status").textContent = "The table is thinking...";
   setTimeout(() => {
-    if (state.analysis === a && state.playing) playMove(a.moves[0], true);
+    if (state.analysis === a && state.playing && state.tab !== "edit") playMove(a.moves[0], true);
   }, TABLE_MOVE_DELAY_MS);
+  return true;
 }
 
 // ----- editor ----------------------------------------------------------------------------
@@ -915,6 +919,7 @@ function setPosition(fen) {
 }
 
 function editSquare(name) {
+  stopForEdit();
   const grid = parseBoard(currentFen(), state.game);
   const s = squareAt(name, state.game);
   const here = grid[s.row][s.file];
@@ -1095,12 +1100,8 @@ function ruledLost(stats) {
 // ----- page ------------------------------------------------------------------------------
 
 function switchTab(tab) {
+  const left = state.tab;
   state.tab = tab;
-  // Editing changes the position under a game: the game stops, lest the table answer an edit.
-  if (tab === "edit" && state.playing) {
-    state.playing = false;
-    $("play-status").textContent = "Stopped: the editor changes the position.";
-  }
   for (const b of document.querySelectorAll("#tabs button")) {
     const active = b.dataset.tab === tab;
     b.classList.toggle("active", active);
@@ -1114,6 +1115,15 @@ function switchTab(tab) {
   noteHiddenAnswers();
   state.selected = null;
   drawBoard();
+  // Left without an edit, a game goes on: the table answers if it is to move.
+  if (left === "edit" && tab !== "edit") maybeTableMoves();
+}
+
+/// An edit of the position: a game in play stops first, lest the table answer an edit.
+function stopForEdit() {
+  if (!state.playing) return;
+  state.playing = false;
+  $("play-status").textContent = "Stopped: the editor changes the position.";
 }
 
 function buildRuleOptions() {
@@ -1269,10 +1279,12 @@ async function init() {
     drawBoard();
   });
   $("edit-side").addEventListener("change", () => {
+    stopForEdit();
     const grid = parseBoard(currentFen(), state.game);
     setPosition(formatPosition(grid, Number($("edit-side").value), state.game));
   });
   $("edit-clear").addEventListener("click", () => {
+    stopForEdit();
     const g = GAMES[state.game];
     const grid = Array.from({ length: g.ranks }, () => Array(g.files).fill(null));
     setPosition(formatPosition(grid, sideToMove(currentFen()), state.game));
