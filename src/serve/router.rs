@@ -61,10 +61,10 @@ impl Hosts {
             None => "a request without a Host header".to_string(),
         };
         let answered = match self {
-            Hosts::Loopback(allowed) if !allowed.is_empty() => format!("localhost and {}", allowed.join(", ")),
-            _ => "localhost (a proxy's name: egtb serve --allow-host NAME)".to_string(),
+            Hosts::Loopback(allowed) if !allowed.is_empty() => format!("localhost and {} only", allowed.join(", ")),
+            _ => "localhost only (a proxy's name: egtb serve --allow-host NAME)".to_string(),
         };
-        format!("{asked} refused: this server is bound to a loopback address and answers {answered} only")
+        format!("{asked} refused: this server is bound to a loopback address and answers {answered}")
     }
 }
 
