@@ -899,6 +899,8 @@ fn the_completion_script_completes_commands_games_and_options_in_bash() {
         let script = succeeds(&dir, &["completions", shell]);
         assert!(script.contains("generate") && script.contains("auto"), "{shell}");
     }
+    let ruled = fails(&dir, &["completions", "bash", "--rules", "asian"]);
+    assert!(ruled.contains("it takes no --rules"), "{ruled}");
     assert!(fails(&dir, &["completions", "tcsh"]).contains("possible values: bash"));
 }
 
