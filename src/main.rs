@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 use clap::builder::{PossibleValue, PossibleValuesParser, StringValueParser, TypedValueParser};
 use clap::{Args, CommandFactory, Parser, Subcommand};
 use clap_complete::Shell;
@@ -368,9 +368,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Serve { port, bind, allow_host } => commands::serve::run(&env, &bind, port, allow_host),
         Command::Play { position, side, auto } => commands::play::start(&env, &position.words, side.as_deref(), auto),
         Command::Completions { shell } => {
-            if let Some((key, _)) = env.options.first() {
-                bail!("completions cover every game and rule option: it takes no --{key}");
-            }
+            env.takes_no_rules("completions cover every game and rule option")?;
             clap_complete::generate(shell, &mut Cli::command(), "egtb", &mut std::io::stdout());
             Ok(())
         }

@@ -36,9 +36,7 @@ struct About {
 
 /// Prints every table file under the folder, with its material, encoding, size and verification.
 pub fn run(env: &Env) -> Result<()> {
-    if let Some((key, _)) = env.options.first() {
-        bail!("list shows every table, under whichever rules it was built: it takes no --{key}");
-    }
+    env.takes_no_rules("list shows every table, under whichever rules it was built")?;
     let listed: Vec<Listed> = table_files(&env.tables)?
         .iter()
         .map(|p| inspect(&env.tables, p))

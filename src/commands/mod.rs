@@ -76,6 +76,15 @@ impl Env {
         bail!("--{key} chooses among one game's tables: name the game, as in 'egtb {command} {game} --{key} {value}'")
     }
 
+    /// Fails when a rule option is given to a command that no rule changes (`why`: what it
+    /// covers), naming the option.
+    pub fn takes_no_rules(&self, why: &str) -> Result<()> {
+        match self.options.first() {
+            Some((key, _)) => bail!("{why}: it takes no --{key}"),
+            None => Ok(()),
+        }
+    }
+
     /// The game's rules from those of the command line's options that it has, the others left
     /// to the games that have them: for a list of positions that may mix games.
     pub fn rules_among<G: Game>(&self) -> Result<G::Rules> {

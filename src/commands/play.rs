@@ -33,7 +33,7 @@ pub fn start(env: &Env, words: &[String], side: Option<&str>, auto: bool) -> Res
 /// Plays from a position until the game ends, a drawn position is reached or the input ends.
 pub fn run<G: Game>(env: &Env, text: &str, side: Option<&str>, auto: bool) -> Result<()> {
     let rules = env.rules::<G>()?;
-    let mut position = G::parse_position(text)?;
+    let position = G::parse_position(text)?;
     let person = match (auto, side) {
         (true, _) => None,
         (false, Some(name)) => Some(G::ID.parse_side(name)?),
@@ -45,51 +45,60 @@ pub fn run<G: Game>(env: &Env, text: &str, side: Option<&str>, auto: bool) -> Re
         json: env.json,
         colour: Palette::detect().is_on(),
     };
-    let stdin = std::io::stdin();
-    let mut input = stdin.lock();
     report.start(rules_json(rules), &rules_words(rules), person);
-    let mut play = || -> Result<()> {
-        loop {
-            let value = prober.value(&position)?;
-            let ruled = prober.ruled_end(&position)?;
-            let mover = G::side_to_move(&position);
-            report.position::<G>(&position, value, &ruled);
-            let winner = value.winner(mover);
-            if let Some(end) = ending::<G>(&position, rules) {
-                let text = format!("Game over: {}, {}", end.name(), result_words(G::ID, winner));
-                return report.end(end.key(), winner, &text);
-            }
-            if let Some(end) = ruled.filter(|end| end.position == position) {
-                let text = format!(
-                    "Game over: lost by the rules ({}, order {}), {}",
-                    end.ruling.reason.name(),
-                    end.ruling.order,
-                    result_words(G::ID, winner)
-                );
-                return report.end("ruling", winner, &text);
-            }
-            if value == Value::Draw {
-                let text = "Game over: a drawn position is reached; neither side can force a result.";
-                return report.end("draw", None, text);
-            }
-            let moves = prober.moves(&position)?;
-            let chosen = if person == Some(mover) {
-                match ask_move::<G>(&report, &mut input, (&position, rules), &moves)? {
-                    Some(m) => m,
-                    None => return report.end("unfinished", None, "Game left unfinished."),
-                }
-            } else {
-                moves[0].clone()
-            };
-            report.moved(mover, person == Some(mover), &chosen);
-            position = G::play(&position, chosen.mv);
-        }
-    };
-    let played = play();
+    let played = play_out(&report, &mut prober, position, person);
     if let Err(error) = &played {
         report.failed(error);
     }
     played
+}
+
+/// Plays the game from `position`, the person (when there is one) moving for `person` by the
+/// moves read from the standard input, the table for the other side, until the game ends.
+fn play_out<G: Game>(
+    report: &Report,
+    prober: &mut Prober<G>,
+    mut position: G::Position,
+    person: Option<Side>,
+) -> Result<()> {
+    let rules = prober.rules();
+    let stdin = std::io::stdin();
+    let mut input = stdin.lock();
+    loop {
+        let value = prober.value(&position)?;
+        let ruled = prober.ruled_end(&position)?;
+        let mover = G::side_to_move(&position);
+        report.position::<G>(&position, value, &ruled);
+        let winner = value.winner(mover);
+        if let Some(end) = ending::<G>(&position, rules) {
+            let text = format!("Game over: {}, {}", end.name(), result_words(G::ID, winner));
+            return report.end(end.key(), winner, &text);
+        }
+        if let Some(end) = ruled.filter(|end| end.position == position) {
+            let text = format!(
+                "Game over: lost by the rules ({}, order {}), {}",
+                end.ruling.reason.name(),
+                end.ruling.order,
+                result_words(G::ID, winner)
+            );
+            return report.end("ruling", winner, &text);
+        }
+        if value == Value::Draw {
+            let text = "Game over: a drawn position is reached; neither side can force a result.";
+            return report.end("draw", None, text);
+        }
+        let moves = prober.moves(&position)?;
+        let chosen = if person == Some(mover) {
+            match ask_move::<G>(report, &mut input, (&position, rules), &moves)? {
+                Some(m) => m,
+                None => return report.end("unfinished", None, "Game left unfinished."),
+            }
+        } else {
+            moves[0].clone()
+        };
+        report.moved(mover, person == Some(mover), &chosen);
+        position = G::play(&position, chosen.mv);
+    }
 }
 
 /// How a game is told: a board and sentences for a person, or with `--json` one object a line

@@ -51,9 +51,7 @@ impl Hosts {
             || name.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
             || allowed.iter().any(|a| a.eq_ignore_ascii_case(&name))
     }
-}
 
-impl Hosts {
     /// Why a request for `host` (`None`: no Host header) is refused, naming what is answered.
     fn refusal(&self, host: Option<&str>) -> String {
         let asked = match host {

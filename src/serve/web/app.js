@@ -321,9 +321,14 @@ function drawBoard() {
   }
   drawArrows(svg);
   keyboardSquares(svg, grid, focus);
+  $("suggest").disabled = !(suggestedMove() && mayMove());
+}
+
+/// The table's best move from the position shown, once its analysis is in; none at the game's
+/// end (a ruling's included).
+function suggestedMove() {
   const a = state.analysis;
-  const suggestion = a && a.moves && a.moves.length && a.fen === currentFen() && !ruledHere(a);
-  $("suggest").disabled = !(suggestion && mayMove());
+  return a && a.moves && a.moves.length && a.fen === currentFen() && !ruledHere(a) ? a.moves[0] : null;
 }
 
 function drawXiangqiLines(svg, width, height) {
@@ -1256,8 +1261,8 @@ async function init() {
   $("back").addEventListener("click", () => navigate(-1));
   $("forward").addEventListener("click", () => navigate(1));
   $("suggest").addEventListener("click", () => {
-    const a = state.analysis;
-    if (a && a.moves && a.moves.length && a.fen === currentFen() && !ruledHere(a)) personMoves(a.moves[0]);
+    const move = suggestedMove();
+    if (move) personMoves(move);
   });
   for (const b of document.querySelectorAll("#tabs button")) b.addEventListener("click", () => switchTab(b.dataset.tab));
   $("play-start").addEventListener("click", () => {
