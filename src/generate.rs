@@ -65,12 +65,22 @@ impl Backend {
     }
 }
 
+/// What ran a solve: the backend, and the solver in words.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SolvedBy {
+    /// [`Backend::Cpu`] or [`Backend::Gpu`], never `Auto`.
+    pub backend: Backend,
+    /// `CPU solver (2 threads)`, `CPU solver (2 threads, by pawn slices)` or
+    /// `GPU solver on <adapter>`.
+    pub words: String,
+}
+
 /// One solve: the entries and what ran them.
 pub struct Solved {
     /// The entry of every state, in state order.
     pub entries: Vec<Entry>,
-    /// The solver in words: `CPU solver (2 threads)` or `GPU solver on <adapter>`.
-    pub solver: String,
+    /// The solver that ran it.
+    pub solver: SolvedBy,
     /// The solve's wall time.
     pub wall: Duration,
     /// GPU kernel time from timestamp queries, where the adapter has them.
@@ -86,7 +96,7 @@ enum SolvedTo {
     /// Solved whole, in memory, not yet written.
     Memory(Solved),
     /// Solved a slice at a time and written.
-    File { solver: String, wall: Duration },
+    File { solver: SolvedBy, wall: Duration },
 }
 
 /// What became of a table a generator set out to make available.
@@ -109,7 +119,7 @@ pub struct Built {
     /// Its number of states, both sides to move.
     pub states: u64,
     /// The solver and the solve's wall time; `None` when an existing file was verified and reused.
-    pub solved: Option<(String, Duration)>,
+    pub solved: Option<(SolvedBy, Duration)>,
     /// The file's size in bytes.
     pub bytes: u64,
 }
@@ -424,7 +434,7 @@ impl<'p, G: Game> Generator<'p, G> {
         material: &Material,
         path: PathBuf,
         states: u64,
-        solved: Option<(String, Duration)>,
+        solved: Option<(SolvedBy, Duration)>,
     ) -> Result<()> {
         if self.built.iter().all(|b| b.material != *material) {
             let bytes = std::fs::metadata(&path)?.len();
@@ -518,7 +528,10 @@ impl<'p, G: Game> Generator<'p, G> {
             wall
         };
         Ok(SolvedTo::File {
-            solver: format!("CPU solver ({}, by pawn slices)", threads()),
+            solver: SolvedBy {
+                backend: Backend::Cpu,
+                words: format!("CPU solver ({}, by pawn slices)", threads()),
+            },
             wall,
         })
     }
@@ -559,7 +572,10 @@ impl<'p, G: Game> Generator<'p, G> {
     fn solve_on_cpu(&self, index: &G::Index) -> Result<Solved> {
         let start = Instant::now();
         let solution = G::solve_cpu(index, self.rules, &self.tables, self.progress)?;
-        let solver = format!("CPU solver ({})", threads());
+        let solver = SolvedBy {
+            backend: Backend::Cpu,
+            words: format!("CPU solver ({})", threads()),
+        };
         Ok(Solved {
             entries: solution.entries,
             solver,
@@ -584,7 +600,10 @@ impl<'p, G: Game> Generator<'p, G> {
         let rules = G::gpu_rules(index, self.rules, &self.tables)?;
         let start = Instant::now();
         let solution = gpu.solve(rules.as_ref(), &self.gpu_options, self.progress)?;
-        let solver = format!("GPU solver on {}", gpu.description());
+        let solver = SolvedBy {
+            backend: Backend::Gpu,
+            words: format!("GPU solver on {}", gpu.description()),
+        };
         Ok(Solved {
             entries: solution.entries,
             solver,

@@ -47,7 +47,7 @@ pub fn run<G: Game>(env: &Env, materials: &[String], gpu: &GpuOptions) -> Result
         if cpu.rulings != gpu.rulings || cpu.rounds != gpu.rounds {
             bail!("{material}: the GPU's rulings differ from the CPU's (run egtb verify)");
         }
-        solvers = (cpu.solver, gpu.solver);
+        solvers = (cpu.solver.words, gpu.solver.words);
         rows.push(Row {
             material,
             states: cpu.entries.len() as u64,

@@ -88,7 +88,7 @@ fn convert_files(env: &Env, encoding: Encoding, files: &[PathBuf], game: Option<
                 if !env.json {
                     bar.suspend(|| println!("{file:<width$}  error: {error}"));
                 }
-                rows.push(json!({ "file": file, "error": error }));
+                rows.push(json!({ "path": path.display().to_string(), "error": error }));
                 failed.push(file);
                 continue;
             }
@@ -112,7 +112,7 @@ fn convert_files(env: &Env, encoding: Encoding, files: &[PathBuf], game: Option<
             });
         }
         rows.push(json!({
-            "file": file,
+            "path": path.display().to_string(),
             "from": converted.from.label(),
             "to": converted.to.label(),
             "rewritten": rewritten,

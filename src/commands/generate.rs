@@ -54,7 +54,7 @@ pub fn run<G: Game>(env: &Env, request: &Request) -> Result<()> {
     let mut solvers: Vec<&str> = generator
         .built
         .iter()
-        .filter_map(|b| b.solved.as_ref().map(|s| s.0.as_str()))
+        .filter_map(|b| b.solved.as_ref().map(|s| s.0.words.as_str()))
         .collect();
     // Each solver once, in the order it first ran.
     let mut seen = std::collections::HashSet::new();
@@ -80,7 +80,8 @@ pub fn run<G: Game>(env: &Env, request: &Request) -> Result<()> {
                     "path": b.path.display().to_string(),
                     "states": b.states,
                     "bytes": b.bytes,
-                    "solver": b.solved.as_ref().map(|s| &s.0),
+                    "solver": b.solved.as_ref().map(|s| &s.0.words),
+                    "backend": b.solved.as_ref().map(|s| s.0.backend.name()),
                     "seconds": b.solved.as_ref().map(|s| s.1.as_secs_f64()),
                     "reused": b.solved.is_none(),
                 })

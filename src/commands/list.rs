@@ -17,6 +17,9 @@ use crate::table::{Table, table_files};
 
 /// One table file found in the folder.
 struct Listed {
+    /// The file's path, as found under the folder given.
+    path: String,
+    /// Its name within the folder, as the text shows it.
     file: String,
     bytes: u64,
     /// What the header says, when it could be read.
@@ -46,7 +49,7 @@ pub fn run(env: &Env) -> Result<()> {
             .iter()
             .map(|l| {
                 json!({
-                    "file": l.file,
+                    "path": l.path,
                     "bytes": l.bytes,
                     "game": l.about.as_ref().map(|a| a.game.name()),
                     "material": l.about.as_ref().map(|a| &a.material),
@@ -176,6 +179,7 @@ fn inspect(root: &Path, path: &Path) -> Listed {
                 .and_then(|()| table.verify())
                 .map_err(|e| error_line(&e));
             Listed {
+                path: path.display().to_string(),
                 file,
                 bytes: table.file_bytes(),
                 about,
@@ -183,6 +187,7 @@ fn inspect(root: &Path, path: &Path) -> Listed {
             }
         }
         Err(e) => Listed {
+            path: path.display().to_string(),
             file,
             bytes,
             about: None,

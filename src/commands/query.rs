@@ -266,7 +266,7 @@ fn line_answer<G: Game>(
             .map(|(m, after)| {
                 at = G::play(&at, m.mv);
                 let fen = G::format_position(&at);
-                json!({ "move": m.name, "coords": m.coords, "dtm_after": after.dtm(), "fen_after": fen })
+                json!({ "move": m.name, "coords": m.coords, "dtm_after": after.dtm(), "position_after": fen })
             })
             .collect();
         let json = json!({

@@ -53,7 +53,7 @@ pub fn run<G: Game>(env: &Env, material: &str, by_dtm: bool) -> Result<()> {
                     value.moves().unwrap_or(0),
                     plies(longest.dtm),
                     counted(longest.positions, "position"),
-                    longest.fen
+                    longest.position
                 )
             }
             None => "-".to_string(),

@@ -82,8 +82,8 @@ pub fn run<G: Game>(env: &Env, material: &str, gpu: &GpuOptions) -> Result<()> {
             "differing": differing.len(),
             "rulings": { "cpu": cpu.rulings.len(), "gpu": gpu.rulings.len(), "identical": rulings_identical },
             "first_differences": diffs,
-            "cpu": { "solver": cpu.solver, "seconds": cpu.wall.as_secs_f64() },
-            "gpu": { "solver": gpu.solver, "seconds": gpu.wall.as_secs_f64() },
+            "cpu": { "solver": cpu.solver.words, "seconds": cpu.wall.as_secs_f64() },
+            "gpu": { "solver": gpu.solver.words, "seconds": gpu.wall.as_secs_f64() },
             "rules": rules_json(rules),
             "on_disk": on_disk.map(|(differing, same_rulings)| json!({
                 "path": path.display().to_string(),
@@ -103,9 +103,9 @@ pub fn run<G: Game>(env: &Env, material: &str, gpu: &GpuOptions) -> Result<()> {
         if !built.is_empty() {
             println!("  built first, as the solves read them: {}", built.join(" "));
         }
-        let width = cpu.solver.len().max(gpu.solver.len());
-        println!("  {:<width$} {:>9.3} s", cpu.solver, cpu.wall.as_secs_f64());
-        println!("  {:<width$} {:>9.3} s", gpu.solver, gpu.wall.as_secs_f64());
+        let width = cpu.solver.words.len().max(gpu.solver.words.len());
+        println!("  {:<width$} {:>9.3} s", cpu.solver.words, cpu.wall.as_secs_f64());
+        println!("  {:<width$} {:>9.3} s", gpu.solver.words, gpu.wall.as_secs_f64());
         if differing.is_empty() {
             println!("identical, byte for byte (CRC-32 {:08x})", checksum(&cpu.entries));
         }

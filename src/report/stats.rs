@@ -18,7 +18,7 @@ pub struct LongestReport {
     /// Full-board positions with this DTM.
     pub positions: u64,
     /// The first of them, as the user wrote the material.
-    pub fen: String,
+    pub position: String,
 }
 
 /// One side to move's counts and its longest win or loss.
@@ -39,7 +39,7 @@ pub fn oriented<G: Game>(
             Some(LongestReport {
                 dtm: longest.dtm,
                 positions: longest.positions,
-                fen: G::format_position(&position),
+                position: G::format_position(&position),
             })
         })
     };
@@ -97,7 +97,7 @@ pub fn stats_json<G: Game>(
     let mut by_side = serde_json::Map::new();
     for (side, s, example) in sides {
         let longest = example.map(|l| {
-            json!({ "outcome": Value::of_dtm(l.dtm).outcome(), "plies": l.dtm, "positions": l.positions, "fen": l.fen })
+            json!({ "outcome": Value::of_dtm(l.dtm).outcome(), "dtm": l.dtm, "positions": l.positions, "position": l.position })
         });
         let mut ruled = serde_json::Map::new();
         for reason in [Reason::PerpetualCheck, Reason::PerpetualChase] {

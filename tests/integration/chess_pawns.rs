@@ -287,7 +287,7 @@ fn pawn_slices_give_the_table_of_the_whole_solve() {
         let sliced = generator.ensure(&m).unwrap().entries().to_vec();
         let built = generator.built.iter().find(|b| b.material == m).unwrap();
         let (solver, _) = built.solved.clone().unwrap();
-        assert!(solver.contains("pawn slices"), "{name}: {solver}");
+        assert!(solver.words.contains("pawn slices"), "{name}: {solver:?}");
         let whole = generator.solve(&m, egtb::generate::Backend::Cpu).unwrap();
         assert!(whole.entries == sliced, "{name}");
     }

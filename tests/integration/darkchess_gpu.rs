@@ -75,8 +75,14 @@ fn the_command_line_generates_and_verifies_on_the_gpu() {
         succeeds(dir, &[&rules[..], args].concat())
     };
     let (gpu_dir, cpu_dir) = (temp_dir("cli-gpu"), temp_dir("cli-cpu"));
-    run(&gpu_dir, &["generate", "darkchess", "KCvP", "--backend", "gpu"]);
-    run(&cpu_dir, &["generate", "darkchess", "KCvP", "--backend", "cpu"]);
+    // Each table built names the backend that built it.
+    for (dir, backend) in [(&gpu_dir, "gpu"), (&cpu_dir, "cpu")] {
+        let summary = run(dir, &["generate", "darkchess", "KCvP", "--backend", backend, "--json"]);
+        let summary: serde_json::Value = serde_json::from_str(&summary).unwrap();
+        let tables = summary["tables"].as_array().unwrap();
+        assert!(tables.len() > 1, "{summary}");
+        assert!(tables.iter().all(|t| t["backend"] == backend), "{summary}");
+    }
     let entries = |dir: &Path| {
         let path = table_path(
             dir,

@@ -91,8 +91,8 @@ async fn mainline_stats_and_tables_answer_as_the_prober_and_stats_do() {
     }
     let (_, stats) = get(addr, "/api/chess/stats/KRvK").await;
     let longest = &stats["sides"]["white"]["longest"];
-    let position = Chess::parse_position(longest["fen"].as_str().unwrap()).unwrap();
-    assert_eq!(json!(prober.value(&position).unwrap().dtm()), longest["plies"]);
+    let position = Chess::parse_position(longest["position"].as_str().unwrap()).unwrap();
+    assert_eq!(json!(prober.value(&position).unwrap().dtm()), longest["dtm"]);
 
     let (status, listing) = get(addr, "/api/tables").await;
     assert_eq!(status, 200);

@@ -19,17 +19,21 @@ fn file_bytes(tables: &Path, file: &str) -> u64 {
     fs::metadata(tables.join(file)).unwrap().len()
 }
 
-/// `egtb list --json` by file: (file, encoding, bytes, ok); each table's game is its folder's.
+/// `egtb list --json` by file: (file within the folder, encoding, bytes, ok); each table's path
+/// is one to open and its game is its folder's.
 fn listing(tables: &Path) -> Vec<(String, String, u64, bool)> {
     json(tables, &["list"])["tables"]
         .as_array()
         .unwrap()
         .iter()
         .map(|t| {
-            let folder = t["file"].as_str().unwrap().split('/').next().unwrap();
+            let path = Path::new(t["path"].as_str().unwrap());
+            assert!(path.is_file(), "{t}");
+            let file = path.strip_prefix(tables).unwrap().to_str().unwrap();
+            let folder = file.split('/').next().unwrap();
             assert_eq!(t["game"].as_str(), Some(folder), "{t}");
             (
-                t["file"].as_str().unwrap().to_string(),
+                file.to_string(),
                 t["encoding"].as_str().unwrap_or("?").to_string(),
                 t["bytes"].as_u64().unwrap(),
                 t["ok"].as_bool().unwrap(),
@@ -266,7 +270,7 @@ fn conversions_choose_tables_by_their_rule_options() {
     assert!(
         rewritten
             .iter()
-            .all(|t| t["file"].as_str().unwrap().contains(".cannon-step.")),
+            .all(|t| t["path"].as_str().unwrap().contains(".cannon-step.")),
         "{step}"
     );
     let (raw, compressed): (Vec<_>, Vec<_>) = listing(&dir)
@@ -294,7 +298,7 @@ fn conversions_choose_tables_by_their_rule_options() {
     for table in tables {
         let cannon = table["rules"]["cannon"].as_str().unwrap();
         assert!(
-            table["file"].as_str().unwrap().contains(&format!(".cannon-{cannon}.")),
+            table["path"].as_str().unwrap().contains(&format!(".cannon-{cannon}.")),
             "{table}"
         );
         assert_eq!(table["rules"]["stalemate"], "loss", "{table}");

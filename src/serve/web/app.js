@@ -1050,8 +1050,8 @@ async function showStats() {
       const cell = row.insertCell();
       if (s.longest) {
         const count = s.longest.positions.toLocaleString("en");
-        const text = `${s.longest.plies} ${s.longest.plies === 1 ? "ply" : "plies"} (${count} ${s.longest.positions === 1 ? "position" : "positions"}): open`;
-        cell.appendChild(openButton("open-longest", s.longest.fen, text));
+        const text = `${s.longest.dtm} ${s.longest.dtm === 1 ? "ply" : "plies"} (${count} ${s.longest.positions === 1 ? "position" : "positions"}): open`;
+        cell.appendChild(openButton("open-longest", s.longest.position, text));
       } else {
         cell.textContent = "-";
       }
