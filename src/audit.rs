@@ -15,6 +15,7 @@
 //! therefore drawn.
 
 use std::collections::HashMap;
+use std::fmt;
 use std::ops::Range;
 use std::path::Path;
 
@@ -97,8 +98,77 @@ pub struct Fault {
     pub state: u64,
     /// The position in the game's notation, when the slot is one.
     pub position: Option<String>,
-    /// What is wrong, in words.
-    pub what: String,
+    /// What is wrong (in words, its `Display`).
+    pub what: Wrong,
+}
+
+/// What is wrong with a slot's entry.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Wrong {
+    /// A slot that is no legal position holds a value instead of being marked broken.
+    NotAPosition {
+        /// The value it holds.
+        stored: Value,
+    },
+    /// A legal position is marked broken.
+    MarkedBroken,
+    /// The position has no legal move, yet the rules do not end the game there.
+    NoMoveNoEnd,
+    /// A move leads to a material that no table among the exits holds.
+    ExitMissing {
+        /// The position the move leads to.
+        to: String,
+        /// Its material.
+        material: Material,
+    },
+    /// A move leads to a position that its material's table marks broken.
+    ExitBroken {
+        /// The position the move leads to.
+        to: String,
+        /// Its material.
+        material: Material,
+    },
+    /// The entry is not the value the position's moves give.
+    WrongValue {
+        /// The value the entry holds.
+        stored: Value,
+        /// The value the moves give.
+        found: Value,
+    },
+}
+
+impl Wrong {
+    /// The fault's name for programs (`audit --json`).
+    pub fn key(&self) -> &'static str {
+        match self {
+            Wrong::NotAPosition { .. } => "not_a_position",
+            Wrong::MarkedBroken => "marked_broken",
+            Wrong::NoMoveNoEnd => "no_move_no_end",
+            Wrong::ExitMissing { .. } => "exit_missing",
+            Wrong::ExitBroken { .. } => "exit_broken",
+            Wrong::WrongValue { .. } => "wrong_value",
+        }
+    }
+}
+
+impl fmt::Display for Wrong {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Wrong::NotAPosition { stored } => write!(f, "holds {stored} but is no legal position"),
+            Wrong::MarkedBroken => write!(f, "is a legal position marked broken"),
+            Wrong::NoMoveNoEnd => write!(f, "has no legal move, yet the rules do not end the game"),
+            Wrong::ExitMissing { to, material } => {
+                write!(
+                    f,
+                    "has a move to {to}, of {material}, which no table among its exits holds"
+                )
+            }
+            Wrong::ExitBroken { to, material } => {
+                write!(f, "has a move to {to}, which the table of {material} marks broken")
+            }
+            Wrong::WrongValue { stored, found } => write!(f, "holds {stored}, its moves give {found}"),
+        }
+    }
 }
 
 /// The table of a canonical material and the smaller tables its exits read, open for an audit.
@@ -189,31 +259,30 @@ impl<G: Game> Auditor<G> {
     /// Checks one slot's entry against the rules.
     pub fn check(&self, state: u64) -> Check {
         let entry = self.table.entry(state);
-        let fault = |position: Option<String>, what: String| Check::Fault(Fault { state, position, what });
+        let fault = |position: Option<String>, what: Wrong| Check::Fault(Fault { state, position, what });
         let Some(position) = self.index.decode(state) else {
             return match Value::from_entry(entry) {
-                Some(stored) => fault(None, format!("holds {stored} but is no legal position")),
+                Some(stored) => fault(None, Wrong::NotAPosition { stored }),
                 None => Check::NoPosition,
             };
         };
         let fen = || Some(G::format_position(&position));
         let Some(stored) = Value::from_entry(entry) else {
-            return fault(fen(), "is a legal position marked broken".to_string());
+            return fault(fen(), Wrong::MarkedBroken);
         };
         match self.value_from_moves(&position) {
             Err(what) => fault(fen(), what),
             Ok(found) if found == stored => Check::Agrees,
             Ok(_) if stored == Value::LOST && rulings::find(&self.rulings, state).is_some() => Check::Ruled,
-            Ok(found) => fault(fen(), format!("holds {stored}, its moves give {found}")),
+            Ok(found) => fault(fen(), Wrong::WrongValue { stored, found }),
         }
     }
 
     /// The value a position's moves give it, or what keeps them from giving one.
-    fn value_from_moves(&self, position: &G::Position) -> Result<Value, String> {
+    fn value_from_moves(&self, position: &G::Position) -> Result<Value, Wrong> {
         let moves = G::legal_moves(position, self.rules);
         if moves.is_empty() {
-            return G::game_over(position, self.rules)
-                .ok_or_else(|| "has no legal move, yet the rules do not end the game".to_string());
+            return G::game_over(position, self.rules).ok_or(Wrong::NoMoveNoEnd);
         }
         let mut best: Option<Value> = None;
         for mv in moves {
@@ -228,25 +297,21 @@ impl<G: Game> Auditor<G> {
 
     /// The value of a position a move leads to, from this table, a smaller one, or (where no
     /// table holds its material) the rules.
-    fn child_value(&self, child: &G::Position) -> Result<Value, String> {
+    fn child_value(&self, child: &G::Position) -> Result<Value, Wrong> {
         let (material, oriented) = G::oriented(child);
         let entry = if material == self.material {
             self.table.entry(self.index.locate(&oriented))
         } else if let Some((index, table)) = self.exits.get(&material) {
             table.entry(index.locate(&oriented))
         } else {
-            return G::game_over(child, self.rules).ok_or_else(|| {
-                format!(
-                    "has a move to {}, of {material}, which no table among its exits holds",
-                    G::format_position(child)
-                )
+            return G::game_over(child, self.rules).ok_or_else(|| Wrong::ExitMissing {
+                to: G::format_position(child),
+                material,
             });
         };
-        Value::from_entry(entry).ok_or_else(|| {
-            format!(
-                "has a move to {}, which the table of {material} marks broken",
-                G::format_position(child)
-            )
+        Value::from_entry(entry).ok_or_else(|| Wrong::ExitBroken {
+            to: G::format_position(child),
+            material,
         })
     }
 }

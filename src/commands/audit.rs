@@ -6,11 +6,11 @@ use anyhow::{Result, bail};
 use serde_json::json;
 
 use super::{Env, requested_materials};
-use crate::audit::{Audit, Auditor};
+use crate::audit::{Audit, Auditor, Fault, Wrong};
 use crate::counted::{counted, grouped};
 use crate::games::Game;
 use crate::progress::Bar;
-use crate::report::rules_json;
+use crate::report::{rules_json, value_json};
 use crate::solver::Progress;
 
 /// What to audit.
@@ -120,13 +120,29 @@ fn print_report<G: Game>(material: &str, audit: &Audit, seconds: f64) {
     }
 }
 
+/// One fault for programs: its `fault` by name, in words (`text`), and the values and position
+/// it names (`stored`, `found`, the position `to` that a move reaches; null where it names none).
+fn fault_json(fault: &Fault) -> serde_json::Value {
+    let (stored, found, to) = match &fault.what {
+        Wrong::NotAPosition { stored } => (Some(*stored), None, None),
+        Wrong::WrongValue { stored, found } => (Some(*stored), Some(*found), None),
+        Wrong::ExitMissing { to, .. } | Wrong::ExitBroken { to, .. } => (None, None, Some(to)),
+        Wrong::MarkedBroken | Wrong::NoMoveNoEnd => (None, None, None),
+    };
+    json!({
+        "state": fault.state,
+        "position": fault.position,
+        "fault": fault.what.key(),
+        "text": fault.what.to_string(),
+        "stored": stored.map(value_json),
+        "found": found.map(value_json),
+        "to": to,
+    })
+}
+
 /// One table's audit for programs.
 fn report_json(material: &str, audit: &Audit, seconds: f64) -> serde_json::Value {
-    let faults: Vec<_> = audit
-        .first_faults
-        .iter()
-        .map(|f| json!({ "state": f.state, "position": f.position, "fault": f.what }))
-        .collect();
+    let faults: Vec<_> = audit.first_faults.iter().map(fault_json).collect();
     json!({
         "material": material,
         "states": audit.states,

@@ -83,7 +83,7 @@ fn an_altered_table_is_caught_where_it_was_altered() {
     };
     let stored = Value::Win(dtm + 2);
     assert_eq!(
-        fault.what,
+        fault.what.to_string(),
         format!("holds {stored}, its moves give {}", Value::Win(dtm))
     );
     assert!(fault.position.is_some());
@@ -91,7 +91,7 @@ fn an_altered_table_is_caught_where_it_was_altered() {
         panic!("state {no_position} passes")
     };
     assert_eq!(
-        (fault.position, fault.what.as_str()),
+        (fault.position, fault.what.to_string().as_str()),
         (None, "holds draw but is no legal position")
     );
     let audit = auditor.run(1, &Silent);
@@ -121,10 +121,24 @@ fn an_altered_table_is_caught_where_it_was_altered() {
         "the rule options, as other commands give them"
     );
     assert_eq!(json["tables"][0]["faults"], audit.faults);
+    let faults = json["tables"][0]["first_faults"].as_array().unwrap();
+    assert_eq!(faults.len(), audit.first_faults.len());
+    // Each fault by name, with the values it names.
+    let fault = |state: u64| faults.iter().find(|f| f["state"] == state).unwrap();
+    let (lengthened, unplaced) = (fault(longer), fault(no_position));
+    assert_eq!(lengthened["fault"], "wrong_value", "{lengthened}");
     assert_eq!(
-        json["tables"][0]["first_faults"].as_array().unwrap().len(),
-        audit.first_faults.len()
+        lengthened["stored"],
+        serde_json::json!({ "outcome": "win", "dtm": dtm + 2 })
     );
+    assert_eq!(lengthened["found"], serde_json::json!({ "outcome": "win", "dtm": dtm }));
+    assert_eq!(
+        (&unplaced["fault"], &unplaced["position"], &unplaced["found"]),
+        (&serde_json::json!("not_a_position"), &Json::Null, &Json::Null),
+        "{unplaced}"
+    );
+    assert_eq!(unplaced["stored"]["outcome"], "draw");
+    assert_eq!(unplaced["text"], "holds draw but is no legal position");
 
     // Every 7th slot: fewer audited, the same kind of answer.
     let out = egtb(&dir, &["audit", "chess", "KRvK", "--json", "--every", "7"]);
