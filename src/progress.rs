@@ -13,7 +13,8 @@ use crate::settings;
 use crate::solver::Progress;
 
 /// A progress bar that shows the table, the phase, the rate and the time left; in a batch of
-/// tables, a second bar under it shows the batch's share done, by states, and its time left.
+/// tables, a second bar under it shows the batch's share done, by states, and its time left
+/// (the table under way counted done at the batch's pace so far).
 pub struct Bar {
     bars: MultiProgress,
     bar: ProgressBar,
@@ -47,7 +48,14 @@ struct Batch {
 impl Batch {
     /// Counts the table being built as done.
     fn finish_current(&mut self) {
-        self.bar.inc(self.pace.finish_current(self.bar.elapsed()));
+        self.pace.finish_current(self.bar.elapsed());
+        self.show_pace();
+    }
+
+    /// Moves the bar to the states done and the share of the table under way that the pace so
+    /// far gives it, so that a long table moves the bar while it is built.
+    fn show_pace(&self) {
+        self.bar.set_position(self.pace.position(self.bar.elapsed()));
     }
 
     /// Begins the next table.
@@ -76,7 +84,7 @@ fn style() -> ProgressStyle {
 }
 
 /// The batch bar's look: its rate and time left from the pace of the tables built so far, since
-/// the bar moves only when a table is done, too seldom for a recent rate to mean anything.
+/// the states done grow only when a table is done, too seldom for a recent rate to mean anything.
 fn batch_style(pace: &Arc<Pace>) -> ProgressStyle {
     let (for_rate, for_eta) = (Arc::clone(pace), Arc::clone(pace));
     style()
@@ -87,9 +95,7 @@ fn batch_style(pace: &Arc<Pace>) -> ProgressStyle {
             };
         })
         .with_key("eta", move |state: &ProgressState, w: &mut dyn std::fmt::Write| {
-            let left = state
-                .len()
-                .and_then(|total| for_eta.left(state.pos(), total, state.elapsed()));
+            let left = state.len().and_then(|total| for_eta.left(total, state.elapsed()));
             let _ = match left {
                 Some(left) => write!(w, "{:#}", HumanDuration(left)),
                 None => write!(w, "-"),
@@ -98,26 +104,44 @@ fn batch_style(pace: &Arc<Pace>) -> ProgressStyle {
 }
 
 /// How fast a batch goes: the states of the tables this process built and the batch's time when
-/// the last of them was done, and the states of the table under way. Tables that another process
-/// built count as done on the bar but not here, lest they make the pace look faster than it is.
+/// the last of them was done, the states of the table under way, and the states counted done in
+/// all. Tables that another process built count as done but not in the pace, lest they make it
+/// look faster than it is.
 #[derive(Default)]
 struct Pace {
     solved_states: AtomicU64,
     solved_by_nanos: AtomicU64,
     current_states: AtomicU64,
+    done_states: AtomicU64,
 }
 
 impl Pace {
-    /// Counts the table under way done at the batch's time `elapsed`; returns its states (0 when
-    /// none is under way).
-    fn finish_current(&self, elapsed: Duration) -> u64 {
+    /// Counts the table under way done at the batch's time `elapsed`.
+    fn finish_current(&self, elapsed: Duration) {
         let states = self.current_states.swap(0, Ordering::Relaxed);
         if states > 0 {
             self.solved_states.fetch_add(states, Ordering::Relaxed);
+            self.done_states.fetch_add(states, Ordering::Relaxed);
             let nanos = u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX);
             self.solved_by_nanos.store(nanos, Ordering::Relaxed);
         }
-        states
+    }
+
+    /// Counts a table of `states` that another process built as done.
+    fn built_elsewhere(&self, states: u64) {
+        self.done_states.fetch_add(states, Ordering::Relaxed);
+    }
+
+    /// The states to show done at `elapsed`: those of the tables done, and of the table under
+    /// way as many as the pace so far has built in its time, at most all of them (none before a
+    /// table is done). Never less than at an earlier time.
+    fn position(&self, elapsed: Duration) -> u64 {
+        let done = self.done_states.load(Ordering::Relaxed);
+        let current = self.current_states.load(Ordering::Relaxed);
+        let Some(per_sec) = self.rate() else { return done };
+        let solved_by = Duration::from_nanos(self.solved_by_nanos.load(Ordering::Relaxed));
+        let taken = elapsed.saturating_sub(solved_by).as_secs_f64();
+        done + ((taken * per_sec) as u64).min(current)
     }
 
     /// A table of `states` begins.
@@ -132,14 +156,15 @@ impl Pace {
         (states > 0 && nanos > 0).then(|| states as f64 * 1e9 / nanos as f64)
     }
 
-    /// The time left at `elapsed`, `done` of `total` states counted done: what the table under
-    /// way has still to take at the pace so far, then the tables after it at that pace. A table
+    /// The time left at `elapsed` of a batch of `total` states: what the table under way has
+    /// still to take at the pace so far, then the tables after it at that pace. A table
     /// under way that has taken longer than the pace allows (tables differ in speed: a batch's
     /// first, small ones set a pace its larger ones miss) counts as about to end, so the time
     /// left is that of the tables after it. None before a table is done, and for the last table
     /// once it is past its time: there is nothing left to estimate from.
-    fn left(&self, done: u64, total: u64, elapsed: Duration) -> Option<Duration> {
+    fn left(&self, total: u64, elapsed: Duration) -> Option<Duration> {
         let per_sec = self.rate()?;
+        let done = self.done_states.load(Ordering::Relaxed);
         let solved_by = Duration::from_nanos(self.solved_by_nanos.load(Ordering::Relaxed));
         let not_done = total.saturating_sub(done);
         let current = self.current_states.load(Ordering::Relaxed).min(not_done);
@@ -200,9 +225,7 @@ impl Bar {
             && let Some(batch) = batch.as_ref()
         {
             let bar = &batch.bar;
-            let left = bar
-                .length()
-                .and_then(|total| batch.pace.left(bar.position(), total, bar.elapsed()));
+            let left = bar.length().and_then(|total| batch.pace.left(total, bar.elapsed()));
             line += &format!("; {}", line_of(bar, batch.pace.rate(), left));
         }
         eprintln!("{line}");
@@ -281,7 +304,8 @@ impl Progress for Bar {
         if let Some(batch) = self.batch.lock().expect("progress lock").as_mut()
             && let Some(&states) = batch.states.get(name)
         {
-            batch.bar.inc(states);
+            batch.pace.built_elsewhere(states);
+            batch.show_pace();
             batch.count_started();
         }
     }
@@ -306,6 +330,12 @@ impl Progress for Bar {
 
     fn advance(&self, done: u64) {
         self.bar.inc(done);
+        // A worker that finds the batch locked leaves its bar to the next update.
+        if let Ok(batch) = self.batch.try_lock()
+            && let Some(batch) = batch.as_ref()
+        {
+            batch.show_pace();
+        }
         self.log();
     }
 }
@@ -337,9 +367,13 @@ mod tests {
         bar.table("KvK");
         bar.phase("moves", 924);
         bar.advance(924);
+        // No table done yet, so no pace to count the first one's share by.
         assert_eq!(shown(&bar), (0, Some(58_212), "batch: 1 of 2 tables".into()));
         bar.table("KQvK");
-        assert_eq!(shown(&bar), (924, Some(58_212), "batch: 2 of 2 tables".into()));
+        let (position, length, message) = shown(&bar);
+        // KvK done, and of KQvK what the pace gives it since.
+        assert!((924..=58_212).contains(&position), "{position}");
+        assert_eq!((length, message.as_str()), (Some(58_212), "batch: 2 of 2 tables"));
         bar.finish();
         assert_eq!(shown(&bar).0, 58_212);
     }
@@ -380,23 +414,28 @@ mod tests {
         let minute = Duration::from_secs(60);
         let pace = Pace::default();
         pace.started(100);
-        assert_eq!((pace.rate(), pace.left(0, 1_000, minute)), (None, None));
+        assert_eq!((pace.rate(), pace.left(1_000, minute)), (None, None));
+        assert_eq!(pace.position(minute), 0);
         // The first 100 states took a minute; the next table has 600, then 300 remain.
         pace.finish_current(minute);
         pace.started(600);
         assert_eq!(pace.rate(), Some(100.0 / 60.0));
-        assert_eq!(pace.left(100, 1_000, minute), Some(9 * minute));
-        // Counting down while the table under way takes its time; once it takes longer than the
-        // pace allows, the tables after it.
-        assert_eq!(pace.left(100, 1_000, 3 * minute), Some(7 * minute));
-        assert_eq!(pace.left(100, 1_000, 8 * minute), Some(3 * minute));
+        assert_eq!(pace.left(1_000, minute), Some(9 * minute));
+        assert_eq!(pace.position(minute), 100);
+        // Counting down while the table under way takes its time, and counting its states done
+        // at that pace; once it takes longer than the pace allows, the tables after it.
+        assert_eq!(pace.left(1_000, 3 * minute), Some(7 * minute));
+        assert_eq!(pace.position(3 * minute), 300);
+        assert_eq!(pace.left(1_000, 8 * minute), Some(3 * minute));
+        assert_eq!(pace.position(8 * minute), 700);
         // 700 states in 7 minutes: the last 300 take 3 more.
         pace.finish_current(7 * minute);
         pace.started(300);
-        assert_eq!(pace.left(700, 1_000, 7 * minute), Some(3 * minute));
-        assert_eq!(pace.left(700, 1_000, 10 * minute), Some(Duration::ZERO));
-        // The last table past its time: unknown.
-        assert_eq!(pace.left(700, 1_000, 11 * minute), None);
+        assert_eq!(pace.left(1_000, 7 * minute), Some(3 * minute));
+        assert_eq!(pace.left(1_000, 10 * minute), Some(Duration::ZERO));
+        // The last table past its time: unknown, and all its states shown done.
+        assert_eq!(pace.left(1_000, 11 * minute), None);
+        assert_eq!(pace.position(11 * minute), 1_000);
     }
 
     #[test]
