@@ -138,14 +138,23 @@ mod tests {
         fs::write(dir.join("chess").join("KQvK.egtb.tmp999"), b"partial").unwrap();
         fs::write(dir.join("chess").join("KQvKR.egtb.tmp999"), b"another table's").unwrap();
         let released = Arc::new(AtomicBool::new(false));
+        let (tid_sender, tid) = std::sync::mpsc::channel();
         let waiter = std::thread::spawn({
             let (table, released) = (table.clone(), Arc::clone(&released));
             move || {
+                // "PID/task/TID": the thread's own entry under /proc.
+                tid_sender.send(fs::read_link("/proc/thread-self").unwrap()).unwrap();
                 let _lock = TableLock::acquire(&table).unwrap();
                 released.load(Ordering::SeqCst)
             }
         });
-        std::thread::sleep(std::time::Duration::from_millis(100));
+        // The waiter asleep: blocked on the lock, the only place it sleeps.
+        let stat = Path::new("/proc").join(tid.recv().unwrap()).join("stat");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while !sleeping(&stat) {
+            assert!(std::time::Instant::now() < deadline, "the second holder never waits");
+            std::thread::yield_now();
+        }
         first.remove_stale_temps().unwrap();
         released.store(true, Ordering::SeqCst);
         drop(first);
@@ -162,6 +171,16 @@ mod tests {
         assert!(!lock_path(&table).exists(), "the last holder deletes the lock file");
         assert!(dir.join("chess").join("KQvKR.egtb.tmp999").exists());
         fs::remove_dir_all(dir).unwrap();
+    }
+
+    /// Whether the thread whose `/proc` stat file is `stat` is asleep (state `S`, the field
+    /// after its name in parentheses); false once it has ended.
+    fn sleeping(stat: &Path) -> bool {
+        let Ok(text) = fs::read_to_string(stat) else {
+            return false;
+        };
+        let after_name = &text[text.rfind(')').unwrap() + 1..];
+        after_name.split_whitespace().next() == Some("S")
     }
 
     #[test]
