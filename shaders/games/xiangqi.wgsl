@@ -1,29 +1,29 @@
 // Xiangqi rules for the GPU solver: the twin of src/games/xiangqi (index.rs, moves.rs, space.rs).
 //
 // Joined after a prelude that src/games/xiangqi/gpu.rs generates: the material's constants
-// (PIECES, SLOT_KINDS_*, SLOT_GROUPS_*, KINDS_PRESENT, BLACK_START, *_ATTACKERS_END, PER_SIDE, GROUPS,
+// (PIECES, PIECE_KINDS_*, PIECE_GROUPS_*, KINDS_PRESENT, BLACK_START, *_ATTACKERS_END, PER_SIDE, GROUPS,
 // GAME_MAX_SUCCESSORS, fn this_group), the kind numbers, the board's FILES and FILE_ZERO_*, and
 // the layout constants of the data buffers below (GEO_*, G_*, IX_*, MAT_*, EXIT_*). Every table
 // comes from Rust:
 //   xq_geo:          board::Geometry (points, symmetry maps, leaper tables with their blocking
 //                    squares, rays, horse legs, the squares that can decide an attack on a king)
-//   xq_material:     index descriptors (this table, then per slot the table capturing it leads
+//   xq_material:     index descriptors (this table, then per piece the table capturing it leads
 //                    to), the capture exits
 //   xq_exit_entries: the smaller tables' entries, two per word
-// Red owns slots 0..BLACK_START (its king first), black the rest (its king first). Bitboards are
+// Red owns pieces 0..BLACK_START (its king first), black the rest (its king first). Bitboards are
 // vec3<u32> (low word: squares 0..31); a captured piece's square is NONE.
 //
 // Speed on SIMD-per-thread drivers (llvmpipe), where a batch of states runs in lock step:
 // - nothing is indexed at run time in private memory (such an array lives in memory, a gather or
 //   scatter per access): the placement is three vectors read and written with `select`, each
 //   side's occupancy a value of its own, bitboards are built with `select`;
-// - few buffer loads (each one a load per lane): this table's groups and each slot's kind and
+// - few buffer loads (each one a load per lane): this table's groups and each piece's kind and
 //   group are prelude constants, line attacks are computed from square numbers;
 // - a piece's targets (sources) are gathered as a bitboard, then popped in loops that run as
 //   often as the busiest state of the batch needs: quiet moves, which only change one digit of
 //   the slot, apart from those that need the board made and a full check test.
 
-// The squares of slots 0..3, 4..7 and 8..11 (GPU tables have at most 12 pieces).
+// The squares of pieces 0..3, 4..7 and 8..11 (GPU tables have at most 12 pieces).
 struct Placement {
     a: vec4<u32>,
     b: vec4<u32>,
@@ -49,7 +49,7 @@ fn lane(v: vec4<u32>, k: u32) -> u32 {
     return select(select(v.w, v.z, k == 2u), select(v.y, v.x, k == 0u), k < 2u);
 }
 
-// The square of slot `j`.
+// The square of piece `j`.
 fn square_of(j: u32) -> u32 {
     let k = j & 3u;
     return select(select(lane(pl.c, k), lane(pl.b, k), j < 8u), lane(pl.a, k), j < 4u);
@@ -107,8 +107,8 @@ fn is_empty(s: u32) -> bool {
     return !bb_has(occupied(), s);
 }
 
-fn side_of(slot: u32) -> u32 {
-    return select(0u, 1u, slot >= BLACK_START);
+fn side_of(piece: u32) -> u32 {
+    return select(0u, 1u, piece >= BLACK_START);
 }
 
 fn side_start(side: u32) -> u32 {
@@ -119,9 +119,9 @@ fn attackers_end(side: u32) -> u32 {
     return select(RED_ATTACKERS_END, BLACK_ATTACKERS_END, side == 1u);
 }
 
-// Whether `slot` belongs to `side` and can give check.
-fn is_attacker(slot: u32, side: u32) -> bool {
-    return slot >= side_start(side) && slot < attackers_end(side);
+// Whether `piece` belongs to `side` and can give check.
+fn is_attacker(piece: u32, side: u32) -> bool {
+    return piece >= side_start(side) && piece < attackers_end(side);
 }
 
 // Whether the material has pieces of `kind` (KINDS_PRESENT, a bit per kind): a constant, so that
@@ -130,9 +130,9 @@ fn present(kind: u32) -> bool {
     return ((KINDS_PRESENT >> kind) & 1u) != 0u;
 }
 
-fn slot_kind(slot: u32) -> u32 {
-    let word = select(SLOT_KINDS_HIGH, SLOT_KINDS_LOW, slot < 8u);
-    return (word >> (4u * (slot & 7u))) & 0xFu;
+fn piece_kind(piece: u32) -> u32 {
+    let word = select(PIECE_KINDS_HIGH, PIECE_KINDS_LOW, piece < 8u);
+    return (word >> (4u * (piece & 7u))) & 0xFu;
 }
 
 // The leaper entries (`square | block << 8`) of `table` (GEO_LEAP_TO or GEO_LEAP_FROM).
@@ -180,9 +180,9 @@ fn in_check(side: u32) -> bool {
     let king = square_of(side_start(side));
     let enemy = 1u - side;
     let occ = occupied();
-    for (var slot = 0u; slot < PIECES; slot += 1u) {
-        let s = square_of(slot);
-        if is_attacker(slot, enemy) && s != NONE && attacks(slot_kind(slot), enemy, s, king, occ) {
+    for (var piece = 0u; piece < PIECES; piece += 1u) {
+        let s = square_of(piece);
+        if is_attacker(piece, enemy) && s != NONE && attacks(piece_kind(piece), enemy, s, king, occ) {
             return true;
         }
     }
@@ -200,10 +200,10 @@ fn sensitive(s: u32) -> bool {
     return bb_has(king_sensitive, s);
 }
 
-// Moves the piece in `slot` to `to`, capturing what stands there; returns the captured slot or
+// Moves `piece` to `to`, capturing what stands there; returns the captured piece or
 // NONE.
-fn make(slot: u32, to: u32) -> u32 {
-    let side = side_of(slot);
+fn make(piece: u32, to: u32) -> u32 {
+    let side = side_of(piece);
     let enemy = 1u - side;
     var victim = NONE;
     if bb_has(side_occ(enemy), to) {
@@ -215,29 +215,29 @@ fn make(slot: u32, to: u32) -> u32 {
         set_square(victim, NONE);
         toggle_occ(enemy, bb_bit(to));
     }
-    toggle_occ(side, bb_bit(square_of(slot)) | bb_bit(to));
-    set_square(slot, to);
+    toggle_occ(side, bb_bit(square_of(piece)) | bb_bit(to));
+    set_square(piece, to);
     return victim;
 }
 
-// Takes back a `make` of the piece in `slot` from `origin`.
-fn unmake(slot: u32, origin: u32, victim: u32) {
-    let side = side_of(slot);
-    let to = square_of(slot);
+// Takes back a `make` of `piece` from `origin`.
+fn unmake(piece: u32, origin: u32, victim: u32) {
+    let side = side_of(piece);
+    let to = square_of(piece);
     toggle_occ(side, bb_bit(origin) | bb_bit(to));
-    set_square(slot, origin);
+    set_square(piece, origin);
     if victim != NONE {
         set_square(victim, to);
         toggle_occ(1u - side, bb_bit(to));
     }
 }
 
-// Descriptor words of index `ix` (0: this table, 1 + slot: the table capturing the slot leads to).
+// Descriptor words of index `ix` (0: this table, 1 + piece: the table capturing the piece leads to).
 fn ix_word(ix: u32, field: u32) -> u32 {
     return xq_material[ix * IX_WORDS + field];
 }
 
-// A group of an index descriptor (its G_* words in order): its first slot, piece count, radix and
+// A group of an index descriptor (its G_* words in order): its first piece, piece count, radix and
 // stride in the slot, and the xq_geo offsets of its point numbers by square, of the same through
 // the mirror and of its squares by point number.
 struct Group {
@@ -268,13 +268,13 @@ fn group_of(ix: u32, g: u32) -> Group {
     );
 }
 
-fn slot_group(slot: u32) -> u32 {
-    let word = select(SLOT_GROUPS_HIGH, SLOT_GROUPS_LOW, slot < 8u);
-    return (word >> (4u * (slot & 7u))) & 0xFu;
+fn piece_group(piece: u32) -> u32 {
+    let word = select(PIECE_GROUPS_HIGH, PIECE_GROUPS_LOW, piece < 8u);
+    return (word >> (4u * (piece & 7u))) & 0xFu;
 }
 
-// The square of slot `j` of index `ix`'s material, read from the board (through the capture
-// exit's slot order and colour flip for a smaller table).
+// The square of piece `j` of index `ix`'s material, read from the board (through the capture
+// exit's piece order and colour flip for a smaller table).
 fn square_in(ix: u32, j: u32) -> u32 {
     if ix == 0u {
         return square_of(j);
@@ -364,7 +364,7 @@ fn decode(state: u32) -> bool {
 // The slot and the mirror slot (x, y) less the digit of the group of the piece in `moved`: a
 // move of that piece adds the group's new rank back. Computed once per piece, not per move.
 fn digit_partial(moved: u32) -> vec2<u32> {
-    let group = this_group(slot_group(moved));
+    let group = this_group(piece_group(moved));
     var ranks = vec2<u32>(group_rank(0u, group, false), 0u);
     if cur_centre {
         ranks.y = group_rank(0u, group, true);
@@ -380,7 +380,7 @@ fn child_after(moved: u32, partial: vec2<u32>) -> vec2<u32> {
     if moved == 0u {
         return canonical_slot(0u);
     }
-    let group = this_group(slot_group(moved));
+    let group = this_group(piece_group(moved));
     let slot = partial.x + group_rank(0u, group, false) * group.stride;
     var mirrored = slot;
     if cur_centre {
@@ -415,43 +415,43 @@ fn exit_entry(victim: u32, next: u32) -> u32 {
     return (xq_exit_entries[xq_material[exit + EXIT_OFFSET] + (at >> 1u)] >> (16u * (at & 1u))) & 0xFFFFu;
 }
 
-// Plays the piece in `slot` to `to` if its king stays safe, recording the child or the exit;
+// Plays `piece` to `to` if its king stays safe, recording the child or the exit;
 // returns 1 for a legal move. Only a capture or a move that may expose the king is made on the
 // board; a quiet move's child follows from its new square.
 fn try_move(
     out: ptr<function, Successors>,
-    slot: u32,
+    piece: u32,
     to: u32,
     node: ptr<function, Node>,
     partial: vec2<u32>,
 ) -> u32 {
-    let side = side_of(slot);
-    let origin = square_of(slot);
-    let king_slot = side_start(side);
-    let quiet = king_safe && slot != king_slot && !sensitive(origin) && !sensitive(to);
+    let side = side_of(piece);
+    let origin = square_of(piece);
+    let king_piece = side_start(side);
+    let quiet = king_safe && piece != king_piece && !sensitive(origin) && !sensitive(to);
     var legal = quiet;
     var captures = false;
     if !quiet || bb_has(side_occ(1u - side), to) {
-        let victim = make(slot, to);
+        let victim = make(piece, to);
         legal = quiet || !in_check(side);
         captures = victim != NONE;
         if legal && captures {
             node_add_exit(node, exit_entry(victim, 1u - side));
         }
-        unmake(slot, origin, victim);
+        unmake(piece, origin, victim);
     }
     if legal && !captures {
-        push_moved(out, slot, to, (1u - side) * PER_SIDE, partial);
+        push_moved(out, piece, to, (1u - side) * PER_SIDE, partial);
     }
     return select(0u, 1u, legal);
 }
 
-// Where the piece in `slot` may move, ignoring checks to its own king: empty points and enemy
+// Where `piece` may move, ignoring checks to its own king: empty points and enemy
 // pieces (moves.rs `targets`).
-fn targets(slot: u32) -> vec3<u32> {
-    let side = side_of(slot);
-    let origin = square_of(slot);
-    let kind = slot_kind(slot);
+fn targets(piece: u32) -> vec3<u32> {
+    let side = side_of(piece);
+    let origin = square_of(piece);
+    let kind = piece_kind(piece);
     let own = side_occ(side);
     var found = vec3<u32>(0u);
     if kind == ROOK || kind == CANNON {
@@ -500,12 +500,12 @@ fn unblocked_leaps(base: u32) -> vec3<u32> {
     return found;
 }
 
-// Where the piece in `slot` may have come from by a move that captured nothing: empty points
+// Where `piece` may have come from by a move that captured nothing: empty points
 // from which it reaches its square (moves.rs `sources`).
-fn sources(slot: u32) -> vec3<u32> {
-    let side = side_of(slot);
-    let to = square_of(slot);
-    let kind = slot_kind(slot);
+fn sources(piece: u32) -> vec3<u32> {
+    let side = side_of(piece);
+    let to = square_of(piece);
+    let kind = piece_kind(piece);
     var found = vec3<u32>(0u);
     if kind == ROOK || kind == CANNON {
         for (var d = 0u; d < DIRECTIONS; d += 1u) {
@@ -549,27 +549,27 @@ fn game_expand(state: u32, out: ptr<function, Successors>) -> Node {
     var node = node_inner();
     var moves = 0u;
     let base = (1u - side) * PER_SIDE;
-    let king_slot = side_start(side);
-    for (var slot = 0u; slot < PIECES; slot += 1u) {
-        if side_of(slot) != side {
+    let king_piece = side_start(side);
+    for (var piece = 0u; piece < PIECES; piece += 1u) {
+        if side_of(piece) != side {
             continue;
         }
-        let all = targets(slot);
-        let partial = digit_partial(slot);
+        let all = targets(piece);
+        let partial = digit_partial(piece);
         // Moves of a piece other than the king that capture nothing and neither leave nor fill
         // a square that can decide an attack on a safe king: legal, and never the red king's.
         var quiet = vec3<u32>(0u);
-        if king_safe && slot != king_slot && !sensitive(square_of(slot)) {
+        if king_safe && piece != king_piece && !sensitive(square_of(piece)) {
             quiet = all & ~side_occ(1u - side) & ~king_sensitive;
         }
         moves += countOneBits(quiet.x) + countOneBits(quiet.y) + countOneBits(quiet.z);
         var left = quiet;
         while !bb_empty(left) {
-            push_moved(out, slot, bb_pop(&left), base, partial);
+            push_moved(out, piece, bb_pop(&left), base, partial);
         }
         left = all & ~quiet;
         while !bb_empty(left) {
-            moves += try_move(out, slot, bb_pop(&left), &node, partial);
+            moves += try_move(out, piece, bb_pop(&left), &node, partial);
         }
     }
     if moves > 0u {
@@ -578,25 +578,25 @@ fn game_expand(state: u32, out: ptr<function, Successors>) -> Node {
     return node_terminal(LOST);
 }
 
-// Takes the piece in `slot` back to the empty `origin` and pushes that parent if it is legal.
+// Takes `piece` back to the empty `origin` and pushes that parent if it is legal.
 // Unless the move could open a line to the king, only the moved piece's own attack matters (and
 // advisors and elephants, past the side's attackers, never attack).
-fn try_unmove(out: ptr<function, Successors>, slot: u32, origin: u32, base: u32, partial: vec2<u32>) {
-    let to = square_of(slot);
-    let side = side_of(slot);
+fn try_unmove(out: ptr<function, Successors>, piece: u32, origin: u32, base: u32, partial: vec2<u32>) {
+    let to = square_of(piece);
+    let side = side_of(piece);
     let king = square_of(side_start(cur_side));
     let quiet = king_safe && !sensitive(to) && !sensitive(origin);
     var safe: bool;
     if quiet {
         let occ = occupied() ^ bb_bit(to) ^ bb_bit(origin);
-        safe = slot >= attackers_end(side) || !attacks(slot_kind(slot), side, origin, king, occ);
+        safe = piece >= attackers_end(side) || !attacks(piece_kind(piece), side, origin, king, occ);
     } else {
-        make(slot, origin);
+        make(piece, origin);
         safe = !in_check(cur_side);
-        unmake(slot, to, NONE);
+        unmake(piece, to, NONE);
     }
     if safe {
-        push_moved(out, slot, origin, base, partial);
+        push_moved(out, piece, origin, base, partial);
     }
 }
 
@@ -607,14 +607,14 @@ fn game_parents(state: u32, out: ptr<function, Successors>) {
     let side = 1u - cur_side;
     let base = side * PER_SIDE;
     watch_king(cur_side);
-    for (var slot = 0u; slot < PIECES; slot += 1u) {
-        if side_of(slot) != side {
+    for (var piece = 0u; piece < PIECES; piece += 1u) {
+        if side_of(piece) != side {
             continue;
         }
-        let partial = digit_partial(slot);
-        var left = sources(slot);
+        let partial = digit_partial(piece);
+        var left = sources(piece);
         while !bb_empty(left) {
-            try_unmove(out, slot, bb_pop(&left), base, partial);
+            try_unmove(out, piece, bb_pop(&left), base, partial);
         }
     }
 }

@@ -4,14 +4,14 @@
 //
 // Joined after xiangqi.wgsl (whose prelude adds SIDE_PIECES and MARK_CHECK) and rounds.wgsl.
 // The marks of a state, whose side to move is X and X's opponent Y: MARK_CHECK while X may be
-// checking perpetually, and bit j while X may be chasing Y's piece in slot j perpetually. The
+// checking perpetually, and bit j while X may be chasing Y's piece j perpetually. The
 // answers of a state, whose side to move is Y answering a move of X: MARK_CHECK when Y has a
 // drawing answer that does not check into a position marked for check, and bit j when Y has a
-// quiet drawing answer (no check, no chase) into a position marked for chasing Y's piece in slot
-// j (after the answer, in that position's slots). A drawing move: a legal move into an in-table
+// quiet drawing answer (no check, no chase) into a position marked for chasing Y's piece j (as
+// that position numbers its pieces). A drawing move: a legal move into an in-table
 // position that is still a draw.
 
-// Per slot of a side (from its first slot): the squares of enemy pieces, kings excepted, that the
+// Per piece of a side (from its first piece): the squares of enemy pieces, kings excepted, that the
 // piece could legally capture (asian.rs `attacks`), or that it reaches legal or not (asian.rs
 // `reach`). Kings and pawns never chase.
 struct Attacks {
@@ -28,18 +28,18 @@ fn side_end(side: u32) -> u32 {
     return select(BLACK_START, PIECES, side == 1u);
 }
 
-// Whether moving the piece in `slot` to `to` leaves its own king safe.
-fn legal_move(slot: u32, to: u32) -> bool {
-    let origin = square_of(slot);
-    let victim = make(slot, to);
-    let safe = !in_check(side_of(slot));
-    unmake(slot, origin, victim);
+// Whether moving `piece` to `to` leaves its own king safe.
+fn legal_move(piece: u32, to: u32) -> bool {
+    let origin = square_of(piece);
+    let victim = make(piece, to);
+    let safe = !in_check(side_of(piece));
+    unmake(piece, origin, victim);
     return safe;
 }
 
-// Whether the piece in `slot` can legally capture what stands on `square`.
-fn can_capture(slot: u32, square: u32) -> bool {
-    return square_of(slot) != NONE && bb_has(targets(slot), square) && legal_move(slot, square);
+// Whether `piece` can legally capture what stands on `square`.
+fn can_capture(piece: u32, square: u32) -> bool {
+    return square_of(piece) != NONE && bb_has(targets(piece), square) && legal_move(piece, square);
 }
 
 fn reaches_of(side: u32, legal_only: bool) -> Attacks {
@@ -47,15 +47,15 @@ fn reaches_of(side: u32, legal_only: bool) -> Attacks {
     let start = side_start(side);
     let prey = side_occ(1u - side) & ~bb_bit(square_of(side_start(1u - side)));
     for (var k = 0u; k < SIDE_PIECES; k += 1u) {
-        let slot = start + k;
-        let kind = slot_kind(slot);
-        if slot >= side_end(side) || square_of(slot) == NONE || kind == KING || kind == PAWN {
+        let piece = start + k;
+        let kind = piece_kind(piece);
+        if piece >= side_end(side) || square_of(piece) == NONE || kind == KING || kind == PAWN {
             continue;
         }
-        var left = targets(slot) & prey;
+        var left = targets(piece) & prey;
         while !bb_empty(left) {
             let to = bb_pop(&left);
-            if !legal_only || legal_move(slot, to) {
+            if !legal_only || legal_move(piece, to) {
                 out.by[k] |= bb_bit(to);
             }
         }
@@ -86,8 +86,8 @@ fn chase_counts(attacker: u32, square: u32) -> bool {
             prey = s;
         }
     }
-    let by = slot_kind(attacker);
-    let kind = slot_kind(prey);
+    let by = piece_kind(attacker);
+    let kind = piece_kind(prey);
     if kind == ROOK && (by == HORSE || by == CANNON) {
         return true;
     }
@@ -137,11 +137,11 @@ fn slots_on(squares: vec3<u32>, side: u32) -> u32 {
     return bits;
 }
 
-// The slot that the piece in slot `j` of the board as it stands takes in the canonical position
-// (the mirror image when `mirrored`): the two pieces of a pair take their slots in the order of
-// their points.
-fn slot_in_child(j: u32, mirrored: bool) -> u32 {
-    let group = this_group(slot_group(j));
+// The number that piece `j` of the board as it stands takes in the canonical position (the
+// mirror image when `mirrored`): the two pieces of a pair take their numbers in the order of their
+// points.
+fn piece_in_child(j: u32, mirrored: bool) -> u32 {
+    let group = this_group(piece_group(j));
     if group.count == 1u {
         return j;
     }
@@ -167,14 +167,14 @@ fn game_rule_candidates(state: u32) -> u32 {
     var every_check = true;
     var no_check = true;
     var chased = vec3<u32>(0xFFFFFFFFu);
-    for (var slot = side_start(mover); slot < side_end(mover); slot += 1u) {
-        let origin = square_of(slot);
-        let partial = digit_partial(slot);
-        var left = targets(slot);
+    for (var piece = side_start(mover); piece < side_end(mover); piece += 1u) {
+        let origin = square_of(piece);
+        let partial = digit_partial(piece);
+        var left = targets(piece);
         while !bb_empty(left) {
-            let victim = make(slot, bb_pop(&left));
+            let victim = make(piece, bb_pop(&left));
             if !in_check(mover) {
-                let child = base + child_after(slot, partial).x;
+                let child = base + child_after(piece, partial).x;
                 if victim != NONE {
                     escapes = escapes || exit_entry(victim, 1u - mover) == DRAW;
                 } else if rule_live(child) {
@@ -186,7 +186,7 @@ fn game_rule_candidates(state: u32) -> u32 {
                     chased &= threats.chases;
                 }
             }
-            unmake(slot, origin, victim);
+            unmake(piece, origin, victim);
         }
     }
     if escapes || !drawing {
@@ -209,14 +209,14 @@ fn game_rule_answers(state: u32) -> u32 {
     let base = (1u - mover) * PER_SIDE;
     let before = reach_of(mover);
     var found = 0u;
-    for (var slot = side_start(mover); slot < side_end(mover); slot += 1u) {
-        let origin = square_of(slot);
-        let partial = digit_partial(slot);
-        var left = targets(slot) & ~side_occ(1u - mover);
+    for (var piece = side_start(mover); piece < side_end(mover); piece += 1u) {
+        let origin = square_of(piece);
+        let partial = digit_partial(piece);
+        var left = targets(piece) & ~side_occ(1u - mover);
         while !bb_empty(left) {
-            make(slot, bb_pop(&left));
+            make(piece, bb_pop(&left));
             if !in_check(mover) {
-                let child = child_after(slot, partial);
+                let child = child_after(piece, partial);
                 let held = select(0u, rule_marks(base + child.x), rule_live(base + child.x));
                 if held != 0u && !in_check(1u - mover) {
                     if (held & MARK_CHECK) != 0u {
@@ -224,14 +224,14 @@ fn game_rule_answers(state: u32) -> u32 {
                     }
                     if (held & ~MARK_CHECK) != 0u && bb_empty(move_threats(mover, before).chases) {
                         for (var j = side_start(mover) + 1u; j < side_end(mover); j += 1u) {
-                            if ((held >> slot_in_child(j, child.y != 0u)) & 1u) != 0u {
+                            if ((held >> piece_in_child(j, child.y != 0u)) & 1u) != 0u {
                                 found |= 1u << j;
                             }
                         }
                     }
                 }
             }
-            unmake(slot, origin, NONE);
+            unmake(piece, origin, NONE);
         }
     }
     return found;
@@ -246,26 +246,26 @@ fn game_rule_keep(state: u32, marks: u32) -> u32 {
     let mover = cur_side;
     let base = (1u - mover) * PER_SIDE;
     var kept = marks;
-    for (var slot = side_start(mover); slot < side_end(mover); slot += 1u) {
-        let origin = square_of(slot);
-        let partial = digit_partial(slot);
-        var left = targets(slot) & ~side_occ(1u - mover);
+    for (var piece = side_start(mover); piece < side_end(mover); piece += 1u) {
+        let origin = square_of(piece);
+        let partial = digit_partial(piece);
+        var left = targets(piece) & ~side_occ(1u - mover);
         while !bb_empty(left) {
-            make(slot, bb_pop(&left));
+            make(piece, bb_pop(&left));
             if !in_check(mover) {
-                let child = child_after(slot, partial);
+                let child = child_after(piece, partial);
                 if rule_live(base + child.x) {
                     rule_want(base + child.x);
                     let supported = rule_answers(base + child.x);
                     kept &= supported | ~MARK_CHECK;
                     for (var j = side_start(1u - mover) + 1u; j < side_end(1u - mover); j += 1u) {
-                        if ((supported >> slot_in_child(j, child.y != 0u)) & 1u) == 0u {
+                        if ((supported >> piece_in_child(j, child.y != 0u)) & 1u) == 0u {
                             kept &= ~(1u << j);
                         }
                     }
                 }
             }
-            unmake(slot, origin, NONE);
+            unmake(piece, origin, NONE);
         }
     }
     return kept;

@@ -38,7 +38,7 @@ pub struct Threats {
     pub chases: u128,
 }
 
-/// Per piece slot of `side`, the squares of enemy pieces (kings excepted) it reaches on the
+/// Per piece of `side`, the squares of enemy pieces (kings excepted) it reaches on the
 /// board, legal or not (`legal_only`: only those it could legally capture with `side` to move). Kings
 /// and pawns never chase, so they are left out.
 fn reaches(board: &mut Board, side: usize, legal_only: bool) -> [u128; MAX_PIECES] {
@@ -46,13 +46,13 @@ fn reaches(board: &mut Board, side: usize, legal_only: bool) -> [u128; MAX_PIECE
     let enemy_king = board.squares[layout.king(1 - side)];
     let mut out = [0; MAX_PIECES];
     let (start, end) = layout.sides[side];
-    for (slot, found) in out.iter_mut().enumerate().take(end).skip(start) {
-        if board.squares[slot] == NONE || matches!(layout.kind[slot], Kind::King | Kind::Pawn) {
+    for (piece, found) in out.iter_mut().enumerate().take(end).skip(start) {
+        if board.squares[piece] == NONE || matches!(layout.kind[piece], Kind::King | Kind::Pawn) {
             continue;
         }
-        for &to in targets(board, slot).as_slice() {
+        for &to in targets(board, piece).as_slice() {
             let prey = to != enemy_king && board.side_occupied[1 - side] & (1u128 << to) != 0;
-            if prey && (!legal_only || legal(board, slot, to)) {
+            if prey && (!legal_only || legal(board, piece, to)) {
                 *found |= 1u128 << to;
             }
         }
@@ -60,13 +60,13 @@ fn reaches(board: &mut Board, side: usize, legal_only: bool) -> [u128; MAX_PIECE
     out
 }
 
-/// Per piece slot of `side`, the squares of enemy pieces (kings excepted) it could legally
+/// Per piece of `side`, the squares of enemy pieces (kings excepted) it could legally
 /// capture with `side` to move.
 pub fn attacks(board: &mut Board, side: usize) -> [u128; MAX_PIECES] {
     reaches(board, side, true)
 }
 
-/// Per piece slot of `side`, the squares of enemy pieces (kings excepted) on its lines, whether
+/// Per piece of `side`, the squares of enemy pieces (kings excepted) on its lines, whether
 /// or not a capture would be legal: what a move of `side` is compared with, so that a threat
 /// only counts as made by the move when the move put the piece or opened its line, not when it
 /// only made an old capture legal (a king leaving check, a pin undone).
@@ -74,21 +74,21 @@ pub fn reach(board: &mut Board, side: usize) -> [u128; MAX_PIECES] {
     reaches(board, side, false)
 }
 
-/// Whether moving the piece in `slot` to `to` leaves its own king safe.
-fn legal(board: &mut Board, slot: usize, to: u8) -> bool {
-    let side = usize::from(board.layout.side[slot]);
-    let undo = board.make(slot, to);
+/// Whether moving `piece` to `to` leaves its own king safe.
+fn legal(board: &mut Board, piece: usize, to: u8) -> bool {
+    let side = usize::from(board.layout.side[piece]);
+    let undo = board.make(piece, to);
     let safe = !in_check(board, side);
     board.unmake(undo);
     safe
 }
 
-/// Whether the piece in `slot` can legally capture what stands on `square`.
-fn can_capture(board: &mut Board, slot: usize, square: u8) -> bool {
-    board.squares[slot] != NONE && targets(board, slot).as_slice().contains(&square) && legal(board, slot, square)
+/// Whether `piece` can legally capture what stands on `square`.
+fn can_capture(board: &mut Board, piece: usize, square: u8) -> bool {
+    board.squares[piece] != NONE && targets(board, piece).as_slice().contains(&square) && legal(board, piece, square)
 }
 
-/// Whether the attack of the piece in `attacker` on the enemy piece on `square` counts as a
+/// Whether the attack of `attacker` on the enemy piece on `square` counts as a
 /// chase: a rook attacked by a horse or a cannon always; otherwise only an unprotected target
 /// (no legal recapture on its point), a pawn only once across the river, and a rook, horse or
 /// cannon attacked by its own kind only when it cannot capture the attacker back.
@@ -123,12 +123,12 @@ pub fn threats(after: &mut Board, mover: usize, before: &[u128; MAX_PIECES]) -> 
     let check = in_check(after, 1 - mover);
     let now = attacks(after, mover);
     let mut chases = 0u128;
-    for (slot, (&now, &before)) in now.iter().zip(before).enumerate() {
+    for (piece, (&now, &before)) in now.iter().zip(before).enumerate() {
         let mut new = now & !before & !chases;
         while new != 0 {
             let square = new.trailing_zeros() as u8;
             new &= new - 1;
-            if counts(after, slot, square) {
+            if counts(after, piece, square) {
                 chases |= 1u128 << square;
             }
         }
@@ -393,12 +393,12 @@ fn push_draw_node(space: &XiangqiSpace, index: &XiangqiIndex, drawn: &NodeNumber
     let before = reach(&mut decoded.board, mover);
     let start = decoded.board.squares;
     let mut escapes = false;
-    for_each_legal_move(&mut decoded.board, mover, |board, slot, victim| {
+    for_each_legal_move(&mut decoded.board, mover, |board, piece, victim| {
         if victim != NONE {
             escapes |= space.exit_value(board, usize::from(victim), 1 - mover) == Value::Draw;
             return;
         }
-        let (child, mirrored) = layout.slot_after(&decoded.digits, &board.squares, slot);
+        let (child, mirrored) = layout.slot_after(&decoded.digits, &board.squares, piece);
         let Some(child) = drawn.node(child_base + child) else {
             return;
         };
@@ -407,8 +407,8 @@ fn push_draw_node(space: &XiangqiSpace, index: &XiangqiIndex, drawn: &NodeNumber
             child,
             mirrored,
             threats.check,
-            start[slot],
-            board.squares[slot],
+            start[piece],
+            board.squares[piece],
             threats.chases,
         );
     });
@@ -594,8 +594,8 @@ mod tests {
         let mover = position.side_to_move.index();
         position.with_board(|board| {
             let before = reach(board, mover);
-            let slot = (0..board.layout.pieces).find(|&s| board.squares[s] == mv.from).unwrap();
-            board.make(slot, mv.to);
+            let piece = (0..board.layout.pieces).find(|&s| board.squares[s] == mv.from).unwrap();
+            board.make(piece, mv.to);
             threats(board, mover, &before)
         })
     }

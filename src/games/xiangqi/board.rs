@@ -1,6 +1,6 @@
 //! The xiangqi board: squares, zones (palaces, river, piece points), move geometry and symmetry
 //! maps, computed once as plain arrays so that a WGSL twin can upload exactly the same data; and
-//! the working [`Board`] that moves are made and unmade on: pieces by slot and occupancy
+//! the working [`Board`] that moves are made and unmade on: pieces in layout order and occupancy
 //! bitboards (all pieces, each side's), updated in place.
 //!
 //! A square is `rank * 9 + file` (file 0 = a .. 8 = i, rank 0 = red's back rank .. 9). Every
@@ -196,8 +196,8 @@ pub fn geometry() -> &'static Geometry {
 /// Fills a padded list from an iterator.
 fn padded<const N: usize>(items: impl IntoIterator<Item = u8>) -> [u8; N] {
     let mut list = [NONE; N];
-    for (slot, item) in list.iter_mut().zip(items) {
-        *slot = item;
+    for (entry, item) in list.iter_mut().zip(items) {
+        *entry = item;
     }
     list
 }
@@ -375,9 +375,9 @@ impl Geometry {
 /// The pieces of one material on the board.
 #[derive(Clone)]
 pub struct Board<'l> {
-    /// The material's slots: the side and kind of the piece in each.
+    /// The material's pieces in layout order: the side and kind of each.
     pub layout: &'l Layout,
-    /// Square of each slot, [`NONE`] while captured.
+    /// Square of each piece, [`NONE`] while captured.
     pub squares: Squares,
     /// Occupied squares, a bit per square.
     pub occupied: u128,
@@ -388,10 +388,10 @@ pub struct Board<'l> {
 /// What [`Board::make`] changed, for [`Board::unmake`].
 #[derive(Clone, Copy)]
 pub struct Undo {
-    slot: usize,
+    piece: usize,
     from: u8,
     to: u8,
-    /// The captured slot, or [`NONE`].
+    /// The captured piece, or [`NONE`].
     pub victim: u8,
 }
 
@@ -404,13 +404,13 @@ impl<'l> Board<'l> {
             occupied: 0,
             side_occupied: [0; 2],
         };
-        for (slot, &s) in squares.iter().enumerate().take(layout.pieces) {
+        for (piece, &s) in squares.iter().enumerate().take(layout.pieces) {
             let bit = 1u128 << s;
             if board.occupied & bit != 0 {
                 return None;
             }
             board.occupied |= bit;
-            board.side_occupied[usize::from(layout.side[slot])] |= bit;
+            board.side_occupied[usize::from(layout.side[piece])] |= bit;
         }
         Some(board)
     }
@@ -420,11 +420,11 @@ impl<'l> Board<'l> {
         self.occupied & (1u128 << square) == 0
     }
 
-    /// Moves the piece in `slot` to `to`, capturing what stands there.
+    /// Moves `piece` to `to`, capturing what stands there.
     #[inline]
-    pub fn make(&mut self, slot: usize, to: u8) -> Undo {
-        let side = usize::from(self.layout.side[slot]);
-        let from = self.squares[slot];
+    pub fn make(&mut self, piece: usize, to: u8) -> Undo {
+        let side = usize::from(self.layout.side[piece]);
+        let from = self.squares[piece];
         let (from_bit, to_bit) = (1u128 << from, 1u128 << to);
         let mut victim = NONE;
         if self.side_occupied[1 - side] & to_bit != 0 {
@@ -436,18 +436,23 @@ impl<'l> Board<'l> {
             self.side_occupied[1 - side] &= !to_bit;
             victim = captured as u8;
         }
-        self.squares[slot] = to;
+        self.squares[piece] = to;
         self.side_occupied[side] = (self.side_occupied[side] & !from_bit) | to_bit;
         self.occupied = (self.occupied & !from_bit) | to_bit;
-        Undo { slot, from, to, victim }
+        Undo {
+            piece,
+            from,
+            to,
+            victim,
+        }
     }
 
     /// Takes back a [`Board::make`].
     #[inline]
     pub fn unmake(&mut self, undo: Undo) {
-        let side = usize::from(self.layout.side[undo.slot]);
+        let side = usize::from(self.layout.side[undo.piece]);
         let (from_bit, to_bit) = (1u128 << undo.from, 1u128 << undo.to);
-        self.squares[undo.slot] = undo.from;
+        self.squares[undo.piece] = undo.from;
         self.side_occupied[side] = (self.side_occupied[side] & !to_bit) | from_bit;
         self.occupied |= from_bit;
         if undo.victim == NONE {

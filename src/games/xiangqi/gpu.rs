@@ -5,16 +5,16 @@
 //! Three u32 buffers, all computed here from the Rust tables:
 //! - `xq_geo`: the [`Geometry`] arrays as named sections (see `geo_sections`), one word per
 //!   entry unless said otherwise;
-//! - `xq_material`: index descriptors of `IX_WORDS` words (this table first, then per slot the
-//!   smaller table that capturing it leads to; zeros for the kings), and per slot its capture
-//!   exit (colour flip, the word its entries start at, which slot fills each slot of the smaller
-//!   table);
+//! - `xq_material`: index descriptors of `IX_WORDS` words (this table first, then per piece the
+//!   smaller table that capturing it leads to; zeros for the kings), and per piece its capture
+//!   exit (colour flip, the word its entries start at, which piece of this table is each piece of
+//!   the smaller table);
 //! - `xq_exit_entries`: the entries of every distinct smaller table, two per word, each table
 //!   from a word of its own.
 //!
 //! Every offset into them is a WGSL constant of the generated prelude, so the layouts are written
 //! down once, here. The prelude also holds what the hot paths would otherwise load per state
-//! (each load is a gather of one load per lane on SIMD-per-thread drivers): each slot's kind and
+//! (each load is a gather of one load per lane on SIMD-per-thread drivers): each piece's kind and
 //! group, and this table's groups (`fn this_group`).
 
 use std::borrow::Cow;
@@ -39,7 +39,7 @@ const XIANGQI_WGSL: &str = include_str!("../../../shaders/games/xiangqi.wgsl");
 /// The Asian rules' rule module (see [`super::asian`]), joined after the rule passes.
 const XIANGQI_ASIAN_WGSL: &str = include_str!("../../../shaders/games/xiangqi_asian.wgsl");
 /// The mark of a position whose side to move may be checking perpetually; bit `j` below it marks
-/// a chase of the piece in slot `j` (see xiangqi_asian.wgsl).
+/// a chase of piece `j` (see xiangqi_asian.wgsl).
 const MARK_CHECK: u32 = 1 << 15;
 const _: () = assert!(GPU_PIECES <= 15);
 
@@ -76,8 +76,8 @@ const IX_GROUPS: usize = 0;
 const IX_PER_SIDE: usize = 1;
 const IX_GROUP: usize = 2;
 const IX_WORDS: usize = IX_GROUP + MAX_PIECES * G_WORDS;
-/// Words of one capture exit: flip, the word its entries start at, then per slot of the smaller
-/// table the slot of this table that fills it.
+/// Words of one capture exit: flip, the word its entries start at, then per piece of the smaller
+/// table the piece of this table that it is.
 const EXIT_WORDS: usize = 2 + MAX_PIECES;
 const EXIT_FLIP: usize = 0;
 const EXIT_OFFSET: usize = 1;
@@ -86,11 +86,11 @@ const EXIT_ORDER: usize = 2;
 /// The most pieces the shader's placement holds (three vectors of four squares).
 const GPU_PIECES: usize = 12;
 
-/// `value(slot)` of the eight slots from `first`, four bits each: the shader's `slot_kind` and
-/// `slot_group` read constants rather than buffer loads.
-fn slot_nibbles(layout: &Layout, first: usize, value: impl Fn(usize) -> usize) -> usize {
+/// `value(piece)` of the eight pieces from `first`, four bits each: the shader's `piece_kind` and
+/// `piece_group` read constants rather than buffer loads.
+fn piece_nibbles(layout: &Layout, first: usize, value: impl Fn(usize) -> usize) -> usize {
     (first..layout.pieces.min(first + 8))
-        .map(|slot| value(slot) << (4 * (slot - first)))
+        .map(|piece| value(piece) << (4 * (piece - first)))
         .sum()
 }
 
@@ -159,14 +159,14 @@ impl XiangqiGpu {
             material.extend(descriptor(&map.index, offsets)?);
             let offset = exit_entries.offset(&map.index.material, tables)?;
             exits.extend([u32::from(map.flip), offset]);
-            exits.extend(map.order.iter().map(|&slot| u32::from(slot)));
+            exits.extend(map.order.iter().map(|&piece| u32::from(piece)));
         }
         let exit_base = material.len();
         material.extend(exits);
 
         let mut prelude = String::new();
-        let kind = |slot: usize| layout.kind[slot].index();
-        let group = |slot: usize| usize::from(layout.group_of[slot]);
+        let kind = |piece: usize| layout.kind[piece].index();
+        let group = |piece: usize| usize::from(layout.group_of[piece]);
         let constants = [
             ("GAME_MAX_SUCCESSORS", max_successors(g, layout)),
             ("PIECES", pieces),
@@ -175,14 +175,14 @@ impl XiangqiGpu {
                 layout.sides.iter().map(|&(start, end)| end - start).max().unwrap_or(0),
             ),
             ("MARK_CHECK", MARK_CHECK as usize),
-            ("SLOT_KINDS_LOW", slot_nibbles(layout, 0, kind)),
-            ("SLOT_KINDS_HIGH", slot_nibbles(layout, 8, kind)),
+            ("PIECE_KINDS_LOW", piece_nibbles(layout, 0, kind)),
+            ("PIECE_KINDS_HIGH", piece_nibbles(layout, 8, kind)),
             (
                 "KINDS_PRESENT",
-                (0..pieces).fold(0, |bits, slot| bits | 1 << layout.kind[slot].index()),
+                (0..pieces).fold(0, |bits, piece| bits | 1 << layout.kind[piece].index()),
             ),
-            ("SLOT_GROUPS_LOW", slot_nibbles(layout, 0, group)),
-            ("SLOT_GROUPS_HIGH", slot_nibbles(layout, 8, group)),
+            ("PIECE_GROUPS_LOW", piece_nibbles(layout, 0, group)),
+            ("PIECE_GROUPS_HIGH", piece_nibbles(layout, 8, group)),
             ("BLACK_START", layout.sides[1].0),
             ("RED_ATTACKERS_END", layout.attackers_end[0]),
             ("BLACK_ATTACKERS_END", layout.attackers_end[1]),
@@ -405,7 +405,7 @@ fn max_successors(g: &Geometry, layout: &Layout) -> usize {
     };
     let side_total = |side: usize| -> usize {
         let (start, end) = layout.sides[side];
-        (start..end).map(|slot| widest(side, layout.kind[slot])).sum()
+        (start..end).map(|piece| widest(side, layout.kind[piece])).sum()
     };
     side_total(0).max(side_total(1)).max(1)
 }
@@ -503,12 +503,12 @@ fn probe_threats(
     let mover = cur_side;
     let before = reach_of(mover);
     var n = 0u;
-    for (var slot = side_start(mover); slot < side_end(mover); slot += 1u) {
-        let origin = square_of(slot);
-        var left = targets(slot);
+    for (var piece = side_start(mover); piece < side_end(mover); piece += 1u) {
+        let origin = square_of(piece);
+        var left = targets(piece);
         while !bb_empty(left) {
             let to = bb_pop(&left);
-            let victim = make(slot, to);
+            let victim = make(piece, to);
             if !in_check(mover) {
                 let t = move_threats(mover, before);
                 if n < PROBE_MOVES {
@@ -520,7 +520,7 @@ fn probe_threats(
                 }
                 n += 1u;
             }
-            unmake(slot, origin, victim);
+            unmake(piece, origin, victim);
         }
     }
     atomicStore(&rule_mark_words[at], n);
@@ -535,9 +535,9 @@ fn probe_threats(
         let before = reach(&mut decoded.board, mover);
         let start = decoded.board.squares;
         let mut moves = Vec::new();
-        for_each_legal_move(&mut decoded.board, mover, |board, slot, _| {
+        for_each_legal_move(&mut decoded.board, mover, |board, piece, _| {
             let t = threats(&mut board.clone(), mover, &before);
-            let squares = u32::from(start[slot]) | u32::from(board.squares[slot]) << 8;
+            let squares = u32::from(start[piece]) | u32::from(board.squares[piece]) << 8;
             let c = t.chases;
             moves.push([
                 squares | u32::from(t.check) << 16,
@@ -630,8 +630,8 @@ fn probe_candidates(
             for (state, check, chased) in candidates(&space, &index, &entries) {
                 let decoded = index.decode_state(state).unwrap();
                 let opponent = index.layout.sides[1 - decoded.side_to_move];
-                let slots = (opponent.0..opponent.1).filter(|&j| chased >> decoded.board.squares[j] & 1 == 1);
-                expected[state as usize] = slots.fold(if check { MARK_CHECK } else { 0 }, |m, j| m | 1 << j);
+                let chased_pieces = (opponent.0..opponent.1).filter(|&j| chased >> decoded.board.squares[j] & 1 == 1);
+                expected[state as usize] = chased_pieces.fold(if check { MARK_CHECK } else { 0 }, |m, j| m | 1 << j);
                 checks += usize::from(check);
                 chases += usize::from(chased != 0);
             }

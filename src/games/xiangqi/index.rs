@@ -1,9 +1,9 @@
 //! The xiangqi index scheme (version 1). A WGSL twin reproduces it bit for bit from the arrays of
 //! [`super::board::Geometry`] and the group list of [`Layout`].
 //!
-//! - Pieces are laid out in *slots*: red pieces, then black pieces; within a side the kinds in
-//!   material order K R C N P A E; identical pieces (same side and kind, at most two) form one
-//!   *group* on consecutive slots.
+//! - Pieces are numbered in *layout* order: red pieces, then black pieces; within a side the kinds
+//!   in material order K R C N P A E; identical pieces (same side and kind, at most two) form one
+//!   *group* of consecutive numbers.
 //! - A group's *rank*: a single piece's point number `points[side][kind][square]`; a pair's
 //!   combinadic rank `C(high, 2) + low` of its two point numbers (see [`crate::games::binomial`]),
 //!   so the pair's order is irrelevant. The red king instead uses `red_king_reduced` (its six
@@ -30,7 +30,7 @@ use crate::material::{Material, Side};
 /// Most pieces on the board: per side a king, two advisors, two elephants, two attackers.
 pub const MAX_PIECES: usize = 14;
 
-/// Squares of the pieces in slot order ([`NONE`] beyond the last piece, or for a captured one).
+/// Squares of the pieces in layout order ([`NONE`] beyond the last piece, or for a captured one).
 pub type Squares = [u8; MAX_PIECES];
 
 /// The rank of each group, in group order.
@@ -53,7 +53,7 @@ pub struct Group {
     pub side: usize,
     /// The kind of its pieces.
     pub kind: Kind,
-    /// First slot of the group.
+    /// First piece of the group.
     pub first: usize,
     /// 1 or 2 pieces.
     pub count: usize,
@@ -84,23 +84,24 @@ impl Group {
     }
 }
 
-/// Which piece stands in which slot, for one material (sides as on the board).
+/// The pieces of one material in layout order (sides as on the board): their sides, kinds and
+/// groups.
 #[derive(Clone, Debug)]
 pub struct Layout {
-    /// Number of slots, kings included.
+    /// Number of pieces, kings included.
     pub pieces: usize,
-    /// The side of each slot's piece (0 red, 1 black).
+    /// The side of each piece (0 red, 1 black).
     pub side: [u8; MAX_PIECES],
-    /// The kind of each slot's piece.
+    /// The kind of each piece.
     pub kind: [Kind; MAX_PIECES],
     /// The groups of identical pieces, most significant digit first.
     pub groups: Vec<Group>,
-    /// Group of each slot.
+    /// Group of each piece.
     pub group_of: [u8; MAX_PIECES],
-    /// Slots of each side: `sides[side]` is a range start and end.
+    /// Pieces of each side: `sides[side]` is a range start and end.
     pub sides: [(usize, usize); 2],
     /// End of each side's pieces that can give check (king, rooks, cannons, horses, pawns come
-    /// first in a side's slots).
+    /// first in a side's pieces).
     pub attackers_end: [usize; 2],
 }
 
@@ -147,10 +148,10 @@ impl Layout {
                         &g.point_squares[s][kind.index()],
                     )
                 };
-                for slot in layout.pieces..layout.pieces + count {
-                    layout.side[slot] = s as u8;
-                    layout.kind[slot] = kind;
-                    layout.group_of[slot] = layout.groups.len() as u8;
+                for piece in layout.pieces..layout.pieces + count {
+                    layout.side[piece] = s as u8;
+                    layout.kind[piece] = kind;
+                    layout.group_of[piece] = layout.groups.len() as u8;
                 }
                 layout.groups.push(Group {
                     side: s,
@@ -184,7 +185,7 @@ impl Layout {
         Ok(layout)
     }
 
-    /// Slot of a side's king.
+    /// The number of a side's king.
     pub fn king(&self, side: usize) -> usize {
         self.sides[side].0
     }
@@ -199,7 +200,7 @@ impl Layout {
     #[inline(always)]
     pub fn group_rank(group: &Group, squares: &Squares, mirrored: bool) -> u64 {
         let table = if mirrored { group.mirrored_points } else { group.points };
-        let point = |slot: usize| u32::from(table[usize::from(squares[slot])]);
+        let point = |piece: usize| u32::from(table[usize::from(squares[piece])]);
         if group.count == 1 {
             u64::from(point(group.first))
         } else {
@@ -254,7 +255,7 @@ impl Layout {
         (squares, ranks)
     }
 
-    /// The canonical slot after the piece in `moved` went to another square (no capture), from
+    /// The canonical slot after piece `moved` went to another square (no capture), from
     /// the digits of the position before: only the moved piece's digit changes, unless the red
     /// king moved (which can change the mirror).
     #[inline]
@@ -286,7 +287,7 @@ impl Layout {
 pub struct XiangqiIndex {
     /// The canonical material the index numbers.
     pub material: Material,
-    /// Which piece stands in which slot.
+    /// The pieces in layout order.
     pub layout: Layout,
     /// Slots of one side to move.
     pub per_side: u64,

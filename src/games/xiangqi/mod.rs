@@ -105,7 +105,7 @@ pub struct Move {
 }
 
 impl Position {
-    /// The squares of the pieces in the slots of `layout`, which must fit the position's
+    /// The squares of the pieces in the order of `layout`, which must fit the position's
     /// material.
     pub fn squares(&self, layout: &Layout) -> Squares {
         let mut squares = [NONE; MAX_PIECES];
@@ -115,9 +115,9 @@ impl Position {
         }
         for (s, cell) in self.cells.iter().enumerate() {
             if let Some(piece) = cell {
-                let slot = &mut next[piece.side.index()][piece.kind.index()];
-                squares[*slot] = s as u8;
-                *slot += 1;
+                let number = &mut next[piece.side.index()][piece.kind.index()];
+                squares[*number] = s as u8;
+                *number += 1;
             }
         }
         squares
@@ -126,10 +126,10 @@ impl Position {
     /// The position with pieces of `layout` on `squares`, `side_to_move` (0 red) to move.
     pub fn from_squares(layout: &Layout, squares: &Squares, side_to_move: usize) -> Position {
         let mut cells = [None; SQUARES];
-        for slot in 0..layout.pieces {
-            cells[usize::from(squares[slot])] = Some(Piece {
-                side: Side::BOTH[usize::from(layout.side[slot])],
-                kind: layout.kind[slot],
+        for piece in 0..layout.pieces {
+            cells[usize::from(squares[piece])] = Some(Piece {
+                side: Side::BOTH[usize::from(layout.side[piece])],
+                kind: layout.kind[piece],
             });
         }
         Position {
@@ -321,10 +321,10 @@ impl Game for Xiangqi {
         let mut moves = Vec::new();
         position.with_board(|board| {
             let start = board.squares;
-            for_each_legal_move(board, position.side_to_move.index(), |board, slot, _| {
+            for_each_legal_move(board, position.side_to_move.index(), |board, piece, _| {
                 moves.push(Move {
-                    from: start[slot],
-                    to: board.squares[slot],
+                    from: start[piece],
+                    to: board.squares[piece],
                 });
             });
         });

@@ -43,9 +43,9 @@ pub fn in_check(board: &Board, side: usize) -> bool {
     let g = geometry();
     let king = board.squares[board.layout.king(side)];
     let enemy = 1 - side;
-    (board.layout.sides[enemy].0..board.layout.attackers_end[enemy]).any(|slot| {
-        let s = board.squares[slot];
-        s != NONE && attacks(g, board.layout.kind[slot], enemy, s, king, board.occupied)
+    (board.layout.sides[enemy].0..board.layout.attackers_end[enemy]).any(|piece| {
+        let s = board.squares[piece];
+        s != NONE && attacks(g, board.layout.kind[piece], enemy, s, king, board.occupied)
     })
 }
 
@@ -56,12 +56,12 @@ pub fn kings_face(board: &Board) -> bool {
     attacks(geometry(), Kind::King, 0, red, black, board.occupied)
 }
 
-/// Where the piece in `slot` may move, ignoring checks to its own king: empty points and
+/// Where `piece` may move, ignoring checks to its own king: empty points and
 /// enemy pieces.
-pub fn targets(board: &Board, slot: usize) -> SquareList {
+pub fn targets(board: &Board, piece: usize) -> SquareList {
     let g = geometry();
-    let from = usize::from(board.squares[slot]);
-    let side = usize::from(board.layout.side[slot]);
+    let from = usize::from(board.squares[piece]);
+    let side = usize::from(board.layout.side[piece]);
     let mut list = SquareList::new();
     let own = board.side_occupied[side];
     let mut take = |t: u8| {
@@ -69,7 +69,7 @@ pub fn targets(board: &Board, slot: usize) -> SquareList {
             list.push(t);
         }
     };
-    match board.layout.kind[slot] {
+    match board.layout.kind[piece] {
         Kind::King => g.king_steps[from].iter().for_each(|&t| take(t)),
         Kind::Advisor => g.advisor_steps[from].iter().for_each(|&t| take(t)),
         Kind::Elephant => {
@@ -115,19 +115,19 @@ pub fn targets(board: &Board, slot: usize) -> SquareList {
     list
 }
 
-/// Where the piece in `slot` may have come from by a move that captured nothing: empty
+/// Where `piece` may have come from by a move that captured nothing: empty
 /// points from which it reaches its square.
-pub fn sources(board: &Board, slot: usize) -> SquareList {
+pub fn sources(board: &Board, piece: usize) -> SquareList {
     let g = geometry();
-    let to = usize::from(board.squares[slot]);
-    let side = usize::from(board.layout.side[slot]);
+    let to = usize::from(board.squares[piece]);
+    let side = usize::from(board.layout.side[piece]);
     let mut list = SquareList::new();
     let mut take = |s: u8| {
         if s != NONE && board.empty(s) {
             list.push(s);
         }
     };
-    match board.layout.kind[slot] {
+    match board.layout.kind[piece] {
         Kind::King => g.king_steps[to].iter().for_each(|&s| take(s)),
         Kind::Advisor => g.advisor_steps[to].iter().for_each(|&s| take(s)),
         Kind::Elephant => {
@@ -156,29 +156,29 @@ pub fn sources(board: &Board, slot: usize) -> SquareList {
     list
 }
 
-/// Calls `visit(slot, victim)` for every legal move of `side` (its king safe after the
-/// move), with the move made on the board; `victim` is the captured slot or [`NONE`].
+/// Calls `visit(piece, victim)` for every legal move of `side` (its king safe after the
+/// move), with the move made on the board; `victim` is the captured piece or [`NONE`].
 #[inline]
 pub fn for_each_legal_move(board: &mut Board, side: usize, mut visit: impl FnMut(&Board, usize, u8)) {
     let g = geometry();
-    let king_slot = board.layout.king(side);
-    let sensitive = g.sensitive[usize::from(board.squares[king_slot])];
+    let king = board.layout.king(side);
+    let sensitive = g.sensitive[usize::from(board.squares[king])];
     let safe_before = !in_check(board, side);
     let (start, end) = board.layout.sides[side];
-    for slot in start..end {
-        let from_sensitive = sensitive & (1u128 << board.squares[slot]) != 0;
-        for &to in targets(board, slot).as_slice() {
-            let undo = board.make(slot, to);
-            let quiet = safe_before && slot != king_slot && !from_sensitive && sensitive & (1u128 << to) == 0;
+    for piece in start..end {
+        let from_sensitive = sensitive & (1u128 << board.squares[piece]) != 0;
+        for &to in targets(board, piece).as_slice() {
+            let undo = board.make(piece, to);
+            let quiet = safe_before && piece != king && !from_sensitive && sensitive & (1u128 << to) == 0;
             if quiet || !in_check(board, side) {
-                visit(board, slot, undo.victim);
+                visit(board, piece, undo.victim);
             }
             board.unmake(undo);
         }
     }
 }
 
-/// Calls `visit(slot)` for every un-move of `side` (the side not to move on this board):
+/// Calls `visit(piece)` for every un-move of `side` (the side not to move on this board):
 /// a non-capturing move of one of its pieces that leads here from a legal position, with
 /// that position on the board.
 #[inline]
@@ -189,11 +189,11 @@ pub fn for_each_unmove(board: &mut Board, side: usize, mut visit: impl FnMut(&Bo
     let sensitive = g.sensitive[usize::from(king)];
     let safe_before = !in_check(board, enemy);
     let (start, end) = board.layout.sides[side];
-    for slot in start..end {
-        let kind = board.layout.kind[slot];
-        let to_sensitive = sensitive & (1u128 << board.squares[slot]) != 0;
-        for &from in sources(board, slot).as_slice() {
-            let undo = board.make(slot, from);
+    for piece in start..end {
+        let kind = board.layout.kind[piece];
+        let to_sensitive = sensitive & (1u128 << board.squares[piece]) != 0;
+        for &from in sources(board, piece).as_slice() {
+            let undo = board.make(piece, from);
             let quiet = safe_before && !to_sensitive && sensitive & (1u128 << from) == 0;
             let safe = if quiet {
                 !attacks(g, kind, side, from, king, board.occupied)
@@ -201,7 +201,7 @@ pub fn for_each_unmove(board: &mut Board, side: usize, mut visit: impl FnMut(&Bo
                 !in_check(board, enemy)
             };
             if safe {
-                visit(board, slot);
+                visit(board, piece);
             }
             board.unmake(undo);
         }

@@ -13,19 +13,19 @@ use crate::solver::{Exits, Node, Space, Successors};
 use crate::table::{LoadedTable, TableSet};
 use crate::value::Value;
 
-/// Where a capture of one slot leads: the smaller material's index and how to read the
+/// Where a capture of one piece leads: the smaller material's index and how to read the
 /// position in it.
 pub struct ExitMap {
     /// The smaller material's index.
     pub index: XiangqiIndex,
     /// The sub-material is canonical with the colours swapped: flip ranks and sides.
     pub flip: bool,
-    /// `order[j]`: the slot of this material that fills slot j of the sub-material.
+    /// `order[j]`: the piece of this material that is piece j of the sub-material.
     pub order: Squares,
 }
 
 impl ExitMap {
-    /// The exit of capturing the (non-king) piece in slot `victim` of `index`.
+    /// The exit of capturing the (non-king) piece `victim` of `index`.
     pub fn new(index: &XiangqiIndex, victim: usize) -> Result<ExitMap> {
         let layout = &index.layout;
         let side = Side::BOTH[usize::from(layout.side[victim])];
@@ -39,9 +39,9 @@ impl ExitMap {
                 .iter()
                 .find(|g| g.side == own_side && g.kind == group.kind)
                 .expect("every sub-material group comes from a group of the material");
-            let slots = (own.first..own.first + own.count).filter(|&s| s != victim);
-            for (j, slot) in (group.first..group.first + group.count).zip(slots) {
-                order[j] = slot as u8;
+            let pieces = (own.first..own.first + own.count).filter(|&s| s != victim);
+            for (j, piece) in (group.first..group.first + group.count).zip(pieces) {
+                order[j] = piece as u8;
             }
         }
         Ok(ExitMap {
@@ -61,7 +61,7 @@ struct ExitTable<'t> {
 /// One material's states, moves and exits.
 pub struct XiangqiSpace<'t> {
     index: &'t XiangqiIndex,
-    /// Per captured slot (kings are never captured).
+    /// Per captured piece (kings are never captured).
     exits: Vec<Option<ExitTable<'t>>>,
 }
 
@@ -113,10 +113,10 @@ impl Space for XiangqiSpace<'_> {
         let child_base = (1 - mover) as u64 * self.index.per_side;
         let mut exits = Exits::default();
         let mut any = false;
-        for_each_legal_move(&mut decoded.board, mover, |board, slot, victim| {
+        for_each_legal_move(&mut decoded.board, mover, |board, piece, victim| {
             any = true;
             if victim == NONE {
-                let (child, mapped) = layout.slot_after(&decoded.digits, &board.squares, slot);
+                let (child, mapped) = layout.slot_after(&decoded.digits, &board.squares, piece);
                 children.push(child_base + child, mapped);
             } else {
                 exits.add(self.exit_value(board, usize::from(victim), 1 - mover));
@@ -136,8 +136,8 @@ impl Space for XiangqiSpace<'_> {
         let layout = &self.index.layout;
         let unmover = 1 - decoded.side_to_move;
         let parent_base = unmover as u64 * self.index.per_side;
-        for_each_unmove(&mut decoded.board, unmover, |board, slot| {
-            let (parent, mapped) = layout.slot_after(&decoded.digits, &board.squares, slot);
+        for_each_unmove(&mut decoded.board, unmover, |board, piece| {
+            let (parent, mapped) = layout.slot_after(&decoded.digits, &board.squares, piece);
             parents.push(parent_base + parent, mapped);
         });
     }
