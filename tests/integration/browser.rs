@@ -461,6 +461,9 @@ async fn a_server_under_the_asian_rules_offers_both_rulesets_and_ends_a_game_at_
     .await;
     let status = eval(&client, "return document.getElementById('play-status').textContent").await;
     assert!(status.as_str().unwrap().starts_with("Game over"), "{status}");
+    // Said once: the Play panel's status speaks, the banner under the board is silent.
+    let live = "return document.getElementById('announce').getAttribute('aria-live')";
+    assert_eq!(eval(&client, live).await, "off");
     eval(&client, "window.scrollTo(0, 0); return true").await;
     save_screenshot(&client, "ruling").await;
     click(&client, Locator::Id("play-stop")).await;
@@ -911,6 +914,9 @@ async fn the_best_lines_last_step_taking_the_last_piece_announces_the_end() {
         json!(true),
         "an error shown at the end of the game"
     );
+    // Out of play, the banner is where the end is heard.
+    let live = "return document.getElementById('announce').getAttribute('aria-live')";
+    assert_eq!(eval(&client, live).await, "polite");
     client.close().await.unwrap();
 }
 

@@ -711,8 +711,13 @@ function announce() {
   } else if (a && state.playing && a.category === "draw") {
     text = "Game over: a drawn position is reached; neither side can force a result. Draw.";
   }
+  // In play, the Play panel's status says it too: the banner under the board then stays silent
+  // (set before its text changes), so that a screen reader hears the end once.
+  const toPlayStatus = Boolean(text) && state.playing;
+  const heardThere = toPlayStatus && !$("tab-play").hidden;
+  $("announce").setAttribute("aria-live", heardThere ? "off" : "polite");
   $("announce").textContent = text;
-  if (text && state.playing) $("play-status").textContent = text;
+  if (toPlayStatus) $("play-status").textContent = text;
 }
 
 // ----- moves -----------------------------------------------------------------------------
