@@ -40,8 +40,9 @@ struct Batch {
     states: HashMap<String, u64>,
     /// Tables started here or built by another process.
     started: usize,
-    /// How fast this process builds the batch's tables, which the bar's rate and time left read;
-    /// it holds the table being built, which counts as done when the next one starts.
+    /// How fast this process builds the batch's tables, which the bar's position, rate and time
+    /// left read; it holds the table being built, counted done in part at that pace meanwhile
+    /// and in full when the next one starts.
     pace: Arc<Pace>,
 }
 
@@ -360,7 +361,7 @@ mod tests {
     }
 
     #[test]
-    fn a_batch_counts_each_table_by_its_states_once_the_next_starts() {
+    fn a_batch_counts_each_table_by_its_states_in_full_once_the_next_starts() {
         let bar = Bar::new();
         bar.batch([("KvK".to_string(), 924), ("KQvK".to_string(), 57_288)]);
         assert_eq!(shown(&bar), (0, Some(58_212), "batch: 0 of 2 tables".into()));
@@ -375,6 +376,27 @@ mod tests {
         assert!((924..=58_212).contains(&position), "{position}");
         assert_eq!((length, message.as_str()), (Some(58_212), "batch: 2 of 2 tables"));
         bar.finish();
+        assert_eq!(shown(&bar).0, 58_212);
+    }
+
+    #[test]
+    fn work_on_a_table_moves_the_batch_bar_at_the_pace_so_far() {
+        let bar = Bar::new();
+        bar.batch([("KvK".to_string(), 924), ("KQvK".to_string(), 57_288)]);
+        bar.table("KvK");
+        bar.table("KQvK");
+        let before = shown(&bar).0;
+        assert!(before < 58_212, "{before}");
+        // A pace so fast that KQvK counts as done at once, which the next update shows.
+        {
+            let batch = bar.batch.lock().unwrap();
+            let pace = &batch.as_ref().unwrap().pace;
+            pace.solved_states.store(u64::from(u32::MAX), Ordering::Relaxed);
+            pace.solved_by_nanos.store(1, Ordering::Relaxed);
+        }
+        assert_eq!(shown(&bar).0, before);
+        bar.phase("layers", 100);
+        bar.advance(1);
         assert_eq!(shown(&bar).0, 58_212);
     }
 

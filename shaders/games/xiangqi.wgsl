@@ -361,7 +361,7 @@ fn decode(state: u32) -> bool {
     return !in_check(1u - cur_side);
 }
 
-// The slot and the mirror slot (x, y) less the digit of the group of the piece in `moved`: a
+// The slot and the mirror slot (x, y) less the digit of the group of piece `moved`: a
 // move of that piece adds the group's new rank back. Computed once per piece, not per move.
 fn digit_partial(moved: u32) -> vec2<u32> {
     let group = this_group(piece_group(moved));
@@ -372,7 +372,7 @@ fn digit_partial(moved: u32) -> vec2<u32> {
     return vec2<u32>(cur_slot, cur_mirror) - ranks * group.stride;
 }
 
-// The slot of the board as it stands, after a move of the piece in `moved` from the decoded
+// The slot of the board as it stands, after a move of piece `moved` from the decoded
 // state (`partial`: its `digit_partial`), and whether the mirror produced it. Unless the red king
 // moved, only the moved piece's digit changes, in the slot and (red king on the centre file) in
 // the mirror slot.
@@ -392,8 +392,8 @@ fn child_after(moved: u32, partial: vec2<u32>) -> vec2<u32> {
     return vec2<u32>(slot, 0u);
 }
 
-// Pushes the state (`base`: its side's first state) of the decoded board with the piece in
-// `moved` on `square` instead (`partial`: its `digit_partial`).
+// Pushes the state (`base`: its side's first state) of the decoded board with piece `moved` on
+// `square` instead (`partial`: its `digit_partial`).
 fn push_moved(out: ptr<function, Successors>, moved: u32, square: u32, base: u32, partial: vec2<u32>) {
     let now = square_of(moved);
     set_square(moved, square);

@@ -6,10 +6,10 @@
 // The marks of a state, whose side to move is X and X's opponent Y: MARK_CHECK while X may be
 // checking perpetually, and bit j while X may be chasing Y's piece j perpetually. The
 // answers of a state, whose side to move is Y answering a move of X: MARK_CHECK when Y has a
-// drawing answer that does not check into a position marked for check, and bit j when Y has a
-// quiet drawing answer (no check, no chase) into a position marked for chasing Y's piece j (as
-// that position numbers its pieces). A drawing move: a legal move into an in-table
-// position that is still a draw.
+// drawing answer that does not check into a position marked for check, and bit j (Y's piece j as
+// this state numbers it) when Y has a quiet drawing answer (no check, no chase) into a position
+// marked for chasing that piece (under its number there, `piece_in_child`). A drawing move: a
+// legal move into an in-table position that is still a draw.
 
 // Per piece of a side (from its first piece): the squares of enemy pieces, kings excepted, that the
 // piece could legally capture (asian.rs `attacks`), or that it reaches legal or not (asian.rs
@@ -76,7 +76,7 @@ fn crossed(side: u32, square: u32) -> bool {
     return select(square / FILES <= 4u, square / FILES >= 5u, side == 0u);
 }
 
-// Whether the attack of the piece in `attacker` on the enemy piece on `square` counts as a chase
+// Whether the attack of `attacker` on the enemy piece on `square` counts as a chase
 // (asian.rs `counts`).
 fn chase_counts(attacker: u32, square: u32) -> bool {
     let enemy = 1u - side_of(attacker);
@@ -127,7 +127,7 @@ fn move_threats(mover: u32, before: Attacks) -> Threats {
 }
 
 // The bits of the pieces of `side` (kings excepted) that stand on `squares`.
-fn slots_on(squares: vec3<u32>, side: u32) -> u32 {
+fn pieces_on(squares: vec3<u32>, side: u32) -> u32 {
     var bits = 0u;
     for (var s = side_start(side) + 1u; s < side_end(side); s += 1u) {
         if bb_has(squares, square_of(s)) {
@@ -194,7 +194,7 @@ fn game_rule_candidates(state: u32) -> u32 {
     }
     var found = select(0u, MARK_CHECK, every_check);
     if no_check {
-        found |= slots_on(chased, 1u - mover);
+        found |= pieces_on(chased, 1u - mover);
     }
     return found;
 }

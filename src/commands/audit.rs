@@ -120,13 +120,14 @@ fn print_report<G: Game>(material: &str, audit: &Audit, seconds: f64) {
     }
 }
 
-/// One fault for programs: its `fault` by name, in words (`text`), and the values and position
-/// it names (`stored`, `found`, the position `to` that a move reaches; null where it names none).
+/// One fault for programs: its `fault` by name, in words (`text`), and the values, position and
+/// material it names (`stored`, `found`, the `position_after` a move and its `material`; null
+/// where it names none).
 fn fault_json(fault: &Fault) -> serde_json::Value {
-    let (stored, found, to) = match &fault.what {
+    let (stored, found, after) = match &fault.what {
         Wrong::NotAPosition { stored } => (Some(*stored), None, None),
         Wrong::WrongValue { stored, found } => (Some(*stored), Some(*found), None),
-        Wrong::ExitMissing { to, .. } | Wrong::ExitBroken { to, .. } => (None, None, Some(to)),
+        Wrong::ExitMissing { to, material } | Wrong::ExitBroken { to, material } => (None, None, Some((to, material))),
         Wrong::MarkedBroken | Wrong::NoMoveNoEnd => (None, None, None),
     };
     json!({
@@ -136,7 +137,8 @@ fn fault_json(fault: &Fault) -> serde_json::Value {
         "text": fault.what.to_string(),
         "stored": stored.map(value_json),
         "found": found.map(value_json),
-        "to": to,
+        "position_after": after.map(|(to, _)| to),
+        "material": after.map(|(_, material)| material.to_string()),
     })
 }
 

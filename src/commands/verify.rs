@@ -9,7 +9,7 @@ use crate::counted::{counted, grouped};
 use crate::games::{Game, IndexSpace, Rules};
 use crate::generate::{Backend, Generator, TableSpec};
 use crate::progress::Bar;
-use crate::report::rules_json;
+use crate::report::{rules_json, value_json};
 use crate::rulings;
 use crate::solver::gpu::GpuOptions;
 use crate::table::{LoadedTable, checksum};
@@ -53,26 +53,27 @@ pub fn run<G: Game>(env: &Env, material: &str, gpu: &GpuOptions) -> Result<()> {
     // Under repetition rules, the rulings too (a table's entries may agree while its rulings,
     // kept beside it, do not).
     let rulings_identical = cpu.rulings == gpu.rulings && cpu.rounds == gpu.rounds;
-    let describe = |entry: Entry| Value::from_entry(entry).map_or("broken slot".to_string(), |v| v.to_string());
+    // Each first difference: its state, its position (none for a broken slot), and the values
+    // (none for an entry marked broken) of both solvers.
     let shown: Vec<_> = differing
         .iter()
         .take(SHOWN)
         .map(|&s| {
-            let position = index
-                .decode(s)
-                .map_or("(broken slot)".to_string(), |p| G::format_position(&p));
+            let value = |entries: &[Entry]| Value::from_entry(entries[s as usize]);
             (
                 s,
-                position,
-                describe(cpu.entries[s as usize]),
-                describe(gpu.entries[s as usize]),
+                index.decode(s).map(|p| G::format_position(&p)),
+                value(&cpu.entries),
+                value(&gpu.entries),
             )
         })
         .collect();
     if env.json {
         let diffs: Vec<_> = shown
             .iter()
-            .map(|(s, p, c, g)| json!({ "state": s, "position": p, "cpu": c, "gpu": g }))
+            .map(
+                |(s, p, c, g)| json!({ "state": s, "position": p, "cpu": c.map(value_json), "gpu": g.map(value_json) }),
+            )
             .collect();
         let out = json!({
             "game": G::ID.name(),
@@ -119,8 +120,10 @@ pub fn run<G: Game>(env: &Env, material: &str, gpu: &GpuOptions) -> Result<()> {
                 if rulings_identical { "identical" } else { "different" }
             );
         }
+        let describe = |value: &Option<Value>| value.map_or("broken slot".to_string(), |v| v.to_string());
         for (state, position, c, g) in &shown {
-            println!("  state {state}: {position}  CPU {c}, GPU {g}");
+            let position = position.as_deref().unwrap_or("(broken slot)");
+            println!("  state {state}: {position}  CPU {}, GPU {}", describe(c), describe(g));
         }
         match on_disk {
             None => println!("no table on disk to compare ({} is not there)", path.display()),

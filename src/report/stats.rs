@@ -102,7 +102,7 @@ pub fn stats_json<G: Game>(
         let mut ruled = serde_json::Map::new();
         for reason in [Reason::PerpetualCheck, Reason::PerpetualChase] {
             let (count, example) = ruled_lost::<G>(index, rulings, side, reason, flipped);
-            ruled.insert(reason.key().to_string(), json!({ "count": count, "example": example }));
+            ruled.insert(reason.key().to_string(), json!({ "count": count, "position": example }));
         }
         by_side.insert(
             G::ID.side_name(side).to_string(),

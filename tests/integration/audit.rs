@@ -8,7 +8,7 @@ use egtb::games::chess::Chess;
 use egtb::games::darkchess::DarkChess;
 use egtb::games::xiangqi::Xiangqi;
 use egtb::games::{Game, IndexSpace};
-use egtb::material::{GameId, Material};
+use egtb::material::{GameId, Material, Side};
 use egtb::solver::Silent;
 use egtb::table::{self, Table};
 use egtb::value::{BROKEN, Value};
@@ -151,4 +151,53 @@ fn an_altered_table_is_caught_where_it_was_altered() {
     let audited = materials(&json);
     assert_eq!(audited, ["KRvK", "KvK"]);
     assert!(fails(&dir, &["audit", "chess", "KQvK"]).contains("egtb generate chess KQvK"));
+}
+
+#[test]
+fn a_broken_entry_of_a_smaller_table_is_caught_where_a_capture_reaches_it() {
+    let dir = temp_dir("audit-exit");
+    succeeds(&dir, &["generate", "chess", "KRvK"]);
+    // A legal KvK position, white to move, as after black's king took the rook, marked broken.
+    let path = dir.join("chess/KvK.egtb");
+    let header = Table::open_unchecked(&path).unwrap().header;
+    let mut entries = Table::open_unchecked(&path).unwrap().load().unwrap().entries().to_vec();
+    let kings = Chess::index(&Material::parse(GameId::Chess, "KvK").unwrap(), Default::default()).unwrap();
+    let target = (0..kings.states())
+        .find(|&s| kings.side_to_move(s) == Side::First && kings.decode(s).is_some())
+        .unwrap();
+    entries[target as usize] = BROKEN;
+    table::write(&path, header, &entries, &Silent).unwrap();
+
+    let out = egtb(&dir, &["audit", "chess", "KvK", "KRvK", "--json"]);
+    assert!(!out.status.success());
+    let json: Json = serde_json::from_slice(&out.stdout).unwrap();
+    let faults = |table: usize| json["tables"][table]["first_faults"].as_array().unwrap().clone();
+    // In KvK itself: the position marked broken, then those whose moves reach it.
+    let kvk: Vec<_> = faults(0)
+        .iter()
+        .map(|f| (f["state"].as_u64().unwrap(), f["fault"].as_str().unwrap().to_string()))
+        .collect();
+    assert_eq!(kvk[0], (target, "marked_broken".to_string()), "{kvk:?}");
+    assert!(
+        kvk.len() > 1 && kvk[1..].iter().all(|(_, f)| f == "exit_broken"),
+        "{kvk:?}"
+    );
+    let captures = faults(1);
+    assert!(!captures.is_empty(), "{json}");
+    for fault in &captures {
+        assert_eq!(
+            (&fault["fault"], &fault["material"]),
+            (&Json::from("exit_broken"), &Json::from("KvK")),
+            "{fault}"
+        );
+        let after = Chess::parse_position(fault["position_after"].as_str().unwrap()).unwrap();
+        assert_eq!(kings.locate(&Chess::oriented(&after).1), target, "{fault}");
+        assert!(
+            fault["text"]
+                .as_str()
+                .unwrap()
+                .ends_with("which the table of KvK marks broken"),
+            "{fault}"
+        );
+    }
 }

@@ -486,7 +486,7 @@ async fn a_server_under_the_asian_rules_offers_both_rulesets_and_ends_a_game_at_
     let expected = format!("black to move, perpetual check: {} open an example", grouped(count));
     assert_eq!(listed, expected.as_str());
     click(&client, Locator::Css(".open-ruled")).await;
-    wait_for_analysis(&client, ruled["example"].as_str().unwrap()).await;
+    wait_for_analysis(&client, ruled["position"].as_str().unwrap()).await;
     let verdict = eval(&client, "return document.getElementById('verdict').textContent").await;
     assert_eq!(
         verdict,
@@ -1064,7 +1064,7 @@ async fn statistics_fit_beside_the_board_on_a_desktop_and_scroll_in_their_box_on
                      const stats = await response.json(); \
                      for (const s of Object.values(stats.sides)) { \
                          Object.assign(s, {legal: 987654321, win: 876543210, draw: 100000000, loss: 11111111}); \
-                         s.longest.plies = 131; s.longest.positions = 12345; \
+                         s.longest.dtm = 131; s.longest.positions = 12345; \
                      } \
                      return new Response(JSON.stringify(stats)); \
                  }; \

@@ -282,6 +282,32 @@ fn corrupt_and_truncated_tables_are_never_trusted() {
     );
 }
 
+/// `generate --json` names the backend that built each table, and none for a table reused.
+#[test]
+fn generate_names_the_backend_of_each_table() {
+    let dir = temp_dir("backend-named");
+    let args = ["generate", "chess", "KRvK", "--backend", "cpu", "--json"];
+    let tables = |run: &str| -> Vec<(String, serde_json::Value, serde_json::Value)> {
+        let summary: serde_json::Value = serde_json::from_str(run).unwrap();
+        let rows = summary["tables"].as_array().unwrap().iter();
+        rows.map(|t| {
+            (
+                t["material"].as_str().unwrap().to_string(),
+                t["backend"].clone(),
+                t["reused"].clone(),
+            )
+        })
+        .collect()
+    };
+    let built = tables(&succeeds(&dir, &args));
+    let reused = tables(&succeeds(&dir, &args));
+    for (material, (first, again)) in ["KvK", "KRvK"].into_iter().zip(built.iter().zip(&reused)) {
+        assert_eq!(*first, (material.to_string(), "cpu".into(), false.into()));
+        assert_eq!(*again, (material.to_string(), serde_json::Value::Null, true.into()));
+    }
+    assert_eq!((built.len(), reused.len()), (2, 2));
+}
+
 #[test]
 fn a_batch_stopped_by_an_error_reports_the_tables_it_finished() {
     let dir = temp_dir("stopped-batch");

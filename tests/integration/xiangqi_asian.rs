@@ -170,7 +170,7 @@ fn a_rulings_file_lost_or_replaced_fails_its_table_in_one_line() {
     let stats: serde_json::Value = serde_json::from_str(&stats).unwrap();
     let ruled = &stats["sides"]["black"]["ruled_lost"]["perpetual_check"];
     assert!(ruled["count"].as_u64().unwrap() > 100, "{stats}");
-    let fen = ruled["example"].as_str().unwrap().to_string();
+    let fen = ruled["position"].as_str().unwrap().to_string();
     // Ruled losses are among the positions at DTM 0, which the counts by DTM say.
     let by_dtm = succeeds(&dir, &under_asian_rules(&["stats", "xiangqi", "KRvKN", "--by-dtm"]));
     assert!(by_dtm.contains("0: no move left, or lost by a ruling)"), "{by_dtm}");

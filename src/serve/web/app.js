@@ -712,12 +712,13 @@ function announce() {
     text = "Game over: a drawn position is reached; neither side can force a result. Draw.";
   }
   // In play, the Play panel's status says it too: the banner under the board then stays silent
-  // (set before its text changes), so that a screen reader hears the end once.
+  // (set before its text changes), so that a screen reader hears the end once; a text that has
+  // not changed is left alone, lest it be heard again.
   const toPlayStatus = Boolean(text) && state.playing;
   const heardThere = toPlayStatus && !$("tab-play").hidden;
   $("announce").setAttribute("aria-live", heardThere ? "off" : "polite");
-  $("announce").textContent = text;
-  if (toPlayStatus) $("play-status").textContent = text;
+  if ($("announce").textContent !== text) $("announce").textContent = text;
+  if (toPlayStatus && $("play-status").textContent !== text) $("play-status").textContent = text;
 }
 
 // ----- moves -----------------------------------------------------------------------------
@@ -1093,7 +1094,7 @@ function ruledLost(stats) {
       if (!r.count) continue;
       const item = document.createElement("li");
       item.append(`${side} to move, ${reason.replace("_", " ")}: ${r.count.toLocaleString("en")} `);
-      item.appendChild(openButton("open-ruled", r.example, "open an example"));
+      item.appendChild(openButton("open-ruled", r.position, "open an example"));
       items.push(item);
     }
   }
