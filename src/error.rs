@@ -5,10 +5,11 @@
 
 use std::fmt;
 use std::io::ErrorKind;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::counted::grouped;
 use crate::material::Material;
+use crate::shell::tables_option;
 
 /// A failure of the library, by kind.
 #[derive(Clone, Debug)]
@@ -22,6 +23,8 @@ pub enum Error {
         path: PathBuf,
         /// The command line that builds it.
         command: String,
+        /// The folder `--tables` should have named, when it named a game's folder instead.
+        folder_above: Option<PathBuf>,
     },
     /// A table file that exists but cannot be trusted: damaged (its size, a block or a checksum
     /// wrong), another table's, or written by a build whose index differs.
@@ -89,7 +92,21 @@ impl fmt::Display for Error {
             Error::MissingTable {
                 material,
                 path,
+                folder_above: Some(above),
+                ..
+            } => write!(
+                f,
+                "table {material} not found at {}: {} is a game's folder, give --tables the folder \
+                 that holds it ({})",
+                path.display(),
+                path.parent().and_then(Path::parent).unwrap_or(path).display(),
+                tables_option(above)
+            ),
+            Error::MissingTable {
+                material,
+                path,
                 command,
+                folder_above: None,
             } => write!(
                 f,
                 "table {material} not found at {}; build it with: {command}",

@@ -703,6 +703,7 @@ pub fn missing_table<G: Game>(dir: &Path, material: &Material, rules: G::Rules) 
             rules.flags(),
             shell::tables_option(dir)
         ),
+        folder_above: table::folder_above_game_folder(dir),
     }
     .into()
 }

@@ -71,6 +71,25 @@ fn path_of<'a>(dir: &Path, game: GameId, material: &str, rules: impl Iterator<It
     dir.join(game.name()).join(format!("{name}.{EXTENSION}"))
 }
 
+/// The folder `--tables` should name when `dir` is itself a game's folder holding table files
+/// (`--tables tables/chess` for `--tables tables`, an easy slip); `None` otherwise.
+pub fn folder_above_game_folder(dir: &Path) -> Option<PathBuf> {
+    // The folder's own name, also where it was given as `.` or ends in `..`.
+    let real = dir.canonicalize().ok()?;
+    let name = real.file_name()?.to_str()?;
+    if GameId::ALL.iter().all(|game| game.name() != name) {
+        return None;
+    }
+    let mut listing = fs::read_dir(dir).ok()?;
+    let holds_tables = listing.any(|e| e.is_ok_and(|e| e.path().extension().is_some_and(|x| x == EXTENSION)));
+    let above = match (dir.file_name(), dir.parent()) {
+        (Some(_), Some(parent)) if parent.as_os_str().is_empty() => Path::new("."),
+        (Some(_), Some(parent)) => parent,
+        _ => real.parent()?,
+    };
+    holds_tables.then(|| above.to_path_buf())
+}
+
 /// The table files under a folder, every game's, sorted by game then name. A game's folder that
 /// is absent holds none; one that cannot be read is an error, not an empty listing.
 pub fn table_files(dir: &Path) -> Result<Vec<PathBuf>> {

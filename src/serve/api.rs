@@ -570,6 +570,7 @@ mod tests {
             material: Material::parse(GameId::Chess, "KRRvK").unwrap(),
             path: PathBuf::from("tables/chess/KRRvK.egtb"),
             command: "egtb generate chess KRRvK".into(),
+            folder_above: None,
         };
         assert_eq!(status(missing), 404);
         let illegal = Error::IllegalPosition {

@@ -282,6 +282,27 @@ fn corrupt_and_truncated_tables_are_never_trusted() {
     );
 }
 
+/// `--tables` naming a game's folder (`tables/chess` for `tables`): the errors and the listing
+/// say to name the folder that holds it, not to build the tables again in the wrong place.
+#[test]
+fn a_game_folder_given_as_the_tables_folder_is_named_as_such() {
+    let dir = temp_dir("game-folder");
+    succeeds(&dir, &["generate", "chess", "KQvK", "--backend", "cpu"]);
+    let game_folder = dir.join("chess");
+    let error = fails(&game_folder, &["query", "8/8/8/8/8/8/8/QK1k4 w"]);
+    let fix = format!("give --tables the folder that holds it (--tables {})", dir.display());
+    assert!(error.contains("is a game's folder") && error.contains(&fix), "{error}");
+    let listing = succeeds(&game_folder, &["list"]);
+    assert!(
+        listing.contains("it is a game's folder") && listing.contains(&fix),
+        "{listing}"
+    );
+    // A folder of that name that holds no tables is an ordinary empty folder.
+    let empty = temp_dir("game-folder-empty").join("chess");
+    std::fs::create_dir_all(&empty).unwrap();
+    assert!(fails(&empty, &["query", "8/8/8/8/8/8/8/QK1k4 w"]).contains("build it with: egtb generate chess KQvK"));
+}
+
 /// `generate --json` names the backend that built each table, and none for a table reused.
 #[test]
 fn generate_names_the_backend_of_each_table() {
