@@ -25,6 +25,9 @@ pub enum Error {
         command: String,
         /// The folder `--tables` should have named, when it named a game's folder instead.
         folder_above: Option<PathBuf>,
+        /// The material of the position whose move leads into this table, when it is another
+        /// (`command` then builds that material, and with it every table it reads).
+        needed_by: Option<Material>,
     },
     /// A table file that exists but cannot be trusted: damaged (its size, a block or a checksum
     /// wrong), another table's, or written by a build whose index differs.
@@ -107,6 +110,19 @@ impl fmt::Display for Error {
                 path,
                 command,
                 folder_above: None,
+                needed_by: Some(root),
+            } => write!(
+                f,
+                "table {material}, which a move from {root} leads into, not found at {}; build it and \
+                 every other table {root} reads with: {command}",
+                path.display()
+            ),
+            Error::MissingTable {
+                material,
+                path,
+                command,
+                folder_above: None,
+                needed_by: None,
             } => write!(
                 f,
                 "table {material} not found at {}; build it with: {command}",

@@ -697,15 +697,22 @@ pub fn missing_table<G: Game>(dir: &Path, material: &Material, rules: G::Rules) 
     Error::MissingTable {
         material: *material,
         path: table_path::<G>(dir, material, rules),
-        command: format!(
-            "egtb generate {} {material}{} {}",
-            G::ID,
-            rules.flags(),
-            shell::tables_option(dir)
-        ),
+        command: generate_command::<G>(dir, material, rules),
         folder_above: table::folder_above_game_folder(dir),
+        needed_by: None,
     }
     .into()
+}
+
+/// The command line that builds the table of a canonical material in `dir`, with the smaller
+/// tables it reads.
+pub fn generate_command<G: Game>(dir: &Path, material: &Material, rules: G::Rules) -> String {
+    format!(
+        "egtb generate {} {material}{} {}",
+        G::ID,
+        rules.flags(),
+        shell::tables_option(dir)
+    )
 }
 
 /// Fails unless a table file found in a folder is the table its header names as this build

@@ -7,9 +7,10 @@ use std::sync::{Arc, OnceLock, RwLock};
 
 use anyhow::{Result, bail};
 
+use crate::Error;
 use crate::games::ending::{Ending, ending};
 use crate::games::{Game, IndexSpace};
-use crate::generate::{open_table, table_path};
+use crate::generate::{generate_command, open_table, table_path};
 use crate::material::{Material, Side};
 use crate::rulings::{self, Ruling, rulings_path};
 use crate::table::{Table, damaged};
@@ -339,7 +340,10 @@ impl<G: Game> Prober<G> {
         for mv in G::legal_moves(position, self.rules) {
             let child = G::play(position, mv);
             let (name, coords) = G::move_names(position, mv);
-            let value = Value::parent_of(self.value_of(&child)?);
+            let value = match self.value_of(&child) {
+                Ok(value) => Value::parent_of(value),
+                Err(error) => return Err(self.needed_by(error, position)),
+            };
             moves.push(MoveValue {
                 mv,
                 name,
@@ -349,6 +353,31 @@ impl<G: Game> Prober<G> {
         }
         moves.sort_by_key(|m| std::cmp::Reverse(m.value.preference()));
         Ok(moves)
+    }
+
+    /// A table missing for a move of `position` into another material: the error names the
+    /// position's material too, and the command that builds it with every table it reads
+    /// (rather than one missing table after another).
+    fn needed_by(&self, error: anyhow::Error, position: &G::Position) -> anyhow::Error {
+        let (root, _) = G::oriented(position);
+        match error.downcast::<Error>() {
+            Ok(Error::MissingTable {
+                material,
+                path,
+                folder_above,
+                needed_by: None,
+                ..
+            }) if material != root => Error::MissingTable {
+                material,
+                path,
+                command: generate_command::<G>(&self.cache.dir, &root, self.rules),
+                folder_above,
+                needed_by: Some(root),
+            }
+            .into(),
+            Ok(other) => other.into(),
+            Err(error) => error,
+        }
     }
 
     /// The best-play line from a decisive position to the end of the game: the winner takes the

@@ -571,6 +571,7 @@ mod tests {
             path: PathBuf::from("tables/chess/KRRvK.egtb"),
             command: "egtb generate chess KRRvK".into(),
             folder_above: None,
+            needed_by: None,
         };
         assert_eq!(status(missing), 404);
         let illegal = Error::IllegalPosition {

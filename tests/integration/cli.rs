@@ -303,6 +303,27 @@ fn a_game_folder_given_as_the_tables_folder_is_named_as_such() {
     assert!(fails(&empty, &["query", "8/8/8/8/8/8/8/QK1k4 w"]).contains("build it with: egtb generate chess KQvK"));
 }
 
+/// A table present without the smaller ones its moves lead into: the query's error names the
+/// table a move needs and the one command that builds them all, which then answers it.
+#[test]
+fn a_missing_smaller_table_names_the_command_that_builds_every_one() {
+    let (built, copied) = (temp_dir("missing-exit-built"), temp_dir("missing-exit"));
+    succeeds(&built, &["generate", "chess", "KQvKR", "--backend", "cpu"]);
+    std::fs::create_dir_all(copied.join("chess")).unwrap();
+    std::fs::copy(built.join("chess/KQvKR.egtb"), copied.join("chess/KQvKR.egtb")).unwrap();
+    // White's rook takes the queen on a8, a move into KRvK.
+    let fen = "q3k3/8/8/8/8/8/8/R3K3 w";
+    let error = fails(&copied, &["query", fen]);
+    let command = format!("egtb generate chess KQvKR --tables {}", copied.display());
+    assert!(
+        error.contains(", which a move from KQvKR leads into, not found at ")
+            && error.contains(&format!("build it and every other table KQvKR reads with: {command}")),
+        "{error}"
+    );
+    succeeds(&copied, &["generate", "chess", "KQvKR", "--backend", "cpu"]);
+    assert_eq!(succeeds(&copied, &["query", fen]), succeeds(&built, &["query", fen]));
+}
+
 /// `generate --json` names the backend that built each table, and none for a table reused.
 #[test]
 fn generate_names_the_backend_of_each_table() {
