@@ -54,6 +54,12 @@ pub enum Error {
         /// Why the options were refused.
         reason: String,
     },
+    /// A command line that parses but asks for nothing (no material named) or gives an option
+    /// the command does not take: a usage error, as a mistyped one is (exit status 2).
+    Usage {
+        /// What is wrong, and the fix.
+        reason: String,
+    },
     /// No GPU adapter could be opened.
     NoGpu {
         /// Why no adapter could be opened.
@@ -64,6 +70,11 @@ pub enum Error {
 }
 
 impl Error {
+    /// A usage error: what is wrong with the command line, and the fix.
+    pub fn usage(reason: impl Into<String>) -> anyhow::Error {
+        Error::Usage { reason: reason.into() }.into()
+    }
+
     /// Marks the failure to read a position (bad text or an illegal position).
     pub fn illegal_position(err: anyhow::Error) -> anyhow::Error {
         Error::IllegalPosition {
@@ -132,6 +143,7 @@ impl fmt::Display for Error {
             | Error::IllegalPosition { reason }
             | Error::BadMaterial { reason }
             | Error::BadRules { reason }
+            | Error::Usage { reason }
             | Error::NoGpu { reason }
             | Error::Other(reason) => f.write_str(reason),
         }

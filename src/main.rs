@@ -12,6 +12,7 @@ use anyhow::Result;
 use clap::builder::{PossibleValue, PossibleValuesParser, StringValueParser, TypedValueParser};
 use clap::{Args, CommandFactory, Parser, Subcommand};
 use clap_complete::Shell;
+use egtb::Error;
 use egtb::commands::{self, Env, above_zero, generate::Request, query::Question};
 use egtb::counted::counted;
 use egtb::error::{error_line, one_line};
@@ -610,7 +611,10 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("egtb: error: {}", error_line(&e));
-            ExitCode::FAILURE
+            match e.downcast_ref::<Error>() {
+                Some(Error::Usage { .. }) => ExitCode::from(2),
+                _ => ExitCode::FAILURE,
+            }
         }
     }
 }

@@ -28,12 +28,6 @@ struct Row {
 /// built there first, untimed) and prints a table of seconds, ratios and rates.
 pub fn run<G: Game>(env: &Env, materials: &[String], gpu: &GpuOptions) -> Result<()> {
     let rules = env.rules::<G>()?;
-    if materials.is_empty() {
-        bail!(
-            "nothing to bench: name one or more materials (for example {})",
-            G::ID.example_material()
-        );
-    }
     let bar = Bar::new();
     let mut generator = Generator::<G>::new(&env.tables, rules, &bar).with_backend(Backend::Cpu, gpu.clone());
     let mut rows = Vec::new();

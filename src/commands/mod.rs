@@ -20,6 +20,7 @@ use std::str::FromStr;
 
 use anyhow::{Result, bail};
 
+use crate::Error;
 use crate::counted::counted;
 use crate::games::{Game, all_rule_options, own_options};
 use crate::material::{FEWEST_PIECES, GameId, Material};
@@ -73,14 +74,16 @@ impl Env {
         let game = all_rule_options()
             .find(|(_, option)| option.name == key)
             .map_or("<game>", |(game, _)| game.name());
-        bail!("--{key} chooses among one game's tables: name the game, as in 'egtb {command} {game} --{key} {value}'")
+        Err(Error::usage(format!(
+            "--{key} chooses among one game's tables: name the game, as in 'egtb {command} {game} --{key} {value}'"
+        )))
     }
 
     /// Fails when a rule option is given to a command that no rule changes (`why`: what it
     /// covers), naming the option.
     pub fn takes_no_rules(&self, why: &str) -> Result<()> {
         match self.options.first() {
-            Some((key, _)) => bail!("{why}: it takes no --{key}"),
+            Some((key, _)) => Err(Error::usage(format!("{why}: it takes no --{key}"))),
             None => Ok(()),
         }
     }
@@ -141,17 +144,17 @@ pub fn requested_materials<G: Game>(names: &[String], pieces: Option<usize>, ver
         .collect::<Result<Vec<Material>>>()?;
     if let Some(pieces) = pieces {
         if pieces < FEWEST_PIECES {
-            bail!(
+            return Err(Error::usage(format!(
                 "{} tables have at least {FEWEST_PIECES} pieces, one a side: give --pieces {FEWEST_PIECES} or more",
                 G::ID.name()
-            );
+            )));
         }
         let most = G::MOST_PIECES;
         if pieces > most {
-            bail!(
+            return Err(Error::usage(format!(
                 "{} tables have at most {most} pieces: give --pieces {most} or fewer",
                 G::ID.name()
-            );
+            )));
         }
         materials.extend(G::materials(pieces));
     }
@@ -159,10 +162,10 @@ pub fn requested_materials<G: Game>(names: &[String], pieces: Option<usize>, ver
     let mut seen = std::collections::HashSet::new();
     materials.retain(|m| seen.insert(*m));
     if materials.is_empty() {
-        bail!(
+        return Err(Error::usage(format!(
             "nothing to {verb}: name a material (for example {}) or give --pieces N",
             G::ID.example_material()
-        );
+        )));
     }
     Ok(materials)
 }

@@ -5,11 +5,12 @@
 
 use std::io::{BufRead, IsTerminal, Write};
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 
 use serde_json::json;
 
 use super::{Env, Palette};
+use crate::Error;
 use crate::counted::one_of;
 use crate::error::error_line;
 use crate::games::Game;
@@ -23,7 +24,9 @@ use crate::with_game;
 /// `egtb play` from the position whose fields are `words`, of the game its ranks tell.
 pub fn start(env: &Env, words: &[String], side: Option<&str>, auto: bool) -> Result<()> {
     if words == ["-"] {
-        bail!("play reads moves, not positions, from the standard input: give the position to start from");
+        return Err(Error::usage(
+            "play reads moves, not positions, from the standard input: give the position to start from",
+        ));
     }
     let text = words.join(" ");
     let (game, position) = super::detect_game(&text, None)?;

@@ -141,11 +141,13 @@ pub fn script(plan: &Plan, options: &JobOptions) -> Result<String> {
         args.push(format!("--output={}", quote(path_text(&log_pattern)?)));
         args.push(format!("--wrap={}", quote(&command.join(" "))));
         let var = job_var(&name);
+        // The job's peak: on a GPU node, the larger of the CPU solve's and the GPU solve's host
+        // memory, as `--mem` asks for.
         writeln!(
             out,
             "\n# {name}: {}, peak about {:.1} MiB",
             counted(table.states, "state"),
-            table.peak_bytes as f64 / (1 << 20) as f64
+            job_bytes(table, options) as f64 / (1 << 20) as f64
         )?;
         writeln!(out, "{var}=$(sbatch {})", args.join(" "))?;
         // `--parsable` prints `id` or `id;cluster`.

@@ -73,7 +73,12 @@ impl ApiError {
     fn from_table_error(err: anyhow::Error) -> ApiError {
         let status = match err.downcast_ref::<Error>() {
             Some(Error::MissingTable { .. }) => 404,
-            Some(Error::IllegalPosition { .. } | Error::BadMaterial { .. } | Error::BadRules { .. }) => 400,
+            Some(
+                Error::IllegalPosition { .. }
+                | Error::BadMaterial { .. }
+                | Error::BadRules { .. }
+                | Error::Usage { .. },
+            ) => 400,
             _ => 500,
         };
         ApiError {

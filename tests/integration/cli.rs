@@ -123,6 +123,17 @@ fn bad_positions_and_materials_are_reported_in_one_line() {
         assert!(line.contains(needle), "{args:?}: '{line}' lacks '{needle}'");
     }
     assert_eq!(egtb(&dir, &["gen"]).status.code(), Some(2), "a mistyped command line");
+    // A command line that parses but asks for nothing, or gives an option its command does not
+    // take, fails as a mistyped one does.
+    let usage: [&[&str]; 4] = [
+        &["generate", "chess"],
+        &["generate", "chess", "--pieces", "1"],
+        &["list", "--cannon", "step"],
+        &["play", "-"],
+    ];
+    for args in usage {
+        assert_eq!(egtb(&dir, args).status.code(), Some(2), "{args:?}: a usage error");
+    }
     // Nothing on the command line: the help as clap writes it, on stderr, failing as a mistyped
     // command line (options without a command: one line naming the commands).
     let bare = std::process::Command::new(env!("CARGO_BIN_EXE_egtb")).output().unwrap();
