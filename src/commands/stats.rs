@@ -47,10 +47,13 @@ pub fn run<G: Game>(env: &Env, material: &str, by_dtm: bool) -> Result<()> {
         let longest = match example {
             Some(longest) => {
                 let value = Value::of_dtm(longest.dtm);
+                // A side whose only losses are positions already over (KNNvK's mates).
+                let result = match value.moves() {
+                    Some(moves) if longest.dtm > 0 => format!("{} in {moves}", value.outcome()),
+                    _ => "lost already".to_string(),
+                };
                 format!(
-                    "{} in {} ({}), {}  e.g. {}",
-                    value.outcome(),
-                    value.moves().unwrap_or(0),
+                    "{result} ({}), {}  e.g. {}",
                     plies(longest.dtm),
                     counted(longest.positions, "position"),
                     longest.position

@@ -21,6 +21,7 @@ use crate::games::darkchess::DarkChess;
 use crate::games::ending::{Ending, ending};
 use crate::games::xiangqi::Xiangqi;
 use crate::games::{Game, Rules, all_rule_options, check_options, is_rule_option, own_options};
+use crate::generate::check_as_built;
 use crate::material::{GameId, Side};
 use crate::probe::{Prober, TableCache, ending_key};
 use crate::report::stats::stats_json;
@@ -398,8 +399,10 @@ impl Api {
         })
     }
 
-    /// The tables present in the folder, read from their headers; a game's folder that cannot
-    /// be read is a 500 naming it, not a listing without its tables.
+    /// The tables present in the folder, read from their headers, leaving out a file whose
+    /// header cannot be read or names another table than its place or this build writes (as
+    /// `egtb list` marks it bad); a game's folder that cannot be read is a 500 naming it, not a
+    /// listing without its tables.
     pub fn tables(&self) -> Result<Json, ApiError> {
         let files = table_files(&self.tables).map_err(|e| ApiError {
             status: 500,
@@ -407,7 +410,12 @@ impl Api {
         })?;
         let mut listed = Vec::new();
         for path in files {
-            let Ok(table) = Table::open_unchecked(&path) else {
+            let usable = Table::open_unchecked(&path).and_then(|table| {
+                table.check_place(&self.tables)?;
+                check_as_built(&table)?;
+                Ok(table)
+            });
+            let Ok(table) = usable else {
                 continue;
             };
             let h = &table.header;

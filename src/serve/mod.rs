@@ -13,7 +13,7 @@ use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use tokio::net::TcpListener;
 
 use self::api::Api;
@@ -42,9 +42,15 @@ pub struct ServeOptions {
 /// actually bound (with the port the system chose for port 0).
 pub async fn spawn(options: &ServeOptions) -> Result<SocketAddr> {
     let api = Api::new(&options.tables, options.defaults.clone())?;
-    let listener = TcpListener::bind((options.bind, options.port))
-        .await
-        .with_context(|| format!("cannot listen on {}:{}", options.bind, options.port))?;
+    let address = format!("{}:{}", options.bind, options.port);
+    let listener = match TcpListener::bind((options.bind, options.port)).await {
+        Ok(listener) => listener,
+        Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => bail!(
+            "cannot listen on {address}: another program holds the port; choose another with \
+             --port N, or --port 0 for any free one"
+        ),
+        Err(e) => return Err(e).with_context(|| format!("cannot listen on {address}")),
+    };
     let addr = listener.local_addr()?;
     let hosts = match options.bind.is_loopback() {
         true => router::Hosts::Loopback(options.allowed_hosts.clone()),

@@ -335,6 +335,23 @@ fn a_missing_smaller_table_names_the_command_that_builds_every_one() {
     assert_eq!(succeeds(&copied, &["query", fen]), succeeds(&built, &["query", fen]));
 }
 
+/// `serve` on a port another program holds: one line naming the fix.
+#[test]
+fn serve_on_a_port_in_use_says_how_to_choose_another() {
+    let holder = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = holder.local_addr().unwrap().port().to_string();
+    let error = fails(
+        &temp_dir("port-in-use"),
+        &["serve", "--bind", "127.0.0.1", "--port", &port],
+    );
+    assert!(
+        error.contains(&format!(
+            "cannot listen on 127.0.0.1:{port}: another program holds the port"
+        )) && error.contains("--port 0 for any free one"),
+        "{error}"
+    );
+}
+
 /// `generate --json` names the backend that built each table, and none for a table reused.
 #[test]
 fn generate_names_the_backend_of_each_table() {
@@ -521,6 +538,13 @@ fn query_line_and_stats_answer_from_the_tables() {
     assert!(
         text.contains("  loss in 16 (32 plies), 3,056 positions  e.g. "),
         "{text}"
+    );
+    // Two knights cannot force mate: black's only losses are the mates on the board.
+    succeeds(&dir, &["generate", "chess", "KNNvK", "--backend", "cpu"]);
+    let knights = succeeds(&dir, &["stats", "chess", "KNNvK"]);
+    assert!(
+        knights.contains("  lost already (0 plies), 120 positions  e.g. "),
+        "{knights}"
     );
     let by_dtm: serde_json::Value =
         serde_json::from_str(&succeeds(&dir, &["stats", "chess", "KRvK", "--by-dtm", "--json"])).unwrap();
