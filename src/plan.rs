@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
-use crate::counted::counted;
+use crate::counted::{bytes, counted};
 use crate::error::error_line;
 use crate::games::{Game, IndexSpace, Rules};
 use crate::generate::TableSpec;
@@ -70,10 +70,11 @@ pub fn check_memory(material: &Material, states: u64, loaded_states: u64) -> Res
     memory::ensure_available(
         estimate_peak_bytes(states, loaded_states, 0),
         &format!(
-            "generating {material} ({} at {WORKING_BYTES_PER_STATE} bytes, and {} of smaller tables at \
-             {LOADED_BYTES_PER_STATE})",
+            "generating {material} ({} at {WORKING_BYTES_PER_STATE} bytes, {} of smaller tables at \
+             {LOADED_BYTES_PER_STATE}, and {} for the program and a GPU driver)",
             counted(states, "state"),
-            counted(loaded_states, "state")
+            counted(loaded_states, "state"),
+            bytes(BASE_BYTES)
         ),
     )
 }
@@ -96,10 +97,12 @@ pub fn check_gpu_host_memory(material: &Material, states: u64, exit_states: u64)
     memory::ensure_available(
         estimate_gpu_host_bytes(states, exit_states),
         &format!(
-            "solving {material} on the GPU ({} read back at {GPU_HOST_BYTES_PER_STATE} bytes, and {} of \
-             smaller tables uploaded at {GPU_HOST_BYTES_PER_EXIT_STATE})",
+            "solving {material} on the GPU ({} read back at {GPU_HOST_BYTES_PER_STATE} bytes, {} of \
+             smaller tables uploaded at {GPU_HOST_BYTES_PER_EXIT_STATE}, and {} for the program and the \
+             driver)",
             counted(states, "state"),
-            counted(exit_states, "state")
+            counted(exit_states, "state"),
+            bytes(BASE_BYTES)
         ),
     )
 }

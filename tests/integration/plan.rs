@@ -298,7 +298,8 @@ fn generation_refuses_before_any_work_a_table_beyond_the_memory_limit() {
     };
     let refused = failed(generate(table.peak_bytes - 1), &["generate"]);
     assert!(
-        refused.contains("generating KQvKR (") && refused.contains("needs about"),
+        refused.contains("generating KQvKR (")
+            && refused.contains(", and 128.0 MiB for the program and a GPU driver) needs about"),
         "{refused}"
     );
     assert!(refused.contains("EGTB_MAX_MEMORY"), "{refused}");
