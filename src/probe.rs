@@ -252,7 +252,7 @@ impl<G: Game> Prober<G> {
     }
 
     /// The value of a position for the side to move; a position that is not legal (one built
-    /// in code, say) is an [`Error::IllegalPosition`](crate::Error::IllegalPosition).
+    /// in code, say) is an [`Error::IllegalPosition`].
     pub fn value(&mut self, position: &G::Position) -> Result<Value> {
         G::check_position(position)?;
         self.value_of(position)
