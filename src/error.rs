@@ -5,11 +5,10 @@
 
 use std::fmt;
 use std::io::ErrorKind;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::counted::grouped;
 use crate::material::Material;
-use crate::shell::tables_option;
 
 /// A failure of the library, by kind.
 #[derive(Clone, Debug)]
@@ -21,10 +20,9 @@ pub enum Error {
         material: Material,
         /// Where its file should be.
         path: PathBuf,
-        /// The command line that builds it.
+        /// The command line that builds it (with `needed_by`, that material's table and every
+        /// table it reads).
         command: String,
-        /// The folder `--tables` should have named, when it named a game's folder instead.
-        folder_above: Option<PathBuf>,
         /// The material of the position whose move leads into this table, when it is another
         /// (`command` then builds that material, and with it every table it reads).
         needed_by: Option<Material>,
@@ -106,33 +104,18 @@ impl fmt::Display for Error {
             Error::MissingTable {
                 material,
                 path,
-                folder_above: Some(above),
-                ..
-            } => write!(
-                f,
-                "table {material} not found at {}: {} is a game's folder, give --tables the folder \
-                 that holds it ({})",
-                path.display(),
-                path.parent().and_then(Path::parent).unwrap_or(path).display(),
-                tables_option(above)
-            ),
-            Error::MissingTable {
-                material,
-                path,
                 command,
-                folder_above: None,
                 needed_by: Some(root),
             } => write!(
                 f,
-                "table {material}, which a move from {root} leads into, not found at {}; build it and \
-                 every other table {root} reads with: {command}",
+                "table {material}, which play from {root} reaches, not found at {}; build it and every \
+                 other table {root} reads with: {command}",
                 path.display()
             ),
             Error::MissingTable {
                 material,
                 path,
                 command,
-                folder_above: None,
                 needed_by: None,
             } => write!(
                 f,

@@ -698,7 +698,6 @@ pub fn missing_table<G: Game>(dir: &Path, material: &Material, rules: G::Rules) 
         material: *material,
         path: table_path::<G>(dir, material, rules),
         command: generate_command::<G>(dir, material, rules),
-        folder_above: table::folder_above_game_folder(dir),
         needed_by: None,
     }
     .into()

@@ -70,8 +70,9 @@ pub fn check_memory(material: &Material, states: u64, loaded_states: u64) -> Res
     memory::ensure_available(
         estimate_peak_bytes(states, loaded_states, 0),
         &format!(
-            "generating {material} ({} at {WORKING_BYTES_PER_STATE} bytes, {} of smaller tables at \
-             {LOADED_BYTES_PER_STATE}, and {} for the program and a GPU driver)",
+            "generating {material} ({} at {WORKING_BYTES_PER_STATE} bytes and 1/{STATES_PER_FRONTIER_BYTE} \
+             for the frontier, {} of smaller tables at {LOADED_BYTES_PER_STATE}, and {} for the program and \
+             a GPU driver)",
             counted(states, "state"),
             counted(loaded_states, "state"),
             bytes(BASE_BYTES)

@@ -331,7 +331,7 @@ impl<G: Game> Prober<G> {
     /// then the slowest loss); ties keep the game's move order.
     pub fn moves(&mut self, position: &G::Position) -> Result<Vec<MoveValue<G::Move>>> {
         G::check_position(position)?;
-        self.moves_of(position)
+        self.moves_of(position).map_err(|e| self.needed_by(e, position))
     }
 
     /// [`Prober::moves`] of a position known to be legal.
@@ -340,10 +340,7 @@ impl<G: Game> Prober<G> {
         for mv in G::legal_moves(position, self.rules) {
             let child = G::play(position, mv);
             let (name, coords) = G::move_names(position, mv);
-            let value = match self.value_of(&child) {
-                Ok(value) => Value::parent_of(value),
-                Err(error) => return Err(self.needed_by(error, position)),
-            };
+            let value = Value::parent_of(self.value_of(&child)?);
             moves.push(MoveValue {
                 mv,
                 name,
@@ -355,23 +352,21 @@ impl<G: Game> Prober<G> {
         Ok(moves)
     }
 
-    /// A table missing for a move of `position` into another material: the error names the
-    /// position's material too, and the command that builds it with every table it reads
-    /// (rather than one missing table after another).
+    /// A table of another material missing for play from `position` (its moves, or its best
+    /// line): the error names the position's material too, and the command that builds it with
+    /// every table it reads (rather than one missing table after another).
     fn needed_by(&self, error: anyhow::Error, position: &G::Position) -> anyhow::Error {
         let (root, _) = G::oriented(position);
         match error.downcast::<Error>() {
             Ok(Error::MissingTable {
                 material,
                 path,
-                folder_above,
                 needed_by: None,
                 ..
             }) if material != root => Error::MissingTable {
                 material,
                 path,
                 command: generate_command::<G>(&self.cache.dir, &root, self.rules),
-                folder_above,
                 needed_by: Some(root),
             }
             .into(),
@@ -385,6 +380,11 @@ impl<G: Game> Prober<G> {
     /// position it leaves, for the side then to move. Empty for a draw or a finished game.
     pub fn line(&mut self, position: &G::Position) -> Result<Vec<(MoveValue<G::Move>, Value)>> {
         G::check_position(position)?;
+        self.line_of(position).map_err(|e| self.needed_by(e, position))
+    }
+
+    /// [`Prober::line`] of a position known to be legal.
+    fn line_of(&mut self, position: &G::Position) -> Result<Vec<(MoveValue<G::Move>, Value)>> {
         let mut line = Vec::new();
         let mut position = position.clone();
         let mut value = self.value_of(&position)?;

@@ -72,22 +72,27 @@ fn path_of<'a>(dir: &Path, game: GameId, material: &str, rules: impl Iterator<It
 }
 
 /// The folder `--tables` should name when `dir` is itself a game's folder holding table files
-/// (`--tables tables/chess` for `--tables tables`, an easy slip); `None` otherwise.
+/// (`--tables tables/chess` for `--tables tables`, an easy slip: only egtb writes tables, and
+/// always into a game's folder); `None` otherwise, and for a tables folder of that name.
 pub fn folder_above_game_folder(dir: &Path) -> Option<PathBuf> {
-    // The folder's own name, also where it was given as `.` or ends in `..`.
-    let real = dir.canonicalize().ok()?;
-    let name = real.file_name()?.to_str()?;
-    if GameId::ALL.iter().all(|game| game.name() != name) {
-        return None;
-    }
+    let is_game = |name: Option<&std::ffi::OsStr>| GameId::ALL.iter().any(|g| name == Some(g.name().as_ref()));
     let mut listing = fs::read_dir(dir).ok()?;
     let holds_tables = listing.any(|e| e.is_ok_and(|e| e.path().extension().is_some_and(|x| x == EXTENSION)));
-    let above = match (dir.file_name(), dir.parent()) {
-        (Some(_), Some(parent)) if parent.as_os_str().is_empty() => Path::new("."),
-        (Some(_), Some(parent)) => parent,
-        _ => real.parent()?,
-    };
-    holds_tables.then(|| above.to_path_buf())
+    if !holds_tables || table_files(dir).is_ok_and(|files| !files.is_empty()) {
+        return None;
+    }
+    // The folder as typed where it names a game (a link named so included), else as resolved
+    // (`.`, `..`, or a link under another name).
+    if is_game(dir.file_name()) {
+        let parent = dir.parent()?;
+        return Some(if parent.as_os_str().is_empty() {
+            PathBuf::from(".")
+        } else {
+            parent.to_path_buf()
+        });
+    }
+    let real = dir.canonicalize().ok()?;
+    is_game(real.file_name()).then(|| real.parent().map(Path::to_path_buf))?
 }
 
 /// The table files under a folder, every game's, sorted by game then name. A game's folder that

@@ -13,7 +13,7 @@ use crate::generate::check_as_built;
 use crate::material::GameId;
 use crate::report::options_json;
 use crate::shell::tables_option;
-use crate::table::{Table, folder_above_game_folder, table_files};
+use crate::table::{Table, table_files};
 
 /// One table file found in the folder.
 struct Listed {
@@ -72,25 +72,16 @@ pub fn run(env: &Env) -> Result<()> {
         return verified(&listed);
     }
     if listed.is_empty() {
-        match folder_above_game_folder(&env.tables) {
-            Some(above) => println!(
-                "No tables in {}: it is a game's folder, give --tables the folder that holds it ({}).",
-                env.tables.display(),
-                tables_option(&above)
-            ),
-            None => {
-                let absent = if env.tables.exists() {
-                    ""
-                } else {
-                    ": the folder does not exist"
-                };
-                println!(
-                    "No tables in {}{absent} (build some with: egtb generate chess KQvK {}).",
-                    env.tables.display(),
-                    tables_option(&env.tables)
-                );
-            }
-        }
+        let absent = if env.tables.exists() {
+            ""
+        } else {
+            ": the folder does not exist"
+        };
+        println!(
+            "No tables in {}{absent} (build some with: egtb generate chess KQvK {}).",
+            env.tables.display(),
+            tables_option(&env.tables)
+        );
     }
     let width = listed.iter().map(|l| l.file.len()).max().unwrap_or(0);
     for l in &listed {

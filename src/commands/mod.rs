@@ -22,8 +22,10 @@ use anyhow::{Result, bail};
 
 use crate::Error;
 use crate::counted::counted;
-use crate::games::{Game, all_rule_options, own_options};
+use crate::games::{Game, all_rule_options, check_options, own_options};
 use crate::material::{FEWEST_PIECES, GameId, Material};
+use crate::shell::tables_option;
+use crate::table::folder_above_game_folder;
 use crate::value::Value;
 
 /// Reads a count option (`--every`, `--cpus-per-job`, ...): a whole number above zero, with an
@@ -57,12 +59,21 @@ impl Env {
                 self.tables.display()
             );
         }
+        if let Some(above) = folder_above_game_folder(&self.tables) {
+            return Err(Error::usage(format!(
+                "{} is a game's folder (it holds tables itself): give --tables the folder that holds it \
+                 ({})",
+                self.tables.display(),
+                tables_option(&above)
+            )));
+        }
         Ok(())
     }
 
-    /// The game's rules from the command line's options.
+    /// The game's rules from the command line's options: an option the game does not have, or
+    /// a value it does not take, is a usage error.
     pub fn rules<G: Game>(&self) -> Result<G::Rules> {
-        G::rules(&self.options)
+        G::rules(&self.options).map_err(|e| Error::usage(format!("{e:#}")))
     }
 
     /// Fails when a rule option is given to a command over every game's tables, which has no
@@ -88,10 +99,16 @@ impl Env {
         }
     }
 
+    /// Fails, as a usage error, unless every rule option is one some game has, with a value its
+    /// game takes: for a command over positions or tables of any game.
+    pub fn check_options(&self) -> Result<()> {
+        check_options(&self.options).map_err(|e| Error::usage(format!("{e:#}")))
+    }
+
     /// The game's rules from those of the command line's options that it has, the others left
     /// to the games that have them: for a list of positions that may mix games.
     pub fn rules_among<G: Game>(&self) -> Result<G::Rules> {
-        G::rules(&own_options::<G::Rules>(&self.options))
+        G::rules(&own_options::<G::Rules>(&self.options)).map_err(|e| Error::usage(format!("{e:#}")))
     }
 }
 
@@ -109,7 +126,9 @@ pub fn detect_game(text: &str, named: Option<GameId>) -> Result<(GameId, &str)> 
         Err(_) => (None, text),
     };
     if here.is_some() && position.is_empty() {
-        bail!("no position after '{first}': give the position after the game's name");
+        return Err(Error::usage(format!(
+            "no position after '{first}': give the position after the game's name"
+        )));
     }
     if position.trim().is_empty() {
         bail!("the position is empty: give a chess FEN (8 ranks), a xiangqi FEN (10) or a dark chess position (4)");

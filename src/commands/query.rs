@@ -14,8 +14,8 @@ use serde_json::json;
 use super::{Env, Palette, detect_game};
 use crate::counted::{counted, grouped, plies};
 use crate::error::{error_line, one_line};
+use crate::games::Game;
 use crate::games::ending::{Ending, ending};
-use crate::games::{Game, check_options};
 use crate::material::{GameId, Side};
 use crate::probe::{MoveValue, Prober, RuledEnd, ending_key};
 use crate::report::{headline, rules_json, rules_words, ruling_json, ruling_text, value_json};
@@ -100,7 +100,7 @@ pub fn ask(env: &Env, words: &[String], question: Question) -> Result<()> {
 /// answered gets its error in its place (`{"input": ..., "error": ...}` in JSON) and the rest are
 /// still answered; the command then fails, naming the lines.
 pub fn batch(env: &Env, input: impl BufRead, named: Option<GameId>, question: Question) -> Result<()> {
-    check_options(&env.options)?;
+    env.check_options()?;
     let mut probers = Probers::default();
     let mut asked = 0usize;
     let mut failed = Vec::new();

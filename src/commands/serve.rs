@@ -2,10 +2,11 @@
 
 use std::io::Write;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use serde_json::json;
 
 use super::Env;
+use crate::Error;
 use crate::serve::{self, ServeOptions};
 use crate::shell::tables_option;
 use crate::table::table_files;
@@ -15,15 +16,18 @@ use crate::table::table_files;
 /// for a program that starts the server on any free port). `allowed_hosts`: host names a
 /// loopback server answers besides its own.
 pub fn run(env: &Env, bind: &str, port: u16, allowed_hosts: Vec<String>) -> Result<()> {
-    let bind: std::net::IpAddr = bind
-        .parse()
-        .with_context(|| format!("--bind '{bind}' is no IP address (for example 127.0.0.1 or ::1)"))?;
+    env.check_options()?;
+    let bind: std::net::IpAddr = bind.parse().map_err(|_| {
+        Error::usage(format!(
+            "--bind '{bind}' is no IP address (for example 127.0.0.1 or ::1)"
+        ))
+    })?;
     // Absolute, so that the commands the server and its page name to build a missing table
     // build it where the server reads, wherever they are run.
     let tables = std::path::absolute(&env.tables).unwrap_or_else(|_| env.tables.clone());
     let allowed_hosts = allowed_hosts
         .iter()
-        .map(|name| serve::allowed_host(name))
+        .map(|name| serve::allowed_host(name).map_err(|e| Error::usage(format!("{e:#}"))))
         .collect::<Result<Vec<_>>>()?;
     if !allowed_hosts.is_empty() && !bind.is_loopback() && !env.json {
         println!("note: --allow-host has no effect on {bind}: a server bound there answers every name");

@@ -583,7 +583,6 @@ mod tests {
             material: Material::parse(GameId::Chess, "KRRvK").unwrap(),
             path: PathBuf::from("tables/chess/KRRvK.egtb"),
             command: "egtb generate chess KRRvK".into(),
-            folder_above: None,
             needed_by: None,
         };
         assert_eq!(status(missing), 404);

@@ -293,25 +293,43 @@ fn corrupt_and_truncated_tables_are_never_trusted() {
     );
 }
 
-/// `--tables` naming a game's folder (`tables/chess` for `tables`): the errors and the listing
-/// say to name the folder that holds it, not to build the tables again in the wrong place.
+/// `--tables` naming a game's folder (`tables/chess` for `tables`): every command refuses it at
+/// once as a usage error naming the folder to give, however the folder is written, rather than
+/// building the tables again in `chess/chess`.
 #[test]
-fn a_game_folder_given_as_the_tables_folder_is_named_as_such() {
+fn a_game_folder_given_as_the_tables_folder_is_refused_naming_the_folder_above() {
     let dir = temp_dir("game-folder");
     succeeds(&dir, &["generate", "chess", "KQvK", "--backend", "cpu"]);
-    let game_folder = dir.join("chess");
-    let error = fails(&game_folder, &["query", "8/8/8/8/8/8/8/QK1k4 w"]);
-    let fix = format!("give --tables the folder that holds it (--tables {})", dir.display());
-    assert!(error.contains("is a game's folder") && error.contains(&fix), "{error}");
-    let listing = succeeds(&game_folder, &["list"]);
-    assert!(
-        listing.contains("it is a game's folder") && listing.contains(&fix),
-        "{listing}"
-    );
-    // A folder of that name that holds no tables is an ordinary empty folder.
-    let empty = temp_dir("game-folder-empty").join("chess");
-    std::fs::create_dir_all(&empty).unwrap();
-    assert!(fails(&empty, &["query", "8/8/8/8/8/8/8/QK1k4 w"]).contains("build it with: egtb generate chess KQvK"));
+    let refused = |tables: &Path, working: &Path, above: &str| {
+        for args in [
+            &["query", "8/8/8/8/8/8/8/QK1k4 w"][..],
+            &["list"],
+            &["generate", "chess", "KRvK"],
+        ] {
+            let out = egtb_command(tables, args).current_dir(working).output().unwrap();
+            assert_eq!(out.status.code(), Some(2), "{tables:?} {args:?}");
+            let error = failed(out, args);
+            let fix = format!(
+                "is a game's folder (it holds tables itself): give --tables the folder that holds it (--tables {above})"
+            );
+            assert!(error.contains(&fix), "{tables:?} {args:?}: {error}");
+        }
+    };
+    let absolute = dir.display().to_string();
+    refused(&dir.join("chess"), &dir, &absolute);
+    refused(Path::new("chess"), &dir, ".");
+    refused(Path::new("."), &dir.join("chess"), &absolute);
+    // A link to the game's folder under another name: the folder above the one it resolves to.
+    let links = temp_dir("game-folder-link");
+    let link = links.join("games");
+    std::os::unix::fs::symlink(dir.join("chess"), &link).unwrap();
+    refused(&link, &dir, &absolute);
+    assert!(!dir.join("chess/chess").exists());
+    // A tables folder that happens to be named like a game, with its game folders in it, is fine.
+    let root = temp_dir("game-folder-named");
+    let named = root.join("chess");
+    succeeds(&named, &["generate", "chess", "KQvK", "--backend", "cpu"]);
+    assert!(succeeds(&named, &["query", "8/8/8/8/8/8/8/QK1k4 w"]).contains("wins"));
 }
 
 /// A table present without the smaller ones its moves lead into: the query's error names the
@@ -324,13 +342,15 @@ fn a_missing_smaller_table_names_the_command_that_builds_every_one() {
     std::fs::copy(built.join("chess/KQvKR.egtb"), copied.join("chess/KQvKR.egtb")).unwrap();
     // White's rook takes the queen on a8, a move into KRvK.
     let fen = "q3k3/8/8/8/8/8/8/R3K3 w";
-    let error = fails(&copied, &["query", fen]);
     let command = format!("egtb generate chess KQvKR --tables {}", copied.display());
-    assert!(
-        error.contains(", which a move from KQvKR leads into, not found at ")
-            && error.contains(&format!("build it and every other table KQvKR reads with: {command}")),
-        "{error}"
-    );
+    for answer in ["query", "line"] {
+        let error = fails(&copied, &[answer, fen]);
+        assert!(
+            error.contains(", which play from KQvKR reaches, not found at ")
+                && error.contains(&format!("build it and every other table KQvKR reads with: {command}")),
+            "{answer}: {error}"
+        );
+    }
     succeeds(&copied, &["generate", "chess", "KQvKR", "--backend", "cpu"]);
     assert_eq!(succeeds(&copied, &["query", fen]), succeeds(&built, &["query", fen]));
 }
