@@ -23,8 +23,8 @@ pub enum Error {
         /// The command line that builds it (with `needed_by`, that material's table and every
         /// table it reads).
         command: String,
-        /// The material of the position whose move leads into this table, when it is another
-        /// (`command` then builds that material, and with it every table it reads).
+        /// The material of the position asked about, when play from it reaches this table of
+        /// another material (`command` then builds that material, and every table it reads).
         needed_by: Option<Material>,
     },
     /// A table file that exists but cannot be trusted: damaged (its size, a block or a checksum
@@ -52,8 +52,10 @@ pub enum Error {
         /// Why the options were refused.
         reason: String,
     },
-    /// A command line that parses but asks for nothing (no material named) or gives an option
-    /// the command does not take: a usage error, as a mistyped one is (exit status 2).
+    /// A command line that parses but cannot be run as given: it asks for nothing (no material
+    /// named), gives an option its command or game does not take or a value no option takes, or
+    /// names a game's folder as the tables folder. A usage error, as a mistyped one is (exit
+    /// status 2); only the command line makes one.
     Usage {
         /// What is wrong, and the fix.
         reason: String,
@@ -71,6 +73,12 @@ impl Error {
     /// A usage error: what is wrong with the command line, and the fix.
     pub fn usage(reason: impl Into<String>) -> anyhow::Error {
         Error::Usage { reason: reason.into() }.into()
+    }
+
+    /// Marks a failure to read the command line's own words (its rule options, say) as a usage
+    /// error, with its message.
+    pub fn as_usage(err: anyhow::Error) -> anyhow::Error {
+        Error::usage(format!("{err:#}"))
     }
 
     /// Marks the failure to read a position (bad text or an illegal position).

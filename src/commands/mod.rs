@@ -73,7 +73,7 @@ impl Env {
     /// The game's rules from the command line's options: an option the game does not have, or
     /// a value it does not take, is a usage error.
     pub fn rules<G: Game>(&self) -> Result<G::Rules> {
-        G::rules(&self.options).map_err(|e| Error::usage(format!("{e:#}")))
+        G::rules(&self.options).map_err(Error::as_usage)
     }
 
     /// Fails when a rule option is given to a command over every game's tables, which has no
@@ -102,13 +102,13 @@ impl Env {
     /// Fails, as a usage error, unless every rule option is one some game has, with a value its
     /// game takes: for a command over positions or tables of any game.
     pub fn check_options(&self) -> Result<()> {
-        check_options(&self.options).map_err(|e| Error::usage(format!("{e:#}")))
+        check_options(&self.options).map_err(Error::as_usage)
     }
 
     /// The game's rules from those of the command line's options that it has, the others left
     /// to the games that have them: for a list of positions that may mix games.
     pub fn rules_among<G: Game>(&self) -> Result<G::Rules> {
-        G::rules(&own_options::<G::Rules>(&self.options)).map_err(|e| Error::usage(format!("{e:#}")))
+        G::rules(&own_options::<G::Rules>(&self.options)).map_err(Error::as_usage)
     }
 }
 

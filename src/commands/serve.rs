@@ -27,7 +27,7 @@ pub fn run(env: &Env, bind: &str, port: u16, allowed_hosts: Vec<String>) -> Resu
     let tables = std::path::absolute(&env.tables).unwrap_or_else(|_| env.tables.clone());
     let allowed_hosts = allowed_hosts
         .iter()
-        .map(|name| serve::allowed_host(name).map_err(|e| Error::usage(format!("{e:#}"))))
+        .map(|name| serve::allowed_host(name).map_err(Error::as_usage))
         .collect::<Result<Vec<_>>>()?;
     if !allowed_hosts.is_empty() && !bind.is_loopback() && !env.json {
         println!("note: --allow-host has no effect on {bind}: a server bound there answers every name");

@@ -74,12 +74,7 @@ impl ApiError {
     fn from_table_error(err: anyhow::Error) -> ApiError {
         let status = match err.downcast_ref::<Error>() {
             Some(Error::MissingTable { .. }) => 404,
-            Some(
-                Error::IllegalPosition { .. }
-                | Error::BadMaterial { .. }
-                | Error::BadRules { .. }
-                | Error::Usage { .. },
-            ) => 400,
+            Some(Error::IllegalPosition { .. } | Error::BadMaterial { .. } | Error::BadRules { .. }) => 400,
             _ => 500,
         };
         ApiError {
@@ -400,9 +395,9 @@ impl Api {
     }
 
     /// The tables present in the folder, read from their headers, leaving out a file whose
-    /// header cannot be read or names another table than its place or this build writes (as
-    /// `egtb list` marks it bad); a game's folder that cannot be read is a 500 naming it, not a
-    /// listing without its tables.
+    /// header cannot be read or names another table than its place or this build writes (which
+    /// `egtb list` marks bad too; a damaged block shows when it is read); a game's folder that
+    /// cannot be read is a 500 naming it, not a listing without its tables.
     pub fn tables(&self) -> Result<Json, ApiError> {
         let files = table_files(&self.tables).map_err(|e| ApiError {
             status: 500,
