@@ -168,14 +168,30 @@ async fn a_game_folder_that_cannot_be_read_is_an_error_not_an_empty_listing() {
     assert!(error.contains(&dir.join("chess").display().to_string()), "{error}");
 }
 
-/// A file under another table's name, or one that is no table, is left out of the listing, as
-/// `egtb list` marks it bad: the page offers only tables it can read.
+/// A file under another table's name, one of another index than this build's, or one that is
+/// no table, is left out of the listing, as `egtb list` marks each bad: the page offers only
+/// tables it can read.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_listing_leaves_out_files_that_are_not_the_table_their_name_says() {
     let dir = temp_dir("serve-misplaced");
     succeeds(&dir, &["generate", "chess", "KRvK", "--backend", "cpu"]);
     std::fs::copy(dir.join("chess/KRvK.egtb"), dir.join("chess/KQvKR.egtb")).unwrap();
     std::fs::write(dir.join("chess/KQvK.egtb"), "not a table").unwrap();
+    // A whole table in its place, but of another index than this build's: refused too.
+    let older = dir.join("chess/KRvKR.egtb");
+    succeeds(&dir, &["generate", "chess", "KRvKR", "--backend", "cpu"]);
+    let header = egtb::table::Table::open_unchecked(&older).unwrap().header;
+    let entries = egtb::table::Table::open_unchecked(&older)
+        .unwrap()
+        .load()
+        .unwrap()
+        .entries()
+        .to_vec();
+    let header = egtb::table::Header {
+        index_version: header.index_version + 1,
+        ..header
+    };
+    egtb::table::write(&older, header, &entries, &egtb::solver::Silent).unwrap();
     let addr = start_on(&dir, &[]).await.unwrap();
     let (status, body) = get(addr, "/api/tables").await;
     assert_eq!(status, 200, "{body}");
