@@ -714,10 +714,12 @@ pub fn generate_command<G: Game>(dir: &Path, material: &Material, rules: G::Rule
     )
 }
 
-/// Fails unless a table file found in a folder is the table its header names as this build
-/// writes it (game, material, rules, metric, index version and state count), so that a file of
-/// an older build, say, is refused where it is listed or converted, as where it is read.
-pub fn check_as_built(table: &Table) -> Result<()> {
+/// Fails unless a table file found in the folder `dir` is the table its place there names
+/// (not another table's under its name), as this build writes it (game, material, rules,
+/// metric, index version and state count), so that a file of an older build, say, is refused
+/// where it is listed, served or converted, as where it is read.
+pub fn check_found(table: &Table, dir: &Path) -> Result<()> {
+    table.check_place(dir)?;
     let h = &table.header;
     with_game!(h.game, G => {
         let rules = G::rules(&h.rules)?;

@@ -140,9 +140,14 @@ impl Pace {
         let done = self.done_states.load(Ordering::Relaxed);
         let current = self.current_states.load(Ordering::Relaxed);
         let Some(per_sec) = self.rate() else { return done };
+        done + ((self.taken(elapsed) * per_sec) as u64).min(current)
+    }
+
+    /// Seconds the table under way has taken at the batch's time `elapsed`: since the last table
+    /// done here.
+    fn taken(&self, elapsed: Duration) -> f64 {
         let solved_by = Duration::from_nanos(self.solved_by_nanos.load(Ordering::Relaxed));
-        let taken = elapsed.saturating_sub(solved_by).as_secs_f64();
-        done + ((taken * per_sec) as u64).min(current)
+        elapsed.saturating_sub(solved_by).as_secs_f64()
     }
 
     /// A table of `states` begins.
@@ -166,11 +171,9 @@ impl Pace {
     fn left(&self, total: u64, elapsed: Duration) -> Option<Duration> {
         let per_sec = self.rate()?;
         let done = self.done_states.load(Ordering::Relaxed);
-        let solved_by = Duration::from_nanos(self.solved_by_nanos.load(Ordering::Relaxed));
         let not_done = total.saturating_sub(done);
         let current = self.current_states.load(Ordering::Relaxed).min(not_done);
-        let taken = elapsed.saturating_sub(solved_by).as_secs_f64();
-        let current_left = current as f64 / per_sec - taken;
+        let current_left = current as f64 / per_sec - self.taken(elapsed);
         let after = (not_done - current) as f64 / per_sec;
         (current_left >= 0.0 || after > 0.0).then(|| Duration::from_secs_f64(current_left.max(0.0) + after))
     }
@@ -353,6 +356,13 @@ pub fn peak_memory() -> Option<u64> {
 mod tests {
     use super::*;
 
+    /// A bar with a batch of two tables: KvK (924 states), then KQvK (57,288).
+    fn kings_then_queen() -> Bar {
+        let bar = Bar::new();
+        bar.batch([("KvK".to_string(), 924), ("KQvK".to_string(), 57_288)]);
+        bar
+    }
+
     /// The batch bar's position, length and message.
     fn shown(bar: &Bar) -> (u64, Option<u64>, String) {
         let batch = bar.batch.lock().unwrap();
@@ -362,8 +372,7 @@ mod tests {
 
     #[test]
     fn a_batch_counts_each_table_by_its_states_in_full_once_the_next_starts() {
-        let bar = Bar::new();
-        bar.batch([("KvK".to_string(), 924), ("KQvK".to_string(), 57_288)]);
+        let bar = kings_then_queen();
         assert_eq!(shown(&bar), (0, Some(58_212), "batch: 0 of 2 tables".into()));
         bar.table("KvK");
         bar.phase("moves", 924);
@@ -381,8 +390,7 @@ mod tests {
 
     #[test]
     fn work_on_a_table_moves_the_batch_bar_at_the_pace_so_far() {
-        let bar = Bar::new();
-        bar.batch([("KvK".to_string(), 924), ("KQvK".to_string(), 57_288)]);
+        let bar = kings_then_queen();
         bar.table("KvK");
         bar.table("KQvK");
         let before = shown(&bar).0;
@@ -402,8 +410,7 @@ mod tests {
 
     #[test]
     fn a_table_built_by_another_process_counts_as_done_at_once() {
-        let bar = Bar::new();
-        bar.batch([("KvK".to_string(), 924), ("KQvK".to_string(), 57_288)]);
+        let bar = kings_then_queen();
         bar.table("KvK");
         bar.built_elsewhere("KQvK");
         // KvK counts once the next table starts.

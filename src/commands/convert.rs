@@ -9,7 +9,7 @@ use super::Env;
 use crate::counted::{bytes, counted};
 use crate::error::error_line;
 use crate::games::Game;
-use crate::generate::{check_as_built, missing_table, table_path};
+use crate::generate::{check_found, missing_table, table_path};
 use crate::material::GameId;
 use crate::progress::Bar;
 use crate::table::{Encoding, Table, convert, table_files};
@@ -70,11 +70,10 @@ fn convert_files(env: &Env, encoding: Encoding, files: &[PathBuf], game: Option<
     let mut failed = Vec::new();
     for path in files {
         let file = name(path);
-        // A table under another's name is refused here, as `list` and every read refuse it.
-        let in_place = |table: Table| table.check_place(&env.tables).map(|()| table);
+        // A table under another's name or of another build is refused here, as `list` and every
+        // read refuse it.
         let converted = match Table::open_unchecked(path)
-            .and_then(in_place)
-            .and_then(|table| check_as_built(&table))
+            .and_then(|table| check_found(&table, &env.tables))
             .and_then(|()| convert(path, encoding, &bar))
         {
             Ok(converted) => converted,

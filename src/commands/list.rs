@@ -9,7 +9,7 @@ use serde_json::json;
 use super::Env;
 use crate::counted::{bytes, counted};
 use crate::error::error_line;
-use crate::generate::check_as_built;
+use crate::generate::check_found;
 use crate::material::GameId;
 use crate::report::options_json;
 use crate::shell::tables_option;
@@ -173,9 +173,7 @@ fn inspect(root: &Path, path: &Path) -> Listed {
                 states: h.states(),
                 encoding: h.encoding.label(),
             });
-            let check = table
-                .check_place(root)
-                .and_then(|()| check_as_built(&table))
+            let check = check_found(&table, root)
                 .and_then(|()| table.verify())
                 .map_err(|e| error_line(&e));
             Listed {

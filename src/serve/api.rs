@@ -21,7 +21,7 @@ use crate::games::darkchess::DarkChess;
 use crate::games::ending::{Ending, ending};
 use crate::games::xiangqi::Xiangqi;
 use crate::games::{Game, Rules, all_rule_options, check_options, is_rule_option, own_options};
-use crate::generate::check_as_built;
+use crate::generate::check_found;
 use crate::material::{GameId, Side};
 use crate::probe::{Prober, TableCache, ending_key};
 use crate::report::stats::stats_json;
@@ -405,11 +405,8 @@ impl Api {
         })?;
         let mut listed = Vec::new();
         for path in files {
-            let usable = Table::open_unchecked(&path).and_then(|table| {
-                table.check_place(&self.tables)?;
-                check_as_built(&table)?;
-                Ok(table)
-            });
+            let usable =
+                Table::open_unchecked(&path).and_then(|table| check_found(&table, &self.tables).map(|()| table));
             let Ok(table) = usable else {
                 continue;
             };
