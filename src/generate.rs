@@ -336,8 +336,19 @@ impl<'p, G: Game> Generator<'p, G> {
             material,
             index.working_states(),
             plan::held_states(self.exit_states(material)?, self.whole_exit_bytes),
+            self.opens_gpu_driver(),
         )?;
         Ok(index.states())
+    }
+
+    /// Whether this generator's backend opens a GPU driver: `gpu` always, `auto` where the
+    /// machine has a GPU device ([`Gpu::absent_hardware`]).
+    fn opens_gpu_driver(&self) -> bool {
+        match self.backend {
+            Backend::Cpu => false,
+            Backend::Gpu => true,
+            Backend::Auto => Gpu::absent_hardware().is_none(),
+        }
     }
 
     /// Refuses when solving `material` on the GPU would need more host memory than this process

@@ -43,17 +43,23 @@ pub fn loads_whole(states: u64, limit: u64) -> bool {
 pub fn held_states(states: impl IntoIterator<Item = u64>, limit: u64) -> u64 {
     states.into_iter().filter(|&s| loads_whole(s, limit)).sum()
 }
-/// The program beside the tables (about 5 MiB) and a GPU driver that the auto backend opens to
-/// look for an adapter (73 MiB measured with Mesa's llvmpipe; hardware drivers differ).
-pub const BASE_BYTES: u64 = 128 << 20;
+/// The program beside the tables: its code, its threads, the table writer's buffer and its
+/// compression contexts (9 to 19 MiB measured generating 3- and 4-piece tables on the CPU).
+pub const PROGRAM_BYTES: u64 = 32 << 20;
+/// A GPU driver, which the `gpu` backend opens, and the `auto` backend where the machine has a
+/// GPU device (73 MiB measured with Mesa's llvmpipe; hardware drivers differ).
+pub const GPU_DRIVER_BYTES: u64 = 96 << 20;
+/// What a run holds beside its tables when it opens a GPU driver, as a plan assumes (a job may
+/// land on a node with a GPU): the program and the driver.
+pub const BASE_BYTES: u64 = PROGRAM_BYTES + GPU_DRIVER_BYTES;
 
 /// Estimated peak resident memory of generating a table whose solver holds `states` states at
 /// once (see [`IndexSpace::working_states`]) while the smaller
 /// tables its exits read whole, `loaded_states` states in all (see [`held_states`]), are loaded
 /// (generation keeps only those:
 /// see [`crate::generate::Generator::lean`]), and `rule_bytes` a state for the rules' own
-/// passes ([`Game::rule_bytes_per_state`]). The one place where generation's memory is
-/// estimated before the work.
+/// passes ([`Game::rule_bytes_per_state`]), with a GPU driver open ([`BASE_BYTES`]). The one
+/// place where generation's memory is estimated before the work.
 pub fn estimate_peak_bytes(states: u64, loaded_states: u64, rule_bytes: u64) -> u64 {
     BASE_BYTES
         + (WORKING_BYTES_PER_STATE + rule_bytes) * states
@@ -62,20 +68,25 @@ pub fn estimate_peak_bytes(states: u64, loaded_states: u64, rule_bytes: u64) -> 
 }
 
 /// An error, before any work, when generating a table would need more memory than this process
-/// can count on ([`crate::memory`]). The rules' own passes are left out: their worst-case
+/// can count on ([`crate::memory`]); a run that opens no GPU driver (`opens_gpu_driver` false)
+/// is not charged for one. The rules' own passes are left out: their worst-case
 /// allowance would refuse tables that fit (KRCvKR's Asian graph takes a third of it), and
 /// xiangqi's Asian graph, the one such pass, is estimated from the draws and checked the same
 /// way when the first round builds it.
-pub fn check_memory(material: &Material, states: u64, loaded_states: u64) -> Result<()> {
+pub fn check_memory(material: &Material, states: u64, loaded_states: u64, opens_gpu_driver: bool) -> Result<()> {
+    let (driver, beside) = if opens_gpu_driver {
+        (0, "the program and a GPU driver")
+    } else {
+        (GPU_DRIVER_BYTES, "the program")
+    };
     memory::ensure_available(
-        estimate_peak_bytes(states, loaded_states, 0),
+        estimate_peak_bytes(states, loaded_states, 0) - driver,
         &format!(
             "generating {material} ({} at {WORKING_BYTES_PER_STATE} bytes and 1/{STATES_PER_FRONTIER_BYTE} \
-             for the frontier, {} of smaller tables at {LOADED_BYTES_PER_STATE}, and {} for the program and \
-             a GPU driver)",
+             for the frontier, {} of smaller tables at {LOADED_BYTES_PER_STATE}, and {} for {beside})",
             counted(states, "state"),
             counted(loaded_states, "state"),
-            bytes(BASE_BYTES)
+            bytes(BASE_BYTES - driver)
         ),
     )
 }

@@ -11,7 +11,9 @@ use egtb::games::xiangqi::asian::{GRAPH_BYTES_PER_STATE, rules_apply};
 use egtb::generate::Generator;
 use egtb::material::{GameId, Material};
 use egtb::plan::slurm::{JobOptions, script};
-use egtb::plan::{LOADED_BYTES_PER_STATE, Plan, Presence, estimate_gpu_host_bytes, estimate_peak_bytes};
+use egtb::plan::{
+    GPU_DRIVER_BYTES, LOADED_BYTES_PER_STATE, Plan, Presence, estimate_gpu_host_bytes, estimate_peak_bytes,
+};
 use egtb::solver::Silent;
 use egtb::table::lock::TableLock;
 
@@ -290,22 +292,29 @@ fn generation_refuses_before_any_work_a_table_beyond_the_memory_limit() {
         .sum();
     assert_eq!(table.peak_bytes, estimate_peak_bytes(table.states, read_states, 0));
 
-    let generate = |limit: u64| {
-        egtb_command(&dir, &["generate", "chess", "KQvKR", "--backend", "cpu"])
+    let generate = |backend: &str, limit: u64| {
+        egtb_command(&dir, &["generate", "chess", "KQvKR", "--backend", backend])
             .env("EGTB_MAX_MEMORY", limit.to_string())
             .output()
             .unwrap()
     };
-    let refused = failed(generate(table.peak_bytes - 1), &["generate"]);
+    // The plan allows for a GPU driver; a run on the CPU solver opens none.
+    let refused = failed(generate("gpu", table.peak_bytes - 1), &["generate"]);
     assert!(
         refused.contains("generating KQvKR (")
             && refused.contains(", and 128.0 MiB for the program and a GPU driver) needs about"),
         "{refused}"
     );
+    let cpu_peak = table.peak_bytes - GPU_DRIVER_BYTES;
+    let refused = failed(generate("cpu", cpu_peak - 1), &["generate"]);
+    assert!(
+        refused.contains(", and 32.0 MiB for the program) needs about"),
+        "{refused}"
+    );
     assert!(refused.contains("EGTB_MAX_MEMORY"), "{refused}");
     let files: Vec<_> = std::fs::read_dir(dir.join("chess")).map_or(Vec::new(), |d| d.collect());
     assert!(files.is_empty(), "nothing is built before the check: {files:?}");
-    succeeded(generate(table.peak_bytes), &["generate"]);
+    succeeded(generate("cpu", cpu_peak), &["generate"]);
 }
 
 #[test]
