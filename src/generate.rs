@@ -500,7 +500,7 @@ impl<'p, G: Game> Generator<'p, G> {
         let index = self.prepare(material)?;
         match self.try_gpu(material, &index, backend)? {
             Some(solved) => Ok(solved),
-            None => self.solve_on_cpu(&index),
+            None => self.solve_on_cpu(material, &index),
         }
     }
 
@@ -521,19 +521,21 @@ impl<'p, G: Game> Generator<'p, G> {
         let start = Instant::now();
         let space = G::space(&index, self.rules, &self.tables)?;
         let Some(sliced) = space.sliced() else {
-            return self.solve_on_cpu(&index).map(SolvedTo::Memory);
+            return self.solve_on_cpu(material, &index).map(SolvedTo::Memory);
         };
         // A compressed table's blocks are compressed as its slices are solved, which the solve's
         // time then includes.
         let wall = if header.encoding == Encoding::Raw {
             let mut scratch = Scratch::beside(path, index.states())?;
             slices::solve(sliced, &mut scratch, self.progress)?;
+            self.check_reached(material)?;
             let wall = start.elapsed();
             table::write_from(path, header.clone(), &scratch, self.progress)?;
             wall
         } else {
             let mut writer = SlicedWriter::create(path, header.clone(), sliced.outside())?;
             slices::solve(sliced, &mut writer, self.progress)?;
+            self.check_reached(material)?;
             let wall = start.elapsed();
             writer.finish()?;
             wall
@@ -580,9 +582,10 @@ impl<'p, G: Game> Generator<'p, G> {
     }
 
     /// The CPU solve of a whole material, its smaller tables loaded.
-    fn solve_on_cpu(&self, index: &G::Index) -> Result<Solved> {
+    fn solve_on_cpu(&self, material: &Material, index: &G::Index) -> Result<Solved> {
         let start = Instant::now();
         let solution = G::solve_cpu(index, self.rules, &self.tables, self.progress)?;
+        self.check_reached(material)?;
         let solver = SolvedBy {
             backend: Backend::Cpu,
             words: format!("CPU solver ({})", threads()),
@@ -595,6 +598,15 @@ impl<'p, G: Game> Generator<'p, G> {
             rulings: solution.rulings,
             rounds: solution.rounds,
         })
+    }
+
+    /// Fails when a solve of `material` read, in a smaller table, what no solver writes there
+    /// ([`LoadedTable::reached_value`]), so that its table is not written.
+    fn check_reached(&self, material: &Material) -> Result<()> {
+        G::sub_materials(material)
+            .iter()
+            .filter_map(|sub| self.tables.get(sub))
+            .try_for_each(LoadedTable::check_reached)
     }
 
     fn solve_on_gpu(&mut self, material: &Material, index: &G::Index, backend: Backend) -> Result<Solved> {

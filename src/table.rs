@@ -30,6 +30,7 @@ use std::fs::{self, File};
 use std::io::{self, BufWriter, Seek, SeekFrom, Write};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Context, Result, bail};
 use rayon::prelude::*;
@@ -49,7 +50,7 @@ use crate::material::{GameId, Material};
 use crate::memory;
 use crate::rulings::{self, Ruling};
 use crate::solver::Progress;
-use crate::value::{Entry, Value};
+use crate::value::{Entry, MAX_REACHED_DTM, Value};
 
 #[cfg(not(target_endian = "little"))]
 compile_error!("table files store little-endian entries and are read as they are");
@@ -577,6 +578,7 @@ impl Table {
             header: self.header,
             path: self.path,
             entries: Resident::Owned(entries),
+            damage_reached: AtomicBool::new(false),
         };
         Ok((table, rulings))
     }
@@ -594,6 +596,7 @@ impl Table {
                 blocks,
                 id: cache::next_table_id(),
             },
+            damage_reached: AtomicBool::new(false),
         })
     }
 }
@@ -640,6 +643,8 @@ pub struct LoadedTable {
     /// The file's path.
     pub path: PathBuf,
     entries: Resident,
+    /// Whether a solve reached an entry no solver writes there ([`LoadedTable::reached_value`]).
+    damage_reached: AtomicBool,
 }
 
 impl LoadedTable {
@@ -667,6 +672,7 @@ impl LoadedTable {
             header,
             path: path.to_path_buf(),
             entries: Resident::Owned(entries),
+            damage_reached: AtomicBool::new(false),
         }
     }
 
@@ -715,6 +721,37 @@ impl LoadedTable {
     /// The value of one state, `None` for a broken slot; panics as [`LoadedTable::entry`] does.
     pub fn value(&self, state: u64) -> Option<Value> {
         Value::from_entry(self.entry(state))
+    }
+
+    /// The value of a legal position that a move of the table being solved reaches, read in the
+    /// solvers' innermost loops. An entry that no solver writes there (a broken slot, or a DTM
+    /// beyond [`MAX_REACHED_DTM`]) is one that only a file altered with its checksum mended
+    /// holds: it is noted and read as a draw, so that the solve goes on and then fails naming
+    /// the file ([`LoadedTable::check_reached`]) instead of stopping the program.
+    #[inline]
+    pub fn reached_value(&self, state: u64) -> Value {
+        let entry = self.entry(state);
+        match Value::from_entry(entry) {
+            Some(value) if entry <= MAX_REACHED_DTM + 1 => value,
+            _ => {
+                self.damage_reached.store(true, Ordering::Relaxed);
+                Value::Draw
+            }
+        }
+    }
+
+    /// Fails, naming the file, when a solve reached an entry that no solver writes there.
+    pub fn check_reached(&self) -> Result<()> {
+        if self.damage_reached.load(Ordering::Relaxed) {
+            return Err(damaged(
+                &self.path,
+                format_args!(
+                    "a position that a move reaches holds what no solver writes there (a legal \
+                     position marked as none, or a DTM over {MAX_REACHED_DTM} plies)"
+                ),
+            ));
+        }
+        Ok(())
     }
 }
 

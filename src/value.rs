@@ -47,6 +47,10 @@ pub const BROKEN: Entry = u16::MAX;
 /// The longest DTM the solvers give: its entry (DTM + 1) stays below the tags of their working
 /// words (`0x8000` and up, see [`crate::solver::working`]).
 pub const MAX_DTM: u16 = 0x7FFE;
+/// The longest DTM a solver takes from a smaller table that a move reaches: half its range, the
+/// other half left for the table being solved. No table of these games comes near (the longest
+/// DTMs are hundreds of plies), so a larger one marks a damaged file, not a deep ending.
+pub const MAX_REACHED_DTM: u16 = MAX_DTM / 2;
 
 impl Value {
     /// The value of a position that has already ended in a loss for the side to move.

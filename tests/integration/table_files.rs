@@ -4,6 +4,12 @@
 use std::fs;
 use std::path::Path;
 
+use egtb::games::chess::Chess;
+use egtb::games::{Game, IndexSpace};
+use egtb::material::{GameId, Material, Side};
+use egtb::solver::Silent;
+use egtb::table::{self, Table};
+use egtb::value::{BROKEN, Entry, MAX_REACHED_DTM, Value as Outcome};
 use serde_json::Value;
 
 use crate::support::{egtb, egtb_command, failed, fails, succeeded, succeeds, temp_dir};
@@ -192,6 +198,41 @@ fn damaged_compressed_tables_fail_every_command_in_one_line() {
 
     fs::write(&path, &good).unwrap();
     assert!(succeeds(&dir, &["query", fen]).contains("White to move"));
+}
+
+/// KvK written again with its checksums, one legal position (white to move, as after black's king
+/// took the last man) given `entry`: a file that loads, holding what no solver writes.
+fn alter_kings(dir: &Path, entry: Entry) {
+    let path = dir.join("chess/KvK.egtb");
+    let table = Table::open_unchecked(&path).unwrap();
+    let header = table.header.clone();
+    let mut entries = table.load().unwrap().entries().to_vec();
+    let kings = Chess::index(&Material::parse(GameId::Chess, "KvK").unwrap(), Default::default()).unwrap();
+    let target = (0..kings.states())
+        .find(|&s| kings.side_to_move(s) == Side::First && kings.decode(s).is_some())
+        .unwrap();
+    entries[target as usize] = entry;
+    table::write(&path, header, &entries, &Silent).unwrap();
+}
+
+#[test]
+fn generation_refuses_a_smaller_table_holding_what_no_solver_writes() {
+    let dir = temp_dir("files-unwritten");
+    succeeds(&dir, &["generate", "chess", "KvK"]);
+    let beyond = Outcome::Loss(MAX_REACHED_DTM + 1).entry();
+    // Whole solves (KRvK) and solves by pawn slices (KPvK) both read the kings' table.
+    for (entry, material) in [(BROKEN, "KRvK"), (beyond, "KRvK"), (BROKEN, "KPvK")] {
+        alter_kings(&dir, entry);
+        let error = fails(&dir, &["generate", "chess", material, "--backend", "cpu"]);
+        assert!(
+            error.contains("table ") && error.contains("KvK.egtb is damaged") && error.contains("a move reaches"),
+            "{material}, entry {entry:#x}: {error}"
+        );
+        assert!(
+            !dir.join(format!("chess/{material}.egtb")).exists(),
+            "{material} is not written"
+        );
+    }
 }
 
 #[test]

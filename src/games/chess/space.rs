@@ -211,9 +211,7 @@ impl<'t> ChessSpace<'t> {
         next: Side,
     ) -> Value {
         let (exit, state) = self.exit_state(after, victim, promoted, next);
-        exit.table
-            .value(state)
-            .expect("a capture or promotion leads to a legal position")
+        exit.table.reached_value(state)
     }
 
     /// The smaller table and its state of [`ChessSpace::exit_value`]'s position.

@@ -100,7 +100,7 @@ impl<'t> DarkSpace<'t> {
                         side_to_move: enemy,
                     }
                 };
-                Value::from_entry(table.entry(index.locate(&position))).expect("a legal position of a solved table")
+                table.reached_value(index.locate(&position))
             }
             None => unreachable!("the material has the victim"),
         }

@@ -95,7 +95,7 @@ impl<'t> XiangqiSpace<'t> {
         }
         let side_to_move = if map.flip { 1 - child_to_move } else { child_to_move };
         let (state, _) = map.index.state_of(&squares, side_to_move);
-        Value::from_entry(exit.table.entry(state)).expect("a legal capture reaches a legal slot")
+        exit.table.reached_value(state)
     }
 }
 
