@@ -462,7 +462,9 @@ fn threads(text: &str) -> Result<usize, String> {
 }
 
 /// A command-line usage error in one line, like every other error: clap's message, its tip and
-/// the usage it shows, without the blank lines and the pointer to `--help`.
+/// the usage it shows, without the blank lines and the pointer to `--help`. The tip to pass a
+/// word after `--` is left out: every command takes its options anywhere, and after `--` the word
+/// would be read as a material or a position.
 fn usage_error_line(error: &clap::Error) -> String {
     let text = error.render().to_string();
     let mut line = String::new();
@@ -471,7 +473,9 @@ fn usage_error_line(error: &clap::Error) -> String {
         if let Some(rest) = part.strip_prefix("Usage: ") {
             usage = Some(rest.to_string());
         } else if let Some(tip) = part.strip_prefix("tip: ") {
-            line.push_str(&format!("; {tip}"));
+            if !tip.starts_with("to pass '") {
+                line.push_str(&format!("; {tip}"));
+            }
         } else if !part.starts_with("For more information") {
             let part = part.strip_prefix("error: ").unwrap_or(part);
             if !line.is_empty() {

@@ -19,6 +19,13 @@ use crate::with_game;
 /// the named materials' to `encoding`.
 pub fn run(env: &Env, command: &str, encoding: Encoding, game: Option<&str>, materials: &[String]) -> Result<()> {
     let game = game.map(GameId::parse).transpose()?;
+    // A folder that is not there is a mistyped one: converting nothing in it is no success.
+    if !env.tables.exists() {
+        bail!(
+            "no tables folder at {}: give the folder that holds the tables with --tables",
+            env.tables.display()
+        );
+    }
     let files = match game {
         None => {
             env.refuse_options(command)?;
@@ -131,11 +138,7 @@ fn convert_files(env: &Env, encoding: Encoding, files: &[PathBuf], game: Option<
             true => String::new(),
             false => format!(" built under {}", under.join(" ")),
         };
-        let absent = match env.tables.exists() {
-            true => "",
-            false => ": the folder does not exist",
-        };
-        println!("No {which}tables{under} in {}{absent}.", env.tables.display());
+        println!("No {which}tables{under} in {}.", env.tables.display());
     } else if converted == 0 {
         // Every table failed, each error printed: the closing error says so.
     } else if unchanged == converted {

@@ -13,6 +13,7 @@ pub mod serve;
 pub mod stats;
 pub mod verify;
 
+use std::ffi::OsStr;
 use std::io::IsTerminal;
 use std::num::{IntErrorKind, ParseIntError};
 use std::path::PathBuf;
@@ -58,6 +59,16 @@ impl Env {
                 "{} is a file, not a folder of tables: give the folder with --tables",
                 self.tables.display()
             );
+        }
+        for game in GameId::ALL {
+            let folder = self.tables.join(game.name());
+            if folder.exists() && !folder.is_dir() {
+                bail!(
+                    "{} is a file, not the folder of {game} tables: move it out of {}",
+                    folder.display(),
+                    self.tables.display()
+                );
+            }
         }
         if let Some(above) = folder_above_game_folder(&self.tables) {
             return Err(Error::usage(format!(
@@ -122,7 +133,7 @@ pub fn detect_game(text: &str, named: Option<GameId>) -> Result<(GameId, &str)> 
     let (here, position) = match GameId::parse(first) {
         Ok(game) => (Some(game), rest),
         // Every board has ranks apart: a word without one, with more after it, names a game.
-        Err(e) if !first.contains('/') && !rest.is_empty() => return Err(e),
+        Err(e) if !first.contains('/') && !rest.is_empty() => return Err(Error::as_usage(e)),
         Err(_) => (None, text),
     };
     if here.is_some() && position.is_empty() {
@@ -131,7 +142,22 @@ pub fn detect_game(text: &str, named: Option<GameId>) -> Result<(GameId, &str)> 
         )));
     }
     if position.trim().is_empty() {
-        bail!("the position is empty: give a chess FEN (8 ranks), a xiangqi FEN (10) or a dark chess position (4)");
+        return Err(Error::usage(
+            "the position is empty: give a chess FEN (8 ranks), a xiangqi FEN (10) or a dark chess position (4)",
+        ));
+    }
+    // One position: only its first word is a board, and a game's name comes before it.
+    for word in position.split_whitespace().skip(1) {
+        if word.contains('/') {
+            return Err(Error::usage(format!(
+                "'{word}' after the board is a second board: give one position (`-` reads several, one a line)"
+            )));
+        }
+        if GameId::parse(word).is_ok() {
+            return Err(Error::usage(format!(
+                "'{word}' after the position: give the game's name before it, or leave it out"
+            )));
+        }
     }
     let board = position.split_whitespace().next().unwrap_or("");
     let ranks = board.split('/').count();
@@ -189,16 +215,22 @@ pub fn requested_materials<G: Game>(names: &[String], pieces: Option<usize>, ver
     Ok(materials)
 }
 
-/// Terminal colours for outcomes, off when stdout is not a terminal or NO_COLOR is set.
+/// Whether `NO_COLOR`'s value (`None`: unset) allows colours: set to nothing, it is as unset, like
+/// every variable egtb reads (and as the convention of `NO_COLOR` itself has it).
+fn colours_allowed(no_color: Option<&OsStr>) -> bool {
+    no_color.is_none_or(OsStr::is_empty)
+}
+
+/// Terminal colours for outcomes, off when stdout is not a terminal or NO_COLOR has a value.
 pub struct Palette {
     on: bool,
 }
 
 impl Palette {
-    /// Colours on when stdout is a terminal and NO_COLOR is not set.
+    /// Colours on when stdout is a terminal and NO_COLOR has no value.
     pub fn detect() -> Palette {
         Palette {
-            on: std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+            on: std::io::stdout().is_terminal() && colours_allowed(std::env::var_os("NO_COLOR").as_deref()),
         }
     }
 
@@ -218,5 +250,17 @@ impl Palette {
             Value::Loss(_) => 31,
         };
         format!("\x1b[{code}m{text}\x1b[0m")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_no_color_with_a_value_turns_colours_off() {
+        assert!(colours_allowed(None));
+        assert!(colours_allowed(Some(OsStr::new(""))));
+        assert!(!colours_allowed(Some(OsStr::new("1"))));
     }
 }

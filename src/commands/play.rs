@@ -39,7 +39,7 @@ pub fn run<G: Game>(env: &Env, text: &str, side: Option<&str>, auto: bool) -> Re
     let position = G::parse_position(text)?;
     let person = match (auto, side) {
         (true, _) => None,
-        (false, Some(name)) => Some(G::ID.parse_side(name)?),
+        (false, Some(name)) => Some(G::ID.parse_side(name).map_err(Error::as_usage)?),
         (false, None) => Some(G::side_to_move(&position)),
     };
     let mut prober = Prober::<G>::new(&env.tables, rules);
@@ -243,7 +243,7 @@ fn ask_move<G: Game>(
         if typed.is_empty() {
             continue;
         }
-        if typed == "quit" {
+        if typed.eq_ignore_ascii_case("quit") {
             return Ok(None);
         }
         report.typed(typed);

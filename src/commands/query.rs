@@ -13,7 +13,7 @@ use serde_json::json;
 
 use super::{Env, Palette, detect_game};
 use crate::counted::{counted, grouped, plies};
-use crate::error::{error_line, one_line};
+use crate::error::{Error, error_line, one_line};
 use crate::games::Game;
 use crate::games::ending::{Ending, ending};
 use crate::material::{GameId, Side};
@@ -77,6 +77,9 @@ fn run<G: Game>(env: &Env, text: &str, input: &str, question: Question) -> Resul
     Ok(())
 }
 
+/// What `-` takes after it: nothing.
+const STDIN_ALONE: &str = "'-' reads the positions from the standard input, one a line: give nothing after it";
+
 /// `egtb query` or `line` (`question`) about the position whose fields are `words`, or about
 /// every position on the standard input, one a line, when the position is `-` (alone or after a
 /// game's name, which every position read must then be of).
@@ -84,8 +87,12 @@ pub fn ask(env: &Env, words: &[String], question: Question) -> Result<()> {
     match words {
         [word] if word == "-" => return batch(env, std::io::stdin().lock(), None, question),
         [game, word] if word == "-" => {
-            let game = GameId::parse(game)?;
+            let game = GameId::parse(game).map_err(Error::as_usage)?;
             return batch(env, std::io::stdin().lock(), Some(game), question);
+        }
+        [first, _, ..] if first == "-" => return Err(Error::usage(STDIN_ALONE)),
+        [game, second, _, ..] if second == "-" && GameId::parse(game).is_ok() => {
+            return Err(Error::usage(STDIN_ALONE));
         }
         _ => {}
     }

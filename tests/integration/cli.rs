@@ -117,6 +117,27 @@ fn bad_positions_and_materials_are_reported_in_one_line() {
             &["play", "--auto", "--side", "black", "8/8/8/4k3/8/8/8/R3K3 w"],
             "'--auto' cannot be used with '--side <SIDE>'",
         ),
+        (
+            &["query", "checkers", "8/8/8/4k3/8/8/8/R3K3 w"],
+            "unknown game 'checkers' (expected chess, xiangqi or darkchess)",
+        ),
+        (
+            &["play", "8/8/8/4k3/8/8/8/R3K3 w", "--side", "red"],
+            "unknown side 'red' for chess (expected white or black)",
+        ),
+        (
+            &["query", "8/8/8/4k3/8/8/8/R3K3 w", "8/8/8/4k3/8/8/8/R3K3 b"],
+            "'8/8/8/4k3/8/8/8/R3K3' after the board is a second board: give one position",
+        ),
+        (
+            &["line", "8/8/8/4k3/8/8/8/R3K3", "w", "chess"],
+            "'chess' after the position: give the game's name before it, or leave it out",
+        ),
+        (
+            &["query", "-", "extra"],
+            "'-' reads the positions from the standard input",
+        ),
+        (&["line", "chess", "-", "extra"], "give nothing after it"),
     ];
     for (args, needle) in cases {
         let line = fails(&dir, args);
@@ -125,15 +146,27 @@ fn bad_positions_and_materials_are_reported_in_one_line() {
     assert_eq!(egtb(&dir, &["gen"]).status.code(), Some(2), "a mistyped command line");
     // A command line that parses but asks for nothing, or gives an option its command does not
     // take, fails as a mistyped one does.
-    let usage: [&[&str]; 4] = [
+    let usage: [&[&str]; 10] = [
         &["generate", "chess"],
         &["generate", "chess", "--pieces", "1"],
         &["list", "--cannon", "step"],
         &["play", "-"],
+        &["query", ""],
+        &["query", "checkers", "8/8/8/4k3/8/8/8/R3K3 w"],
+        &["play", "8/8/8/4k3/8/8/8/R3K3 w", "--side", "red"],
+        &["query", "8/8/8/4k3/8/8/8/R3K3 w", "8/8/8/4k3/8/8/8/R3K3 b"],
+        &["query", "-", "extra"],
+        &["generate", "chess", "--pieces", "-1"],
     ];
     for args in usage {
         assert_eq!(egtb(&dir, args).status.code(), Some(2), "{args:?}: a usage error");
     }
+    // clap's tip to pass a word after `--` would make it a material: it is left out.
+    let negative = fails(&dir, &["generate", "chess", "--pieces", "-1"]);
+    assert!(
+        negative.contains("unexpected argument '-1'") && !negative.contains("'-- -1'"),
+        "{negative}"
+    );
     // Nothing on the command line: the help as clap writes it, on stderr, failing as a mistyped
     // command line (options without a command: one line naming the commands).
     let bare = std::process::Command::new(env!("CARGO_BIN_EXE_egtb")).output().unwrap();
@@ -181,10 +214,27 @@ fn bad_positions_and_materials_are_reported_in_one_line() {
     let chess_is_a_file = dir.join("chess-is-a-file");
     std::fs::create_dir_all(&chess_is_a_file).unwrap();
     std::fs::write(chess_is_a_file.join("chess"), "x").unwrap();
-    for args in [&["list"][..], &["compress"]] {
+    for args in [
+        &["list"][..],
+        &["compress"],
+        &["query", "8/8/8/4k3/8/8/8/R3K3 w"],
+        &["generate", "chess", "KvK"],
+    ] {
         let line = fails(&chess_is_a_file, args);
         assert!(
-            line.contains("cannot read the folder ") && line.contains("chess: "),
+            line.trim_end().ends_with(&format!(
+                "chess is a file, not the folder of chess tables: move it out of {}",
+                chess_is_a_file.display()
+            )),
+            "{args:?}: {line}"
+        );
+    }
+    // Converting in a folder that is not there is a mistyped folder, not a success.
+    let nowhere = dir.join("nowhere");
+    for args in [&["compress"][..], &["decompress", "chess", "--json"]] {
+        let line = fails(&nowhere, args);
+        assert!(
+            line.contains("no tables folder at ") && line.contains("nowhere"),
             "{args:?}: {line}"
         );
     }

@@ -109,6 +109,8 @@ e8=N
     ] {
         let out = plays(&["play", fen], "quit\n");
         assert!(out.contains(how), "{out}");
+        let out = plays(&["play", fen], "QUIT\n");
+        assert!(!out.contains("legal move"), "quit in any case: {out}");
     }
 }
 
