@@ -81,6 +81,27 @@ impl Error {
         Error::usage(format!("{err:#}"))
     }
 
+    /// A missing table's error naming `command` as the one that builds it (a whole batch's, where
+    /// one run should build every table missing); any other error as it is.
+    pub fn built_by(err: anyhow::Error, command: String) -> anyhow::Error {
+        match err.downcast::<Error>() {
+            Ok(Error::MissingTable {
+                material,
+                path,
+                needed_by,
+                ..
+            }) => Error::MissingTable {
+                material,
+                path,
+                command,
+                needed_by,
+            }
+            .into(),
+            Ok(other) => other.into(),
+            Err(err) => err,
+        }
+    }
+
     /// Marks the failure to read a position (bad text or an illegal position).
     pub fn illegal_position(err: anyhow::Error) -> anyhow::Error {
         Error::IllegalPosition {

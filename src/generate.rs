@@ -341,14 +341,16 @@ impl<'p, G: Game> Generator<'p, G> {
         Ok(index.states())
     }
 
-    /// Whether this generator's backend opens a GPU driver: `gpu` always, `auto` where the
-    /// machine has a GPU device ([`Gpu::absent_hardware`]).
+    /// Whether this generator opens a GPU driver: one opened already (`verify` and `bench` open
+    /// it first), or a backend that will: `gpu` always, `auto` where the machine has a GPU
+    /// device ([`Gpu::absent_hardware`]).
     fn opens_gpu_driver(&self) -> bool {
-        match self.backend {
-            Backend::Cpu => false,
-            Backend::Gpu => true,
-            Backend::Auto => Gpu::absent_hardware().is_none(),
-        }
+        matches!(self.gpu, Some(Ok(_)))
+            || match self.backend {
+                Backend::Cpu => false,
+                Backend::Gpu => true,
+                Backend::Auto => Gpu::absent_hardware().is_none(),
+            }
     }
 
     /// Refuses when solving `material` on the GPU would need more host memory than this process

@@ -250,7 +250,8 @@ enum Command {
         /// Port to listen on (0: any free port; the address is printed).
         #[arg(long, default_value_t = egtb::serve::DEFAULT_PORT, value_parser = port)]
         port: u16,
-        /// Address to listen on (a loopback address answers requests for localhost only).
+        /// Address to listen on, or localhost for 127.0.0.1 (a loopback address answers requests
+        /// for localhost only).
         #[arg(long, default_value = "127.0.0.1")]
         bind: String,
         /// Also answer requests for this host name on a loopback address (a proxy's public

@@ -528,7 +528,7 @@ impl Table {
                 false => format!(" under {}", h.rules_text()),
             };
             bail!(
-                "holds the {} table {}{under} (its place: {}); {REBUILD}",
+                "holds the {} table {}{under}: move it to its place, {}, or {REBUILD}",
                 h.game,
                 h.material,
                 place.display()

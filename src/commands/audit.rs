@@ -8,9 +8,11 @@ use serde_json::json;
 use super::{Env, requested_materials};
 use crate::audit::{Audit, Auditor, Fault, Wrong};
 use crate::counted::{counted, grouped};
-use crate::games::Game;
+use crate::error::Error;
+use crate::games::{Game, Rules};
 use crate::progress::Bar;
 use crate::report::{rules_json, value_json};
+use crate::shell::tables_option;
 use crate::solver::Progress;
 
 /// What to audit.
@@ -24,12 +26,27 @@ pub struct Request {
     pub every: u64,
 }
 
+/// The command that builds every table a batch of audits reads, as the batch was asked for.
+fn build_command<G: Game>(env: &Env, request: &Request, rules: G::Rules) -> String {
+    let mut command = format!("egtb generate {}", G::ID);
+    for name in &request.materials {
+        command += &format!(" {name}");
+    }
+    if let Some(pieces) = request.pieces {
+        command += &format!(" --pieces {pieces}");
+    }
+    format!("{command}{} {}", rules.flags(), tables_option(&env.tables))
+}
+
 /// Audits the requested tables, prints what each audit found, and fails when any table
 /// disagrees with the rules.
 pub fn run<G: Game>(env: &Env, request: &Request) -> Result<()> {
     let rules = env.rules::<G>()?;
     let materials = requested_materials::<G>(&request.materials, request.pieces, "audit")?;
-    Auditor::<G>::check_present(&env.tables, &materials, rules)?;
+    Auditor::<G>::check_present(&env.tables, &materials, rules).map_err(|e| match materials.len() {
+        1 => e,
+        _ => Error::built_by(e, build_command::<G>(env, request, rules)),
+    })?;
     let bar = Bar::new();
     let audited = materials
         .iter()

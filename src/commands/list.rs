@@ -119,9 +119,13 @@ fn verified(listed: &[Listed]) -> Result<()> {
         return Ok(());
     }
     let more = if bad.len() > NAMED { ", ..." } else { "" };
-    let (does, it) = if bad.len() == 1 { ("does", "it") } else { ("do", "them") };
+    let (does, fix) = if bad.len() == 1 {
+        ("does", "its fix")
+    } else {
+        ("do", "the fix of each")
+    };
     bail!(
-        "{} of {} {does} not verify ({}{more}): delete {it} and generate {it} again",
+        "{} of {} {does} not verify ({}{more}); the listing gives {fix}",
         bad.len(),
         counted(listed.len(), "table"),
         bad[..bad.len().min(NAMED)].join(", "),

@@ -17,11 +17,15 @@ use crate::table::table_files;
 /// loopback server answers besides its own.
 pub fn run(env: &Env, bind: &str, port: u16, allowed_hosts: Vec<String>) -> Result<()> {
     env.check_options()?;
-    let bind: std::net::IpAddr = bind.parse().map_err(|_| {
-        Error::usage(format!(
-            "--bind '{bind}' is no IP address (for example 127.0.0.1 or ::1)"
-        ))
-    })?;
+    // `localhost` is the one name taken: it names the loopback address wherever the server runs.
+    let bind = match bind {
+        "localhost" => std::net::Ipv4Addr::LOCALHOST.into(),
+        _ => bind.parse::<std::net::IpAddr>().map_err(|_| {
+            Error::usage(format!(
+                "--bind '{bind}' is no IP address (for example 127.0.0.1, ::1 or localhost)"
+            ))
+        })?,
+    };
     // Absolute, so that the commands the server and its page name to build a missing table
     // build it where the server reads, wherever they are run.
     let tables = std::path::absolute(&env.tables).unwrap_or_else(|_| env.tables.clone());

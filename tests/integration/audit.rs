@@ -151,6 +151,12 @@ fn an_altered_table_is_caught_where_it_was_altered() {
     let audited = materials(&json);
     assert_eq!(audited, ["KRvK", "KvK"]);
     assert!(fails(&dir, &["audit", "chess", "KQvK"]).contains("egtb generate chess KQvK"));
+    // A batch missing tables names the one command that builds them all.
+    let batch = fails(&dir, &["audit", "chess", "KQvK", "--pieces", "3", "--every", "9"]);
+    assert!(
+        batch.contains("; build it with: egtb generate chess KQvK --pieces 3 --tables "),
+        "{batch}"
+    );
 }
 
 #[test]

@@ -267,7 +267,7 @@ fn corrupt_and_truncated_tables_are_never_trusted() {
     assert!(listed.contains("BAD: ") && listed.ends_with(": 1 BAD\n"), "{listed}");
     assert_eq!(
         error,
-        "egtb: error: 1 of 2 tables does not verify (chess/KQvK.egtb): delete it and generate it again\n"
+        "egtb: error: 1 of 2 tables does not verify (chess/KQvK.egtb); the listing gives its fix\n"
     );
 
     std::fs::write(&path, &good[..good.len() - 10]).unwrap();
@@ -298,12 +298,15 @@ fn corrupt_and_truncated_tables_are_never_trusted() {
     assert!(error.contains("is for material KQvK, expected KRvK"), "{error}");
     let (listed, error) = listed_bad(&dir);
     assert!(
-        listed.contains("BAD: holds the chess table KQvK (its place: "),
+        listed.contains("BAD: holds the chess table KQvK: move it to its place, "),
         "{listed}"
     );
     assert!(error.contains("(chess/KRvK.egtb)"), "{error}");
     let error = fails(&dir, &["compress", "chess", "KRvK", "--level", "5"]);
-    assert!(error.contains("holds the chess table KQvK (its place: "), "{error}");
+    assert!(
+        error.contains("holds the chess table KQvK: move it to its place, "),
+        "{error}"
+    );
     std::fs::remove_file(&krvk).unwrap();
 
     // A named pipe where a table should be is no table, and no reader waits on it.

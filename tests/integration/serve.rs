@@ -531,8 +531,9 @@ fn serve_process(dir: &Path, args: &[&str]) -> KillOnDrop {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn serve_prints_its_address_and_answers_there() {
     for json in [false, true] {
+        // localhost names the loopback address.
         let args: &[&str] = if json {
-            &["--json", "serve", "--port", "0"]
+            &["--json", "serve", "--port", "0", "--bind", "localhost"]
         } else {
             &["serve", "--port", "0"]
         };
@@ -544,7 +545,9 @@ async fn serve_prints_its_address_and_answers_there() {
             true => {
                 let printed: Json = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
                 assert_eq!(printed["tables_dir"], tables().display().to_string(), "{line}");
-                printed["url"].as_str().unwrap().to_string()
+                let url = printed["url"].as_str().unwrap().to_string();
+                assert!(url.starts_with("http://127.0.0.1:"), "{line}");
+                url
             }
             false => line
                 .split_whitespace()
@@ -630,5 +633,5 @@ fn serve_refuses_a_bad_address_and_a_folder_it_cannot_read_with_one_line() {
     std::fs::write(dir.join("chess"), "").unwrap();
     let args = ["serve", "--port", "0"];
     let error = failed(stops(&dir, &args), &args);
-    assert!(error.contains("cannot read the folder"), "{error}");
+    assert!(error.contains("is a file, not the folder of chess tables"), "{error}");
 }
