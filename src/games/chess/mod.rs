@@ -29,11 +29,8 @@ use crate::table::TableSet;
 use crate::value::Value;
 pub use board::{Kind, Square};
 use board::{MAX_MEN, Men, PAWN_SQUARES, Placement, bit, geometry, rank_mirrored};
-use index::ChessIndex;
+use index::{ChessIndex, MAX_PIECES};
 use space::ChessSpace;
-
-/// The most pieces (kings included) of a supported material.
-pub const MAX_PIECES: usize = 2 + MAX_MEN;
 
 /// Chess tables have no rule options (no castling).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

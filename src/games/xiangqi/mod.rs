@@ -190,7 +190,7 @@ impl Position {
 impl Game for Xiangqi {
     const ID: GameId = GameId::Xiangqi;
     const INDEX_VERSION: u32 = 1;
-    const MOST_PIECES: usize = index::MAX_PIECES;
+    const MOST_PIECES: usize = MAX_PIECES;
     type Rules = XiangqiRules;
     type Position = Position;
     type Move = Move;
