@@ -16,7 +16,7 @@ pub mod moves;
 pub mod notation;
 pub mod space;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 
 pub use self::board::Kind;
 use self::board::{Board, NONE, SQUARES, geometry};
@@ -280,10 +280,7 @@ impl Game for Xiangqi {
     }
 
     fn parse_position(text: &str) -> Result<Position> {
-        let position = notation::parse_fen(text).map_err(Error::illegal_position)?;
-        let legal = position.check_legal().with_context(|| format!("position '{text}'"));
-        legal.map_err(Error::illegal_position)?;
-        Ok(position)
+        notation::parse_fen(text).map_err(Error::illegal_position)
     }
 
     fn check_position(position: &Position) -> Result<()> {
