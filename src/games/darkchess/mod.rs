@@ -308,10 +308,7 @@ impl Game for DarkChess {
     }
 
     fn parse_move(position: &Position, text: &str, rules: DarkChessRules) -> Option<Move> {
-        let typed = notation::coordinates(text);
-        Self::legal_moves(position, rules)
-            .into_iter()
-            .find(|&mv| notation::move_name(mv) == typed)
+        notation::parse_move(position, text, rules)
     }
 }
 
