@@ -35,9 +35,6 @@ use crate::value::Value;
 /// Most attacking pieces (R, C, N, P) per side that egtb builds tables for.
 pub const MAX_ATTACKERS: usize = 2;
 
-/// The game `xiangqi`.
-pub struct Xiangqi;
-
 /// What a position that neither side can force to a result is worth.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Repetition {
@@ -86,15 +83,6 @@ pub struct Piece {
     pub kind: Kind,
 }
 
-/// A position: what stands on each square and who is to move.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Position {
-    /// The piece on each square, `None` where empty (squares as in [`board`]).
-    pub cells: [Option<Piece>; SQUARES],
-    /// The side to move.
-    pub side_to_move: Side,
-}
-
 /// A move from one square to another (captures included).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Move {
@@ -102,6 +90,15 @@ pub struct Move {
     pub from: u8,
     /// The square the piece goes to.
     pub to: u8,
+}
+
+/// A position: what stands on each square and who is to move.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Position {
+    /// The piece on each square, `None` where empty (squares as in [`board`]).
+    pub cells: [Option<Piece>; SQUARES],
+    /// The side to move.
+    pub side_to_move: Side,
 }
 
 impl Position {
@@ -187,6 +184,9 @@ impl Position {
     }
 }
 
+/// The game `xiangqi`.
+pub struct Xiangqi;
+
 impl Game for Xiangqi {
     const ID: GameId = GameId::Xiangqi;
     const INDEX_VERSION: u32 = 1;
@@ -228,10 +228,6 @@ impl Game for Xiangqi {
         }))
     }
 
-    fn check_gpu_counts(material: &Material) -> Result<()> {
-        gpu::check_material(material)
-    }
-
     fn index(material: &Material, _rules: XiangqiRules) -> Result<XiangqiIndex> {
         Xiangqi::check_material(material)?;
         XiangqiIndex::new(material)
@@ -265,6 +261,10 @@ impl Game for Xiangqi {
         } else {
             0
         }
+    }
+
+    fn check_gpu_counts(material: &Material) -> Result<()> {
+        gpu::check_material(material)
     }
 
     fn gpu_rules<'t>(
