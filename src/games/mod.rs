@@ -400,8 +400,8 @@ pub trait Game: Sized + Send + Sync + 'static {
 mod tests {
     use super::*;
 
-    /// Every game refuses a material with its sides the wrong way round, in the same words
-    /// (dark chess used to take it).
+    /// Every game refuses a material with its sides the wrong way round as a bad material, in
+    /// the same words.
     #[test]
     fn every_game_refuses_a_material_that_is_not_canonical() {
         for (game, name, canonical) in [

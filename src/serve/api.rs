@@ -44,7 +44,7 @@ const MAX_OPTION: usize = 16;
 /// A failed request: the HTTP status and the reason, one line (control characters escaped).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ApiError {
-    /// The HTTP status: 400, 404, 405 or 500.
+    /// The HTTP status: 400, 403 (a host the server does not answer), 404, 405 or 500.
     pub status: u16,
     /// The reason, one line.
     pub message: String,

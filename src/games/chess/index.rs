@@ -55,6 +55,8 @@ use crate::games::binomial::binomial;
 use crate::material::{Material, Side};
 use crate::solver::slices;
 
+/// The most pieces (kings included) of a supported material.
+pub const MAX_PIECES: usize = 2 + MAX_MEN;
 /// Number of canonical king pairs.
 pub const KING_PAIRS: usize = 462;
 /// Number of canonical king pairs of a material with pawns.

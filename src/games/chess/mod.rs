@@ -5,10 +5,9 @@
 //!
 //! Here: the rules options, [`Position`] and its legality. Then [`board`] (squares, geometry, the
 //! placement, attacks), [`index`] (the index space), [`moves`] (moves, un-moves, a position's
-//! moves and en passant right),
-//! [`space`] (the solver's view with its exits; tables with pawns a slice at a time in
-//! `pawn_slices.rs`), [`notation`] (FEN, SAN and UCI), [`gpu`] (the data of the WGSL twin,
-//! `shaders/games/chess.wgsl`).
+//! moves and en passant right), [`space`] (the solver's view with its exits; tables with pawns a
+//! slice at a time in `pawn_slices.rs`), [`notation`] (FEN, SAN and UCI), [`gpu`] (the data of
+//! the WGSL twin, `shaders/games/chess.wgsl`).
 
 pub mod board;
 pub mod gpu;
@@ -21,19 +20,16 @@ pub mod space;
 
 use anyhow::{Result, bail};
 
+pub use self::board::{Kind, Square};
+use self::board::{MAX_MEN, Men, PAWN_SQUARES, Placement, bit, geometry, rank_mirrored};
+use self::index::{ChessIndex, MAX_PIECES};
+use self::space::ChessSpace;
 use crate::error::Error;
 use crate::games::{Game, RuleOption, Rules, in_listing_order};
 use crate::material::{GameId, Material, Side, materials_within};
 use crate::solver::gpu::GpuRules;
 use crate::table::TableSet;
 use crate::value::Value;
-pub use board::{Kind, Square};
-use board::{MAX_MEN, Men, PAWN_SQUARES, Placement, bit, geometry, rank_mirrored};
-use index::ChessIndex;
-use space::ChessSpace;
-
-/// The most pieces (kings included) of a supported material.
-pub const MAX_PIECES: usize = 2 + MAX_MEN;
 
 /// Chess tables have no rule options (no castling).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -27,8 +27,8 @@ use self::board::{KINDS, LETTERS, MAX_COUNTS};
 use self::index::{DarkIndex, MAX_PIECES};
 use self::moves::CaptureRules;
 use self::space::DarkSpace;
-use super::{Game, RuleOption, Rules, in_listing_order};
 use crate::error::Error;
+use crate::games::{Game, RuleOption, Rules, in_listing_order};
 use crate::material::{GameId, Material, Side, materials_within};
 use crate::solver::gpu::GpuRules;
 use crate::table::TableSet;
@@ -115,9 +115,6 @@ impl Rules for DarkChessRules {
     }
 }
 
-/// Chinese dark chess with all pieces revealed.
-pub struct DarkChess;
-
 /// A move from one square to another (a capture when the target holds an enemy piece).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Move {
@@ -151,7 +148,7 @@ impl Position {
             }
             seen |= mask;
         }
-        check_set(&DarkChess::material_of(self))?;
+        check_set(&self.material())?;
         if seen == 0 {
             bail!("the board is empty");
         }
@@ -163,6 +160,17 @@ impl Position {
             );
         }
         Ok(())
+    }
+
+    /// The pieces on the board.
+    pub fn material(&self) -> Material {
+        let mut material = Material::empty(GameId::DarkChess);
+        for side in Side::BOTH {
+            for kind in 0..KINDS {
+                material.counts[side.index()][kind] = self.board.masks[side.index()][kind].count_ones() as u8;
+            }
+        }
+        material
     }
 }
 
@@ -180,6 +188,9 @@ fn check_set(material: &Material) -> Result<()> {
     }
     Ok(())
 }
+
+/// Chinese dark chess with all pieces revealed.
+pub struct DarkChess;
 
 impl Game for DarkChess {
     const ID: GameId = GameId::DarkChess;
@@ -257,13 +268,7 @@ impl Game for DarkChess {
     }
 
     fn material_of(position: &Position) -> Material {
-        let mut material = Material::empty(GameId::DarkChess);
-        for side in Side::BOTH {
-            for kind in 0..KINDS {
-                material.counts[side.index()][kind] = position.board.masks[side.index()][kind].count_ones() as u8;
-            }
-        }
-        material
+        position.material()
     }
 
     fn side_to_move(position: &Position) -> Side {
@@ -308,10 +313,7 @@ impl Game for DarkChess {
     }
 
     fn parse_move(position: &Position, text: &str, rules: DarkChessRules) -> Option<Move> {
-        let typed = notation::coordinates(text);
-        Self::legal_moves(position, rules)
-            .into_iter()
-            .find(|&mv| notation::move_name(mv) == typed)
+        notation::parse_move(position, text, rules)
     }
 }
 

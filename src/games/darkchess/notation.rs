@@ -3,9 +3,9 @@
 
 use anyhow::{Context, Result, bail};
 
-use super::Move;
-use super::Position;
 use super::board::{Board, FILES, LETTERS, RANKS, square_name};
+use super::{DarkChess, DarkChessRules, Move, Position};
+use crate::games::Game;
 use crate::games::board_text::{self, Shape, format_placement, letter_side, side_letter, side_to_move_letter};
 use crate::material::GameId;
 
@@ -48,12 +48,6 @@ pub fn format_position(position: &Position) -> String {
     format!("{placement} {}", side_to_move_letter(position.side_to_move))
 }
 
-/// A typed move's coordinates as [`move_name`] writes them: lower case, a dash or a capture's `x`
-/// between the squares dropped (`G1-G2` is `g1g2`, `a1xa4` is `a1a4`).
-pub fn coordinates(text: &str) -> String {
-    text.trim().to_ascii_lowercase().replace(['-', 'x'], "")
-}
-
 /// A move in coordinates, `g1g2`.
 pub fn move_name(mv: Move) -> String {
     format!(
@@ -61,6 +55,15 @@ pub fn move_name(mv: Move) -> String {
         square_name(usize::from(mv.from)),
         square_name(usize::from(mv.to))
     )
+}
+
+/// The legal move named in coordinates as people type them: in either case, with a dash or a
+/// capture's `x` between the squares (`G1-G2` is `g1g2`, `a1xa4` is `a1a4`).
+pub fn parse_move(position: &Position, text: &str, rules: DarkChessRules) -> Option<Move> {
+    let coordinates = text.trim().to_ascii_lowercase().replace(['-', 'x'], "");
+    DarkChess::legal_moves(position, rules)
+        .into_iter()
+        .find(|&mv| move_name(mv) == coordinates)
 }
 
 #[cfg(test)]
@@ -98,9 +101,15 @@ mod tests {
     }
 
     #[test]
-    fn typed_coordinates_are_read_in_either_case_and_with_a_dash() {
-        assert_eq!(coordinates(" G1-G2 "), "g1g2");
-        assert_eq!(coordinates("b2b3"), "b2b3");
-        assert_eq!(coordinates("a1xA4"), "a1a4");
+    fn a_move_is_read_in_either_case_and_with_a_dash_or_an_x() {
+        // The red cannon on a1 can jump the pawn on a2 to take the black cannon on a4.
+        let position = parse_position("c7/8/P7/C7 w").unwrap();
+        let rules = DarkChessRules::default();
+        let step = parse_move(&position, " A2-A3 ", rules).unwrap();
+        assert_eq!(move_name(step), "a2a3");
+        assert_eq!(parse_move(&position, "a2a3", rules), Some(step));
+        let jump = parse_move(&position, "a1xA4", rules).unwrap();
+        assert_eq!(move_name(jump), "a1a4");
+        assert_eq!(parse_move(&position, "a1a3", rules), None);
     }
 }

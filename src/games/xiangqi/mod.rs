@@ -16,7 +16,7 @@ pub mod moves;
 pub mod notation;
 pub mod space;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 
 pub use self::board::Kind;
 use self::board::{Board, NONE, SQUARES, geometry};
@@ -34,9 +34,6 @@ use crate::value::Value;
 
 /// Most attacking pieces (R, C, N, P) per side that egtb builds tables for.
 pub const MAX_ATTACKERS: usize = 2;
-
-/// The game `xiangqi`.
-pub struct Xiangqi;
 
 /// What a position that neither side can force to a result is worth.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -86,15 +83,6 @@ pub struct Piece {
     pub kind: Kind,
 }
 
-/// A position: what stands on each square and who is to move.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Position {
-    /// The piece on each square, `None` where empty (squares as in [`board`]).
-    pub cells: [Option<Piece>; SQUARES],
-    /// The side to move.
-    pub side_to_move: Side,
-}
-
 /// A move from one square to another (captures included).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Move {
@@ -102,6 +90,15 @@ pub struct Move {
     pub from: u8,
     /// The square the piece goes to.
     pub to: u8,
+}
+
+/// A position: what stands on each square and who is to move.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Position {
+    /// The piece on each square, `None` where empty (squares as in [`board`]).
+    pub cells: [Option<Piece>; SQUARES],
+    /// The side to move.
+    pub side_to_move: Side,
 }
 
 impl Position {
@@ -187,10 +184,13 @@ impl Position {
     }
 }
 
+/// The game `xiangqi`.
+pub struct Xiangqi;
+
 impl Game for Xiangqi {
     const ID: GameId = GameId::Xiangqi;
     const INDEX_VERSION: u32 = 1;
-    const MOST_PIECES: usize = index::MAX_PIECES;
+    const MOST_PIECES: usize = MAX_PIECES;
     type Rules = XiangqiRules;
     type Position = Position;
     type Move = Move;
@@ -228,10 +228,6 @@ impl Game for Xiangqi {
         }))
     }
 
-    fn check_gpu_counts(material: &Material) -> Result<()> {
-        gpu::check_material(material)
-    }
-
     fn index(material: &Material, _rules: XiangqiRules) -> Result<XiangqiIndex> {
         Xiangqi::check_material(material)?;
         XiangqiIndex::new(material)
@@ -267,6 +263,10 @@ impl Game for Xiangqi {
         }
     }
 
+    fn check_gpu_counts(material: &Material) -> Result<()> {
+        gpu::check_material(material)
+    }
+
     fn gpu_rules<'t>(
         index: &'t XiangqiIndex,
         rules: XiangqiRules,
@@ -280,10 +280,7 @@ impl Game for Xiangqi {
     }
 
     fn parse_position(text: &str) -> Result<Position> {
-        let position = notation::parse_fen(text).map_err(Error::illegal_position)?;
-        let legal = position.check_legal().with_context(|| format!("position '{text}'"));
-        legal.map_err(Error::illegal_position)?;
-        Ok(position)
+        notation::parse_fen(text).map_err(Error::illegal_position)
     }
 
     fn check_position(position: &Position) -> Result<()> {

@@ -29,9 +29,9 @@ const SHAPE: Shape = Shape {
     first_rank: 0,
 };
 
-/// Parses the board and side-to-move fields of a FEN, and the later fields when present (`- - 0
-/// 1`: no castling nor en passant in xiangqi, and the clocks, which tables do not count);
-/// legality is checked by the caller ([`Xiangqi::parse_position`]).
+/// Parses a FEN (`4k4/9/9/9/9/9/9/9/9/3K5 w - - 0 1`; the last four fields may be left out:
+/// xiangqi has no castling nor en passant, and tables do not count the clocks) into a legal
+/// position.
 pub fn parse_fen(text: &str) -> Result<Position> {
     let mut cells = [None; SQUARES];
     let parsed = board_text::parse(text, SHAPE, |f, r, c| {
@@ -51,10 +51,12 @@ pub fn parse_fen(text: &str) -> Result<Position> {
             parsed.rest.join(" ")
         );
     }
-    Ok(Position {
+    let position = Position {
         cells,
         side_to_move: parsed.side_to_move,
-    })
+    };
+    position.check_legal().with_context(|| format!("position '{text}'"))?;
+    Ok(position)
 }
 
 /// Writes a position as FEN.
