@@ -43,6 +43,7 @@ pub fn loads_whole(states: u64, limit: u64) -> bool {
 pub fn held_states(states: impl IntoIterator<Item = u64>, limit: u64) -> u64 {
     states.into_iter().filter(|&s| loads_whole(s, limit)).sum()
 }
+
 /// The program beside the tables: its code, its threads, the table writer's buffer and its
 /// compression contexts (9 to 19 MiB measured generating 3- and 4-piece tables on the CPU).
 pub const PROGRAM_BYTES: u64 = 32 << 20;
