@@ -50,7 +50,7 @@ use crate::material::{GameId, Material};
 use crate::memory;
 use crate::rulings::{self, Ruling};
 use crate::solver::Progress;
-use crate::value::{Entry, MAX_REACHED_DTM, Value};
+use crate::value::{BROKEN, Entry, MAX_DTM, MAX_REACHED_DTM, Value};
 
 #[cfg(not(target_endian = "little"))]
 compile_error!("table files store little-endian entries and are read as they are");
@@ -511,9 +511,17 @@ impl Table {
         }
     }
 
-    /// The value of one state, `None` for a broken slot.
+    /// The value of one state, `None` for a broken slot; an error naming the file for an entry
+    /// beyond the longest DTM a solver writes, which only a file altered with its checksum mended
+    /// holds.
     pub fn value(&self, state: u64) -> Result<Option<Value>> {
-        Ok(Value::from_entry(self.entry(state)?))
+        match self.entry(state)? {
+            entry if entry > MAX_DTM + 1 && entry != BROKEN => Err(damaged(
+                &self.path,
+                format_args!("state {state} holds {entry:#06x}, beyond the longest DTM, {MAX_DTM} plies"),
+            )),
+            entry => Ok(Value::from_entry(entry)),
+        }
     }
 
     /// Fails when the header is another table's than the file's place in `dir` names (a file

@@ -201,18 +201,23 @@ fn damaged_compressed_tables_fail_every_command_in_one_line() {
 }
 
 /// KvK written again with its checksums, one legal position (white to move, as after black's king
-/// took the last man) given `entry`: a file that loads, holding what no solver writes.
-fn alter_kings(dir: &Path, entry: Entry) {
+/// took the last man) given `entry`: a file that loads, holding what no solver writes. Returns
+/// that position.
+fn alter_kings(dir: &Path, entry: Entry) -> String {
     let path = dir.join("chess/KvK.egtb");
     let table = Table::open_unchecked(&path).unwrap();
     let header = table.header.clone();
     let mut entries = table.load().unwrap().entries().to_vec();
     let kings = Chess::index(&Material::parse(GameId::Chess, "KvK").unwrap(), Default::default()).unwrap();
     let target = (0..kings.states())
-        .find(|&s| kings.side_to_move(s) == Side::First && kings.decode(s).is_some())
+        .find(|&s| {
+            let at_home = |p| kings.locate(&Chess::oriented(&p).1) == s;
+            kings.side_to_move(s) == Side::First && kings.decode(s).is_some_and(at_home)
+        })
         .unwrap();
     entries[target as usize] = entry;
     table::write(&path, header, &entries, &Silent).unwrap();
+    Chess::format_position(&kings.decode(target).unwrap())
 }
 
 #[test]
@@ -233,6 +238,13 @@ fn generation_refuses_a_smaller_table_holding_what_no_solver_writes() {
             "{material} is not written"
         );
     }
+    // A probe of the slot itself names the file where its entry is beyond the longest DTM.
+    let kings = alter_kings(&dir, 0x9000);
+    let error = fails(&dir, &["query", &kings]);
+    assert!(
+        error.contains("KvK.egtb is damaged") && error.contains("beyond the longest DTM"),
+        "{error}"
+    );
 }
 
 #[test]
