@@ -1095,6 +1095,78 @@ async fn statistics_fit_beside_the_board_on_a_desktop_and_scroll_in_their_box_on
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_a_narrow_desktop_the_board_shrinks_to_keep_the_analysis_beside_it() {
+    let Some((client, base, _running)) = browser().await else {
+        return;
+    };
+    let layout = "const [board, side] = ['board', 'side-column'] \
+                      .map(id => document.getElementById(id).getBoundingClientRect()); \
+                  const page = document.documentElement; \
+                  return [board.right, side.left, board.width, page.scrollWidth, page.clientWidth]";
+    for width in [740, 800, 880, 915] {
+        client.set_window_size(width, 700).await.unwrap();
+        open_chess(&client, &base).await;
+        save_screenshot(&client, &format!("narrow-{width}")).await;
+        let l = eval(&client, layout).await;
+        let l: Vec<f64> = l.as_array().unwrap().iter().map(|n| n.as_f64().unwrap()).collect();
+        assert!(l[1] > l[0], "at {width} px the analysis is below the board: {l:?}");
+        assert!(l[2] >= 300.0, "at {width} px the board is too small: {l:?}");
+        assert!(l[3] <= l[4], "at {width} px the page scrolls sideways: {l:?}");
+    }
+    client.close().await.unwrap();
+}
+
+/// The best moves' arrows are bold, every other arrow thin, and each starts at the edge of its
+/// piece, not over it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_best_moves_arrows_stand_out_and_leave_the_pieces_in_sight() {
+    let Some((client, base, _running)) = browser().await else {
+        return;
+    };
+    open_chess(&client, &base).await;
+    save_screenshot(&client, "arrows").await;
+    let mut prober = Prober::<Chess>::new(tables(), Default::default());
+    let moves = prober.moves(&Chess::parse_position(CHESS_OPENING).unwrap()).unwrap();
+    let mut best: Vec<String> = moves
+        .iter()
+        .filter(|m| m.value == moves[0].value)
+        .map(|m| m.coords.clone())
+        .collect();
+    assert!(best.len() < moves.len(), "some moves are worse than the best");
+    let arrows = eval(
+        &client,
+        "const centre = uci => { const r = document.getElementById('sq-' + uci.slice(0, 2)).getBBox(); \
+                                 return [r.x + r.width / 2, r.y + r.height / 2, r.width]; }; \
+         return [...document.querySelectorAll('#arrows line')].map(l => { \
+             const [x, y, cell] = centre(l.dataset.uci); \
+             const gap = Math.hypot(l.x1.baseVal.value - x, l.y1.baseVal.value - y) / cell; \
+             return [l.dataset.uci, l.classList.contains('best'), Number(l.getAttribute('stroke-width')), gap]; })",
+    )
+    .await;
+    let mut bold = Vec::new();
+    for arrow in arrows.as_array().unwrap() {
+        let (uci, is_best, width, gap) = (
+            arrow[0].as_str().unwrap(),
+            arrow[1].as_bool().unwrap(),
+            arrow[2].as_f64().unwrap(),
+            arrow[3].as_f64().unwrap(),
+        );
+        assert!(
+            gap > 0.25,
+            "{uci}: the arrow starts over its piece ({gap:.2} of a square off)"
+        );
+        if is_best {
+            bold.push(uci.to_string());
+        }
+        assert_eq!(width > 5.0, is_best, "{uci}: only the best moves are bold ({width})");
+    }
+    bold.sort();
+    best.sort();
+    assert_eq!(bold, best);
+    client.close().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_analysis_tab_says_the_answers_are_hidden_while_playing() {
     let Some((client, base, _running)) = browser().await else {
         return;

@@ -436,9 +436,13 @@ function drawArrows(svg) {
   const a = state.analysis;
   if (!a || a.fen !== currentFen() || !Array.isArray(a.moves) || ruledHere(a)) return;
   const layer = el("g", { class: "arrow", id: "arrows", "pointer-events": "none" }, svg);
-  // Worst first, so the best moves lie on top.
+  // The best moves (as good as the first listed) bold, the others thin and faint, so that the
+  // best stands out; worst first, so that the best lie on top.
+  const [first] = a.moves;
+  const isBest = (move) => move.category === first?.category && move.dtm === first?.dtm;
   for (const move of [...a.moves].reverse()) {
     const category = moverCategory(move);
+    const best = isBest(move);
     const from = squareAt(move.uci.slice(0, 2), state.game);
     const to = squareAt(move.uci.slice(2, 4), state.game);
     const p = centre(from.file, from.row, state.game);
@@ -446,11 +450,14 @@ function drawArrows(svg) {
     const dx = q.x - p.x;
     const dy = q.y - p.y;
     const length = Math.hypot(dx, dy);
+    // From the edge of the moving piece, which stays in sight, to just short of the target.
+    const start = { x: p.x + (dx / length) * CELL * 0.3, y: p.y + (dy / length) * CELL * 0.3 };
     const end = { x: q.x - (dx / length) * 12, y: q.y - (dy / length) * 12 };
     el("line", {
-      x1: p.x, y1: p.y, x2: end.x, y2: end.y, stroke: COLOURS[category], "stroke-width": 6,
-      "stroke-linecap": "round", opacity: 0.75, "marker-end": `url(#head-${category})`,
-      class: `arrow-line ${category}`, "data-uci": move.uci,
+      x1: start.x, y1: start.y, x2: end.x, y2: end.y, stroke: COLOURS[category],
+      "stroke-width": best ? 7 : 4, "stroke-linecap": "round", opacity: best ? 0.85 : 0.5,
+      "marker-end": `url(#head-${category})`, class: `arrow-line ${category}${best ? " best" : ""}`,
+      "data-uci": move.uci,
     }, layer);
   }
 }
