@@ -728,6 +728,13 @@ async fn a_promotion_is_chosen_queen_first_and_escape_gives_the_move_up() {
     )
     .await;
     assert_eq!(pieces, "qrbn");
+    // White promotes: the pieces offered are drawn white, as on the board.
+    let colours = eval(
+        &client,
+        "return [...document.querySelectorAll('#promotion .glyph')].map(g => getComputedStyle(g).color)",
+    )
+    .await;
+    assert_eq!(colours, json!(vec!["rgb(255, 255, 255)"; 4]), "white's pieces");
     save_screenshot(&client, "promotion").await;
     click(&client, Locator::Css("#promotion button[data-promotion=n]")).await;
     wait_for_analysis(&client, "4N3/8/8/8/8/2k5/8/K7 b - - 0 1").await;

@@ -830,7 +830,11 @@ function choosePromotion(moves) {
     const button = document.createElement("button");
     button.type = "button";
     button.dataset.promotion = piece;
-    button.textContent = `${GAMES.chess.glyphs[piece.toUpperCase()]} ${PROMOTIONS[piece]}`;
+    // The piece in the promoting side's colour: white promotes on the eighth rank.
+    const glyph = document.createElement("span");
+    glyph.className = `glyph ${move.uci[3] === "8" ? "white" : "black"}`;
+    glyph.textContent = GAMES.chess.glyphs[piece.toUpperCase()];
+    button.append(glyph, ` ${PROMOTIONS[piece]}`);
     button.addEventListener("click", () => playMove(move));
     box.append(button);
   }
