@@ -694,6 +694,20 @@ async fn the_editor_names_the_missing_tables_command_and_the_same_piece_again_re
     )
     .await;
     assert_eq!(fen_shown(&client).await, "8/7Q/8/4k3/8/8/8/R3K3 w - - 0 1");
+    // A sentence, the command set apart on a line of its own, whole.
+    let shown = eval(
+        &client,
+        "const box = document.getElementById('error'); \
+         return [box.textContent, box.querySelector('code')?.textContent]",
+    )
+    .await;
+    let (text, command) = (shown[0].as_str().unwrap(), shown[1].as_str().unwrap_or_default());
+    assert!(text.starts_with("Table KQRvK not found at "), "{text}");
+    assert!(
+        command.starts_with("egtb generate chess KQRvK --tables ") && text.ends_with(&format!("with: {command}")),
+        "{shown}"
+    );
+    save_screenshot(&client, "missing-table").await;
     click(&client, Locator::Id("sq-h7")).await;
     wait_for_analysis(&client, start).await;
     client.close().await.unwrap();

@@ -567,9 +567,23 @@ function showToMove(fen) {
   }
 }
 
+/// An error beside the board, as a sentence; a command it names to run (the one that builds a
+/// missing table) is set apart on a line of its own, to copy whole.
 function showError(message) {
-  $("error").hidden = !message;
-  $("error").textContent = message || "";
+  const box = $("error");
+  box.hidden = !message;
+  box.replaceChildren();
+  if (!message) return;
+  const text = message[0].toUpperCase() + message.slice(1);
+  const lead = " with: ";
+  const at = text.lastIndexOf(`${lead}egtb `);
+  if (at < 0) {
+    box.textContent = text;
+    return;
+  }
+  const command = document.createElement("code");
+  command.textContent = text.slice(at + lead.length);
+  box.append(text.slice(0, at + lead.length), command);
 }
 
 function renderAnalysis() {
