@@ -1188,6 +1188,23 @@ async fn the_best_moves_arrows_stand_out_and_leave_the_pieces_in_sight() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_verdict_of_a_game_ended_on_the_board_says_how() {
+    let Some((client, base, _running)) = browser().await else {
+        return;
+    };
+    for (fen, how) in [
+        ("4k3/4Q3/4K3/8/8/8/8/8 b - - 0 1", "(checkmate)"),
+        ("k7/8/1Q6/8/8/8/8/7K b - - 0 1", "(stalemate)"),
+        ("8/8/8/4k3/8/8/8/R3K3 w - - 0 1", "(27 plies)"),
+    ] {
+        open_fen(&client, &base, "chess", fen).await;
+        let verdict = eval(&client, "return document.getElementById('verdict').textContent").await;
+        assert!(verdict.as_str().unwrap().ends_with(how), "{fen}: {verdict}");
+    }
+    client.close().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_analysis_tab_says_the_answers_are_hidden_while_playing() {
     let Some((client, base, _running)) = browser().await else {
         return;

@@ -605,7 +605,9 @@ function renderAnalysis() {
     $("verdict").className = "loss";
     return;
   }
-  $("verdict").textContent = a.verdict;
+  // A game ended on the board says how, as the banner under the board does.
+  const how = a.moves.length === 0 && (a.checkmate ? "checkmate" : a.stalemate ? "stalemate" : "");
+  $("verdict").textContent = how ? `${a.verdict} (${how})` : a.verdict;
   $("verdict").className = a.category;
   if (a.dtm === null && a.moves.length) {
     // As `egtb line` says it: a draw that has not ended has no line to play out.
