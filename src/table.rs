@@ -50,7 +50,7 @@ use crate::material::{GameId, Material};
 use crate::memory;
 use crate::rulings::{self, Ruling};
 use crate::solver::Progress;
-use crate::value::{BROKEN, Entry, MAX_DTM, MAX_REACHED_DTM, Value};
+use crate::value::{BROKEN, DRAW, Entry, MAX_DTM, MAX_REACHED_DTM, Value};
 
 #[cfg(not(target_endian = "little"))]
 compile_error!("table files store little-endian entries and are read as they are");
@@ -738,14 +738,20 @@ impl LoadedTable {
     /// the file ([`LoadedTable::check_reached`]) instead of stopping the program.
     #[inline]
     pub fn reached_value(&self, state: u64) -> Value {
-        let entry = self.entry(state);
-        match Value::from_entry(entry) {
-            Some(value) if entry <= MAX_REACHED_DTM + 1 => value,
-            _ => {
-                self.damage_reached.store(true, Ordering::Relaxed);
-                Value::Draw
-            }
+        match self.entry(state) {
+            DRAW => Value::Draw,
+            entry if entry <= MAX_REACHED_DTM + 1 => Value::of_dtm(entry - 1),
+            _ => self.note_damage_reached(),
         }
+    }
+
+    /// Notes that a solve reached what no solver writes, and reads it as a draw (out of line:
+    /// a file that loads holds it only when altered).
+    #[cold]
+    #[inline(never)]
+    fn note_damage_reached(&self) -> Value {
+        self.damage_reached.store(true, Ordering::Relaxed);
+        Value::Draw
     }
 
     /// Fails, naming the file, when a solve reached an entry that no solver writes there.

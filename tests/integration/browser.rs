@@ -464,6 +464,9 @@ async fn a_server_under_the_asian_rules_offers_both_rulesets_and_ends_a_game_at_
     // Said once: the Play panel's status speaks, the banner under the board is silent.
     let live = "return document.getElementById('announce').getAttribute('aria-live')";
     assert_eq!(eval(&client, live).await, "off");
+    // And shown once: the banner gives way to the open Play panel.
+    let banner_shown = "return getComputedStyle(document.getElementById('announce')).display !== 'none'";
+    assert_eq!(eval(&client, banner_shown).await, json!(false));
     eval(&client, "window.scrollTo(0, 0); return true").await;
     save_screenshot(&client, "ruling").await;
     click(&client, Locator::Id("play-stop")).await;
@@ -558,7 +561,7 @@ async fn the_longest_win_in_the_statistics_opens_on_the_board_with_its_dtm() {
         .unwrap();
     let verdict = eval(&client, "return document.getElementById('verdict').textContent").await;
     assert!(
-        verdict.as_str().unwrap().contains(&format!("({plies} plies)")),
+        verdict.as_str().unwrap().contains(&format!("({plies}\u{a0}plies)")),
         "{verdict}"
     );
     client.close().await.unwrap();
@@ -1195,11 +1198,36 @@ async fn the_verdict_of_a_game_ended_on_the_board_says_how() {
     for (fen, how) in [
         ("4k3/4Q3/4K3/8/8/8/8/8 b - - 0 1", "(checkmate)"),
         ("k7/8/1Q6/8/8/8/8/7K b - - 0 1", "(stalemate)"),
-        ("8/8/8/4k3/8/8/8/R3K3 w - - 0 1", "(27 plies)"),
+        // A distance kept on one line with its unit.
+        ("8/8/8/4k3/8/8/8/R3K3 w - - 0 1", "(27\u{a0}plies)"),
     ] {
         open_fen(&client, &base, "chess", fen).await;
         let verdict = eval(&client, "return document.getElementById('verdict').textContent").await;
         assert!(verdict.as_str().unwrap().ends_with(how), "{fen}: {verdict}");
+    }
+    client.close().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn piece_letters_are_drawn_bold_on_the_chess_board() {
+    let Some((client, base, _running)) = browser().await else {
+        return;
+    };
+    open_chess(&client, &base).await;
+    click(&client, Locator::Id("letters")).await;
+    let pieces = "return [...document.querySelectorAll('#board .piece text')] \
+                  .map(t => [t.textContent, t.getAttribute('font-weight')])";
+    wait_until(
+        &client,
+        "return [...document.querySelectorAll('#board .piece text')].every(t => /^[KQRBNPkqrbnp]$/.test(t.textContent))",
+        "the pieces as letters",
+    )
+    .await;
+    save_screenshot(&client, "letters").await;
+    let drawn = eval(&client, pieces).await;
+    assert_eq!(drawn.as_array().unwrap().len(), 3, "{drawn}");
+    for piece in drawn.as_array().unwrap() {
+        assert_eq!(piece[1], "bold", "{drawn}");
     }
     client.close().await.unwrap();
 }

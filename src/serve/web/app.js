@@ -401,9 +401,12 @@ function drawPiece(svg, piece, c, square) {
       "font-family": "DejaVu Sans, sans-serif",
     }, group);
     text.textContent = state.letters ? piece : glyph(piece);
+    // Letters bold, with a thicker outline: a white letter on a light square reads only so.
     if (state.letters) {
       text.setAttribute("font-size", 38);
       text.setAttribute("y", c.y + 13);
+      text.setAttribute("font-weight", "bold");
+      text.setAttribute("stroke-width", 1.8);
     }
     return;
   }
@@ -607,7 +610,9 @@ function renderAnalysis() {
   }
   // A game ended on the board says how, as the banner under the board does.
   const how = a.moves.length === 0 && (a.checkmate ? "checkmate" : a.stalemate ? "stalemate" : "");
-  $("verdict").textContent = how ? `${a.verdict} (${how})` : a.verdict;
+  // A distance and its unit kept on one line: "(1 ply)", "(27 plies)".
+  const verdict = a.verdict.replace(/(\d) (pl(?:y|ies)\b)/g, "$1\u00a0$2");
+  $("verdict").textContent = how ? `${verdict} (${how})` : verdict;
   $("verdict").className = a.category;
   if (a.dtm === null && a.moves.length) {
     // As `egtb line` says it: a draw that has not ended has no line to play out.
@@ -735,11 +740,12 @@ function announce() {
     text = "Game over: a drawn position is reached; neither side can force a result. Draw.";
   }
   // In play, the Play panel's status says it too: the banner under the board then stays silent
-  // (set before its text changes), so that a screen reader hears the end once; a text that has
-  // not changed is left alone, lest it be heard again.
+  // (set before its text changes) and hidden while that panel is open, so that the end is heard
+  // and seen once; a text that has not changed is left alone, lest it be heard again.
   const toPlayStatus = Boolean(text) && state.playing;
   const heardThere = toPlayStatus && !$("tab-play").hidden;
   $("announce").setAttribute("aria-live", heardThere ? "off" : "polite");
+  $("announce").hidden = heardThere;
   if ($("announce").textContent !== text) $("announce").textContent = text;
   if (toPlayStatus && $("play-status").textContent !== text) $("play-status").textContent = text;
 }
