@@ -467,6 +467,14 @@ async fn a_server_under_the_asian_rules_offers_both_rulesets_and_ends_a_game_at_
     // And shown once: the banner gives way to the open Play panel.
     let banner_shown = "return getComputedStyle(document.getElementById('announce')).display !== 'none'";
     assert_eq!(eval(&client, banner_shown).await, json!(false));
+    click(&client, Locator::Css("#tabs button[data-tab=edit]")).await;
+    assert_eq!(
+        eval(&client, banner_shown).await,
+        json!(true),
+        "shown where the panel is closed"
+    );
+    click(&client, Locator::Css("#tabs button[data-tab=play]")).await;
+    assert_eq!(eval(&client, banner_shown).await, json!(false));
     eval(&client, "window.scrollTo(0, 0); return true").await;
     save_screenshot(&client, "ruling").await;
     click(&client, Locator::Id("play-stop")).await;

@@ -1157,6 +1157,8 @@ function switchTab(tab) {
   if (tab === "edit") buildPalette();
   if (tab === "stats" || tab === "play") loadMaterials();
   noteHiddenAnswers();
+  // The banner under the board shows the end of a game again where the Play panel no longer does.
+  announce();
   state.selected = null;
   drawBoard();
   // Left without an edit, a game goes on: the table answers if it is to move.
