@@ -247,39 +247,22 @@ fn ask_move<G: Game>(
             return Ok(None);
         }
         report.typed(typed);
-        if let Some(m) = G::parse_move(position, typed, rules).and_then(|mv| moves.iter().find(|m| m.mv == mv)) {
-            return Ok(Some(m.clone()));
-        }
-        let promotions: Vec<String> = moves
-            .iter()
-            .filter(|m| promotes_as(m, typed))
-            .map(MoveValue::label)
-            .collect();
-        let reason = match promotions.is_empty() {
-            false => {
-                let choices: Vec<&str> = promotions.iter().map(String::as_str).collect();
-                format!("'{typed}' promotes a pawn: say to what, {}", one_of(&choices))
-            }
-            true => {
+        let named = G::moves_named(position, typed, rules);
+        let named: Vec<&MoveValue<G::Move>> = moves.iter().filter(|m| named.contains(&m.mv)).collect();
+        let reason = match named[..] {
+            [one] => return Ok(Some(one.clone())),
+            [] => {
                 let legal: Vec<String> = moves.iter().map(MoveValue::label).collect();
                 format!("'{typed}' is no legal move here. Legal moves: {}", legal.join(", "))
+            }
+            _ => {
+                let labels: Vec<String> = named.iter().map(|m| m.label()).collect();
+                let choices: Vec<&str> = labels.iter().map(String::as_str).collect();
+                format!("'{typed}' names {} moves: say which, {}", named.len(), one_of(&choices))
             }
         };
         report.rejected(typed, &reason);
     }
-}
-
-/// Whether `typed` names promotion `m` but for the piece the pawn becomes (`e7e8` or `e8` for
-/// `e7e8q`, `e8=Q`): coordinates that end in that piece's letter, a name with `=` before it.
-fn promotes_as<M>(m: &MoveValue<M>, typed: &str) -> bool {
-    let (coords, name) = (m.coords.to_ascii_lowercase(), m.name.trim_end_matches(['+', '#']));
-    let typed = typed.trim_end_matches(['+', '#', '=']);
-    let piece_letter = |rest: &str| rest.len() == 1 && rest.bytes().all(|b| b.is_ascii_alphabetic());
-    !typed.is_empty()
-        && (coords
-            .strip_prefix(&typed.to_ascii_lowercase())
-            .is_some_and(piece_letter)
-            || name.strip_prefix(typed).is_some_and(|rest| rest.starts_with('=')))
 }
 
 /// How to type a move in `game`, with examples: chess and xiangqi take either notation, dark

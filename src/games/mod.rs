@@ -7,6 +7,7 @@ pub mod chess;
 pub mod darkchess;
 pub mod ending;
 pub mod exit_entries;
+pub mod typed_move;
 pub mod xiangqi;
 
 use std::borrow::Cow;
@@ -390,10 +391,11 @@ pub trait Game: Sized + Send + Sync + 'static {
     /// A move in the game's two notations: (the readable one, the coordinate one), for example
     /// (SAN, UCI) in chess.
     fn move_names(position: &Self::Position, mv: Self::Move) -> (String, String);
-    /// The legal move that a person's text names, in either notation and in the spellings
-    /// people use (check marks optional, coordinates in either case and with a dash), or
-    /// `None`.
-    fn parse_move(position: &Self::Position, text: &str, rules: Self::Rules) -> Option<Self::Move>;
+    /// The legal moves that a person's text names, in either notation and in the spellings
+    /// people use (check marks optional, coordinates in either case and with a dash): one move,
+    /// several where the text leaves out what tells them apart (which of two pieces moves, what a
+    /// pawn promotes to), or none.
+    fn moves_named(position: &Self::Position, text: &str, rules: Self::Rules) -> Vec<Self::Move>;
 }
 
 #[cfg(test)]

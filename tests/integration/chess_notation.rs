@@ -93,7 +93,11 @@ fn bad_fens_give_one_clear_error_each() {
 fn typed_moves_are_read_in_every_spelling() {
     let promote = Chess::parse_position("1n6/2P5/8/8/8/8/k7/7K w").unwrap();
     let named = |position, typed| {
-        Chess::parse_move(position, typed, Default::default()).map(|mv| Chess::move_names(position, mv).1)
+        let moves = Chess::moves_named(position, typed, Default::default());
+        moves
+            .into_iter()
+            .map(|mv| Chess::move_names(position, mv).1)
+            .collect::<Vec<_>>()
     };
     for (typed, uci) in [
         ("c8=Q", "c7c8q"),
@@ -108,20 +112,29 @@ fn typed_moves_are_read_in_every_spelling() {
         ("kg2", "h1g2"),
         ("h1-g2", "h1g2"),
     ] {
-        assert_eq!(named(&promote, typed).as_deref(), Some(uci), "{typed}");
+        assert_eq!(named(&promote, typed), [uci], "{typed}");
     }
-    for unnamed in ["c8", "c7c8", "Kb3", "Qc8", ""] {
-        assert_eq!(named(&promote, unnamed), None, "{unnamed}");
+    for unnamed in ["Kb3", "Qc8", "", "c6"] {
+        assert!(named(&promote, unnamed).is_empty(), "{unnamed}");
     }
+    // A promotion without its piece, or a piece's move without which piece moves, names every
+    // move it fits.
+    for promotion in ["c8", "c7c8", "C7-C8", "cxb8"] {
+        assert_eq!(named(&promote, promotion).len(), 4, "{promotion}");
+    }
+    let knights = Chess::parse_position("4k3/8/8/8/8/5N2/8/1N2K3 w").unwrap();
+    assert_eq!(named(&knights, "Nd2"), ["b1d2", "f3d2"]);
+    assert_eq!(named(&knights, "nd2"), ["b1d2", "f3d2"]);
+    assert_eq!(named(&knights, "Nbd2"), ["b1d2"]);
     // `bxc4` and `Bxc4` are two moves: each is read as written, and `BXC4` as neither; `bxc4`
     // is the bishop's move only where the pawn has none.
     let both = Chess::parse_position("4k3/8/8/8/2p5/1P6/8/B3K3 w").unwrap();
-    assert_eq!(named(&both, "bxc4").as_deref(), Some("b3c4"));
-    assert_eq!(named(&both, "Bxc4"), None, "the bishop on a1 does not reach c4");
+    assert_eq!(named(&both, "bxc4"), ["b3c4"]);
+    assert!(named(&both, "Bxc4").is_empty(), "the bishop on a1 does not reach c4");
     let both = Chess::parse_position("4k3/8/8/8/2p5/1P1B4/8/4K3 w").unwrap();
-    assert_eq!(named(&both, "bxc4").as_deref(), Some("b3c4"));
-    assert_eq!(named(&both, "Bxc4").as_deref(), Some("d3c4"));
-    assert_eq!(named(&both, "BXC4"), None);
+    assert_eq!(named(&both, "bxc4"), ["b3c4"]);
+    assert_eq!(named(&both, "Bxc4"), ["d3c4"]);
+    assert!(named(&both, "BXC4").is_empty());
     let bishop = Chess::parse_position("4k3/8/8/8/2p5/3B4/8/4K3 w").unwrap();
-    assert_eq!(named(&bishop, "bxc4").as_deref(), Some("d3c4"));
+    assert_eq!(named(&bishop, "bxc4"), ["d3c4"]);
 }

@@ -81,7 +81,7 @@ fn play_reads_moves_in_either_notation_and_explains_illegal_ones() {
         "the board is drawn: {out}"
     );
 
-    // A promotion typed without its piece asks for the piece instead of refusing the move.
+    // A promotion typed without its piece asks which of the four it is instead of refusing it.
     let pawn = "8/4P3/8/8/8/2k5/8/K7 w - - 0 1";
     let out = plays(
         &["play", pawn],
@@ -90,7 +90,7 @@ e8
 e8=N
 ",
     );
-    let ask = "promotes a pawn: say to what, e8=Q (e7e8q), e8=R (e7e8r), e8=B (e7e8b) or e8=N (e7e8n)";
+    let ask = "names 4 moves: say which, e8=Q (e7e8q), e8=R (e7e8r), e8=B (e7e8b) or e8=N (e7e8n)";
     for typed in ["e7e8", "e8"] {
         assert!(out.contains(&format!("'{typed}' {ask}")), "{out}");
     }
@@ -134,7 +134,10 @@ fn play_in_json_tells_the_game_as_events() {
     assert_eq!(events[1]["value"], json!({ "outcome": "win", "dtm": value.dtm() }));
     assert_eq!(events[1]["position"], json!(fen));
     assert!(
-        events[2]["error"].as_str().unwrap().contains("promotes a pawn"),
+        events[2]["error"]
+            .as_str()
+            .unwrap()
+            .contains("names 4 moves: say which"),
         "{out}"
     );
     assert_eq!(events[2]["input"], json!("e8"));

@@ -371,25 +371,35 @@ fn notation_round_trips_and_names_moves() {
     let fen = "4k4/9/9/9/9/9/9/7C1/9/3K3N1 w - - 0 1";
     let p = position(fen);
     assert_eq!(Xiangqi::format_position(&p), fen);
-    let cannon = notation::parse_move(&p, "h2e2").unwrap();
+    let one_move = |p: &_, text: &str| match notation::moves_named(p, text)[..] {
+        [mv] => Some(mv),
+        _ => None,
+    };
+    let cannon = one_move(&p, "h2e2").unwrap();
     assert_eq!(Xiangqi::move_names(&p, cannon), ("C2.5".into(), "h2e2".into()));
-    let horse = notation::parse_move(&p, "H2+3").unwrap();
+    let horse = one_move(&p, "H2+3").unwrap();
     assert_eq!(notation::iccs(horse), "h0g2");
-    assert_eq!(notation::parse_move(&p, "N2+3").unwrap(), horse);
+    assert_eq!(one_move(&p, "N2+3").unwrap(), horse);
     // Black's files count from black's right (file a = 1).
     let black = position("4k4/9/7r1/9/9/9/9/9/9/3K5 b");
-    let rook = notation::parse_move(&black, "h7h8").unwrap();
+    let rook = one_move(&black, "h7h8").unwrap();
     assert_eq!(Xiangqi::move_names(&black, rook).0, "R8-1");
     // Two rooks on one file: front and rear instead of the file number.
     let tandem = position("5k3/9/9/9/4R4/9/4R4/9/9/3K5 w");
-    let front = notation::parse_move(&tandem, "e5g5").unwrap();
+    let front = one_move(&tandem, "e5g5").unwrap();
     assert_eq!(Xiangqi::move_names(&tandem, front).0, "R+.3");
-    let rear = notation::parse_move(&tandem, "R--1").unwrap();
+    let rear = one_move(&tandem, "R--1").unwrap();
     assert_eq!(notation::iccs(rear), "e3e2");
-    assert!(notation::parse_move(&tandem, "e3e6").is_none());
+    assert!(one_move(&tandem, "e3e6").is_none());
+    // The file number fits both rooks: the text names both moves.
+    let both: Vec<String> = notation::moves_named(&tandem, "R5+1")
+        .into_iter()
+        .map(notation::iccs)
+        .collect();
+    assert_eq!(both.len(), 2, "{both:?}");
     // Black's front pawn is the one nearer red's side.
     let pawns = position("5k3/9/9/9/9/4p4/4p4/9/9/3K5 b");
-    let names = |iccs: &str| Xiangqi::move_names(&pawns, notation::parse_move(&pawns, iccs).unwrap());
+    let names = |iccs: &str| Xiangqi::move_names(&pawns, one_move(&pawns, iccs).unwrap());
     assert_eq!(names("e3d3").0, "P+.4");
     assert_eq!(names("e4d4").0, "P-.4");
     assert_eq!(names("e3e2").0, "P++1");

@@ -347,7 +347,7 @@ impl Game for Chess {
         (notation::san(position, mv), notation::uci(mv))
     }
 
-    fn parse_move(position: &Position, text: &str, _rules: ChessRules) -> Option<Move> {
-        notation::parse_move(position, text)
+    fn moves_named(position: &Position, text: &str, _rules: ChessRules) -> Vec<Move> {
+        notation::moves_named(position, text)
     }
 }

@@ -7,6 +7,7 @@ use super::board::{Kind, Square, file, rank, square_name};
 use super::{Move, Piece, Position};
 use crate::counted::counted;
 use crate::games::board_text::{self, Shape, format_placement, letter_side, side_letter, side_to_move_letter};
+use crate::games::typed_move::first_named;
 use crate::material::GameId;
 
 /// The board as FEN writes it: files a to h, ranks 1 to 8.
@@ -144,11 +145,13 @@ pub fn san(position: &Position, mv: Move) -> String {
     out
 }
 
-/// The legal move named in SAN or UCI as people type them: check marks and the `=` of a
+/// The legal moves named in SAN or UCI as people type them: check marks and the `=` of a
 /// promotion optional (`e8Q`), coordinates in either case and with a dash (`E7-E8Q`), a move
 /// typed in lower case where only one reads the same (`nf3`; `bxc4` is the b-pawn's capture
-/// when it has one, an upper-case `B` always a bishop).
-pub fn parse_move(position: &Position, text: &str) -> Option<Move> {
+/// when it has one, an upper-case `B` always a bishop). A name that leaves out which of two
+/// pieces moves (`Nd2` for `Nbd2` and `Nfd2`) or what a pawn promotes to (`e8`, `e7e8`) names
+/// every move it fits.
+pub fn moves_named(position: &Position, text: &str) -> Vec<Move> {
     let plain = |name: &str| name.trim_end_matches(['+', '#']).replace('=', "");
     let typed = plain(text.trim());
     let coordinates = typed.to_ascii_lowercase().replace('-', "");
@@ -157,12 +160,34 @@ pub fn parse_move(position: &Position, text: &str) -> Option<Move> {
         .into_iter()
         .map(|mv| (mv, plain(&san(position, mv))))
         .collect();
-    let found = |same: &dyn Fn(&(Move, String)) -> bool| {
-        let mut hits = named.iter().filter(|m| same(m));
-        let first = hits.next().map(|(mv, _)| *mv);
-        if hits.next().is_some() { None } else { first }
+    let named: Vec<&(Move, String)> = named.iter().collect();
+    let loosely = |name: &str| {
+        let loose = unspecific(name);
+        loose == typed || loose.to_ascii_lowercase() == typed
     };
-    found(&|(_, name)| *name == typed)
-        .or_else(|| found(&|(mv, _)| uci(*mv) == coordinates))
-        .or_else(|| found(&|(_, name)| name.to_ascii_lowercase() == typed))
+    first_named(
+        &named,
+        &[
+            &|(_, name)| *name == typed,
+            &|(mv, _)| uci(*mv) == coordinates,
+            &|(_, name)| name.to_ascii_lowercase() == typed,
+            &|(mv, name)| loosely(name) || uci(*mv)[..4] == coordinates,
+        ],
+    )
+    .into_iter()
+    .map(|(mv, _)| *mv)
+    .collect()
+}
+
+/// A plain SAN (no check mark, no `=`) without what tells a move from its twins: a piece's
+/// file or rank of departure (`Rad1` is `Rd1`), a promotion's piece (`e8Q` is `e8`).
+fn unspecific(name: &str) -> String {
+    match name.chars().next() {
+        Some(piece) if piece.is_ascii_uppercase() => {
+            let capture = if name.contains('x') { "x" } else { "" };
+            format!("{piece}{capture}{}", &name[name.len() - 2..])
+        }
+        _ if name.ends_with(|c: char| c.is_ascii_uppercase()) => name[..name.len() - 1].to_string(),
+        _ => name.to_string(),
+    }
 }

@@ -312,8 +312,8 @@ impl Game for DarkChess {
         (name.clone(), name)
     }
 
-    fn parse_move(position: &Position, text: &str, rules: DarkChessRules) -> Option<Move> {
-        notation::parse_move(position, text, rules)
+    fn moves_named(position: &Position, text: &str, rules: DarkChessRules) -> Vec<Move> {
+        notation::moves_named(position, text, rules)
     }
 }
 

@@ -7,6 +7,7 @@ use super::board::{Board, FILES, LETTERS, RANKS, square_name};
 use super::{DarkChess, DarkChessRules, Move, Position};
 use crate::games::Game;
 use crate::games::board_text::{self, Shape, format_placement, letter_side, side_letter, side_to_move_letter};
+use crate::games::typed_move::first_named;
 use crate::material::GameId;
 
 /// The 4x8 board, ranks 1 to 4.
@@ -57,13 +58,14 @@ pub fn move_name(mv: Move) -> String {
     )
 }
 
-/// The legal move named in coordinates as people type them: in either case, with a dash or a
-/// capture's `x` between the squares (`G1-G2` is `g1g2`, `a1xa4` is `a1a4`).
-pub fn parse_move(position: &Position, text: &str, rules: DarkChessRules) -> Option<Move> {
+/// The legal moves named in coordinates as people type them: in either case, with a dash or a
+/// capture's `x` between the squares (`G1-G2` is `g1g2`, `a1xa4` is `a1a4`); one move or none.
+pub fn moves_named(position: &Position, text: &str, rules: DarkChessRules) -> Vec<Move> {
     let coordinates = text.trim().to_ascii_lowercase().replace(['-', 'x'], "");
-    DarkChess::legal_moves(position, rules)
-        .into_iter()
-        .find(|&mv| move_name(mv) == coordinates)
+    first_named(
+        &DarkChess::legal_moves(position, rules),
+        &[&|mv| move_name(mv) == coordinates],
+    )
 }
 
 #[cfg(test)]
@@ -105,11 +107,15 @@ mod tests {
         // The red cannon on a1 can jump the pawn on a2 to take the black cannon on a4.
         let position = parse_position("c7/8/P7/C7 w").unwrap();
         let rules = DarkChessRules::default();
-        let step = parse_move(&position, " A2-A3 ", rules).unwrap();
-        assert_eq!(move_name(step), "a2a3");
-        assert_eq!(parse_move(&position, "a2a3", rules), Some(step));
-        let jump = parse_move(&position, "a1xA4", rules).unwrap();
-        assert_eq!(move_name(jump), "a1a4");
-        assert_eq!(parse_move(&position, "a1a3", rules), None);
+        let named = |typed| -> Vec<String> {
+            moves_named(&position, typed, rules)
+                .into_iter()
+                .map(move_name)
+                .collect()
+        };
+        for (typed, name) in [(" A2-A3 ", "a2a3"), ("a2a3", "a2a3"), ("a1xA4", "a1a4")] {
+            assert_eq!(named(typed), [name], "{typed}");
+        }
+        assert!(named("a1a3").is_empty());
     }
 }

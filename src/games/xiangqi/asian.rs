@@ -580,7 +580,7 @@ fn perpetual_chases(draws: &Draws, live: &[bool]) -> Vec<u128> {
 #[cfg(test)]
 mod tests {
     use super::super::Xiangqi;
-    use super::super::notation::{parse_fen, parse_move};
+    use super::super::notation::{moves_named, parse_fen};
     use super::*;
     use crate::games::{Game, IndexSpace};
     use crate::generate::Generator;
@@ -590,7 +590,9 @@ mod tests {
     /// What the move `mv` (ICCS) of the side to move in `fen` is under the rules.
     fn threats_of(fen: &str, mv: &str) -> Threats {
         let position = parse_fen(fen).unwrap();
-        let mv = parse_move(&position, mv).unwrap();
+        let [mv] = moves_named(&position, mv)[..] else {
+            panic!("{mv}: not one move")
+        };
         let mover = position.side_to_move.index();
         position.with_board(|board| {
             let before = reach(board, mover);

@@ -347,7 +347,7 @@ impl Game for Xiangqi {
         (notation::wxf(position, mv), notation::iccs(mv))
     }
 
-    fn parse_move(position: &Position, text: &str, _rules: XiangqiRules) -> Option<Move> {
-        notation::parse_move(position, text)
+    fn moves_named(position: &Position, text: &str, _rules: XiangqiRules) -> Vec<Move> {
+        notation::moves_named(position, text)
     }
 }

@@ -7,6 +7,7 @@ use super::board::{FILES, Kind, SQUARES, file, rank, square};
 use super::{Move, Piece, Position, Xiangqi};
 use crate::games::Game;
 use crate::games::board_text::{self, Shape, format_placement, letter_side, side_letter, side_to_move_letter};
+use crate::games::typed_move::first_named;
 use crate::material::{GameId, Side};
 
 /// The FEN letter of a kind (red's, uppercase).
@@ -130,10 +131,11 @@ fn wxf_spelled(position: &Position, mv: Move, spelling: Tandem) -> String {
     format!("{letter}{origin}{op}{amount}")
 }
 
-/// The legal move named in ICCS (`h2e2`, `H2-E2`) or WXF (`C2.5`; `=` accepted for `.`, N and
+/// The legal moves named in ICCS (`h2e2`, `H2-E2`) or WXF (`C2.5`; `=` accepted for `.`, N and
 /// B for H and E, letters in either case). A piece that shares its file with one of its kind may
-/// also be named by its file number (`P5+1` for `P++1`) where that names one move only.
-pub fn parse_move(position: &Position, text: &str) -> Option<Move> {
+/// also be named by its file number (`P5+1` for `P++1`); where that fits both pieces, the text
+/// names both moves.
+pub fn moves_named(position: &Position, text: &str) -> Vec<Move> {
     let wanted = text.trim();
     let normal = wanted
         .to_ascii_uppercase()
@@ -141,18 +143,12 @@ pub fn parse_move(position: &Position, text: &str) -> Option<Move> {
         .replace('N', "H")
         .replace('B', "E");
     let coordinates = wanted.to_ascii_lowercase().replace('-', "");
-    let moves = Xiangqi::legal_moves(position, Default::default());
-    if let Some(&mv) = moves
-        .iter()
-        .find(|&&mv| iccs(mv) == coordinates || wxf(position, mv) == normal)
-    {
-        return Some(mv);
-    }
-    let mut by_file_number = moves
-        .into_iter()
-        .filter(|&mv| wxf_spelled(position, mv, Tandem::FileNumber) == normal);
-    let mv = by_file_number.next()?;
-    by_file_number.next().is_none().then_some(mv)
+    first_named(
+        &Xiangqi::legal_moves(position, Default::default()),
+        &[&|mv| iccs(mv) == coordinates || wxf(position, mv) == normal, &|mv| {
+            wxf_spelled(position, mv, Tandem::FileNumber) == normal
+        }],
+    )
 }
 
 #[cfg(test)]
@@ -161,32 +157,39 @@ mod tests {
 
     #[test]
     fn a_move_is_read_in_every_spelling_of_both_notations() {
-        let position = parse_fen("9/4a4/b2a1k3/9/2b6/9/9/9/3N5/1R1K5 w").unwrap();
-        let horse = parse_move(&position, "H6+5").unwrap();
-        assert_eq!(iccs(horse), "d1e3");
-        for typed in ["N6+5", "n6+5", "h6+5", "d1e3", "D1-E3", " d1-e3 "] {
-            assert_eq!(parse_move(&position, typed), Some(horse), "{typed}");
+        let named = |fen: &str, typed| -> Vec<String> {
+            moves_named(&parse_fen(fen).unwrap(), typed)
+                .into_iter()
+                .map(iccs)
+                .collect()
+        };
+        let red = "9/4a4/b2a1k3/9/2b6/9/9/9/3N5/1R1K5 w";
+        for typed in ["H6+5", "N6+5", "n6+5", "h6+5", "d1e3", "D1-E3", " d1-e3 "] {
+            assert_eq!(named(red, typed), ["d1e3"], "{typed}");
         }
-        let rook = parse_move(&position, "R8.9").unwrap();
-        assert_eq!(parse_move(&position, "R8=9"), Some(rook));
-        let black = parse_fen("9/4a4/b2a1k3/9/2b6/9/9/9/3N5/1R1K5 b").unwrap();
-        let elephant = parse_move(&black, "E3-5").unwrap();
-        assert_eq!(parse_move(&black, "B3-5"), Some(elephant));
+        assert_eq!(named(red, "R8.9"), ["b0a0"]);
+        assert_eq!(named(red, "R8=9"), ["b0a0"]);
+        let black = "9/4a4/b2a1k3/9/2b6/9/9/9/3N5/1R1K5 b";
+        assert_eq!(named(black, "E3-5"), named(black, "B3-5"));
+        assert_eq!(named(black, "E3-5").len(), 1);
         for bad in ["H6+6", "d1e4", "", "R8.10"] {
-            assert_eq!(parse_move(&position, bad), None, "{bad}");
+            assert!(named(red, bad).is_empty(), "{bad}");
         }
     }
 
     #[test]
-    fn a_piece_sharing_its_file_is_named_by_its_file_where_that_is_unambiguous() {
+    fn a_piece_sharing_its_file_is_named_by_its_file_or_both_are() {
         // Both pawns have crossed the river; the rear one cannot step onto the front one.
         let position = parse_fen("3k5/9/9/4P4/4P4/9/9/9/9/4K4 w").unwrap();
-        let front = parse_move(&position, "P++1").unwrap();
-        assert_eq!(iccs(front), "e6e7");
-        assert_eq!(parse_move(&position, "P5+1"), Some(front));
+        let named = |typed| -> Vec<String> { moves_named(&position, typed).into_iter().map(iccs).collect() };
+        assert_eq!(named("P++1"), ["e6e7"]);
+        assert_eq!(named("P5+1"), ["e6e7"]);
+        assert_eq!(named("P-.4"), ["e5f5"]);
+        let mut both = named("P5.4");
+        both.sort();
+        assert_eq!(both, ["e5f5", "e6f6"], "either pawn can go to file 4");
+        let front = moves_named(&position, "P++1")[0];
         assert_eq!(wxf(&position, front), "P++1");
-        assert_eq!(parse_move(&position, "P5.4"), None, "either pawn can go to file 4");
-        assert_eq!(iccs(parse_move(&position, "P-.4").unwrap()), "e5f5");
     }
 
     #[test]
