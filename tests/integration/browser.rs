@@ -423,6 +423,20 @@ async fn coordinates_stay_in_view_beside_pieces_on_the_boards_edges() {
             click(&client, Locator::Id("flip")).await;
         }
     }
+
+    // Xiangqi's files carry WXF's numbers as well, each side's counted from its right: black's
+    // above the board, red's below the letters (a is red's 9), and the other way when flipped.
+    client.goto(&format!("{base}?game=xiangqi")).await.unwrap();
+    let numbered = "const at = t => [+t.getAttribute('y'), +t.getAttribute('x'), t.textContent]; \
+                    const labels = [...document.querySelectorAll('#board .coordinate')].map(at) \
+                        .filter(([y]) => y < 40 || y > 620).sort((a, b) => a[0] - b[0] || a[1] - b[1]); \
+                    const rows = new Map(); \
+                    for (const [y, x, text] of labels) rows.set(y, (rows.get(y) || '') + text); \
+                    return [...rows.values()].join(' ')";
+    for expected in ["123456789 abcdefghi 987654321", "123456789 ihgfedcba 987654321"] {
+        assert_eq!(eval(&client, numbered).await, expected);
+        click(&client, Locator::Id("flip")).await;
+    }
     client.close().await.unwrap();
 }
 

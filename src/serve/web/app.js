@@ -16,7 +16,7 @@ const GAMES = {
     glyphs: { K: "\u265A", Q: "\u265B", R: "\u265C", B: "\u265D", N: "\u265E", P: "\u265F" },
   },
   xiangqi: {
-    files: 9, ranks: 10, points: true, firstRank: 0,
+    files: 9, ranks: 10, points: true, firstRank: 0, fileNumbers: true,
     sides: ["red", "black"],
     start: "4k4/9/9/9/9/9/9/9/9/3K1R3 w - - 0 1",
     suffix: " - - 0 1",
@@ -50,9 +50,9 @@ const CELL = 60;
 const TABLE_MOVE_DELAY_MS = 300;
 
 /// The band around the board that holds the coordinates: wider where pieces stand on the edge
-/// lines' points (xiangqi) and would otherwise cover them.
+/// lines' points (xiangqi) and would otherwise cover them, with room below for a second line.
 function margin(game) {
-  return GAMES[game].points ? 56 : 30;
+  return GAMES[game].points ? 64 : 30;
 }
 
 const state = {
@@ -360,15 +360,24 @@ function drawCoordinates(svg) {
   const offset = g.points ? 0 : CELL / 2;
   const m = margin(state.game);
   const bottom = m + (g.points ? g.ranks - 1 : g.ranks) * CELL;
+  const label = (x, y, text, cls = "coordinate") => {
+    el("text", { x, y, "text-anchor": "middle", "font-size": 14, fill: "#555", class: cls }, svg).textContent = text;
+  };
   for (let column = 0; column < g.files; column++) {
     const file = state.flipped ? g.files - 1 - column : column;
-    const text = el("text", { x: m + column * CELL + offset, y: bottom + m - 10, "text-anchor": "middle", "font-size": 14, fill: "#555", class: "coordinate" }, svg);
-    text.textContent = String.fromCharCode(97 + file);
+    const x = m + column * CELL + offset;
+    label(x, bottom + m - (g.fileNumbers ? 22 : 10), String.fromCharCode(97 + file));
+    if (g.fileNumbers) {
+      // WXF numbers the files from each side's right: the side at the top reads its numbers
+      // above the board, the side at the bottom below the letters.
+      const [above, below] = [file + 1, g.files - file];
+      label(x, 24, String(state.flipped ? below : above), "coordinate file-number");
+      label(x, bottom + m - 6, String(state.flipped ? above : below), "coordinate file-number");
+    }
   }
   for (let line = 0; line < g.ranks; line++) {
     const row = state.flipped ? g.ranks - 1 - line : line;
-    const text = el("text", { x: g.points ? 14 : 12, y: m + line * CELL + offset + 5, "text-anchor": "middle", "font-size": 14, fill: "#555", class: "coordinate" }, svg);
-    text.textContent = String(g.ranks - 1 - row + g.firstRank);
+    label(g.points ? 14 : 12, m + line * CELL + offset + 5, String(g.ranks - 1 - row + g.firstRank));
   }
 }
 
