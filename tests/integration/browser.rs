@@ -631,7 +631,18 @@ async fn practice_loads_a_position_of_the_material_and_outcome_chosen_to_play_as
         eval(&client, "return document.getElementById('play-side').value").await,
         "1"
     );
+    // The answers stay hidden, as in play, unless asked for: the position is for finding them.
+    let answers_shown = "return getComputedStyle(document.getElementById('verdict')).display !== 'none' \
+                         && !document.body.classList.contains('hidden-answers')";
+    assert_eq!(eval(&client, answers_shown).await, json!(false));
     save_screenshot(&client, "practice").await;
+    click(&client, Locator::Id("show-answers")).await;
+    assert_eq!(eval(&client, answers_shown).await, json!(true));
+    click(&client, Locator::Id("show-answers")).await;
+    assert_eq!(eval(&client, answers_shown).await, json!(false));
+    // Another position loaded shows its answers again.
+    enter_fen(&client, "8/8/8/4k3/8/8/8/R3K3 w - - 0 1").await;
+    assert_eq!(eval(&client, answers_shown).await, json!(true));
     client.close().await.unwrap();
 }
 

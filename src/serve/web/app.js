@@ -76,6 +76,8 @@ const state = {
   request: 0,
   statsRequest: 0,
   randomRequest: 0,
+  practice: null, // the history's entry of the practice position loaded: its answers stay
+                  // hidden, as in play, until the person moves on from it
   materialsRequest: 0,
   noTablesNote: "", // what the statistics and the practice say while no table is listed
   chosenMaterial: {}, // the material a menu was set to by the person, by the menu's id
@@ -652,10 +654,11 @@ function renderAnalysis() {
   }
 }
 
-/// Playing with the answers hidden: the analysis and the arrows give way, and the Analysis tab
-/// says why, where it would be blank.
+/// Playing, or about to play a practice position, with the answers hidden: the analysis and the
+/// arrows give way, and the Analysis tab says why, where it would be blank.
 function noteHiddenAnswers() {
-  const hidden = state.playing && !state.showAnswers;
+  const practising = state.practice !== null && state.history[state.cursor] === state.practice;
+  const hidden = (state.playing || practising) && !state.showAnswers;
   document.body.classList.toggle("hidden-answers", hidden);
   $("answers-hidden").hidden = !(hidden && state.tab === "analysis");
 }
@@ -1041,8 +1044,10 @@ async function randomPosition() {
     $("play-status").textContent = "";
     $("play-side").value = String(side);
     const outcome = $("random-outcome").selectedOptions[0].textContent;
-    $("random-status").textContent = `${position.material}: ${title(side)} to move ${outcome}. Start to play it against the table.`;
+    $("random-status").textContent = `${position.material}: ${title(side)} to move ${outcome}. Start to play it against the table (Show answers shows its moves).`;
     setPosition(position.fen);
+    state.practice = state.history[state.cursor];
+    noteHiddenAnswers();
   } catch (e) {
     if (ticket === state.randomRequest && shown === state.request) $("random-status").textContent = e.message;
   }
