@@ -21,7 +21,7 @@ use crate::material::Material;
 use crate::plan;
 use crate::rulings::{self, Ruling};
 use crate::shell;
-use crate::solver::gpu::{Gpu, GpuOptions, KernelTime};
+use crate::solver::gpu::{DamagedExit, Gpu, GpuOptions, KernelTime};
 use crate::solver::{Progress, Space, slices};
 use crate::table::lock::TableLock;
 use crate::table::{self, Encoding, Header, LoadedTable, Scratch, SlicedWriter, Table, TableSet};
@@ -611,6 +611,30 @@ impl<'p, G: Game> Generator<'p, G> {
             .try_for_each(LoadedTable::check_reached)
     }
 
+    /// A GPU solve of `material` that read what no solver writes in a smaller table
+    /// ([`DamagedExit`]) fails naming the file: the one holding a DTM beyond the longest a move
+    /// may reach, else (a legal position marked broken, which only the moves tell) every table
+    /// it reads, with the CPU solver, which names the one, as the fix.
+    fn name_damaged_exit(&self, material: &Material, error: anyhow::Error) -> anyhow::Error {
+        if !error.is::<DamagedExit>() {
+            return error;
+        }
+        let smaller: Vec<&LoadedTable> = G::sub_materials(material)
+            .iter()
+            .filter_map(|sub| self.tables.get(sub))
+            .collect();
+        if let Some(damaged) = smaller.iter().find_map(|table| table.check_dtms().err()) {
+            return damaged;
+        }
+        let files: Vec<String> = smaller.iter().map(|t| t.path.display().to_string()).collect();
+        let files: Vec<&str> = files.iter().map(String::as_str).collect();
+        anyhow!(
+            "{error}: a legal position marked as none in {}; generate {material} with --backend cpu \
+             to name the file",
+            one_of(&files)
+        )
+    }
+
     fn solve_on_gpu(&mut self, material: &Material, index: &G::Index, backend: Backend) -> Result<Solved> {
         self.check_gpu_solve_memory(material)?;
         let gpu = opened(&mut self.gpu, ", or generate with --backend cpu")?;
@@ -624,11 +648,12 @@ impl<'p, G: Game> Generator<'p, G> {
         // hundreds of megabytes that a fallback to the CPU solver would not need.
         let rules = G::gpu_rules(index, self.rules, &self.tables)?;
         let start = Instant::now();
-        let solution = gpu.solve(rules.as_ref(), &self.gpu_options, self.progress)?;
         let solver = SolvedBy {
             backend: Backend::Gpu,
             words: format!("GPU solver on {}", gpu.description()),
         };
+        let solution = gpu.solve(rules.as_ref(), &self.gpu_options, self.progress);
+        let solution = solution.map_err(|error| self.name_damaged_exit(material, error))?;
         Ok(Solved {
             entries: solution.entries,
             solver,

@@ -756,16 +756,30 @@ impl LoadedTable {
 
     /// Fails, naming the file, when a solve reached an entry that no solver writes there.
     pub fn check_reached(&self) -> Result<()> {
-        if self.damage_reached.load(Ordering::Relaxed) {
-            return Err(damaged(
-                &self.path,
-                format_args!(
-                    "a position that a move reaches holds what no solver writes there (a legal \
-                     position marked as none, or a DTM over {MAX_REACHED_DTM} plies)"
-                ),
-            ));
+        match self.damage_reached.load(Ordering::Relaxed) {
+            true => Err(self.unwritten_reached()),
+            false => Ok(()),
         }
-        Ok(())
+    }
+
+    /// Fails, naming the file, when an entry is a DTM beyond [`MAX_REACHED_DTM`], which no solver
+    /// writes: how a solve that read the entries raw (the GPU's) finds the file it met damage in.
+    /// A legal position marked broken is told only by its moves.
+    pub fn check_dtms(&self) -> Result<()> {
+        match self.entries().iter().any(|&e| e != BROKEN && e > MAX_REACHED_DTM + 1) {
+            true => Err(self.unwritten_reached()),
+            false => Ok(()),
+        }
+    }
+
+    fn unwritten_reached(&self) -> anyhow::Error {
+        damaged(
+            &self.path,
+            format_args!(
+                "a position that a move reaches holds what no solver writes there (a legal \
+                 position marked as none, or a DTM over {MAX_REACHED_DTM} plies)"
+            ),
+        )
     }
 }
 

@@ -49,6 +49,12 @@ fn node_add_exit(node: ptr<function, Node>, child: u32) {
         (*node).saves = true;
         return;
     }
+    // What no solver writes where a move reaches it (a position marked as none, a DTM beyond
+    // half the solver's range): a damaged file, flagged for the host to name, the exit left out.
+    if child > MAX_REACHED_ENTRY {
+        flag_error(ERROR_EXIT);
+        return;
+    }
     let dtm = child - 1u;
     if (dtm & 1u) == 1u {
         (*node).exit_loss = max((*node).exit_loss, dtm + 1u);

@@ -8,8 +8,9 @@ use egtb::games::chess::Chess;
 use egtb::games::{Game, IndexSpace};
 use egtb::material::{GameId, Material, Side};
 use egtb::solver::Silent;
+use egtb::solver::gpu::Gpu;
 use egtb::table::{self, Table};
-use egtb::value::{BROKEN, Entry, MAX_REACHED_DTM, Value as Outcome};
+use egtb::value::{BROKEN, DRAW, Entry, MAX_REACHED_DTM, Value as Outcome};
 use serde_json::Value;
 
 use crate::support::{egtb, egtb_command, failed, fails, succeeded, succeeds, temp_dir};
@@ -237,6 +238,29 @@ fn generation_refuses_a_smaller_table_holding_what_no_solver_writes() {
             !dir.join(format!("chess/{material}.egtb")).exists(),
             "{material} is not written"
         );
+    }
+    // The GPU solver reads the entries raw: it fails too, naming the file that holds a DTM
+    // beyond the longest, and for a legal position marked broken the tables it reads and the
+    // CPU solver that names the one.
+    if Gpu::open_unless_absent().unwrap().is_some() {
+        // KPvK's promotions reach tables of their own, built first from the kings' table whole
+        // (KRvK removed once KPvK is done with it).
+        alter_kings(&dir, DRAW);
+        succeeds(&dir, &["generate", "chess", "KQvK", "KRvK", "KBvK", "KNvK"]);
+        for (entry, material) in [(BROKEN, "KPvK"), (beyond, "KRvK"), (BROKEN, "KRvK")] {
+            alter_kings(&dir, entry);
+            let _ = fs::remove_file(dir.join(format!("chess/{material}.egtb")));
+            let error = fails(&dir, &["generate", "chess", material, "--backend", "gpu"]);
+            let named = match entry {
+                BROKEN => error.contains(&format!("generate {material} with --backend cpu")),
+                _ => error.contains("KvK.egtb is damaged"),
+            };
+            assert!(
+                named && error.contains("a move reaches"),
+                "GPU, {material}, entry {entry:#x}: {error}"
+            );
+            assert!(!dir.join(format!("chess/{material}.egtb")).exists());
+        }
     }
     // A probe of the slot itself names the file where its entry is beyond the longest DTM.
     let kings = alter_kings(&dir, 0x9000);

@@ -10,7 +10,7 @@ use super::buffers::{BLOCK_SHIFT, FIRST_CHUNK_BINDING, Layout, StateBuffers};
 use super::device::Gpu;
 use super::game_data::GameData;
 use crate::solver::working::{DUE, EXIT_LOSS, HP, UNRESOLVED};
-use crate::value::{BROKEN, DRAW, Value};
+use crate::value::{BROKEN, DRAW, MAX_REACHED_DTM, Value};
 
 /// What both modules share.
 const COMMON_WGSL: &str = include_str!("../../../shaders/solver/common.wgsl");
@@ -100,7 +100,7 @@ const MAX_LAYER: u32 = FRESH - 3;
 pub(super) const CONTROL_WORDS: u64 = CTRL_FOUND + MAX_LAYER as u64 + 2;
 
 /// Error bits a kernel raises, their WGSL names and what they mean.
-pub(super) const KERNEL_ERRORS: [(u32, &str, &str); 4] = [
+pub(super) const KERNEL_ERRORS: [(u32, &str, &str); 5] = [
     (
         1,
         "ERROR_SUCCESSORS",
@@ -109,7 +109,14 @@ pub(super) const KERNEL_ERRORS: [(u32, &str, &str); 4] = [
     (2, "ERROR_HP", "a state has more than 255 distinct children"),
     (4, "ERROR_DTM", "a DTM beyond the longest the GPU solver handles"),
     (8, "ERROR_FRESH", "a resolved state was never swept (a solver bug)"),
+    (ERROR_EXIT, "ERROR_EXIT", DAMAGED_EXIT),
 ];
+/// The error bit of an exit read from a smaller table that holds what no solver writes there
+/// (see [`crate::table::LoadedTable::reached_value`]): a damaged file, which the caller names.
+pub(super) const ERROR_EXIT: u32 = 16;
+/// What [`ERROR_EXIT`] means.
+pub(super) const DAMAGED_EXIT: &str = "a position that a move reaches in a smaller table holds \
+                                       what no solver writes there";
 
 /// Pipelines and bind groups, ready to dispatch.
 pub(super) struct Kernels {
@@ -269,6 +276,7 @@ pub(super) fn prelude(
         ("DUE", u64::from(DUE)),
         ("FRESH", u64::from(FRESH)),
         ("MAX_LAYER", u64::from(MAX_LAYER)),
+        ("MAX_REACHED_ENTRY", u64::from(MAX_REACHED_DTM + 1)),
     ];
     for (name, value) in constants {
         let _ = writeln!(source, "const {name}: u32 = {value}u;");

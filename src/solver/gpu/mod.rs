@@ -35,8 +35,8 @@ use crate::value::Entry;
 use buffers::{Layout, StateBuffers};
 use game_data::GameData;
 use kernels::{
-    CONTROL_WORDS, CTRL_BROKEN, CTRL_DONE, CTRL_ERROR, CTRL_FOUND, CTRL_LAYER, CTRL_SWEEP, CTRL_WINDOW, KERNEL_ERRORS,
-    Kernels,
+    CONTROL_WORDS, CTRL_BROKEN, CTRL_DONE, CTRL_ERROR, CTRL_FOUND, CTRL_LAYER, CTRL_SWEEP, CTRL_WINDOW, DAMAGED_EXIT,
+    ERROR_EXIT, KERNEL_ERRORS, Kernels,
 };
 
 /// Most states a GPU table may have: the WGSL rules modules number states in 32 bits. The
@@ -47,6 +47,19 @@ pub const MAX_GPU_STATES: u64 = u32::MAX as u64;
 /// States per window of the kernels that run a thread per state, by default: one dispatch covers
 /// every table up to 64 Mi states, and a larger one is cut into dispatches of bounded length.
 pub const DEFAULT_WINDOW_STATES: u64 = 1 << 26;
+
+/// A GPU solve that read, in a smaller table, what no solver writes where a move reaches it: a
+/// file altered with its checksum mended, which the caller, knowing the files, names.
+#[derive(Debug)]
+pub struct DamagedExit;
+
+impl std::fmt::Display for DamagedExit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(DAMAGED_EXIT)
+    }
+}
+
+impl std::error::Error for DamagedExit {}
 
 /// A named u32 buffer that a rules module reads as `var<storage, read> NAME: array<u32>`.
 pub struct GpuData<'a> {
@@ -616,6 +629,9 @@ impl<'g> Submissions<'g> {
         };
         self.readback.unmap();
         let errors = result.control[CTRL_ERROR];
+        if errors & ERROR_EXIT != 0 {
+            return Err(DamagedExit.into());
+        }
         if let Some((_, _, what)) = KERNEL_ERRORS.iter().find(|(bit, _, _)| errors & bit != 0) {
             bail!("GPU solver failed: {what}");
         }
