@@ -284,7 +284,7 @@ fn result_words(game: GameId, winner: Option<Side>) -> String {
 }
 
 /// The board of a position's text (`/`-separated ranks, digits for empty squares) drawn with
-/// file letters and rank numbers, the first side's pieces uppercase, the second's lowercase;
+/// file letters (and xiangqi's file numbers) and rank numbers, the first side's pieces uppercase, the second's lowercase;
 /// in colour on a terminal.
 pub fn draw_board(game: GameId, fen: &str, colour: bool) -> String {
     let board = fen.split_whitespace().next().unwrap_or("");
@@ -295,7 +295,17 @@ pub fn draw_board(game: GameId, fen: &str, colour: bool) -> String {
     };
     // Xiangqi ranks are numbered from 0 in ICCS; chess and dark chess from 1.
     let first_rank = usize::from(game != GameId::Xiangqi);
+    // Xiangqi's files also carry WXF's numbers, each side's counted from its right: black's
+    // above the board, red's below the letters.
+    let file_line = |name: &dyn Fn(usize) -> String| {
+        let names: String = (0..files).map(|f| format!(" {} ", name(f))).collect();
+        format!("   {names}\n")
+    };
+    let numbered = game == GameId::Xiangqi;
     let mut out = String::new();
+    if numbered {
+        out.push_str(&file_line(&|f| (f + 1).to_string()));
+    }
     for (row, rank) in ranks.iter().enumerate() {
         let number = ranks.len() - 1 - row + first_rank;
         out.push_str(&format!("{number:>2} "));
@@ -313,11 +323,10 @@ pub fn draw_board(game: GameId, fen: &str, colour: bool) -> String {
         }
         out.push('\n');
     }
-    out.push_str("   ");
-    for f in 0..files {
-        out.push_str(&format!(" {} ", char::from(b'a' + f as u8)));
+    out.push_str(&file_line(&|f| char::from(b'a' + f as u8).to_string()));
+    if numbered {
+        out.push_str(&file_line(&|f| (files - f).to_string()));
     }
-    out.push('\n');
     out
 }
 

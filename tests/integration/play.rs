@@ -80,6 +80,12 @@ fn play_reads_moves_in_either_notation_and_explains_illegal_ones() {
         out.contains("1 ") && out.contains(" a  b  c"),
         "the board is drawn: {out}"
     );
+    // With each side's WXF file numbers, counted from its right: black's above, red's below.
+    assert!(
+        out.contains("\n    1  2  3  4  5  6  7  8  9 \n 9 ")
+            && out.contains(" h  i \n    9  8  7  6  5  4  3  2  1 \n"),
+        "the files are numbered: {out}"
+    );
 
     // A promotion typed without its piece asks which of the four it is instead of refusing it.
     let pawn = "8/4P3/8/8/8/2k5/8/K7 w - - 0 1";
