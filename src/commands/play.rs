@@ -284,8 +284,8 @@ fn result_words(game: GameId, winner: Option<Side>) -> String {
 }
 
 /// The board of a position's text (`/`-separated ranks, digits for empty squares) drawn with
-/// file letters (and xiangqi's file numbers) and rank numbers, the first side's pieces uppercase, the second's lowercase;
-/// in colour on a terminal.
+/// file letters (and xiangqi's file numbers) and rank numbers, the first side's pieces
+/// uppercase, the second's lowercase; in colour on a terminal.
 pub fn draw_board(game: GameId, fen: &str, colour: bool) -> String {
     let board = fen.split_whitespace().next().unwrap_or("");
     let ranks: Vec<&str> = board.split('/').collect();

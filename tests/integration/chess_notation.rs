@@ -87,8 +87,8 @@ fn bad_fens_give_one_clear_error_each() {
 }
 
 /// A move is read as people type it: SAN or UCI, with or without check marks and a promotion's
-/// `=`, coordinates in either case or with a dash, piece letters in either case where that
-/// names one move.
+/// `=`, coordinates in either case or with a dash, piece letters in either case; a name that
+/// leaves out what tells moves apart names each move it fits.
 #[test]
 fn typed_moves_are_read_in_every_spelling() {
     let promote = Chess::parse_position("1n6/2P5/8/8/8/8/k7/7K w").unwrap();
@@ -126,6 +126,17 @@ fn typed_moves_are_read_in_every_spelling() {
     assert_eq!(named(&knights, "Nd2"), ["b1d2", "f3d2"]);
     assert_eq!(named(&knights, "nd2"), ["b1d2", "f3d2"]);
     assert_eq!(named(&knights, "Nbd2"), ["b1d2"]);
+    // A capture typed without its `x`, or a pawn's capture-promotion without its piece, where a
+    // bishop takes on the same square: the pawn's four moves, not the bishop's.
+    let takes = Chess::parse_position("4k3/8/8/8/8/5N2/3n4/1N5K w").unwrap();
+    for typed in ["Nd2", "Nxd2", "nxd2"] {
+        assert_eq!(named(&takes, typed), ["b1d2", "f3d2"], "{typed}");
+    }
+    assert_eq!(named(&takes, "Nbd2"), ["b1d2"]);
+    let promotions = Chess::parse_position("2r1k3/1P6/4B3/8/8/8/8/4K3 w").unwrap();
+    assert_eq!(named(&promotions, "bxc8").len(), 4);
+    assert!(named(&promotions, "bxc8").iter().all(|uci| uci.starts_with("b7c8")));
+    assert_eq!(named(&promotions, "Bxc8"), ["e6c8"]);
     // `bxc4` and `Bxc4` are two moves: each is read as written, and `BXC4` as neither; `bxc4`
     // is the bishop's move only where the pawn has none.
     let both = Chess::parse_position("4k3/8/8/8/2p5/1P6/8/B3K3 w").unwrap();

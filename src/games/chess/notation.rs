@@ -146,32 +146,34 @@ pub fn san(position: &Position, mv: Move) -> String {
 }
 
 /// The legal moves named in SAN or UCI as people type them: check marks and the `=` of a
-/// promotion optional (`e8Q`), coordinates in either case and with a dash (`E7-E8Q`), a move
-/// typed in lower case where only one reads the same (`nf3`; `bxc4` is the b-pawn's capture
-/// when it has one, an upper-case `B` always a bishop). A name that leaves out which of two
-/// pieces moves (`Nd2` for `Nbd2` and `Nfd2`) or what a pawn promotes to (`e8`, `e7e8`) names
-/// every move it fits.
+/// promotion optional (`e8Q`), coordinates in either case and with a dash (`E7-E8Q`), piece
+/// letters in either case (`nf3`; `bxc4` is the b-pawn's capture when it has one, an upper-case
+/// `B` always a bishop). A name that leaves out which of two pieces moves (`Nd2` for `Nbd2` and
+/// `Nfd2`), what a pawn promotes to (`e8`, `e7e8`) or a capture's `x` names every move it fits.
 pub fn moves_named(position: &Position, text: &str) -> Vec<Move> {
     let plain = |name: &str| name.trim_end_matches(['+', '#']).replace('=', "");
     let typed = plain(text.trim());
-    let coordinates = typed.to_ascii_lowercase().replace('-', "");
+    let coordinates = typed.to_ascii_lowercase().replace(['-', 'x'], "");
     let named: Vec<(Move, String)> = position
         .legal_moves()
         .into_iter()
         .map(|mv| (mv, plain(&san(position, mv))))
         .collect();
     let named: Vec<&(Move, String)> = named.iter().collect();
-    let loosely = |name: &str| {
-        let loose = unspecific(name);
-        loose == typed || loose.to_ascii_lowercase() == typed
+    // A name against the text, both without a capture's `x`, the name also without the rest of
+    // what people leave out (`unspecific`), after `case`.
+    let loose_typed = typed.replace('x', "");
+    let loosely = |name: &str, case: &dyn Fn(String) -> String| {
+        case(name.replace('x', "")) == loose_typed || case(unspecific(name)) == loose_typed
     };
     first_named(
         &named,
         &[
             &|(_, name)| *name == typed,
             &|(mv, _)| uci(*mv) == coordinates,
+            &|(mv, name)| loosely(name, &|n| n) || uci(*mv)[..4] == coordinates,
             &|(_, name)| name.to_ascii_lowercase() == typed,
-            &|(mv, name)| loosely(name) || uci(*mv)[..4] == coordinates,
+            &|(_, name)| loosely(name, &|n| n.to_ascii_lowercase()),
         ],
     )
     .into_iter()
@@ -179,15 +181,14 @@ pub fn moves_named(position: &Position, text: &str) -> Vec<Move> {
     .collect()
 }
 
-/// A plain SAN (no check mark, no `=`) without what tells a move from its twins: a piece's
-/// file or rank of departure (`Rad1` is `Rd1`), a promotion's piece (`e8Q` is `e8`).
+/// A plain SAN (no check mark, no `=`) without what people leave out: a piece's file or rank
+/// of departure (`Rad1` is `Rd1`), a capture's `x` (`Nxd2` is `Nd2`, `exd6` is `ed6`), a
+/// promotion's piece (`e8Q` is `e8`).
 fn unspecific(name: &str) -> String {
+    let name = name.replace('x', "");
     match name.chars().next() {
-        Some(piece) if piece.is_ascii_uppercase() => {
-            let capture = if name.contains('x') { "x" } else { "" };
-            format!("{piece}{capture}{}", &name[name.len() - 2..])
-        }
+        Some(piece) if piece.is_ascii_uppercase() => format!("{piece}{}", &name[name.len() - 2..]),
         _ if name.ends_with(|c: char| c.is_ascii_uppercase()) => name[..name.len() - 1].to_string(),
-        _ => name.to_string(),
+        _ => name,
     }
 }

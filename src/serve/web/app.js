@@ -77,7 +77,7 @@ const state = {
   statsRequest: 0,
   randomRequest: 0,
   practice: null, // the history's entry of the practice position loaded: its answers stay
-                  // hidden, as in play, until the person moves on from it
+                  // hidden, as in play, until the person starts playing or leaves it
   materialsRequest: 0,
   noTablesNote: "", // what the statistics and the practice say while no table is listed
   chosenMaterial: {}, // the material a menu was set to by the person, by the menu's id
@@ -515,6 +515,7 @@ function describe(move) {
 /// Shows the current position and asks the server about it.
 async function refresh() {
   const fen = currentFen();
+  if (state.history[state.cursor] !== state.practice) state.practice = null;
   state.analysis = null;
   state.line = null;
   hidePromotion();
@@ -1322,6 +1323,7 @@ async function init() {
   for (const b of document.querySelectorAll("#tabs button")) b.addEventListener("click", () => switchTab(b.dataset.tab));
   $("play-start").addEventListener("click", () => {
     state.playing = true;
+    state.practice = null;
     state.answer = true;
     state.playSide = Number($("play-side").value);
     $("play-status").textContent = "";

@@ -99,6 +99,13 @@ const MAX_LAYER: u32 = FRESH - 3;
 /// Words of the control buffer.
 pub(super) const CONTROL_WORDS: u64 = CTRL_FOUND + MAX_LAYER as u64 + 2;
 
+/// The error bit of an exit read from a smaller table that holds what no solver writes there
+/// (see [`crate::table::LoadedTable::reached_value`]): a damaged file, which the caller names.
+pub(super) const ERROR_EXIT: u32 = 16;
+/// What [`ERROR_EXIT`] means.
+pub(super) const DAMAGED_EXIT: &str = "a position that a move reaches in a smaller table holds \
+                                       what no solver writes there";
+
 /// Error bits a kernel raises, their WGSL names and what they mean.
 pub(super) const KERNEL_ERRORS: [(u32, &str, &str); 5] = [
     (
@@ -111,12 +118,6 @@ pub(super) const KERNEL_ERRORS: [(u32, &str, &str); 5] = [
     (8, "ERROR_FRESH", "a resolved state was never swept (a solver bug)"),
     (ERROR_EXIT, "ERROR_EXIT", DAMAGED_EXIT),
 ];
-/// The error bit of an exit read from a smaller table that holds what no solver writes there
-/// (see [`crate::table::LoadedTable::reached_value`]): a damaged file, which the caller names.
-pub(super) const ERROR_EXIT: u32 = 16;
-/// What [`ERROR_EXIT`] means.
-pub(super) const DAMAGED_EXIT: &str = "a position that a move reaches in a smaller table holds \
-                                       what no solver writes there";
 
 /// Pipelines and bind groups, ready to dispatch.
 pub(super) struct Kernels {

@@ -629,6 +629,7 @@ impl<'g> Submissions<'g> {
         };
         self.readback.unmap();
         let errors = result.control[CTRL_ERROR];
+        // A damaged smaller table first: the other errors may follow from what it held.
         if errors & ERROR_EXIT != 0 {
             return Err(DamagedExit.into());
         }
