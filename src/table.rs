@@ -766,7 +766,17 @@ impl LoadedTable {
     /// writes: how a solve that read the entries raw (the GPU's) finds the file it met damage in.
     /// A legal position marked broken is told only by its moves.
     pub fn check_dtms(&self) -> Result<()> {
-        match self.entries().iter().any(|&e| e != BROKEN && e > MAX_REACHED_DTM + 1) {
+        let beyond = |entries: &[Entry]| entries.iter().any(|&e| e != BROKEN && e > MAX_REACHED_DTM + 1);
+        // A table kept on disk is read a block at a time, not whole.
+        let damaged = match &self.entries {
+            Resident::Owned(entries) => beyond(entries),
+            Resident::OnDisk { file, body, blocks, .. } => (0..blocks.count()).into_par_iter().any(|block| {
+                let mut out = vec![0; blocks.len_of(block)];
+                read_verified(&self.path, file, body, *blocks, block, &mut out);
+                beyond(&out)
+            }),
+        };
+        match damaged {
             true => Err(self.unwritten_reached()),
             false => Ok(()),
         }

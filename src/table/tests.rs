@@ -468,3 +468,28 @@ fn a_table_written_slice_by_slice_is_the_table_written_whole() {
     assert_eq!(left.len(), 2, "only the two tables are left: {left:?}");
     fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_dtm_beyond_the_longest_a_move_may_reach_names_the_file_whole_or_on_disk() {
+    let dir = folder("beyond");
+    let path = dir.join("chess").join("KQvK.egtb");
+    let mut entries = sample(5000);
+    for (at, entry, damaged) in [(0, DRAW, false), (4321, MAX_REACHED_DTM + 2, true)] {
+        entries[at] = entry;
+        for encoding in [Encoding::Raw, SMALL_BLOCKS] {
+            write(&path, header(encoding, 2500), &entries, &Silent).unwrap();
+            let expect = header(Encoding::DEFAULT, 2500);
+            for table in [
+                LoadedTable::open(&path, &expect),
+                LoadedTable::open_on_disk(&path, &expect),
+            ] {
+                let table = table.unwrap();
+                match damaged {
+                    true => assert!(damage_of(table.check_dtms()).contains("a move reaches")),
+                    false => table.check_dtms().unwrap(),
+                }
+            }
+        }
+    }
+    fs::remove_dir_all(dir).unwrap();
+}
