@@ -143,12 +143,10 @@ pub fn moves_named(position: &Position, text: &str) -> Vec<Move> {
         .replace('N', "H")
         .replace('B', "E");
     let coordinates = wanted.to_ascii_lowercase().replace('-', "");
-    first_named(
-        &Xiangqi::legal_moves(position, Default::default()),
-        &[&|mv| iccs(mv) == coordinates || wxf(position, mv) == normal, &|mv| {
-            wxf_spelled(position, mv, Tandem::FileNumber) == normal
-        }],
-    )
+    let exactly = |mv: Move| iccs(mv) == coordinates || wxf(position, mv) == normal;
+    let by_file_number = |mv: Move| wxf_spelled(position, mv, Tandem::FileNumber) == normal;
+    let moves = Xiangqi::legal_moves(position, Default::default());
+    first_named(&moves, &[&exactly, &by_file_number])
 }
 
 #[cfg(test)]
