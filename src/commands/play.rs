@@ -185,9 +185,14 @@ impl Report {
         }
     }
 
-    fn rejected(&self, typed: &str, reason: &str) {
+    /// An input refused, with the moves it may mean (none where it names no legal move).
+    fn rejected<M>(&self, typed: &str, reason: &str, meant: &[&MoveValue<M>]) {
         if self.json {
-            self.emit(json!({ "event": "rejected", "input": typed, "error": reason }));
+            let moves: Vec<_> = meant
+                .iter()
+                .map(|m| json!({ "move": m.name, "coords": m.coords }))
+                .collect();
+            self.emit(json!({ "event": "rejected", "input": typed, "error": reason, "moves": moves }));
         } else {
             println!("{reason}");
         }
@@ -261,7 +266,7 @@ fn ask_move<G: Game>(
                 format!("'{typed}' names {} moves: say which, {}", named.len(), one_of(&choices))
             }
         };
-        report.rejected(typed, &reason);
+        report.rejected(typed, &reason, &named);
     }
 }
 

@@ -121,8 +121,8 @@ e8=N
 }
 
 /// `play --json` tells the game as one object a line: the start, each position with its value
-/// as the prober gives it, each move with who made it, each input refused with its reason, and
-/// the end with the winner.
+/// as the prober gives it, each move with who made it, each input refused with its reason and the
+/// moves it may mean, and the end with the winner.
 #[test]
 fn play_in_json_tells_the_game_as_events() {
     let fen = "8/4P3/8/8/8/2k5/8/K7 w - - 0 1";
@@ -147,6 +147,14 @@ fn play_in_json_tells_the_game_as_events() {
         "{out}"
     );
     assert_eq!(events[2]["input"], json!("e8"));
+    let meant: Vec<&str> = events[2]["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["coords"].as_str().unwrap())
+        .collect();
+    assert_eq!(meant.len(), 4, "{out}");
+    assert!(meant.iter().all(|c| c.starts_with("e7e8")), "{out}");
     assert_eq!(
         events[3],
         json!({"event": "move", "by": "you", "side": "white", "move": "e8=Q", "coords": "e7e8q"})
