@@ -605,10 +605,17 @@ impl<'p, G: Game> Generator<'p, G> {
     /// Fails when a solve of `material` read, in a smaller table, what no solver writes there
     /// ([`LoadedTable::reached_value`]), so that its table is not written.
     fn check_reached(&self, material: &Material) -> Result<()> {
+        self.smaller_tables(material)
+            .into_iter()
+            .try_for_each(LoadedTable::check_reached)
+    }
+
+    /// The smaller tables loaded for a solve of `material`.
+    fn smaller_tables(&self, material: &Material) -> Vec<&LoadedTable> {
         G::sub_materials(material)
             .iter()
             .filter_map(|sub| self.tables.get(sub))
-            .try_for_each(LoadedTable::check_reached)
+            .collect()
     }
 
     /// A GPU solve of `material` that read what no solver writes in a smaller table
@@ -619,10 +626,7 @@ impl<'p, G: Game> Generator<'p, G> {
         if !error.is::<DamagedExit>() {
             return error;
         }
-        let smaller: Vec<&LoadedTable> = G::sub_materials(material)
-            .iter()
-            .filter_map(|sub| self.tables.get(sub))
-            .collect();
+        let smaller = self.smaller_tables(material);
         if let Some(damaged) = smaller.iter().find_map(|table| table.check_dtms().err()) {
             return damaged;
         }

@@ -770,11 +770,17 @@ impl LoadedTable {
         // A table kept on disk is read a block at a time, not whole.
         let damaged = match &self.entries {
             Resident::Owned(entries) => beyond(entries),
-            Resident::OnDisk { file, body, blocks, .. } => (0..blocks.count()).into_par_iter().any(|block| {
-                let mut out = vec![0; blocks.len_of(block)];
-                read_verified(&self.path, file, body, *blocks, block, &mut out);
-                beyond(&out)
-            }),
+            Resident::OnDisk { file, body, blocks, .. } => (0..blocks.count())
+                .into_par_iter()
+                .map_init(
+                    || vec![0; blocks.block_entries as usize],
+                    |buffer, block| {
+                        let out = &mut buffer[..blocks.len_of(block)];
+                        read_verified(&self.path, file, body, *blocks, block, out);
+                        beyond(out)
+                    },
+                )
+                .any(|found| found),
         };
         match damaged {
             true => Err(self.unwritten_reached()),

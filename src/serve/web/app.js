@@ -658,8 +658,8 @@ function renderAnalysis() {
 /// Playing, or about to play a practice position, with the answers hidden: the analysis and the
 /// arrows give way, and the Analysis tab says why, where it would be blank.
 function noteHiddenAnswers() {
-  const practising = state.practice !== null && state.history[state.cursor] === state.practice;
-  const hidden = (state.playing || practising) && !state.showAnswers;
+  // refresh() forgets the practice position once another is shown.
+  const hidden = (state.playing || state.practice !== null) && !state.showAnswers;
   document.body.classList.toggle("hidden-answers", hidden);
   $("answers-hidden").hidden = !(hidden && state.tab === "analysis");
 }
