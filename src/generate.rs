@@ -620,9 +620,9 @@ impl<'p, G: Game> Generator<'p, G> {
 
     /// A GPU solve of `material` that read what no solver writes in a smaller table
     /// ([`DamagedExit`]) fails naming the file: the one holding a DTM beyond the longest a move
-    /// may reach, else (a legal position marked broken, which only the moves tell) every table
-    /// it reads, with the CPU solver, which names the one, as the fix.
-    fn name_damaged_exit(&self, material: &Material, error: anyhow::Error) -> anyhow::Error {
+    /// may reach, else (a legal position marked broken, which only the moves tell) the one that
+    /// the CPU solver finds, solving the material again.
+    fn name_damaged_exit(&self, material: &Material, index: &G::Index, error: anyhow::Error) -> anyhow::Error {
         if !error.is::<DamagedExit>() {
             return error;
         }
@@ -630,13 +630,10 @@ impl<'p, G: Game> Generator<'p, G> {
         if let Some(damaged) = smaller.iter().find_map(|table| table.check_dtms().err()) {
             return damaged;
         }
-        let files: Vec<String> = smaller.iter().map(|t| t.path.display().to_string()).collect();
-        let files: Vec<&str> = files.iter().map(String::as_str).collect();
-        anyhow!(
-            "{error}: a legal position marked as none in {}; generate {material} with --backend cpu \
-             to name the file",
-            one_of(&files)
-        )
+        match self.solve_on_cpu(material, index) {
+            Err(named) => named,
+            Ok(_) => anyhow!("{error}, where the CPU solver finds none: generate {material} with --backend cpu"),
+        }
     }
 
     fn solve_on_gpu(&mut self, material: &Material, index: &G::Index, backend: Backend) -> Result<Solved> {
@@ -657,7 +654,7 @@ impl<'p, G: Game> Generator<'p, G> {
             words: format!("GPU solver on {}", gpu.description()),
         };
         let solution = gpu.solve(rules.as_ref(), &self.gpu_options, self.progress);
-        let solution = solution.map_err(|error| self.name_damaged_exit(material, error))?;
+        let solution = solution.map_err(|error| self.name_damaged_exit(material, index, error))?;
         Ok(Solved {
             entries: solution.entries,
             solver,
