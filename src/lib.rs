@@ -83,7 +83,7 @@ pub use error::Error;
 pub use games::chess::Chess;
 pub use games::darkchess::DarkChess;
 pub use games::xiangqi::Xiangqi;
-pub use games::{Game, IndexSpace, RuleOption, Rules};
+pub use games::{Clocks, Game, IndexSpace, RuleOption, Rules};
 pub use generate::{Backend, Generator};
 pub use material::{GameId, Material, Side};
 pub use probe::{MoveValue, Prober};

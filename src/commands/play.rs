@@ -13,8 +13,8 @@ use super::{Env, Palette};
 use crate::Error;
 use crate::counted::one_of;
 use crate::error::error_line;
-use crate::games::Game;
 use crate::games::ending::ending;
+use crate::games::{Clocks, Game};
 use crate::material::{GameId, Side};
 use crate::probe::{MoveValue, Prober, RuledEnd};
 use crate::report::{headline, rules_json, rules_words, ruling_json, value_json};
@@ -36,7 +36,7 @@ pub fn start(env: &Env, words: &[String], side: Option<&str>, auto: bool) -> Res
 /// Plays from a position until the game ends, a drawn position is reached or the input ends.
 pub fn run<G: Game>(env: &Env, text: &str, side: Option<&str>, auto: bool) -> Result<()> {
     let rules = env.rules::<G>()?;
-    let position = G::parse_position(text)?;
+    let (position, clocks) = G::parse_position_with_clocks(text)?;
     let person = match (auto, side) {
         (true, _) => None,
         (false, Some(name)) => Some(G::ID.parse_side(name).map_err(Error::as_usage)?),
@@ -49,19 +49,20 @@ pub fn run<G: Game>(env: &Env, text: &str, side: Option<&str>, auto: bool) -> Re
         colour: Palette::detect().is_on(),
     };
     report.start(rules_json(rules), &rules_words(rules), person);
-    let played = play_out(&report, &mut prober, position, person);
+    let played = play_out(&report, &mut prober, (position, clocks), person);
     if let Err(error) = &played {
         report.failed(error);
     }
     played
 }
 
-/// Plays the game from `position`, the person (when there is one) moving for `person` by the
-/// moves read from the standard input, the table for the other side, until the game ends.
+/// Plays the game from `position` and its clocks, the person (when there is one) moving for
+/// `person` by the moves read from the standard input, the table for the other side, until the
+/// game ends.
 fn play_out<G: Game>(
     report: &Report,
     prober: &mut Prober<G>,
-    mut position: G::Position,
+    (mut position, mut clocks): (G::Position, Clocks),
     person: Option<Side>,
 ) -> Result<()> {
     let rules = prober.rules();
@@ -71,7 +72,7 @@ fn play_out<G: Game>(
         let value = prober.value(&position)?;
         let ruled = prober.ruled_end(&position)?;
         let mover = G::side_to_move(&position);
-        report.position::<G>(&position, value, &ruled);
+        report.position::<G>((&position, clocks), value, &ruled);
         let winner = value.winner(mover);
         if let Some(end) = ending::<G>(&position, rules) {
             let text = format!("Game over: {}, {}", end.name(), result_words(G::ID, winner));
@@ -100,6 +101,7 @@ fn play_out<G: Game>(
             moves[0].clone()
         };
         report.moved(mover, person == Some(mover), &chosen);
+        clocks = clocks.after(mover, G::resets_clock(&position, chosen.mv));
         position = G::play(&position, chosen.mv);
     }
 }
@@ -133,8 +135,13 @@ impl Report {
         }
     }
 
-    fn position<G: Game>(&self, position: &G::Position, value: Value, ruled: &Option<RuledEnd<G::Position>>) {
-        let fen = G::format_position(position);
+    fn position<G: Game>(
+        &self,
+        (position, clocks): (&G::Position, Clocks),
+        value: Value,
+        ruled: &Option<RuledEnd<G::Position>>,
+    ) {
+        let fen = G::format_position_with_clocks(position, clocks);
         let verdict = headline::<G>(position, value, ruled.as_ref());
         if self.json {
             self.emit(json!({

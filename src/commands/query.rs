@@ -14,8 +14,8 @@ use serde_json::json;
 use super::{Env, Palette, detect_game};
 use crate::counted::{counted, grouped, plies};
 use crate::error::{Error, error_line, one_line};
-use crate::games::Game;
 use crate::games::ending::{Ending, ending};
+use crate::games::{Clocks, Game};
 use crate::material::{GameId, Side};
 use crate::probe::{MoveValue, Prober, RuledEnd, ending_key};
 use crate::report::{headline, rules_json, rules_words, ruling_json, ruling_text, value_json};
@@ -36,17 +36,24 @@ pub enum Question {
 struct Probed<G: Game> {
     rules: G::Rules,
     position: G::Position,
+    /// The clocks the position was given with, which its text and a line's moves carry on.
+    clocks: Clocks,
     value: Value,
     ruled: Option<RuledEnd<G::Position>>,
 }
 
 impl<G: Game> Probed<G> {
     /// Probes the position's value; `ruled` is the ruling its result rests on.
-    fn new(prober: &mut Prober<G>, position: G::Position, ruled: Option<RuledEnd<G::Position>>) -> Result<Probed<G>> {
+    fn new(
+        prober: &mut Prober<G>,
+        (position, clocks): (G::Position, Clocks),
+        ruled: Option<RuledEnd<G::Position>>,
+    ) -> Result<Probed<G>> {
         let value = prober.value(&position)?;
         Ok(Probed {
             rules: prober.rules(),
             position,
+            clocks,
             value,
             ruled,
         })
@@ -55,6 +62,11 @@ impl<G: Game> Probed<G> {
     /// The value of the position in words, naming the ruling it rests on.
     fn headline(&self) -> String {
         headline::<G>(&self.position, self.value, self.ruled.as_ref())
+    }
+
+    /// The position written with its clocks.
+    fn text(&self) -> String {
+        G::format_position_with_clocks(&self.position, self.clocks)
     }
 }
 
@@ -184,17 +196,17 @@ fn answer<G: Game>(
     (text, input): (&str, &str),
     question: Question,
 ) -> Result<String> {
-    let position = G::parse_position(text)?;
+    let (position, clocks) = G::parse_position_with_clocks(text)?;
     match question {
         Question::Value => {
             let ruled = prober.ruled_end(&position)?;
-            let probed = Probed::new(prober, position, ruled)?;
+            let probed = Probed::new(prober, (position, clocks), ruled)?;
             value_answer(env, prober, &probed, input)
         }
         Question::Line => {
             let line = prober.line(&position)?;
             let ruled = prober.ruled_end_of_line(&position, &line)?;
-            line_answer(env, &Probed::new(prober, position, ruled)?, &line, input)
+            line_answer(env, &Probed::new(prober, (position, clocks), ruled)?, &line, input)
         }
     }
 }
@@ -204,7 +216,7 @@ fn answer<G: Game>(
 fn value_answer<G: Game>(env: &Env, prober: &mut Prober<G>, probed: &Probed<G>, input: &str) -> Result<String> {
     let moves = prober.moves(&probed.position)?;
     let side = G::side_to_move(&probed.position);
-    let fen = G::format_position(&probed.position);
+    let fen = probed.text();
     let mut out = String::new();
     if env.json {
         let moves: Vec<_> = moves
@@ -248,7 +260,7 @@ fn value_answer<G: Game>(env: &Env, prober: &mut Prober<G>, probed: &Probed<G>, 
 /// The first line of an answer: the position in full, its game and material and the rules it is
 /// valued under, so that each answer to a list of positions says which it answers.
 fn heading<G: Game>(probed: &Probed<G>) -> String {
-    let fen = G::format_position(&probed.position);
+    let fen = probed.text();
     let rules = rules_words(probed.rules);
     format!("{fen}  ({} {}{rules})", G::ID, G::material_of(&probed.position))
 }
@@ -267,12 +279,15 @@ fn line_answer<G: Game>(
         .iter()
         .fold(probed.position.clone(), |at, (m, _)| G::play(&at, m.mv));
     if env.json {
-        let mut at = probed.position.clone();
+        let mut at = (probed.position.clone(), probed.clocks);
         let steps: Vec<_> = line
             .iter()
             .map(|(m, after)| {
-                at = G::play(&at, m.mv);
-                let fen = G::format_position(&at);
+                at = (
+                    G::play(&at.0, m.mv),
+                    at.1.after(G::side_to_move(&at.0), G::resets_clock(&at.0, m.mv)),
+                );
+                let fen = G::format_position_with_clocks(&at.0, at.1);
                 json!({ "move": m.name, "coords": m.coords, "dtm_after": after.dtm(), "position_after": fen })
             })
             .collect();
@@ -280,7 +295,7 @@ fn line_answer<G: Game>(
             "input": input,
             "game": G::ID.name(),
             "rules": rules_json(probed.rules),
-            "position": G::format_position(&probed.position),
+            "position": probed.text(),
             "material": G::material_of(&probed.position).to_string(),
             "side_to_move": G::ID.side_name(side),
             "value": value_json(probed.value),
@@ -300,7 +315,7 @@ fn line_answer<G: Game>(
     }
     let coords_width = line.iter().map(|(m, _)| m.other_coords().len()).max().unwrap_or(0);
     for (ply, (m, after)) in line.iter().enumerate() {
-        let (number, dots) = move_number(side, ply);
+        let (number, dots) = move_number(side, probed.clocks.fullmove, ply);
         let coords = coords_column(m.other_coords(), coords_width);
         writeln!(
             out,
@@ -326,12 +341,15 @@ fn coords_column(coords: &str, width: usize) -> String {
     }
 }
 
-/// The move number of ply `ply` (from 0) of a line that `starter` begins, and its dots, as a
-/// game score numbers it: the first side's move opens a number ("1."), the second side's
-/// continues it ("1...").
-pub fn move_number(starter: Side, ply: usize) -> (usize, &'static str) {
-    let ply = ply + usize::from(starter == Side::Second);
-    (ply / 2 + 1, if ply.is_multiple_of(2) { "." } else { "..." })
+/// The move number of ply `ply` (from 0) of a line that `starter` begins at move `first`, and
+/// its dots, as a game score numbers it: the first side's move opens a number ("40."), the
+/// second side's continues it ("40...").
+pub fn move_number(starter: Side, first: u32, ply: usize) -> (u64, &'static str) {
+    let ply = ply as u64 + u64::from(starter == Side::Second);
+    (
+        u64::from(first) + ply / 2,
+        if ply.is_multiple_of(2) { "." } else { "..." },
+    )
 }
 
 /// A move's outcome for the mover, in words.

@@ -4,6 +4,7 @@
 pub mod binomial;
 pub mod board_text;
 pub mod chess;
+pub mod clocks;
 pub mod darkchess;
 pub mod ending;
 pub mod exit_entries;
@@ -23,6 +24,8 @@ use crate::solver::rounds::RuledSolution;
 use crate::solver::{Progress, Space, cpu};
 use crate::table::TableSet;
 use crate::value::Value;
+
+pub use clocks::Clocks;
 
 /// Runs `$body` with `$G` the [`Game`] type of a [`GameId`], so that code written once for every
 /// game can be called with a game chosen at run time.
@@ -354,13 +357,24 @@ pub trait Game: Sized + Send + Sync + 'static {
         tables: &'t TableSet,
     ) -> Result<Box<dyn GpuRules + 't>>;
 
+    /// Parses a position in the game's notation, checking that it is legal, with the clocks its
+    /// text carries after it ([`Clocks::START`] where it carries none, or the notation has none).
+    fn parse_position_with_clocks(text: &str) -> Result<(Self::Position, Clocks)>;
     /// Parses a position in the game's notation, checking that it is legal.
-    fn parse_position(text: &str) -> Result<Self::Position>;
+    fn parse_position(text: &str) -> Result<Self::Position> {
+        Self::parse_position_with_clocks(text).map(|(position, _)| position)
+    }
     /// Fails, as an [`Error::IllegalPosition`], unless `position` is one the game's tables hold:
     /// what [`Game::parse_position`] checks of the position it reads, for one built in code.
     fn check_position(position: &Self::Position) -> Result<()>;
-    /// Writes a position in the game's notation.
-    fn format_position(position: &Self::Position) -> String;
+    /// Writes a position in the game's notation, with `clocks` where the notation has them.
+    fn format_position_with_clocks(position: &Self::Position, clocks: Clocks) -> String;
+    /// Writes a position in the game's notation (with [`Clocks::START`]).
+    fn format_position(position: &Self::Position) -> String {
+        Self::format_position_with_clocks(position, Clocks::START)
+    }
+    /// Whether a legal move resets the halfmove clock: a capture, and in chess a pawn's move.
+    fn resets_clock(position: &Self::Position, mv: Self::Move) -> bool;
     /// The pieces on the board, sides as on the board.
     fn material_of(position: &Self::Position) -> Material;
     /// The side to move.

@@ -295,15 +295,16 @@ async fn show_stats(client: &Client, material: &str) {
     click(client, Locator::Id("stats-show")).await;
 }
 
-/// The best line reads as a game score, numbered as `egtb line` numbers it ("1." opens the first
-/// side's move, "1..." a line the second side starts), and a move clicked shows its position.
+/// The best line reads as a game score, numbered as `egtb line` numbers it for a position without
+/// clocks ("1." opens the first side's move, "1..." a line the second side starts), and a move
+/// clicked shows its position.
 async fn check_best_line<G: Game>(client: &Client, prober: &mut Prober<G>, position: &G::Position) {
     let line = prober.line(position).unwrap();
     let starter = G::side_to_move(position);
     let mut expected = Vec::new();
     for (ply, (m, _)) in line.iter().enumerate() {
         // The score numbers the first side's moves, and the first move whoever makes it.
-        let (number, dots) = move_number(starter, ply);
+        let (number, dots) = move_number(starter, 1, ply);
         if dots == "." || ply == 0 {
             expected.push(format!("{number}{dots}"));
         }

@@ -1,7 +1,7 @@
 //! FEN reading and writing: round trips, and one clear error (never a panic) per bad input.
 
-use egtb::games::Game;
 use egtb::games::chess::Chess;
+use egtb::games::{Clocks, Game};
 use egtb::material::Side;
 
 use crate::support::Rng;
@@ -24,6 +24,48 @@ fn fen_round_trips_and_optional_fields() {
             assert_eq!(Chess::parse_position(&Chess::format_position(&p)).unwrap(), p);
         }
     }
+}
+
+/// The clocks are read, written back and run on: a capture or a pawn's move resets the halfmove
+/// clock, black's move ends a move.
+#[test]
+fn clocks_are_kept_and_run_on() {
+    let fen = "n3k3/8/8/8/8/8/4P3/R3K3 w - - 12 40";
+    let (position, clocks) = Chess::parse_position_with_clocks(fen).unwrap();
+    assert_eq!(
+        clocks,
+        Clocks {
+            halfmove: 12,
+            fullmove: 40
+        }
+    );
+    assert_eq!(Chess::format_position_with_clocks(&position, clocks), fen);
+    let start = |text| Chess::parse_position_with_clocks(text).unwrap().1;
+    assert_eq!(start("n3k3/8/8/8/8/8/4P3/R3K3 w"), Clocks::START);
+    assert_eq!(
+        start("n3k3/8/8/8/8/8/4P3/R3K3 w - - 3"),
+        Clocks {
+            halfmove: 3,
+            fullmove: 1
+        }
+    );
+    assert_eq!(
+        start("n3k3/8/8/8/8/8/4P3/R3K3 w - - 3 0"),
+        Clocks {
+            halfmove: 3,
+            fullmove: 1
+        }
+    );
+    let resets = |name| {
+        let [mv] = Chess::moves_named(&position, name, Default::default())[..] else {
+            panic!("{name} names one move");
+        };
+        Chess::resets_clock(&position, mv)
+    };
+    assert_eq!(
+        ["Rxa8", "e4", "e3", "Ra2", "Kd1"].map(resets),
+        [true, true, true, false, false]
+    );
 }
 
 #[test]

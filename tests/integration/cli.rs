@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use egtb::{Chess, Game};
+use egtb::{Chess, Clocks, Game};
 
 use crate::support::{Rng, egtb, egtb_command, egtb_reading, failed, fails, materials, succeeded, succeeds, temp_dir};
 
@@ -562,10 +562,15 @@ fn query_line_and_stats_answer_from_the_tables() {
     let steps = line["line"].as_array().unwrap();
     let mut at = Chess::parse_position(fen).unwrap();
     let mut prober = egtb::Prober::<Chess>::new(&dir, Default::default());
-    let expected: Vec<String> = (prober.line(&at).unwrap().into_iter())
-        .map(|(m, _)| {
+    let expected: Vec<String> = (prober.line(&at).unwrap().into_iter().enumerate())
+        .map(|(ply, (m, _))| {
             at = Chess::play(&at, m.mv);
-            Chess::format_position(&at)
+            // KRvK has no capture: the halfmove clock counts every ply.
+            let clocks = Clocks {
+                halfmove: ply as u32 + 1,
+                fullmove: 1 + (ply as u32).div_ceil(2),
+            };
+            Chess::format_position_with_clocks(&at, clocks)
         })
         .collect();
     let got: Vec<&str> = steps.iter().map(|s| s["position_after"].as_str().unwrap()).collect();
@@ -598,6 +603,30 @@ fn query_line_and_stats_answer_from_the_tables() {
         .filter_map(|l| l.split_whitespace().next())
         .collect();
     assert_eq!(numbers, ["1...", "2."], "{black}");
+    // A position from a game keeps its clocks: the line numbers its moves from the game's move
+    // number, and each position it leaves carries the clocks on.
+    let game = "8/8/8/4k3/8/8/8/R3K3 b - - 12 40";
+    let numbered = succeeds(&dir, &["line", game]);
+    assert!(numbered.starts_with(&format!("{game}  (chess KRvK)\n")), "{numbered}");
+    let numbers: Vec<&str> = (numbered.lines().skip(2).take(2))
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert_eq!(numbers, ["40...", "41."], "{numbered}");
+    let line: serde_json::Value = serde_json::from_str(&succeeds(&dir, &["line", game, "--json"])).unwrap();
+    assert_eq!(line["position"], game);
+    let clocks: Vec<String> = (line["line"].as_array().unwrap().iter().take(3))
+        .map(|s| {
+            s["position_after"]
+                .as_str()
+                .unwrap()
+                .rsplitn(3, ' ')
+                .collect::<Vec<_>>()[..2]
+                .join("/")
+        })
+        .collect();
+    assert_eq!(clocks, ["41/13", "41/14", "42/15"]);
+    let query: serde_json::Value = serde_json::from_str(&succeeds(&dir, &["query", game, "--json"])).unwrap();
+    assert_eq!(query["position"], game);
 
     let stats: serde_json::Value =
         serde_json::from_str(&succeeds(&dir, &["stats", "chess", "KRvK", "--json"])).unwrap();

@@ -2,9 +2,9 @@
 //! notation from piped input, illegal ones explained, `--json` events, and bad arguments
 //! refused with one line.
 
-use egtb::games::Game;
 use egtb::games::chess::Chess;
 use egtb::games::xiangqi::Xiangqi;
+use egtb::games::{Clocks, Game};
 use egtb::probe::Prober;
 use egtb::value::Value;
 use serde_json::{Value as Json, json};
@@ -47,7 +47,7 @@ fn play_auto_plays_the_best_line_to_the_end() {
 #[test]
 fn play_reads_moves_in_either_notation_and_explains_illegal_ones() {
     // Xiangqi, red to move: a WXF move, then nonsense, then an ICCS move, then the input ends.
-    let fen = "3k5/9/9/9/9/9/9/9/4R4/5K3 w - - 0 1";
+    let fen = "3k5/9/9/9/9/9/9/9/4R4/5K3 w - - 5 30";
     let position = Xiangqi::parse_position(fen).unwrap();
     let mut prober = Prober::<Xiangqi>::new(tables(), Default::default());
     let first = prober
@@ -67,10 +67,17 @@ fn play_reads_moves_in_either_notation_and_explains_illegal_ones() {
         out.contains(&format!("Black plays {} ({})", reply.name, reply.coords)),
         "{out}"
     );
-    // The position after the second move is shown; then the game is over there, or black
-    // answers and the input ends, as the table says.
+    // The position after the second move is shown, its clocks run on from the given ones; then
+    // the game is over there, or black answers and the input ends, as the table says.
     let last = Xiangqi::play(&mine, second.mv);
-    assert!(out.contains(&Xiangqi::format_position(&last)), "{out}");
+    let clocks = Clocks {
+        halfmove: 8,
+        fullmove: 31,
+    };
+    assert!(
+        out.contains(&Xiangqi::format_position_with_clocks(&last, clocks)),
+        "{out}"
+    );
     let end = out.trim_end().lines().last().unwrap();
     match prober.value(&last).unwrap() {
         Value::Loss(0) => assert!(end.starts_with("Game over: "), "{out}"),
@@ -194,7 +201,8 @@ fn play_in_json_tells_the_game_as_events() {
         "{out}"
     );
     let ruled = &events[events.len() - 2];
-    assert_eq!(ruled["position"], json!(PERPETUAL_CHECK));
+    // One quiet move on from the start's clocks.
+    assert_eq!(ruled["position"], json!(PERPETUAL_CHECK.replace(" 0 1", " 1 1")));
     assert_eq!(ruled["ruling"]["reason"], json!("perpetual check"), "{out}");
 
     // A game stopped by a missing table ends with an event too, naming the command that builds

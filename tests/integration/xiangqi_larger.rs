@@ -3,7 +3,7 @@
 
 use std::time::Instant;
 
-use egtb::games::xiangqi::{Xiangqi, XiangqiRules, notation};
+use egtb::games::xiangqi::{Xiangqi, XiangqiRules};
 use egtb::games::{Game, IndexSpace};
 use egtb::generate::Generator;
 use egtb::material::{GameId, Material};
@@ -34,7 +34,7 @@ fn consistent(name: &str, samples: u64) {
             .map(|mv| Value::parent_of(lookup.value(&Xiangqi::play(&position, mv))))
             .max_by_key(|v| v.preference())
             .unwrap_or(Value::LOST);
-        assert_eq!(value, best, "{name}: {}", notation::format_fen(&position));
+        assert_eq!(value, best, "{name}: {}", Xiangqi::format_position(&position));
         seen[match value {
             Value::Win(_) => 0,
             Value::Draw => 1,

@@ -108,7 +108,7 @@ fn unmoves_match_brute_force(name: &str, step: u64) {
                 parents(space, state),
                 brute,
                 "{name}: {}",
-                notation::format_fen(&position)
+                Xiangqi::format_position(&position)
             );
             compared += 1;
         }
@@ -295,7 +295,7 @@ fn forward_moves_match_a_naive_generator() {
                 .into_iter()
                 .map(|m| (m.from, m.to))
                 .collect();
-            assert_eq!(ours, naive_moves(&position), "{}", notation::format_fen(&position));
+            assert_eq!(ours, naive_moves(&position), "{}", Xiangqi::format_position(&position));
             compared += 1;
         }
         assert!(compared > 500, "{name}: only {compared}");

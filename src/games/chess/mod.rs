@@ -25,7 +25,7 @@ use self::board::{MAX_MEN, Men, PAWN_SQUARES, Placement, bit, geometry, rank_mir
 use self::index::{ChessIndex, MAX_PIECES};
 use self::space::ChessSpace;
 use crate::error::Error;
-use crate::games::{Game, RuleOption, Rules, in_listing_order};
+use crate::games::{Clocks, Game, RuleOption, Rules, in_listing_order};
 use crate::material::{GameId, Material, Side, materials_within};
 use crate::solver::gpu::GpuRules;
 use crate::table::TableSet;
@@ -297,7 +297,7 @@ impl Game for Chess {
         Ok(Box::new(gpu::ChessGpu::new(index, tables)?))
     }
 
-    fn parse_position(text: &str) -> Result<Position> {
+    fn parse_position_with_clocks(text: &str) -> Result<(Position, Clocks)> {
         notation::parse_fen(text).map_err(Error::illegal_position)
     }
 
@@ -305,8 +305,13 @@ impl Game for Chess {
         position.check_legal().map_err(Error::illegal_position)
     }
 
-    fn format_position(position: &Position) -> String {
-        notation::format_fen(position)
+    fn format_position_with_clocks(position: &Position, clocks: Clocks) -> String {
+        notation::format_fen(position, clocks)
+    }
+
+    fn resets_clock(position: &Position, mv: Move) -> bool {
+        let pawn = position.piece_at(mv.from).is_some_and(|p| p.kind == Kind::Pawn);
+        pawn || position.piece_at(mv.to).is_some()
     }
 
     fn material_of(position: &Position) -> Material {

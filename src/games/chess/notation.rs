@@ -1,11 +1,12 @@
 //! FEN reading and writing with validation, and moves in SAN (`Qxd5#`, `e8=Q+`, `exd6`) and UCI
 //! (`a1a8`, `e7e8q`).
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result, anyhow, bail};
 
 use super::board::{Kind, Square, file, rank, square_name};
 use super::{Move, Piece, Position};
 use crate::counted::counted;
+use crate::games::Clocks;
 use crate::games::board_text::{self, Shape, format_placement, letter_side, side_letter, side_to_move_letter};
 use crate::games::typed_move::first_named;
 use crate::material::GameId;
@@ -18,10 +19,10 @@ const SHAPE: Shape = Shape {
 };
 
 /// Parses a FEN (`8/8/8/4k3/8/8/8/R3K3 w - - 0 1`; the last four fields may be left out) into a
-/// legal position. An en passant square must be one that a double step has just produced; where
-/// no capture can use it, the position has no en passant right (standard FEN names the square
-/// after every double step).
-pub fn parse_fen(text: &str) -> Result<Position> {
+/// legal position and its clocks. An en passant square must be one that a double step has just
+/// produced; where no capture can use it, the position has no en passant right (standard FEN
+/// names the square after every double step).
+pub fn parse_fen(text: &str) -> Result<(Position, Clocks)> {
     // The shared reader also takes `r` and upper case, which only xiangqi and dark chess write.
     if let Some(side) = text.split_whitespace().nth(1)
         && !matches!(side, "w" | "b")
@@ -61,17 +62,12 @@ pub fn parse_fen(text: &str) -> Result<Position> {
                 .with_context(|| format!("position '{text}': en passant square '{square}' is no square"))?,
         ),
     };
-    for (name, field) in ["halfmove clock", "fullmove number"].iter().zip(rest.iter().skip(2)) {
-        field
-            .parse::<u32>()
-            .ok()
-            .with_context(|| format!("position '{text}': {name} '{field}' is not a whole number from 0"))?;
-    }
+    let clocks = Clocks::parse(rest.get(2..).unwrap_or_default()).map_err(|e| anyhow!("position '{text}': {e}"))?;
     let legal = Position::new(board, parsed.side_to_move).and_then(|position| match en_passant {
         Some(target) => position.with_fen_en_passant(target),
         None => Ok(position),
     });
-    legal.with_context(|| format!("position '{text}'"))
+    Ok((legal.with_context(|| format!("position '{text}'"))?, clocks))
 }
 
 /// A square in algebraic notation (`e3`).
@@ -80,15 +76,15 @@ fn parse_square(text: &str) -> Option<Square> {
     ((b'a'..=b'h').contains(&f) && (b'1'..=b'8').contains(&r)).then(|| (f - b'a') + 8 * (r - b'1'))
 }
 
-/// Writes a position as FEN, with no castling, its en passant square and clocks `0 1`.
-pub fn format_fen(position: &Position) -> String {
+/// Writes a position as FEN, with no castling, its en passant square and `clocks`.
+pub fn format_fen(position: &Position, clocks: Clocks) -> String {
     let placement = format_placement(SHAPE, |f, r| {
         let piece = position.piece_at((f + 8 * r) as Square)?;
         Some(side_letter(piece.side, piece.kind.letter()))
     });
     let side = side_to_move_letter(position.side_to_move());
     let en_passant = position.en_passant().map_or("-".to_string(), square_name);
-    format!("{placement} {side} - {en_passant} 0 1")
+    format!("{placement} {side} - {en_passant} {clocks}")
 }
 
 /// A move in UCI notation (`a1a8`, `e7e8q`).

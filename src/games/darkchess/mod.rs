@@ -28,7 +28,7 @@ use self::index::{DarkIndex, MAX_PIECES};
 use self::moves::CaptureRules;
 use self::space::DarkSpace;
 use crate::error::Error;
-use crate::games::{Game, RuleOption, Rules, in_listing_order};
+use crate::games::{Clocks, Game, RuleOption, Rules, in_listing_order};
 use crate::material::{GameId, Material, Side, materials_within};
 use crate::solver::gpu::GpuRules;
 use crate::table::TableSet;
@@ -255,16 +255,22 @@ impl Game for DarkChess {
         Ok(Box::new(gpu::DarkGpu::new(index, rules, tables)?))
     }
 
-    fn parse_position(text: &str) -> Result<Position> {
-        notation::parse_position(text).map_err(Error::illegal_position)
+    /// The dark chess notation has no clocks.
+    fn parse_position_with_clocks(text: &str) -> Result<(Position, Clocks)> {
+        let position = notation::parse_position(text).map_err(Error::illegal_position)?;
+        Ok((position, Clocks::START))
     }
 
     fn check_position(position: &Position) -> Result<()> {
         position.check_legal().map_err(Error::illegal_position)
     }
 
-    fn format_position(position: &Position) -> String {
+    fn format_position_with_clocks(position: &Position, _clocks: Clocks) -> String {
         notation::format_position(position)
+    }
+
+    fn resets_clock(position: &Position, mv: Move) -> bool {
+        position.board.piece_at(usize::from(mv.to)).is_some()
     }
 
     fn material_of(position: &Position) -> Material {

@@ -589,7 +589,7 @@ mod tests {
 
     /// What the move `mv` (ICCS) of the side to move in `fen` is under the rules.
     fn threats_of(fen: &str, mv: &str) -> Threats {
-        let position = parse_fen(fen).unwrap();
+        let position = parse_fen(fen).unwrap().0;
         let [mv] = moves_named(&position, mv)[..] else {
             panic!("{mv}: not one move")
         };

@@ -24,7 +24,7 @@ use self::index::{Layout, MAX_PIECES, Squares, XiangqiIndex};
 use self::moves::{for_each_legal_move, in_check, kings_face};
 use self::space::XiangqiSpace;
 use crate::error::Error;
-use crate::games::{Game, RuleOption, Rules, in_listing_order};
+use crate::games::{Clocks, Game, RuleOption, Rules, in_listing_order};
 use crate::material::{GameId, Material, Side, materials_within};
 use crate::solver::gpu::GpuRules;
 use crate::solver::rounds::{RuledSolution, solve_in_rounds};
@@ -279,7 +279,7 @@ impl Game for Xiangqi {
         Ok(Box::new(rules_gpu))
     }
 
-    fn parse_position(text: &str) -> Result<Position> {
+    fn parse_position_with_clocks(text: &str) -> Result<(Position, Clocks)> {
         notation::parse_fen(text).map_err(Error::illegal_position)
     }
 
@@ -287,8 +287,12 @@ impl Game for Xiangqi {
         position.check_legal().map_err(Error::illegal_position)
     }
 
-    fn format_position(position: &Position) -> String {
-        notation::format_fen(position)
+    fn format_position_with_clocks(position: &Position, clocks: Clocks) -> String {
+        notation::format_fen(position, clocks)
+    }
+
+    fn resets_clock(position: &Position, mv: Move) -> bool {
+        position.cells[usize::from(mv.to)].is_some()
     }
 
     fn material_of(position: &Position) -> Material {

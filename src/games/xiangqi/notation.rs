@@ -5,9 +5,9 @@ use anyhow::{Context, Result, bail};
 
 use super::board::{FILES, Kind, SQUARES, file, rank, square};
 use super::{Move, Piece, Position, Xiangqi};
-use crate::games::Game;
 use crate::games::board_text::{self, Shape, format_placement, letter_side, side_letter, side_to_move_letter};
 use crate::games::typed_move::first_named;
+use crate::games::{Clocks, Game};
 use crate::material::{GameId, Side};
 
 /// The FEN letter of a kind (red's, uppercase).
@@ -31,9 +31,8 @@ const SHAPE: Shape = Shape {
 };
 
 /// Parses a FEN (`4k4/9/9/9/9/9/9/9/9/3K5 w - - 0 1`; the last four fields may be left out:
-/// xiangqi has no castling nor en passant, and tables do not count the clocks) into a legal
-/// position.
-pub fn parse_fen(text: &str) -> Result<Position> {
+/// xiangqi has no castling nor en passant) into a legal position and its clocks.
+pub fn parse_fen(text: &str) -> Result<(Position, Clocks)> {
     let mut cells = [None; SQUARES];
     let parsed = board_text::parse(text, SHAPE, |f, r, c| {
         let kind = u8::try_from(c)
@@ -45,29 +44,30 @@ pub fn parse_fen(text: &str) -> Result<Position> {
         cells[usize::from(square(f as u8, r as u8))] = Some(Piece { side, kind });
         Ok(())
     })?;
-    let fits = |field: &&str| *field == "-" || field.parse::<u32>().is_ok();
-    if parsed.rest.len() > 4 || !parsed.rest.iter().all(fits) {
+    let rest = &parsed.rest;
+    let clocks = rest.get(2..).map_or(Ok(Clocks::START), Clocks::parse);
+    let (Ok(clocks), true) = (clocks, rest.len() <= 4 && rest.iter().take(2).all(|f| *f == "-")) else {
         bail!(
             "position '{text}': '{}' after the side to move (a xiangqi FEN may end there, or with '- - 0 1')",
-            parsed.rest.join(" ")
+            rest.join(" ")
         );
-    }
+    };
     let position = Position {
         cells,
         side_to_move: parsed.side_to_move,
     };
     position.check_legal().with_context(|| format!("position '{text}'"))?;
-    Ok(position)
+    Ok((position, clocks))
 }
 
-/// Writes a position as FEN.
-pub fn format_fen(position: &Position) -> String {
+/// Writes a position as FEN, with `clocks`.
+pub fn format_fen(position: &Position, clocks: Clocks) -> String {
     let placement = format_placement(SHAPE, |f, r| {
         let piece = position.cells[usize::from(square(f as u8, r as u8))]?;
         Some(side_letter(piece.side, fen_letter(piece.kind)))
     });
     let side = side_to_move_letter(position.side_to_move);
-    format!("{placement} {side} - - 0 1")
+    format!("{placement} {side} - - {clocks}")
 }
 
 /// ICCS coordinates of a move: `h2e2`.
@@ -156,7 +156,7 @@ mod tests {
     #[test]
     fn a_move_is_read_in_every_spelling_of_both_notations() {
         let named = |fen: &str, typed| -> Vec<String> {
-            moves_named(&parse_fen(fen).unwrap(), typed)
+            moves_named(&parse_fen(fen).unwrap().0, typed)
                 .into_iter()
                 .map(iccs)
                 .collect()
@@ -178,7 +178,7 @@ mod tests {
     #[test]
     fn a_piece_sharing_its_file_is_named_by_its_file_or_both_are() {
         // Both pawns have crossed the river; the rear one cannot step onto the front one.
-        let position = parse_fen("3k5/9/9/4P4/4P4/9/9/9/9/4K4 w").unwrap();
+        let position = parse_fen("3k5/9/9/4P4/4P4/9/9/9/9/4K4 w").unwrap().0;
         let named = |typed| -> Vec<String> { moves_named(&position, typed).into_iter().map(iccs).collect() };
         assert_eq!(named("P++1"), ["e6e7"]);
         assert_eq!(named("P5+1"), ["e6e7"]);
@@ -190,13 +190,30 @@ mod tests {
         assert_eq!(wxf(&position, front), "P++1");
     }
 
+    /// The clocks are read and written back; a capture resets the halfmove clock.
+    #[test]
+    fn clocks_are_kept_and_a_capture_resets_them() {
+        let fen = "3k5/9/9/9/8p/9/9/9/9/4K3R w - - 12 40";
+        let (position, clocks) = parse_fen(fen).unwrap();
+        assert_eq!(
+            clocks,
+            Clocks {
+                halfmove: 12,
+                fullmove: 40
+            }
+        );
+        assert_eq!(format_fen(&position, clocks), fen);
+        let resets = |typed| Xiangqi::resets_clock(&position, moves_named(&position, typed)[0]);
+        assert_eq!(["i0i5", "i0i1", "e0e1"].map(resets), [true, false, false]);
+    }
+
     #[test]
     fn the_fields_after_the_side_to_move_are_those_of_a_fen() {
         let board = "4k4/9/9/9/9/9/9/9/9/3K5";
         for good in ["w", "w - - 0 1", "b - - 12 40", "r -"] {
             assert!(parse_fen(&format!("{board} {good}")).is_ok(), "{good}");
         }
-        for bad in ["w extra junk", "w - - 0 1 x", "w - - 0 1 2"] {
+        for bad in ["w extra junk", "w - - 0 1 x", "w - - 0 1 2", "w 0 0", "w - - x 1"] {
             let error = parse_fen(&format!("{board} {bad}")).unwrap_err().to_string();
             assert!(error.contains("after the side to move"), "{error}");
         }
