@@ -101,8 +101,7 @@ fn play_out<G: Game>(
             moves[0].clone()
         };
         report.moved(mover, person == Some(mover), &chosen);
-        clocks = clocks.after(mover, G::resets_clock(&position, chosen.mv));
-        position = G::play(&position, chosen.mv);
+        (position, clocks) = G::play_on((&position, clocks), chosen.mv);
     }
 }
 

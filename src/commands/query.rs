@@ -283,10 +283,7 @@ fn line_answer<G: Game>(
         let steps: Vec<_> = line
             .iter()
             .map(|(m, after)| {
-                at = (
-                    G::play(&at.0, m.mv),
-                    at.1.after(G::side_to_move(&at.0), G::resets_clock(&at.0, m.mv)),
-                );
+                at = G::play_on((&at.0, at.1), m.mv);
                 let fen = G::format_position_with_clocks(&at.0, at.1);
                 json!({ "move": m.name, "coords": m.coords, "dtm_after": after.dtm(), "position_after": fen })
             })

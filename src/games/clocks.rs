@@ -47,20 +47,19 @@ impl Clocks {
     /// number, either or both left out), [`Clocks::START`]'s where left out. A fullmove number
     /// of 0, which some programs write, reads as 1.
     pub fn parse(fields: &[&str]) -> Result<Clocks> {
-        let mut clocks = Clocks::START;
-        let names = ["halfmove clock", "fullmove number"];
-        for ((name, field), clock) in names
-            .iter()
-            .zip(fields)
-            .zip([&mut clocks.halfmove, &mut clocks.fullmove])
-        {
-            *clock = field
-                .parse::<u32>()
-                .ok()
-                .with_context(|| format!("{name} '{field}' is not a whole number from 0"))?;
-        }
-        clocks.fullmove = clocks.fullmove.max(1);
-        Ok(clocks)
+        let number = |index: usize, name: &str| -> Result<Option<u32>> {
+            let Some(field) = fields.get(index) else {
+                return Ok(None);
+            };
+            let number = field.parse().ok();
+            Ok(Some(number.with_context(|| {
+                format!("{name} '{field}' is not a whole number from 0")
+            })?))
+        };
+        Ok(Clocks {
+            halfmove: number(0, "halfmove clock")?.unwrap_or(Clocks::START.halfmove),
+            fullmove: number(1, "fullmove number")?.map_or(Clocks::START.fullmove, |n| n.max(1)),
+        })
     }
 }
 

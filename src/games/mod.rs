@@ -397,6 +397,11 @@ pub trait Game: Sized + Send + Sync + 'static {
     fn legal_moves(position: &Self::Position, rules: Self::Rules) -> Vec<Self::Move>;
     /// The position after a legal move.
     fn play(position: &Self::Position, mv: Self::Move) -> Self::Position;
+    /// The position after a legal move, and the clocks after it.
+    fn play_on((position, clocks): (&Self::Position, Clocks), mv: Self::Move) -> (Self::Position, Clocks) {
+        let clocks = clocks.after(Self::side_to_move(position), Self::resets_clock(position, mv));
+        (Self::play(position, mv), clocks)
+    }
     /// What a position with no legal move is worth to the side to move, or a position in which
     /// the game is already over (for dark chess, the side to move has no pieces).
     fn game_over(position: &Self::Position, rules: Self::Rules) -> Option<Value>;
