@@ -45,7 +45,7 @@ pub fn parse_fen(text: &str) -> Result<(Position, Clocks)> {
         Ok(())
     })?;
     let rest = &parsed.rest;
-    let clocks = rest.get(2..).map_or(Ok(Clocks::START), Clocks::parse);
+    let clocks = Clocks::parse(rest.get(2..).unwrap_or_default());
     let (Ok(clocks), true) = (clocks, rest.len() <= 4 && rest.iter().take(2).all(|f| *f == "-")) else {
         bail!(
             "position '{text}': '{}' after the side to move (a xiangqi FEN may end there, or with '- - 0 1')",
