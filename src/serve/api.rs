@@ -6,6 +6,9 @@
 //! pieces, or by a ruling), null for a draw.
 //! A move's `category` and `dtm` are those of the position after it, from the opponent's view:
 //! the winning moves are the ones whose category is `loss`.
+//!
+//! A position's FEN keeps the clocks it was given with (`0 1` where it had none), and the FENs
+//! of its moves and of its best line carry them on, as `egtb query` and `egtb line` write them.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasher, Hash, Hasher, RandomState};
@@ -20,7 +23,7 @@ use crate::games::chess::Chess;
 use crate::games::darkchess::DarkChess;
 use crate::games::ending::{Ending, ending};
 use crate::games::xiangqi::Xiangqi;
-use crate::games::{Game, Rules, all_rule_options, check_options, is_rule_option, own_options};
+use crate::games::{Clocks, Game, Rules, all_rule_options, check_options, is_rule_option, own_options};
 use crate::generate::check_found;
 use crate::material::{GameId, Side};
 use crate::probe::{Prober, TableCache, ending_key};
@@ -307,8 +310,8 @@ impl Api {
     pub fn position(&self, game: GameId, params: &Params) -> Result<Json, ApiError> {
         crate::with_game!(game, G => {
             let rules = self.rules::<G>(params)?;
-            let position = parse::<G>(params.fen()?)?;
-            position_json::<G>(&mut self.prober::<G>(rules), rules, &position)
+            let at = parse::<G>(params.fen()?)?;
+            position_json::<G>(&mut self.prober::<G>(rules), rules, (&at.0, at.1))
         })
     }
 
@@ -316,8 +319,8 @@ impl Api {
     pub fn mainline(&self, game: GameId, params: &Params) -> Result<Json, ApiError> {
         crate::with_game!(game, G => {
             let rules = self.rules::<G>(params)?;
-            let position = parse::<G>(params.fen()?)?;
-            mainline_json::<G>(&mut self.prober::<G>(rules), &position)
+            let at = parse::<G>(params.fen()?)?;
+            mainline_json::<G>(&mut self.prober::<G>(rules), (&at.0, at.1))
         })
     }
 
@@ -390,7 +393,7 @@ impl Api {
                 )));
             };
             let position = if flipped { G::flip(&position) } else { position };
-            position_json::<G>(&mut prober, rules, &position)
+            position_json::<G>(&mut prober, rules, (&position, Clocks::START))
         })
     }
 
@@ -450,14 +453,15 @@ fn parameter_names() -> Vec<&'static str> {
 }
 
 /// Parses a legal position whose material egtb can build tables for, or the last position of
-/// a game whose side to move has no pieces left (dark chess), which needs no table.
-fn parse<G: Game>(fen: &str) -> Result<G::Position, ApiError> {
-    let position = G::parse_position(fen).map_err(|e| ApiError::bad_request(format!("{e:#}")))?;
+/// a game whose side to move has no pieces left (dark chess), which needs no table, with the
+/// clocks its text carries.
+fn parse<G: Game>(fen: &str) -> Result<(G::Position, Clocks), ApiError> {
+    let (position, clocks) = G::parse_position_with_clocks(fen).map_err(|e| ApiError::bad_request(format!("{e:#}")))?;
     let material = G::material_of(&position);
     if material.side_pieces(G::side_to_move(&position)) > 0 {
         G::check_supported(&material).map_err(|e| ApiError::bad_request(format!("{e:#}")))?;
     }
-    Ok(position)
+    Ok((position, clocks))
 }
 
 /// A value's signed DTM for the side to move (see the module's convention).
@@ -469,7 +473,12 @@ fn signed_dtm(value: Value) -> Option<i32> {
     }
 }
 
-fn position_json<G: Game>(prober: &mut Prober<G>, rules: G::Rules, position: &G::Position) -> Result<Json, ApiError> {
+/// A position's analysis; its FEN and its moves' carry `clocks` on.
+fn position_json<G: Game>(
+    prober: &mut Prober<G>,
+    rules: G::Rules,
+    (position, clocks): (&G::Position, Clocks),
+) -> Result<Json, ApiError> {
     let value = prober.value(position).map_err(ApiError::from_table_error)?;
     let moves = prober.moves(position).map_err(ApiError::from_table_error)?;
     let ruled = prober.ruled_end(position).map_err(ApiError::from_table_error)?;
@@ -478,7 +487,7 @@ fn position_json<G: Game>(prober: &mut Prober<G>, rules: G::Rules, position: &G:
     let moves: Vec<Json> = moves
         .into_iter()
         .map(|m| {
-            let child = G::play(position, m.mv);
+            let (child, child_clocks) = G::play_on((position, clocks), m.mv);
             let after = Value::child_of(m.value);
             let child_end = match after {
                 Value::Draw | Value::Loss(0) => ending::<G>(&child, rules),
@@ -496,14 +505,14 @@ fn position_json<G: Game>(prober: &mut Prober<G>, rules: G::Rules, position: &G:
                 "checkmate": child_end == Some(Ending::Checkmate),
                 "stalemate": child_end == Some(Ending::Stalemate),
                 "no_pieces": child_end == Some(Ending::NoPieces),
-                "fen": G::format_position(&child),
+                "fen": G::format_position_with_clocks(&child, child_clocks),
             })
         })
         .collect();
     let side = G::side_to_move(position);
     Ok(json!({
         "game": G::ID.name(),
-        "fen": G::format_position(position),
+        "fen": G::format_position_with_clocks(position, clocks),
         "rules": rules_json(rules),
         "material": G::material_of(position).to_string(),
         "side_to_move": G::ID.side_name(side),
@@ -519,8 +528,12 @@ fn position_json<G: Game>(prober: &mut Prober<G>, rules: G::Rules, position: &G:
 }
 
 /// The best line from a position, with the ruling its result rests on and how the game ends at
-/// the line's last position (`ruling`, or [`Ending::key`]), as `egtb line --json` says them.
-fn mainline_json<G: Game>(prober: &mut Prober<G>, position: &G::Position) -> Result<Json, ApiError> {
+/// the line's last position (`ruling`, or [`Ending::key`]), as `egtb line --json` says them;
+/// its positions carry `clocks` on.
+fn mainline_json<G: Game>(
+    prober: &mut Prober<G>,
+    (position, clocks): (&G::Position, Clocks),
+) -> Result<Json, ApiError> {
     let value = prober.value(position).map_err(ApiError::from_table_error)?;
     let line = prober.line(position).map_err(ApiError::from_table_error)?;
     let ruled = prober
@@ -528,24 +541,24 @@ fn mainline_json<G: Game>(prober: &mut Prober<G>, position: &G::Position) -> Res
         .map_err(ApiError::from_table_error)?;
     let side = G::side_to_move(position);
     let winner = value.winner(side);
-    let mut current = position.clone();
+    let mut current = (position.clone(), clocks);
     let steps: Vec<Json> = line
         .into_iter()
         .map(|(m, after)| {
-            current = G::play(&current, m.mv);
+            current = G::play_on((&current.0, current.1), m.mv);
             json!({
                 "uci": m.coords,
                 "san": m.name,
                 "category": after.outcome(),
                 "dtm": signed_dtm(after),
-                "fen": G::format_position(&current),
+                "fen": G::format_position_with_clocks(&current.0, current.1),
             })
         })
         .collect();
-    let ending = ending_key::<G>(ruled.as_ref(), &current, prober.rules());
+    let ending = ending_key::<G>(ruled.as_ref(), &current.0, prober.rules());
     Ok(json!({
         "game": G::ID.name(),
-        "fen": G::format_position(position),
+        "fen": G::format_position_with_clocks(position, clocks),
         "category": value.outcome(),
         "dtm": signed_dtm(value),
         "winner": winner.map(|s| G::ID.side_name(s)),

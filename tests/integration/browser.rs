@@ -205,6 +205,8 @@ async fn check_game<G: Game>(client: &Client, base: &str, fen: &str) {
     enter_fen(client, fen).await;
     let mut prober = Prober::<G>::new(tables(), Default::default());
     let position = G::parse_position(fen).unwrap();
+    // The position as the page writes it, with its clocks, which its moves carry on.
+    let shown = played::<G>(fen, &[]);
     let moves = prober.moves(&position).unwrap();
     let expected: Vec<(String, String)> = moves
         .iter()
@@ -220,7 +222,7 @@ async fn check_game<G: Game>(client: &Client, base: &str, fen: &str) {
     )
     .await;
     assert_eq!(colour, "rgb(35, 122, 46)", "{}: a winning move is green", G::ID);
-    check_best_line::<G>(client, &mut prober, &position).await;
+    check_best_line::<G>(client, &mut prober, fen).await;
 
     eval(
         client,
@@ -232,27 +234,27 @@ async fn check_game<G: Game>(client: &Client, base: &str, fen: &str) {
     // A move played by clicking its two squares.
     let best = &moves[0];
     click_move(client, &best.coords).await;
-    let after = G::format_position(&G::play(&position, best.mv));
+    let after = played::<G>(fen, &[&best.coords]);
     wait_for_analysis(client, &after).await;
     click(client, Locator::Id("back")).await;
-    wait_for_analysis(client, &G::format_position(&position)).await;
+    wait_for_analysis(client, &shown).await;
     // The arrow keys step through the moves too, but not while the position box is being edited.
     let key = |target: &str, key: &str| {
         format!("{target}.dispatchEvent(new KeyboardEvent('keydown', {{key: '{key}', bubbles: true}})); return true")
     };
     eval(client, &key("document.getElementById('fen')", "ArrowRight")).await;
-    assert_eq!(fen_shown(client).await, G::format_position(&position), "{}", G::ID);
+    assert_eq!(fen_shown(client).await, shown, "{}", G::ID);
     eval(client, &key("document.body", "ArrowRight")).await;
     wait_for_analysis(client, &after).await;
     eval(client, &key("document.body", "ArrowLeft")).await;
-    wait_for_analysis(client, &G::format_position(&position)).await;
+    wait_for_analysis(client, &shown).await;
     // A listed move is played from the keyboard: Enter on its row (WebDriver's Enter key).
     let row = format!("#moves tr[data-uci='{}']", best.coords);
     let row = client.find(Locator::Css(&row)).await.unwrap();
     row.send_keys("\u{E007}").await.unwrap();
     wait_for_analysis(client, &after).await;
     click(client, Locator::Id("back")).await;
-    wait_for_analysis(client, &G::format_position(&position)).await;
+    wait_for_analysis(client, &shown).await;
 
     // Play mode: the person takes the side to move, the table answers with its best move.
     play_as(client, G::side_to_move(&position).index()).await;
@@ -264,8 +266,10 @@ async fn check_game<G: Game>(client: &Client, base: &str, fen: &str) {
     let child = G::play(&position, mine.mv);
     let replies = prober.moves(&child).unwrap();
     let expected_fen = match replies.first() {
-        Some(reply) if prober.value(&child).unwrap().dtm().is_some() => G::format_position(&G::play(&child, reply.mv)),
-        _ => G::format_position(&child),
+        Some(reply) if prober.value(&child).unwrap().dtm().is_some() => {
+            played::<G>(fen, &[&mine.coords, &reply.coords])
+        }
+        _ => played::<G>(fen, &[&mine.coords]),
     };
     wait_for_analysis(client, &expected_fen).await;
     click(client, Locator::Id("play-stop")).await;
@@ -295,16 +299,18 @@ async fn show_stats(client: &Client, material: &str) {
     click(client, Locator::Id("stats-show")).await;
 }
 
-/// The best line reads as a game score, numbered as `egtb line` numbers it for a position without
-/// clocks ("1." opens the first side's move, "1..." a line the second side starts), and a move
-/// clicked shows its position.
-async fn check_best_line<G: Game>(client: &Client, prober: &mut Prober<G>, position: &G::Position) {
+/// The best line from `fen` reads as a game score, numbered as `egtb line` numbers it from the
+/// position's move number ("40." opens the first side's move, "40..." a line the second side
+/// starts), and a move clicked shows its position with the clocks run on.
+async fn check_best_line<G: Game>(client: &Client, prober: &mut Prober<G>, fen: &str) {
+    let (position, clocks) = G::parse_position_with_clocks(fen).unwrap();
+    let position = &position;
     let line = prober.line(position).unwrap();
     let starter = G::side_to_move(position);
     let mut expected = Vec::new();
     for (ply, (m, _)) in line.iter().enumerate() {
         // The score numbers the first side's moves, and the first move whoever makes it.
-        let (number, dots) = move_number(starter, 1, ply);
+        let (number, dots) = move_number(starter, clocks.fullmove, ply);
         if dots == "." || ply == 0 {
             expected.push(format!("{number}{dots}"));
         }
@@ -337,9 +343,7 @@ async fn check_best_line<G: Game>(client: &Client, prober: &mut Prober<G>, posit
     assert_eq!(shown, expected, "{}: the best line", G::ID);
 
     let second = line.len().min(2);
-    let after = line[..second]
-        .iter()
-        .fold(position.clone(), |at, (m, _)| G::play(&at, m.mv));
+    let coords: Vec<&str> = line[..second].iter().map(|(m, _)| m.coords.as_str()).collect();
     eval(
         client,
         &format!(
@@ -348,8 +352,8 @@ async fn check_best_line<G: Game>(client: &Client, prober: &mut Prober<G>, posit
         ),
     )
     .await;
-    wait_for_analysis(client, &G::format_position(&after)).await;
-    enter_fen(client, &G::format_position(position)).await;
+    wait_for_analysis(client, &played::<G>(fen, &coords)).await;
+    enter_fen(client, &played::<G>(fen, &[])).await;
 }
 
 /// What a browser session needs as long as it runs: the driver and the browser's profile folder.
@@ -389,7 +393,8 @@ async fn the_page_shows_and_plays_every_game_in_headless_chromium() {
     };
 
     check_game::<Chess>(&client, &base, "8/8/8/3k4/8/8/8/4K1Q1 w - - 0 1").await;
-    check_game::<Xiangqi>(&client, &base, "3k5/9/9/9/9/9/9/9/4R4/5K3 w - - 0 1").await;
+    // A position given with clocks: its line numbers from move 12, its moves run them on.
+    check_game::<Xiangqi>(&client, &base, "3k5/9/9/9/9/9/9/9/4R4/5K3 w - - 3 12").await;
     check_game::<DarkChess>(&client, &base, "k7/8/8/6AK w").await;
     client.close().await.unwrap();
 }
@@ -466,7 +471,8 @@ async fn a_server_under_the_asian_rules_offers_both_rulesets_and_ends_a_game_at_
     // announced over there and the table stops.
     enter_fen(&client, BEFORE_PERPETUAL_CHECK).await;
     play_as(&client, 1).await;
-    wait_for_analysis(&client, PERPETUAL_CHECK).await;
+    // Red's move, not a capture, runs the halfmove clock on.
+    wait_for_analysis(&client, &PERPETUAL_CHECK.replace(" 0 1", " 1 1")).await;
     wait_until(
         &client,
         "return document.getElementById('announce').textContent === \
@@ -648,16 +654,17 @@ async fn practice_loads_a_position_of_the_material_and_outcome_chosen_to_play_as
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_best_line_that_black_starts_opens_with_1_dots() {
+async fn a_best_line_that_black_starts_opens_with_its_number_and_dots() {
     let Some((client, base, _running)) = browser().await else {
         return;
     };
     open_chess(&client, &base).await;
-    // A line that black starts opens with "1...".
-    let black_starts = "8/8/8/4k3/8/8/8/R3K3 b - - 0 1";
-    enter_fen(&client, black_starts).await;
+    // A line that black starts opens with "1...", or "40..." at move 40.
     let mut prober = Prober::<Chess>::new(tables(), Default::default());
-    check_best_line::<Chess>(&client, &mut prober, &Chess::parse_position(black_starts).unwrap()).await;
+    for black_starts in ["8/8/8/4k3/8/8/8/R3K3 b - - 0 1", "8/8/8/4k3/8/8/8/R3K3 b - - 17 40"] {
+        enter_fen(&client, black_starts).await;
+        check_best_line::<Chess>(&client, &mut prober, black_starts).await;
+    }
     client.close().await.unwrap();
 }
 
@@ -850,16 +857,17 @@ async fn at_a_phones_width_the_page_and_the_statistics_fit_without_sideways_scro
     client.close().await.unwrap();
 }
 
-/// The position after each move of `moves` (coordinates), from `fen`.
+/// The position after each move of `moves` (coordinates), from `fen`, written with its clocks
+/// run on as the page writes it.
 fn played<G: Game>(fen: &str, moves: &[&str]) -> String {
     let mut prober = Prober::<G>::new(tables(), Default::default());
-    let mut position = G::parse_position(fen).unwrap();
+    let (mut position, mut clocks) = G::parse_position_with_clocks(fen).unwrap();
     for coords in moves {
         let listed = prober.moves(&position).unwrap();
         let m = listed.iter().find(|m| m.coords == *coords).unwrap();
-        position = G::play(&position, m.mv);
+        (position, clocks) = G::play_on((&position, clocks), m.mv);
     }
-    G::format_position(&position)
+    G::format_position_with_clocks(&position, clocks)
 }
 
 /// The coordinates of the moves from `fen` that win, best first.

@@ -109,6 +109,38 @@ async fn mainline_stats_and_tables_answer_as_the_prober_and_stats_do() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_positions_clocks_are_kept_and_run_on_as_egtb_query_and_line_write_them() {
+    let addr = start().await;
+    let fen = "8/8/8/4k3/8/8/8/R3K3 b - - 17 40";
+    let path = |endpoint: &str| format!("/api/chess{endpoint}?fen={}", fen.replace(' ', "%20"));
+    let (status, answer) = get(addr, &path("")).await;
+    assert_eq!(status, 200, "{answer}");
+    let query: Json = serde_json::from_str(&succeeds(tables(), &["--json", "query", fen])).unwrap();
+    assert_eq!(answer["fen"], query["position"], "{answer}");
+    let at = Chess::parse_position_with_clocks(fen).unwrap();
+    for m in answer["moves"].as_array().unwrap() {
+        let named = Chess::moves_named(&at.0, m["uci"].as_str().unwrap(), Default::default());
+        let (child, clocks) = Chess::play_on((&at.0, at.1), named[0]);
+        assert_eq!(m["fen"], Chess::format_position_with_clocks(&child, clocks), "{m}");
+    }
+
+    let (status, line) = get(addr, &path("/mainline")).await;
+    assert_eq!(status, 200, "{line}");
+    let expected: Json = serde_json::from_str(&succeeds(tables(), &["--json", "line", fen])).unwrap();
+    let fens =
+        |steps: &Json, key: &str| -> Vec<Json> { steps.as_array().unwrap().iter().map(|s| s[key].clone()).collect() };
+    assert_eq!(line["fen"], expected["position"], "{line}");
+    assert_eq!(
+        fens(&line["mainline"], "fen"),
+        fens(&expected["line"], "position_after")
+    );
+    assert!(
+        line["mainline"][1]["fen"].as_str().unwrap().ends_with(" 19 41"),
+        "{line}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_mainline_ended_by_a_ruling_says_so_as_egtb_line_does() {
     let addr = start_with(&[("rules", "asian")]).await.unwrap();
     let (status, line) = get(
@@ -126,7 +158,8 @@ async fn a_mainline_ended_by_a_ruling_says_so_as_egtb_line_does() {
     assert_eq!(line["ruling"], expected["ruling"], "{line}");
     assert_eq!(line["ending"], expected["ending"], "{line}");
     let last = line["mainline"].as_array().unwrap().last().unwrap();
-    assert_eq!(last["fen"], PERPETUAL_CHECK, "{line}");
+    // Red's move, not a capture, runs the halfmove clock on.
+    assert_eq!(last["fen"], PERPETUAL_CHECK.replace(" 0 1", " 1 1"), "{line}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -117,6 +117,17 @@ function sideToMove(fen) {
   return fen.trim().split(/\s+/)[1] === "b" ? 1 : 0;
 }
 
+/// The number of the move a FEN is at, its last field (1 where it has none, as in dark chess).
+function moveNumber(fen) {
+  const number = Number(fen.trim().split(/\s+/)[5]);
+  return Number.isInteger(number) && number > 0 ? number : 1;
+}
+
+/// A FEN without its clocks: what names the position itself.
+function withoutClocks(fen) {
+  return fen.trim().split(/\s+/).slice(0, 4).join(" ");
+}
+
 /// The text of a board grid with a side to move.
 function formatPosition(grid, side, game) {
   const rows = grid.map((row) => {
@@ -664,21 +675,22 @@ function noteHiddenAnswers() {
   $("answers-hidden").hidden = !(hidden && state.tab === "analysis");
 }
 
-/// The best line as a game score: the first side's move opens a number, and a line that the
-/// second side starts opens with "1...". A move shows its position when clicked; its
-/// coordinates and the DTM after it show on hover.
+/// The best line as a game score, numbered from the position's move number: the first side's
+/// move opens a number, and a line that the second side starts opens with one and "..." ("40...").
+/// A move shows its position when clicked; its coordinates and the DTM after it show on hover.
 function renderLine() {
   // No line: what renderAnalysis wrote in its place (a draw's note, a game's end) stays.
   if (!state.line) return;
   const score = $("line");
   score.replaceChildren();
   const offset = sideToMove(state.line.fen);
+  const first = moveNumber(state.line.fen);
   state.line.mainline.forEach((step, i) => {
     const ply = i + offset;
     if (ply % 2 === 0 || i === 0) {
       const number = document.createElement("span");
       number.className = "line-number";
-      number.textContent = `${Math.floor(ply / 2) + 1}${ply % 2 === 0 ? "." : "..."}`;
+      number.textContent = `${Math.floor(ply / 2) + first}${ply % 2 === 0 ? "." : "..."}`;
       // A no-break space keeps the number with its move.
       score.append(number, "\u00a0");
     }
@@ -731,7 +743,7 @@ function title(side) {
 /// Whether the position analysed is itself lost by a ruling (xiangqi's Asian rules): the game
 /// ends there as at a mate.
 function ruledHere(a) {
-  return Boolean(a && a.ruling && a.ruling.position === a.fen);
+  return Boolean(a && a.ruling && withoutClocks(a.ruling.position) === withoutClocks(a.fen));
 }
 
 /// Announces the end of the game, and in play mode a drawn position.
