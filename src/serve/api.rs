@@ -310,8 +310,8 @@ impl Api {
     pub fn position(&self, game: GameId, params: &Params) -> Result<Json, ApiError> {
         crate::with_game!(game, G => {
             let rules = self.rules::<G>(params)?;
-            let at = parse::<G>(params.fen()?)?;
-            position_json::<G>(&mut self.prober::<G>(rules), rules, (&at.0, at.1))
+            let (position, clocks) = parse::<G>(params.fen()?)?;
+            position_json::<G>(&mut self.prober::<G>(rules), rules, (&position, clocks))
         })
     }
 
@@ -319,8 +319,8 @@ impl Api {
     pub fn mainline(&self, game: GameId, params: &Params) -> Result<Json, ApiError> {
         crate::with_game!(game, G => {
             let rules = self.rules::<G>(params)?;
-            let at = parse::<G>(params.fen()?)?;
-            mainline_json::<G>(&mut self.prober::<G>(rules), (&at.0, at.1))
+            let (position, clocks) = parse::<G>(params.fen()?)?;
+            mainline_json::<G>(&mut self.prober::<G>(rules), (&position, clocks))
         })
     }
 
