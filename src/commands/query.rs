@@ -275,16 +275,14 @@ fn line_answer<G: Game>(
 ) -> Result<String> {
     let side = G::side_to_move(&probed.position);
     let mut out = String::new();
-    let last = line
-        .iter()
-        .fold(probed.position.clone(), |at, (m, _)| G::play(&at, m.mv));
+    let reached = G::play_through((&probed.position, probed.clocks), line.iter().map(|(m, _)| m.mv));
+    let last = reached.last().map_or(&probed.position, |(position, _)| position);
     if env.json {
-        let mut at = (probed.position.clone(), probed.clocks);
         let steps: Vec<_> = line
             .iter()
-            .map(|(m, after)| {
-                at = G::play_on((&at.0, at.1), m.mv);
-                let fen = G::format_position_with_clocks(&at.0, at.1);
+            .zip(&reached)
+            .map(|((m, after), (at, clocks))| {
+                let fen = G::format_position_with_clocks(at, *clocks);
                 json!({ "move": m.name, "coords": m.coords, "dtm_after": after.dtm(), "position_after": fen })
             })
             .collect();
@@ -298,7 +296,7 @@ fn line_answer<G: Game>(
             "value": value_json(probed.value),
             "ruling": ruling_json::<G>(&probed.ruled),
             "line": steps,
-            "ending": ending_key::<G>(probed.ruled.as_ref(), &last, probed.rules),
+            "ending": ending_key::<G>(probed.ruled.as_ref(), last, probed.rules),
         });
         writeln!(out, "{json}")?;
         return Ok(out);
@@ -323,7 +321,7 @@ fn line_answer<G: Game>(
     }
     if let Some(end) = probed.ruled.as_ref().filter(|_| !line.is_empty()) {
         writeln!(out, "{}", ruling_text::<G>(end))?;
-    } else if let Some(ending) = ending_words::<G>(&last, probed.rules).filter(|_| !line.is_empty()) {
+    } else if let Some(ending) = ending_words::<G>(last, probed.rules).filter(|_| !line.is_empty()) {
         writeln!(out, "{ending}")?;
     }
     Ok(out)

@@ -402,6 +402,19 @@ pub trait Game: Sized + Send + Sync + 'static {
         let clocks = clocks.after(Self::side_to_move(position), Self::resets_clock(position, mv));
         (Self::play(position, mv), clocks)
     }
+    /// The positions after each of `moves` in turn from `start`, each with its clocks run on (the
+    /// last is where the moves end; none without moves).
+    fn play_through(
+        (position, clocks): (&Self::Position, Clocks),
+        moves: impl IntoIterator<Item = Self::Move>,
+    ) -> Vec<(Self::Position, Clocks)> {
+        let mut reached: Vec<(Self::Position, Clocks)> = Vec::new();
+        for mv in moves {
+            let at = reached.last().map_or((position, clocks), |(p, c)| (p, *c));
+            reached.push(Self::play_on(at, mv));
+        }
+        reached
+    }
     /// What a position with no legal move is worth to the side to move, or a position in which
     /// the game is already over (for dark chess, the side to move has no pieces).
     fn game_over(position: &Self::Position, rules: Self::Rules) -> Option<Value>;

@@ -541,21 +541,22 @@ fn mainline_json<G: Game>(
         .map_err(ApiError::from_table_error)?;
     let side = G::side_to_move(position);
     let winner = value.winner(side);
-    let mut current = (position.clone(), clocks);
+    let reached = G::play_through((position, clocks), line.iter().map(|(m, _)| m.mv));
+    let last = reached.last().map_or(position, |(at, _)| at);
     let steps: Vec<Json> = line
-        .into_iter()
-        .map(|(m, after)| {
-            current = G::play_on((&current.0, current.1), m.mv);
+        .iter()
+        .zip(&reached)
+        .map(|((m, after), (at, clocks))| {
             json!({
                 "uci": m.coords,
                 "san": m.name,
                 "category": after.outcome(),
-                "dtm": signed_dtm(after),
-                "fen": G::format_position_with_clocks(&current.0, current.1),
+                "dtm": signed_dtm(*after),
+                "fen": G::format_position_with_clocks(at, *clocks),
             })
         })
         .collect();
-    let ending = ending_key::<G>(ruled.as_ref(), &current.0, prober.rules());
+    let ending = ending_key::<G>(ruled.as_ref(), last, prober.rules());
     Ok(json!({
         "game": G::ID.name(),
         "fen": G::format_position_with_clocks(position, clocks),
